@@ -1,0 +1,2 @@
+"""overhead-tui."""
+__version__ = "0.1.0"

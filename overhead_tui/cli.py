@@ -1,0 +1,56 @@
+"""Command-line entry point: ``overhead-tui [run|list|open] ...``.
+
+Errors map to exit codes here and only here: usage errors (unknown scenario, bad size, broken
+scenario file, corrupt summary) print one line and exit 2, with no traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import overhead_tui
+from overhead_tui.commands import list as list_command
+from overhead_tui.commands import run as run_command
+from overhead_tui.errors import UsageError
+from overhead_tui.model import SummaryError
+
+EXIT_USAGE = 2
+"""Exit code for bad input (argparse uses the same)."""
+
+COMMANDS = {"run": run_command, "list": list_command}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser with every subcommand."""
+    parser = argparse.ArgumentParser(
+        prog="overhead-tui",
+        description="Measure how far pure Python, numpy and compiled rungs of a matrix-multiply "
+        "ladder are from the dense kernel, and why.",
+    )
+    parser.add_argument("--version", action="version",
+                        version=f"overhead-tui {overhead_tui.__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for module in COMMANDS.values():
+        module.add_parser(subparsers)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse ``argv`` and run the command; returns the process exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 0
+    try:
+        return int(COMMANDS[args.command].run(args))
+    except (UsageError, SummaryError) as exc:
+        print(f"overhead-tui: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

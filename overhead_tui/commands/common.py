@@ -1,0 +1,139 @@
+"""Arguments and checks shared by the commands that run scenarios (``run`` and the app)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from overhead_tui.discovery import SUPPORTED_DTYPES, ScenarioSpec, discover, select
+from overhead_tui.engine.inputs import available_memory_bytes, estimated_bytes
+from overhead_tui.engine.runner import size_for
+from overhead_tui.errors import UsageError
+from overhead_tui.model import Settings
+
+
+def positive_int(text: str) -> int:
+    """argparse type: an integer ≥ 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is below 1")
+    return value
+
+
+def positive_float(text: str) -> float:
+    """argparse type: a number > 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"{value} must be above 0")
+    return value
+
+
+def add_scenario_dirs(parser: argparse.ArgumentParser) -> None:
+    """``--scenarios-dir DIR`` (repeatable)."""
+    parser.add_argument(
+        "--scenarios-dir", action="append", default=[], type=Path, metavar="DIR",
+        help="also discover scenarios in DIR (repeatable); files are read like the built-ins",
+    )
+
+
+def add_run_options(parser: argparse.ArgumentParser) -> None:
+    """The options that choose and configure a ladder run."""
+    parser.add_argument("--scenario", action="append", default=[], metavar="NAME",
+                        help="run only this scenario (repeatable; default: all)")
+    add_scenario_dirs(parser)
+    parser.add_argument("--size", type=positive_int, metavar="N",
+                        help="matrix order n for every scenario (default: each one's own)")
+    parser.add_argument("--dtype", choices=SUPPORTED_DTYPES, default="float64",
+                        help="element type (default: float64)")
+    parser.add_argument("--repeats", type=positive_int, default=7, metavar="R",
+                        help="timed samples per scenario (default: 7)")
+    parser.add_argument("--timeout", type=positive_float, default=120.0, metavar="S",
+                        help="seconds before a scenario's worker is killed (default: 120)")
+    parser.add_argument("--seed", type=int, default=0, help="input matrices' seed (default: 0)")
+    parser.add_argument("--python", metavar="PATH",
+                        help="interpreter for the workers (default: this one)")
+    parser.add_argument("--out", type=Path, metavar="DIR",
+                        help="run directory (default: a new one under the user data dir)")
+
+
+def settings_from(args: argparse.Namespace) -> Settings:
+    """Build :class:`Settings` from parsed run options."""
+    return Settings(
+        dtype=args.dtype, size=args.size, repeats=args.repeats, seed=args.seed,
+        timeout_s=args.timeout, python=args.python, scenarios=list(args.scenario),
+        scenarios_dirs=[str(d) for d in args.scenarios_dir],
+    )
+
+
+def plan(args: argparse.Namespace) -> tuple[list[ScenarioSpec], Settings]:
+    """Discover and select scenarios and check the request before anything runs.
+
+    Raises:
+        UsageError: unknown scenario, broken scenario file, size out of range or too big for
+            memory, unusable interpreter.
+    """
+    settings = settings_from(args)
+    specs = select(discover(list(args.scenarios_dir)), list(args.scenario))
+    check_sizes(specs, settings)
+    if settings.python is not None:
+        check_python(settings.python)
+    return specs, settings
+
+
+def check_sizes(specs: list[ScenarioSpec], settings: Settings) -> None:
+    """Reject sizes above a scenario's maximum or too big for the available memory.
+
+    Raises:
+        UsageError: naming the scenario, its maximum, and the fix.
+    """
+    available = available_memory_bytes()
+    for spec in specs:
+        n = size_for(spec, settings)
+        if n > spec.max_size:
+            raise UsageError(
+                f"--size {n} is above {spec.name}'s maximum of {spec.max_size}; fix: use "
+                f"--size {spec.max_size} or less, or leave {spec.name} out with --scenario"
+            )
+        need = estimated_bytes(n, settings.dtype)
+        if available is not None and need > available:
+            raise UsageError(
+                f"--size {n} needs about {need / 2**30:.1f} GiB for {spec.name}'s matrices but "
+                f"only {available / 2**30:.1f} GiB is available; fix: choose a smaller --size"
+            )
+
+
+def check_python(python: str) -> None:
+    """Check that ``python`` runs and can import numpy and threadpoolctl.
+
+    Raises:
+        UsageError: the interpreter is missing, not executable, or lacks the packages.
+    """
+    if not (os.path.isfile(python) and os.access(python, os.X_OK)):
+        raise UsageError(f"--python {python}: no such executable; fix: give an interpreter path")
+    try:
+        proc = subprocess.run(
+            [python, "-c", "import numpy, threadpoolctl"], capture_output=True, timeout=60,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise UsageError(f"--python {python} does not run: {exc}") from None
+    if proc.returncode != 0:
+        last = proc.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["failed"]
+        raise UsageError(
+            f"--python {python} cannot import numpy and threadpoolctl ({last[0]}); fix: "
+            f"{python} -m pip install numpy threadpoolctl"
+        )
+
+
+def stderr_is_tty() -> bool:
+    """True when progress may be drawn on stderr."""
+    return sys.stderr.isatty()

@@ -1,0 +1,139 @@
+"""``overhead-tui run``: measure the ladder headless, print the table, export the summary."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+from pathlib import Path
+from types import FrameType
+from typing import Any, TextIO
+
+from overhead_tui.commands.common import add_run_options, plan, stderr_is_tty
+from overhead_tui.engine.events import (
+    Event,
+    RunFinished,
+    ScenarioFinished,
+    ScenarioProgress,
+    ScenarioStarted,
+)
+from overhead_tui.engine.runner import Runner, new_run_dir
+from overhead_tui.export import export
+from overhead_tui.format import LADDER_HEADERS, fmt_gflops, fmt_seconds, ladder_row
+from overhead_tui.model import RunSummary
+
+EXIT_INTERRUPTED = 130
+"""Exit code after Ctrl-C (128 + SIGINT), as shells report it."""
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Register ``run``."""
+    parser = subparsers.add_parser(
+        "run", help="measure the ladder without the app and print a table",
+        description="Run each scenario in its own worker process, validate and time it, "
+        "print the ladder and write the run directory (events.jsonl, summary.json).",
+    )
+    add_run_options(parser)
+    parser.add_argument("--headless", action="store_true",
+                        help="accepted for symmetry with the app: `run` is always headless")
+    parser.add_argument("--json", type=Path, metavar="PATH", help="also export the summary JSON")
+    parser.add_argument("--markdown", type=Path, metavar="PATH", help="export a Markdown report")
+    parser.add_argument("--csv", type=Path, metavar="PATH", help="export one CSV row per rung")
+    return parser
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the ladder; exit 0 if every scenario is ok (or skipped), 1 otherwise, 130 on Ctrl-C."""
+    specs, settings = plan(args)
+    run_dir = args.out if args.out is not None else new_run_dir()
+    runner = Runner(specs, settings, run_dir)
+    progress = Progress(sys.stderr, live=stderr_is_tty())
+    previous = signal.getsignal(signal.SIGINT)
+
+    def on_interrupt(signum: int, frame: FrameType | None) -> None:
+        progress.note("interrupted: stopping the running worker (Ctrl-C again to force)")
+        signal.signal(signal.SIGINT, previous)
+        runner.cancel()
+
+    signal.signal(signal.SIGINT, on_interrupt)
+    try:
+        summary = runner.summary
+        for event in runner.events():
+            progress.show(event)
+            if isinstance(event, RunFinished):
+                summary = event.summary
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    print(render_table(summary))
+    for path, fmt in ((args.json, "json"), (args.markdown, "markdown"), (args.csv, "csv")):
+        if path is not None:
+            export(summary, path, fmt)
+            progress.note(f"wrote {path}")
+    progress.note(f"run directory: {run_dir}")
+    if runner.cancelled:
+        return EXIT_INTERRUPTED
+    failed = [s for s in summary.scenarios if s.status not in ("ok", "skipped")]
+    return 1 if failed else 0
+
+
+def render_table(summary: RunSummary) -> str:
+    """The ladder as an aligned plain-text table, with warnings and errors below it."""
+    rows = [LADDER_HEADERS, *(ladder_row(r) for r in summary.scenarios)]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(LADDER_HEADERS))]
+    left = {1, 7}
+    lines = [
+        "  ".join(c.ljust(w) if i in left else c.rjust(w)
+                  for i, (c, w) in enumerate(zip(row, widths, strict=True))).rstrip()
+        for row in rows
+    ]
+    for r in summary.scenarios:
+        if r.status != "ok":
+            lines.append(f"  {r.name}: {r.status}: {r.error}")
+        elif r.warnings:
+            lines.append(f"  {r.name}: ! {'; '.join(r.warnings)}")
+    if summary.dense is None:
+        lines.append("  (no dense kernel result in this run: × dense is blank)")
+    return "\n".join(lines)
+
+
+class Progress:
+    """Progress on stderr: a live line on a terminal, one line per finished scenario always."""
+
+    def __init__(self, stream: TextIO, live: bool) -> None:
+        self.stream = stream
+        self.live = live
+        self._width = 0
+
+    def show(self, event: Event) -> None:
+        """Render one runner event."""
+        if isinstance(event, ScenarioStarted):
+            self._live(f"[{event.index + 1}/{event.total}] {event.name}: starting")
+            self._current = f"[{event.index + 1}/{event.total}] {event.name}"
+        elif isinstance(event, ScenarioProgress):
+            detail = event.phase
+            if event.phase == "running":
+                detail += f" sample {event.samples_done}/{event.samples_total}"
+            self._live(f"{self._current}: {detail}")
+        elif isinstance(event, ScenarioFinished):
+            r = event.result
+            speed = (f"{fmt_seconds(r.median_s)}  {fmt_gflops(r.gflops)} GFLOP/s"
+                     if r.has_speed else (r.error or ""))
+            self.note(f"[{event.index + 1}/{event.total}] {r.name}: {r.status}  {speed}")
+
+    def note(self, text: str) -> None:
+        """Print a permanent line (clearing the live line first)."""
+        self._clear()
+        print(text, file=self.stream, flush=True)
+
+    def _live(self, text: str) -> None:
+        if not self.live:
+            return
+        self._clear()
+        self.stream.write(text[:120])
+        self.stream.flush()
+        self._width = len(text[:120])
+
+    def _clear(self) -> None:
+        if self.live and self._width:
+            self.stream.write("\r" + " " * self._width + "\r")
+            self._width = 0

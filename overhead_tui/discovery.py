@@ -1,0 +1,217 @@
+"""Find scenarios in folders by file path, like pytest finds test files.
+
+A scenario is a module ``NAME.py`` in a scenarios folder.  Its declarations are plain literals at
+module level and are read *statically* with :mod:`ast`: the parent process never imports or runs
+scenario code (that happens only in the worker), so a broken or hostile file cannot hang or crash
+the tool while listing.
+
+Required declarations::
+
+    NAME = "python_naive"          # snake_case, unique across all folders
+    TITLE = "Pure Python, ijk loop"
+    RUNG = 1                       # order on the ladder
+    LAYERS = ("interpreter_dispatch", "boxing", ...)   # standard layer names (overhead_tui.layers)
+    REMOVES = ()                   # layers dropped relative to the rung before
+    DEFAULT_SIZE = 128             # matrix order n
+    MAX_SIZE = 512
+    DTYPES = ("float64", "float32")
+    def setup(a, b): ...           # numpy inputs -> the scenario's arguments (not timed)
+    def kernel(*args): ...         # the timed C = A·B
+    def to_numpy(result): ...      # result -> numpy array for validation
+
+Optional: ``DENSE_KERNEL = True`` (the reference rung) and ``REQUIRES = ("numba",)`` (modules
+whose absence skips the scenario instead of failing it).  The module docstring is the
+description.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from overhead_tui.errors import UsageError
+from overhead_tui.layers import LAYERS
+
+SUPPORTED_DTYPES: tuple[str, ...] = ("float64", "float32")
+"""dtypes the engine can generate inputs and validate results for."""
+
+_REQUIRED: dict[str, type | tuple[type, ...]] = {
+    "NAME": str,
+    "TITLE": str,
+    "RUNG": int,
+    "LAYERS": (tuple, list),
+    "REMOVES": (tuple, list),
+    "DEFAULT_SIZE": int,
+    "MAX_SIZE": int,
+    "DTYPES": (tuple, list),
+}
+_FUNCTIONS = ("setup", "kernel", "to_numpy")
+_NAME_RE = re.compile(r"^[a-z][a-z0-9_]*$")
+
+
+class ScenarioFileError(UsageError):
+    """A scenario file or folder cannot be used; the message names the file and the fix."""
+
+
+@dataclass(frozen=True)
+class ScenarioSpec:
+    """A scenario's static declarations, read without importing it."""
+
+    name: str
+    title: str
+    rung: int
+    layers: tuple[str, ...]
+    removes: tuple[str, ...]
+    default_size: int
+    max_size: int
+    dtypes: tuple[str, ...]
+    path: Path
+    description: str = ""
+    kernel_source: str = ""
+    dense_kernel: bool = False
+    requires: tuple[str, ...] = ()
+
+
+def builtin_scenarios_dir() -> Path:
+    """The built-in ``scenarios/`` folder (in a wheel: ``overhead_tui/_builtin/scenarios``)."""
+    package = Path(__file__).resolve().parent
+    shipped = package / "_builtin" / "scenarios"
+    return shipped if shipped.is_dir() else package.parent / "scenarios"
+
+
+def discover(dirs: list[Path] | None = None, include_builtin: bool = True) -> list[ScenarioSpec]:
+    """Return the scenarios in the built-in folder and ``dirs``, sorted by (rung, name).
+
+    Raises:
+        ScenarioFileError: a folder is missing, a file is broken, or two scenarios share a name.
+    """
+    folders = ([builtin_scenarios_dir()] if include_builtin else []) + list(dirs or [])
+    specs: dict[str, ScenarioSpec] = {}
+    for folder in folders:
+        folder = Path(folder)
+        if not folder.is_dir():
+            raise ScenarioFileError(
+                f"scenarios folder {folder} does not exist; fix: pass an existing folder"
+            )
+        for path in sorted(folder.glob("*.py")):
+            if path.name.startswith("_"):
+                continue
+            spec = read_spec(path)
+            if spec.name in specs:
+                other = specs[spec.name].path
+                raise ScenarioFileError(
+                    f"{path}: scenario name {spec.name!r} is already used by {other}; "
+                    "fix: give it another NAME"
+                )
+            specs[spec.name] = spec
+    return sorted(specs.values(), key=lambda s: (s.rung, s.name))
+
+
+def read_spec(path: Path) -> ScenarioSpec:
+    """Read one scenario file's declarations.
+
+    Raises:
+        ScenarioFileError: unreadable file, syntax error, missing or malformed declaration.
+    """
+    try:
+        source = path.read_text(encoding="utf-8")
+        tree = ast.parse(source, filename=str(path))
+    except SyntaxError as exc:
+        raise ScenarioFileError(
+            f"{path}:{exc.lineno}: syntax error ({exc.msg}); fix the file or move it out of "
+            "the scenarios folder"
+        ) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ScenarioFileError(f"cannot read scenario file {path}: {exc}") from None
+    values = _literal_assignments(tree, path)
+    functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+    for key, kind in _REQUIRED.items():
+        if key not in values:
+            raise ScenarioFileError(
+                f"{path}: missing declaration {key}; fix: add `{key} = ...` at module level "
+                "(see `overhead-tui list --help`)"
+            )
+        if not isinstance(values[key], kind) or isinstance(values[key], bool):
+            raise ScenarioFileError(f"{path}: {key} has the wrong type ({values[key]!r})")
+    for fn in _FUNCTIONS:
+        if fn not in functions:
+            raise ScenarioFileError(f"{path}: missing function {fn}(); fix: define it")
+    spec = ScenarioSpec(
+        name=values["NAME"],
+        title=values["TITLE"],
+        rung=values["RUNG"],
+        layers=tuple(values["LAYERS"]),
+        removes=tuple(values["REMOVES"]),
+        default_size=values["DEFAULT_SIZE"],
+        max_size=values["MAX_SIZE"],
+        dtypes=tuple(values["DTYPES"]),
+        path=path.resolve(),
+        description=(ast.get_docstring(tree) or "").strip(),
+        kernel_source=ast.get_source_segment(source, functions["kernel"]) or "",
+        dense_kernel=bool(values.get("DENSE_KERNEL", False)),
+        requires=tuple(values.get("REQUIRES", ())),
+    )
+    _check(spec)
+    return spec
+
+
+def _literal_assignments(tree: ast.Module, path: Path) -> dict[str, Any]:
+    """Evaluate the module's top-level ``UPPER = literal`` assignments."""
+    values: dict[str, Any] = {}
+    for node in tree.body:
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
+            continue
+        target = node.targets[0]
+        if not (isinstance(target, ast.Name) and target.id.isupper()):
+            continue
+        try:
+            values[target.id] = ast.literal_eval(node.value)
+        except ValueError:
+            if target.id in _REQUIRED:
+                raise ScenarioFileError(
+                    f"{path}:{node.lineno}: {target.id} must be a plain literal "
+                    "(it is read without running the file)"
+                ) from None
+    return values
+
+
+def _check(spec: ScenarioSpec) -> None:
+    where = spec.path
+    if not _NAME_RE.match(spec.name):
+        raise ScenarioFileError(f"{where}: NAME {spec.name!r} is not snake_case")
+    unknown = [x for x in (*spec.layers, *spec.removes) if x not in LAYERS]
+    if unknown:
+        raise ScenarioFileError(
+            f"{where}: unknown layer(s) {', '.join(unknown)}; fix: use the standard names "
+            f"({', '.join(LAYERS)})"
+        )
+    if not 1 <= spec.default_size <= spec.max_size:
+        raise ScenarioFileError(f"{where}: need 1 <= DEFAULT_SIZE <= MAX_SIZE")
+    bad = [d for d in spec.dtypes if d not in SUPPORTED_DTYPES]
+    if bad or not spec.dtypes:
+        raise ScenarioFileError(
+            f"{where}: DTYPES must be a non-empty subset of {', '.join(SUPPORTED_DTYPES)}"
+        )
+
+
+def select(specs: list[ScenarioSpec], names: list[str]) -> list[ScenarioSpec]:
+    """Return the specs called ``names`` (all when empty), in rung order.
+
+    Raises:
+        UsageError: a name is not known (the message lists close matches).
+    """
+    if not names:
+        return specs
+    known = {s.name: s for s in specs}
+    for name in names:
+        if name not in known:
+            import difflib
+
+            close = difflib.get_close_matches(name, known, n=3)
+            hint = f"did you mean {', '.join(close)}?" if close else "see `overhead-tui list`"
+            raise UsageError(f"unknown scenario {name!r}; {hint}")
+    wanted = set(names)
+    return [s for s in specs if s.name in wanted]

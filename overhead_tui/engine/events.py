@@ -1,0 +1,58 @@
+"""Events the runner yields to its consumers (the CLI's progress, the app, the run log).
+
+They flow one way: runner -> consumers.  Each is a small frozen dataclass; consumers match on
+the type.  ``ScenarioProgress.phase`` is one of ``starting``, ``compiling``, ``running``,
+``validating``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from overhead_tui.model import RunSummary, ScenarioResult
+
+
+@dataclass(frozen=True)
+class RunStarted:
+    """The run began; ``summary`` lists every scenario as skipped (not yet run)."""
+
+    summary: RunSummary
+
+
+@dataclass(frozen=True)
+class ScenarioStarted:
+    """A worker was started for scenario ``name`` (``index`` of ``total``, from 0)."""
+
+    name: str
+    index: int
+    total: int
+
+
+@dataclass(frozen=True)
+class ScenarioProgress:
+    """A scenario moved on: phase, samples taken so far, samples wanted."""
+
+    name: str
+    phase: str
+    samples_done: int = 0
+    samples_total: int = 0
+
+
+@dataclass(frozen=True)
+class ScenarioFinished:
+    """A scenario's final result (any status); the summary on disk already has it."""
+
+    result: ScenarioResult
+    index: int
+    total: int
+
+
+@dataclass(frozen=True)
+class RunFinished:
+    """The run ended; ``summary.finished`` is False when it was cancelled."""
+
+    summary: RunSummary
+    cancelled: bool = False
+
+
+Event = RunStarted | ScenarioStarted | ScenarioProgress | ScenarioFinished | RunFinished

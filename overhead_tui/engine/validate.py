@@ -1,0 +1,68 @@
+"""Validation of a scenario's result against a float64 numpy reference.
+
+The tolerance is the standard forward error bound of a dot product computed in floating point
+(Higham, *Accuracy and Stability of Numerical Algorithms*, 2nd ed., §3.1 and §3.5):
+``|C − Ĉ| ≤ γ_n |A||B|`` with ``γ_n = n·u / (1 − n·u)`` and ``u`` the unit roundoff of the
+dtype.  It holds for any summation order, so it admits blocked BLAS and fastmath
+reassociation, and rejects a wrong kernel: an error of one term of the sum is far larger.
+We also allow the rounding of the inputs and of the stored result (one more ``u`` each).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Validation:
+    """Outcome of comparing a result with the reference."""
+
+    ok: bool
+    max_abs_error: float
+    """Largest |C − C_ref| over all elements (absolute, in the matrix's units)."""
+    tolerance: float
+    """The bound at the element with the largest error ratio."""
+    reason: str = ""
+
+
+def validate(
+    result: Any, a: np.ndarray[Any, Any], b: np.ndarray[Any, Any], dtype: str
+) -> Validation:
+    """Compare ``result`` with ``a @ b`` computed in float64.
+
+    Args:
+        result: the scenario's result converted to a numpy array, shape (n, m).
+        a, b: the inputs (n × p and p × m) in the run's dtype.
+        dtype: the run's dtype; sets the unit roundoff u.
+    """
+    try:
+        c = np.asarray(result, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        return Validation(False, float("inf"), 0.0, f"result is not numeric: {exc}")
+    expected_shape = (a.shape[0], b.shape[1])
+    if c.shape != expected_shape:
+        return Validation(
+            False, float("inf"), 0.0, f"result has shape {c.shape}, expected {expected_shape}"
+        )
+    a64 = a.astype(np.float64)
+    b64 = b.astype(np.float64)
+    reference = a64 @ b64
+    magnitude = np.abs(a64) @ np.abs(b64)
+    u = float(np.finfo(dtype).eps) / 2
+    p = a.shape[1]
+    gamma = (p + 2) * u / (1 - (p + 2) * u)
+    bound = gamma * magnitude + np.finfo(np.float64).tiny
+    error = np.abs(c - reference)
+    if not np.all(np.isfinite(c)):
+        return Validation(False, float("inf"), 0.0, "result contains NaN or infinity")
+    ratio = error / bound
+    worst = np.unravel_index(int(np.argmax(ratio)), ratio.shape)
+    ok = bool(ratio[worst] <= 1.0)
+    reason = "" if ok else (
+        f"element {tuple(int(i) for i in worst)} is off by {error[worst]:.3g} "
+        f"(tolerance {bound[worst]:.3g})"
+    )
+    return Validation(ok, float(error.max()), float(bound[worst]), reason)

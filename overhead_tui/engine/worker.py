@@ -1,0 +1,183 @@
+"""The worker: runs one scenario in its own process and reports on a private channel.
+
+Started by the runner as ``python -m overhead_tui.engine.worker SPEC_JSON`` (fork+exec, never a
+bare fork after BLAS has run).  Events are JSON lines on a private copy of the original fd 1;
+fd 1 itself is pointed at stderr *before* scenario code is imported, so prints from Python, C,
+numba or BLAS cannot corrupt the channel (the technique pyperf's ``--pipe`` solves with a
+dedicated pipe).
+
+Events, in order (each a JSON object with an ``"event"`` key):
+    started      {pid, name, n, dtype}
+    environment  {python, numpy_version, blas, numba_version, numba_threads}
+    compiled     {first_call_s}                  first call: JIT compile + one run
+    validated    {ok, max_abs_error, tolerance, reason, phase}
+    calibrated   {loops}
+    warmup       {value_s}
+    sample       {index, value_s}                seconds per call
+    done         {numba_threading_layer, blas}
+    error        {kind, message, traceback}      kind: missing_dependency | import | setup |
+                                                 exception | memory
+"""
+
+from __future__ import annotations
+
+import faulthandler
+import importlib.util
+import json
+import os
+import platform
+import sys
+import time
+import traceback
+from types import ModuleType
+from typing import IO, Any
+
+
+class _Channel:
+    """The event channel: a private duplicate of fd 1, line-buffered JSON lines."""
+
+    def __init__(self) -> None:
+        private_fd = os.dup(1)
+        os.dup2(2, 1)  # anything written to fd 1 from now on goes to stderr
+        sys.stdout = sys.stderr
+        self._out: IO[str] = os.fdopen(private_fd, "w", buffering=1, encoding="utf-8")
+
+    def emit(self, event: str, **fields: Any) -> None:
+        self._out.write(json.dumps({"event": event, **fields}) + "\n")
+        self._out.flush()
+
+
+def _blas_info() -> dict[str, Any]:
+    from threadpoolctl import threadpool_info
+
+    blas = [p for p in threadpool_info() if p.get("user_api") == "blas"]
+    if not blas:
+        return {"library": None, "version": None, "architecture": None, "threads": None}
+    first = blas[0]
+    return {
+        "library": first.get("internal_api"),
+        "version": first.get("version"),
+        "architecture": first.get("architecture"),
+        "threads": first.get("num_threads"),
+    }
+
+
+def _numba_state() -> dict[str, Any]:
+    numba = sys.modules.get("numba")
+    if numba is None:
+        return {"numba_version": None, "numba_threads": None}
+    return {"numba_version": numba.__version__, "numba_threads": numba.get_num_threads()}
+
+
+def _threading_layer() -> str | None:
+    numba = sys.modules.get("numba")
+    if numba is None:
+        return None
+    try:
+        return str(numba.threading_layer())
+    except ValueError:  # no parallel region has run yet
+        return None
+
+
+def _import_scenario(path: str, name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(f"overhead_scenario_{name}", path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _error(channel: _Channel, kind: str, exc: BaseException) -> int:
+    tb = "".join(traceback.format_exception(exc)[-6:])
+    message = f"{type(exc).__name__}: {exc}".strip()
+    channel.emit("error", kind=kind, message=message, traceback=tb)
+    return 3
+
+
+def run(spec: dict[str, Any], channel: _Channel) -> int:
+    """Measure one scenario described by ``spec`` and emit events; returns the exit code."""
+    import numpy as np
+
+    from overhead_tui.engine.inputs import make_inputs
+    from overhead_tui.engine.timing import calibrate_loops, time_calls
+    from overhead_tui.engine.validate import validate
+
+    channel.emit("started", pid=os.getpid(), name=spec["name"], n=spec["n"], dtype=spec["dtype"])
+    a, b = make_inputs(spec["n"], spec["dtype"], spec["seed"])
+    try:
+        module = _import_scenario(spec["path"], spec["name"])
+    except ModuleNotFoundError as exc:
+        kind = "missing_dependency" if exc.name in spec.get("requires", []) else "import"
+        return _error(channel, kind, exc)
+    except Exception as exc:
+        return _error(channel, "import", exc)
+    # Reported before setup, which may limit BLAS threads: these are the defaults.
+    channel.emit(
+        "environment",
+        python={
+            "implementation": platform.python_implementation(),
+            "version": platform.python_version(),
+            "executable": sys.executable,
+        },
+        numpy_version=np.__version__,
+        blas=_blas_info(),
+        **_numba_state(),
+    )
+    try:
+        args = module.setup(a.copy(), b.copy())
+        args = args if isinstance(args, tuple) else (args,)
+    except MemoryError as exc:
+        return _error(channel, "memory", exc)
+    except Exception as exc:
+        return _error(channel, "setup", exc)
+    try:
+        first_call_s, result = time_calls(module.kernel, args, 1)
+        channel.emit("compiled", first_call_s=first_call_s)
+        check = validate(module.to_numpy(result), a, b, spec["dtype"])
+        channel.emit("validated", phase="first", **_validation_fields(check))
+        if not check.ok:
+            channel.emit("done", numba_threading_layer=_threading_layer(), blas=_blas_info())
+            return 0
+        warm_s, _ = time_calls(module.kernel, args, 1)
+        loops = calibrate_loops(warm_s, spec["min_sample_s"])
+        channel.emit("calibrated", loops=loops)
+        value, _ = time_calls(module.kernel, args, loops)
+        channel.emit("warmup", value_s=value)
+        for index in range(spec["repeats"]):
+            value, result = time_calls(module.kernel, args, loops)
+            channel.emit("sample", index=index, value_s=value)
+        check = validate(module.to_numpy(result), a, b, spec["dtype"])
+        channel.emit("validated", phase="last", **_validation_fields(check))
+    except MemoryError as exc:
+        return _error(channel, "memory", exc)
+    except Exception as exc:
+        return _error(channel, "exception", exc)
+    channel.emit("done", numba_threading_layer=_threading_layer(), blas=_blas_info())
+    return 0
+
+
+def _validation_fields(check: Any) -> dict[str, Any]:
+    return {
+        "ok": check.ok,
+        "max_abs_error": check.max_abs_error if check.max_abs_error != float("inf") else None,
+        "tolerance": check.tolerance,
+        "reason": check.reason,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: ``python -m overhead_tui.engine.worker SPEC_JSON``."""
+    argv = sys.argv[1:] if argv is None else argv
+    faulthandler.enable()  # a segfault prints the Python stack to stderr (the worker's log)
+    channel = _Channel()
+    spec = json.loads(argv[0])
+    started = time.perf_counter()
+    code = run(spec, channel)
+    print(f"worker finished in {time.perf_counter() - started:.3f} s", file=sys.stderr)
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

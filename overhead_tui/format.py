@@ -1,0 +1,80 @@
+"""Number formatting shared by the CLI table, the exporters and the app (no UI imports)."""
+
+from __future__ import annotations
+
+from overhead_tui.model import ScenarioResult
+
+
+def fmt_seconds(value: float | None) -> str:
+    """Format a duration with an SI unit: ``1.23 s``, ``45.6 ms``, ``789 µs``, ``12.0 ns``."""
+    if value is None:
+        return "—"
+    for scale, unit in ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns")):
+        if abs(value) >= scale or unit == "ns":
+            scaled = value / scale
+            return f"{scaled:.3g} {unit}" if scaled < 100 else f"{scaled:.0f} {unit}"
+    return f"{value:.3g} s"
+
+
+def fmt_gflops(value: float | None) -> str:
+    """Format GFLOP/s with 3 significant digits (``0.0251``, ``21.4``, ``135``)."""
+    if value is None:
+        return "—"
+    return f"{value:.3g}" if value < 1000 else f"{value:,.0f}"
+
+
+def fmt_ratio(value: float | None) -> str:
+    """Format a '× slower than the dense kernel' ratio: ``1.0×``, ``37×``, ``5,120×``."""
+    if value is None:
+        return "—"
+    if value < 10:
+        return f"{value:.1f}×"
+    return f"{value:,.0f}×"
+
+
+def fmt_percent(value: float | None) -> str:
+    """Format a fraction as a percentage (``0.034`` -> ``3.4 %``)."""
+    return "—" if value is None else f"{value * 100:.1f} %"
+
+
+def status_text(result: ScenarioResult) -> str:
+    """The status word, with ``!`` appended when the result carries stability warnings."""
+    return result.status + (" !" if result.status == "ok" and result.warnings else "")
+
+
+LADDER_HEADERS: tuple[str, ...] = (
+    "rung", "scenario", "n", "median", "GFLOP/s", "× dense", "ns/FMA", "status",
+)
+"""Column headers of the ladder table shared by the CLI and the Markdown report."""
+
+
+def ladder_row(result: ScenarioResult) -> tuple[str, ...]:
+    """One ladder table row; an invalid or failed scenario shows no speed, only its status."""
+    speed = result.has_speed
+    return (
+        str(result.rung),
+        result.name,
+        str(result.n),
+        fmt_seconds(result.median_s) if speed else "—",
+        fmt_gflops(result.gflops) if speed else "—",
+        fmt_ratio(result.vs_dense) if speed else "—",
+        f"{result.ns_per_fma:.3g}" if speed and result.ns_per_fma is not None else "—",
+        status_text(result),
+    )
+
+
+def machine_line(summary_machine: object) -> str:
+    """One line describing the machine: CPU, cores, Python, numpy and BLAS with its threads."""
+    m = summary_machine
+    blas = getattr(m, "blas", None)
+    blas_text = "BLAS unknown"
+    if blas is not None and blas.library:
+        blas_text = f"{blas.library} {blas.version or ''} {blas.architecture or ''}".strip()
+        blas_text += f", {blas.threads} threads"
+    python = getattr(m, "python", None)
+    py = f"{python.implementation} {python.version}" if python else "Python"
+    return (
+        f"{getattr(m, 'cpu_model', '?')} · {getattr(m, 'effective_cpus', 0)}/"
+        f"{getattr(m, 'logical_cpus', 0)} CPUs · {py} · numpy {getattr(m, 'numpy_version', '?')}"
+        f" · {blas_text}"
+    )

@@ -1,0 +1,32 @@
+"""The standard overhead layers (DESIGN.md, "Vocabulary").
+
+A *layer* is one source of cost in a scenario's run time.  Scenarios declare the layers they
+still carry (``LAYERS``) and the ones they drop relative to the rung before (``REMOVES``);
+discovery rejects any name not listed here.
+"""
+
+from __future__ import annotations
+
+LAYER_LABELS: dict[str, str] = {
+    "interpreter_dispatch": "bytecode dispatch",
+    "boxing": "boxing (float objects, refcounts)",
+    "dynamic_dispatch": "dynamic type dispatch",
+    "container_access": "container access (subscripts)",
+    "call_overhead": "call overhead",
+    "library_layers": "library call layers",
+    "scalar_compute": "scalar compute",
+    "simd_compute": "SIMD compute",
+    "dense_kernel": "dense kernel",
+    "memory": "memory bandwidth / cache",
+    "parallel": "threads and synchronisation",
+    "other": "other",
+}
+"""Layer name -> short human-readable label, in the order the UI lists them."""
+
+LAYERS: tuple[str, ...] = tuple(LAYER_LABELS)
+"""All standard layer names."""
+
+
+def layer_label(name: str) -> str:
+    """Return the readable label of a layer name (the name itself if it is not standard)."""
+    return LAYER_LABELS.get(name, name)

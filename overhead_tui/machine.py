@@ -1,0 +1,71 @@
+"""Facts about this machine that the parent process can read without running a worker."""
+
+from __future__ import annotations
+
+import os
+import platform
+import sys
+
+from overhead_tui.model import MachineInfo, PythonInfo
+
+
+def cpu_model() -> str:
+    """The CPU's marketing name from /proc/cpuinfo (Linux) or ``platform.processor()``."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine() or "unknown"
+
+
+def effective_cpus() -> int:
+    """CPUs this process may run on (scheduler affinity), falling back to ``os.cpu_count()``."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def describe_machine() -> MachineInfo:
+    """Machine facts and the *current* interpreter; the worker later fills numpy and BLAS."""
+    return MachineInfo(
+        cpu_model=cpu_model(),
+        logical_cpus=os.cpu_count() or 0,
+        effective_cpus=effective_cpus(),
+        python=PythonInfo(
+            implementation=platform.python_implementation(),
+            version=platform.python_version(),
+            executable=sys.executable,
+        ),
+        platform=platform.platform(),
+    )
+
+
+def read_cpu_times() -> tuple[int, int] | None:
+    """(steal, total) jiffies of all CPUs from the first line of /proc/stat, or None.
+
+    The fields are user nice system idle iowait irq softirq steal (proc(5)); guest time is
+    already included in user.
+    """
+    try:
+        with open("/proc/stat", encoding="ascii") as fh:
+            fields = fh.readline().split()
+    except OSError:
+        return None
+    if not fields or fields[0] != "cpu" or len(fields) < 9:
+        return None
+    values = [int(x) for x in fields[1:9]]
+    return values[7], sum(values)
+
+
+def steal_fraction(before: tuple[int, int] | None, after: tuple[int, int] | None) -> float | None:
+    """Share of CPU time stolen by the hypervisor between two :func:`read_cpu_times` readings."""
+    if before is None or after is None:
+        return None
+    total = after[1] - before[1]
+    if total <= 0:
+        return None
+    return max(0.0, (after[0] - before[0]) / total)

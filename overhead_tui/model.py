@@ -1,0 +1,268 @@
+"""The profile summary: the one contract between the engine, the app and the exporters.
+
+A run produces a :class:`RunSummary`; every screen and every export is derived from it.  It is
+saved as versioned JSON (``summary.json``) and validated against ``summary.schema.json`` (shipped
+in this package) when read back.
+
+Format history (``schema_version``):
+    1 -- first version: machine, settings and one record per scenario with its samples,
+         statistics, validation and status.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+SCHEMA_VERSION = 1
+"""Current ``schema_version`` written by this tool."""
+
+STATUSES: tuple[str, ...] = ("ok", "invalid", "error", "timeout", "crashed", "skipped")
+"""Final statuses of a scenario.  Only ``ok`` carries a speed."""
+
+
+class SummaryError(Exception):
+    """A summary file cannot be read: missing, not JSON, or not a valid overhead-tui summary."""
+
+
+@dataclass
+class BlasInfo:
+    """The BLAS library numpy uses in the worker, as reported by threadpoolctl."""
+
+    library: str | None = None
+    """``internal_api`` of threadpoolctl, e.g. ``openblas`` or ``mkl``."""
+    version: str | None = None
+    architecture: str | None = None
+    """Kernel family the library selected at run time, e.g. ``Haswell`` or ``SkylakeX``."""
+    threads: int | None = None
+    """Size of the BLAS thread pool (threads)."""
+
+
+@dataclass
+class PythonInfo:
+    """The interpreter that ran the workers."""
+
+    implementation: str = ""
+    version: str = ""
+    executable: str = ""
+
+
+@dataclass
+class MachineInfo:
+    """Facts about the machine and the worker interpreter, hoisted once per run."""
+
+    cpu_model: str = "unknown"
+    logical_cpus: int = 0
+    effective_cpus: int = 0
+    """CPUs this process may run on (affinity mask)."""
+    python: PythonInfo = field(default_factory=PythonInfo)
+    numpy_version: str | None = None
+    numba_version: str | None = None
+    numba_threading_layer: str | None = None
+    blas: BlasInfo = field(default_factory=BlasInfo)
+    platform: str = ""
+
+
+@dataclass
+class Settings:
+    """What the user asked for."""
+
+    dtype: str = "float64"
+    size: int | None = None
+    """Matrix order n for every scenario; ``None`` means each scenario's default."""
+    repeats: int = 7
+    seed: int = 0
+    timeout_s: float = 120.0
+    min_sample_s: float = 0.05
+    python: str | None = None
+    """Interpreter given with ``--python``; ``None`` means the current one."""
+    scenarios: list[str] = field(default_factory=list)
+    scenarios_dirs: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ScenarioResult:
+    """The measured outcome of one scenario (one rung).
+
+    Times are in seconds per kernel call (one C = A·B of order ``n``).  Statistics are ``None``
+    unless the status is ``ok``; an ``invalid`` scenario keeps its error but never a speed.
+    """
+
+    name: str
+    title: str
+    rung: int
+    layers: list[str]
+    removes: list[str]
+    n: int
+    dtype: str
+    flops: int
+    """2·n³ floating-point operations per call (one multiply and one add per FMA)."""
+    status: str = "skipped"
+    error: str | None = None
+    description: str = ""
+    kernel_source: str = ""
+    dense_kernel: bool = False
+    max_abs_error: float | None = None
+    tolerance: float | None = None
+    """Largest allowed absolute error of an element (see ``engine.validate``)."""
+    compile_s: float | None = None
+    """JIT compile / first-call cost beyond one ordinary call: first call − median (s, ≥ 0)."""
+    first_call_s: float | None = None
+    loops: int | None = None
+    """Kernel calls per timed sample (calibrated so a sample lasts ≥ ``min_sample_s``)."""
+    warmups_s: list[float] = field(default_factory=list)
+    samples_s: list[float] = field(default_factory=list)
+    min_s: float | None = None
+    median_s: float | None = None
+    iqr_s: float | None = None
+    stdev_s: float | None = None
+    cv: float | None = None
+    """Coefficient of variation: stdev / mean (a fraction, 0.1 = 10 %)."""
+    gflops: float | None = None
+    """flops / median_s / 1e9 (GFLOP/s)."""
+    vs_dense: float | None = None
+    """(median_s / flops) / (dense kernel's median_s / flops): × slower per flop."""
+    ns_per_fma: float | None = None
+    warnings: list[str] = field(default_factory=list)
+    steal_fraction: float | None = None
+    """Share of CPU time stolen by the hypervisor while this scenario ran (/proc/stat)."""
+    wall_s: float | None = None
+    blas_threads: int | None = None
+    numba_threads: int | None = None
+
+    @property
+    def has_speed(self) -> bool:
+        """True when the scenario may be shown as a speed (validated and timed)."""
+        return self.status == "ok" and self.median_s is not None
+
+
+@dataclass
+class RunSummary:
+    """A whole run: machine, settings and one :class:`ScenarioResult` per scenario, by rung."""
+
+    machine: MachineInfo = field(default_factory=MachineInfo)
+    settings: Settings = field(default_factory=Settings)
+    scenarios: list[ScenarioResult] = field(default_factory=list)
+    created: str = ""
+    """ISO 8601 time the run started."""
+    finished: bool = False
+    """False while running or when the run was interrupted."""
+    wall_s: float | None = None
+    run_dir: str | None = None
+    tool: dict[str, str] = field(default_factory=dict)
+    schema_version: int = SCHEMA_VERSION
+
+    def scenario(self, name: str) -> ScenarioResult | None:
+        """Return the result of the scenario called ``name``, if present."""
+        return next((s for s in self.scenarios if s.name == name), None)
+
+    @property
+    def dense(self) -> ScenarioResult | None:
+        """The dense kernel's result if it ran and is ok."""
+        return next((s for s in self.scenarios if s.dense_kernel and s.has_speed), None)
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the summary as a JSON-ready dict (schema ``SCHEMA_VERSION``)."""
+        return dataclasses.asdict(self)
+
+    def dumps(self) -> str:
+        """Serialise as sorted, indented UTF-8 JSON text ending in a newline."""
+        return json.dumps(self.to_json(), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+    @classmethod
+    def from_json(cls, data: Any) -> RunSummary:
+        """Build a summary from parsed JSON after validating it against the schema.
+
+        Raises:
+            SummaryError: the data is not a valid summary of a version this tool reads.
+        """
+        validate_summary(data)
+        machine = dict(data["machine"])
+        machine["python"] = _build(PythonInfo, machine.get("python", {}))
+        machine["blas"] = _build(BlasInfo, machine.get("blas", {}))
+        return cls(
+            machine=_build(MachineInfo, machine),
+            settings=_build(Settings, data["settings"]),
+            scenarios=[_build(ScenarioResult, s) for s in data["scenarios"]],
+            created=data["created"],
+            finished=data.get("finished", True),
+            wall_s=data.get("wall_s"),
+            run_dir=data.get("run_dir"),
+            tool=data["tool"],
+            schema_version=data["schema_version"],
+        )
+
+    def save(self, path: Path) -> None:
+        """Write the summary atomically (temp file in the same folder, then rename)."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".summary-", suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(self.dumps())
+        os.replace(tmp, path)
+
+    @classmethod
+    def load(cls, path: Path) -> RunSummary:
+        """Read a summary file, or ``summary.json`` inside a run directory.
+
+        Raises:
+            SummaryError: missing, unreadable, not JSON, or not a valid summary.
+        """
+        path = Path(path)
+        if path.is_dir():
+            path = path / "summary.json"
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise SummaryError(f"cannot read {path}: {exc}") from None
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise SummaryError(f"{path} is not JSON ({exc}); is it a summary.json?") from None
+        try:
+            return cls.from_json(data)
+        except SummaryError as exc:
+            raise SummaryError(f"{path}: {exc}") from None
+
+
+def _build(cls: type, data: dict[str, Any]) -> Any:
+    """Instantiate dataclass ``cls`` from ``data``, ignoring keys it does not know."""
+    names = {f.name for f in dataclasses.fields(cls)}
+    return cls(**{k: v for k, v in data.items() if k in names})
+
+
+@cache
+def summary_schema() -> dict[str, Any]:
+    """The JSON Schema of the summary (``summary.schema.json`` in this package)."""
+    text = resources.files("overhead_tui").joinpath("summary.schema.json").read_text("utf-8")
+    schema: dict[str, Any] = json.loads(text)
+    return schema
+
+
+def validate_summary(data: Any) -> None:
+    """Check ``data`` against the summary schema.
+
+    Raises:
+        SummaryError: with the first problem found, e.g. ``scenarios[3].status: 'fast' is not
+            one of [...]``.
+    """
+    import jsonschema  # deferred: only needed when reading summaries back
+
+    if not isinstance(data, dict) or "schema_version" not in data:
+        raise SummaryError("not an overhead-tui summary (no schema_version)")
+    version = data["schema_version"]
+    if version != SCHEMA_VERSION:
+        raise SummaryError(
+            f"schema_version {version!r} is not supported (this tool reads {SCHEMA_VERSION})"
+        )
+    validator = jsonschema.Draft202012Validator(summary_schema())
+    error = jsonschema.exceptions.best_match(validator.iter_errors(data))
+    if error is not None:
+        where = ".".join(str(p) for p in error.absolute_path) or "(top level)"
+        raise SummaryError(f"invalid summary at {where}: {error.message}")

@@ -1,0 +1,29 @@
+"""`A @ B` through numpy into the BLAS gemm on all BLAS threads: the dense kernel.
+
+This is the reference every other rung is compared with ("× slower than the dense kernel").
+The thread count is whatever the BLAS library chose (recorded in the summary).
+"""
+
+import numpy as np
+
+NAME = "numpy_matmul"
+TITLE = "numpy A @ B, all BLAS threads (dense kernel)"
+RUNG = 12
+LAYERS = ("dense_kernel", "parallel")
+REMOVES = ()
+DEFAULT_SIZE = 1024
+MAX_SIZE = 16384
+DTYPES = ("float64", "float32")
+DENSE_KERNEL = True
+
+
+def setup(a, b):
+    return a.copy(), b.copy()
+
+
+def kernel(a, b):
+    return a @ b
+
+
+def to_numpy(c):
+    return c

@@ -1,0 +1,33 @@
+"""`A @ B` through numpy into the BLAS gemm, with the BLAS thread pool limited to one thread.
+
+Cache blocking, register tiling and hand-written SIMD kernels: the dense kernel on one core.
+The thread limit is set with threadpoolctl in `setup`, before anything is timed.
+"""
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+NAME = "numpy_matmul_1thread"
+TITLE = "numpy A @ B, BLAS on 1 thread"
+RUNG = 11
+LAYERS = ("dense_kernel",)
+REMOVES = ("memory", "simd_compute", "parallel")
+DEFAULT_SIZE = 1024
+MAX_SIZE = 16384
+DTYPES = ("float64", "float32")
+
+_limits = []
+
+
+def setup(a, b):
+    # Kept alive for the worker's lifetime: the limit applies to every timed call.
+    _limits.append(threadpool_limits(limits=1, user_api="blas"))
+    return a.copy(), b.copy()
+
+
+def kernel(a, b):
+    return a @ b
+
+
+def to_numpy(c):
+    return c

@@ -1,0 +1,44 @@
+"""The hoisted ikj loop over numpy arrays, indexed element by element from Python.
+
+Each `c[i, j] += aik * b[k, j]` goes through numpy's tuple-index parsing and creates numpy
+scalar objects, which are slower than Python floats: numpy's library layers are paid per
+element without any of its vectorisation.
+"""
+
+import numpy as np
+
+NAME = "numpy_scalar_loop"
+TITLE = "numpy arrays, element-wise Python loop"
+RUNG = 5
+LAYERS = (
+    "interpreter_dispatch",
+    "boxing",
+    "dynamic_dispatch",
+    "container_access",
+    "library_layers",
+    "scalar_compute",
+)
+REMOVES = ()
+DEFAULT_SIZE = 48
+MAX_SIZE = 256
+DTYPES = ("float64", "float32")
+
+
+def setup(a, b):
+    return a.copy(), b.copy()
+
+
+def kernel(a, b):
+    n, p = a.shape
+    m = b.shape[1]
+    c = np.zeros((n, m), dtype=a.dtype)
+    for i in range(n):
+        for k in range(p):
+            aik = a[i, k]
+            for j in range(m):
+                c[i, j] += aik * b[k, j]
+    return c
+
+
+def to_numpy(c):
+    return c
