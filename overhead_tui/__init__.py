@@ -1,2 +1,3 @@
 """overhead-tui."""
+
 __version__ = "0.1.0"

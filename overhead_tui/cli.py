@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import NoReturn
 
 import overhead_tui
 from overhead_tui.commands import list as list_command
@@ -21,15 +22,23 @@ EXIT_USAGE = 2
 COMMANDS = {"run": run_command, "list": list_command}
 
 
+class OneLineErrorParser(argparse.ArgumentParser):
+    """An ArgumentParser whose usage errors are one line (no usage dump) and exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand."""
-    parser = argparse.ArgumentParser(
+    parser = OneLineErrorParser(
         prog="overhead-tui",
         description="Measure how far pure Python, numpy and compiled rungs of a matrix-multiply "
         "ladder are from the dense kernel, and why.",
     )
-    parser.add_argument("--version", action="version",
-                        version=f"overhead-tui {overhead_tui.__version__}")
+    parser.add_argument(
+        "--version", action="version", version=f"overhead-tui {overhead_tui.__version__}"
+    )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module in COMMANDS.values():
         module.add_parser(subparsers)

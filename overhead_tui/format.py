@@ -43,7 +43,14 @@ def status_text(result: ScenarioResult) -> str:
 
 
 LADDER_HEADERS: tuple[str, ...] = (
-    "rung", "scenario", "n", "median", "GFLOP/s", "× dense", "ns/FMA", "status",
+    "rung",
+    "scenario",
+    "n",
+    "median",
+    "GFLOP/s",
+    "× dense",
+    "ns/FMA",
+    "status",
 )
 """Column headers of the ladder table shared by the CLI and the Markdown report."""
 

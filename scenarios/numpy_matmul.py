@@ -4,8 +4,6 @@ This is the reference every other rung is compared with ("× slower than the den
 The thread count is whatever the BLAS library chose (recorded in the summary).
 """
 
-import numpy as np
-
 NAME = "numpy_matmul"
 TITLE = "numpy A @ B, all BLAS threads (dense kernel)"
 RUNG = 12

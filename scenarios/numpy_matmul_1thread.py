@@ -4,7 +4,6 @@ Cache blocking, register tiling and hand-written SIMD kernels: the dense kernel 
 The thread limit is set with threadpoolctl in `setup`, before anything is timed.
 """
 
-import numpy as np
 from threadpoolctl import threadpool_limits
 
 NAME = "numpy_matmul_1thread"

@@ -12,7 +12,13 @@ import numpy as np
 NAME = "python_array_module"
 TITLE = "array.array storage, hoisted loop"
 RUNG = 4
-LAYERS = ("interpreter_dispatch", "boxing", "dynamic_dispatch", "container_access", "scalar_compute")
+LAYERS = (
+    "interpreter_dispatch",
+    "boxing",
+    "dynamic_dispatch",
+    "container_access",
+    "scalar_compute",
+)
 REMOVES = ()
 DEFAULT_SIZE = 128
 MAX_SIZE = 512

@@ -10,7 +10,13 @@ import numpy as np
 NAME = "python_hoisted"
 TITLE = "Pure Python, ikj with hoisted rows"
 RUNG = 2
-LAYERS = ("interpreter_dispatch", "boxing", "dynamic_dispatch", "container_access", "scalar_compute")
+LAYERS = (
+    "interpreter_dispatch",
+    "boxing",
+    "dynamic_dispatch",
+    "container_access",
+    "scalar_compute",
+)
 REMOVES = ("memory",)
 DEFAULT_SIZE = 128
 MAX_SIZE = 512

@@ -40,36 +40,81 @@ def positive_float(text: str) -> float:
 def add_scenario_dirs(parser: argparse.ArgumentParser) -> None:
     """``--scenarios-dir DIR`` (repeatable)."""
     parser.add_argument(
-        "--scenarios-dir", action="append", default=[], type=Path, metavar="DIR",
+        "--scenarios-dir",
+        action="append",
+        default=[],
+        type=Path,
+        metavar="DIR",
         help="also discover scenarios in DIR (repeatable); files are read like the built-ins",
     )
 
 
 def add_run_options(parser: argparse.ArgumentParser) -> None:
     """The options that choose and configure a ladder run."""
-    parser.add_argument("--scenario", action="append", default=[], metavar="NAME",
-                        help="run only this scenario (repeatable; default: all)")
+    parser.add_argument(
+        "--scenario",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="run only this scenario (repeatable; default: all)",
+    )
     add_scenario_dirs(parser)
-    parser.add_argument("--size", type=positive_int, metavar="N",
-                        help="matrix order n for every scenario (default: each one's own)")
-    parser.add_argument("--dtype", choices=SUPPORTED_DTYPES, default="float64",
-                        help="element type (default: float64)")
-    parser.add_argument("--repeats", type=positive_int, default=7, metavar="R",
-                        help="timed samples per scenario (default: 7)")
-    parser.add_argument("--timeout", type=positive_float, default=120.0, metavar="S",
-                        help="seconds before a scenario's worker is killed (default: 120)")
+    parser.add_argument(
+        "--size",
+        type=positive_int,
+        metavar="N",
+        help="matrix order n for every scenario (default: each one's own)",
+    )
+    parser.add_argument(
+        "--dtype",
+        choices=SUPPORTED_DTYPES,
+        default="float64",
+        help="element type (default: float64)",
+    )
+    parser.add_argument(
+        "--repeats",
+        type=positive_int,
+        default=7,
+        metavar="R",
+        help="timed samples per scenario (default: 7)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=positive_float,
+        default=120.0,
+        metavar="S",
+        help="seconds before a scenario's worker is killed (default: 120)",
+    )
+    parser.add_argument(
+        "--min-time",
+        type=positive_float,
+        default=0.05,
+        metavar="S",
+        help="shortest timed sample in seconds; loops are calibrated to it (default: 0.05)",
+    )
     parser.add_argument("--seed", type=int, default=0, help="input matrices' seed (default: 0)")
-    parser.add_argument("--python", metavar="PATH",
-                        help="interpreter for the workers (default: this one)")
-    parser.add_argument("--out", type=Path, metavar="DIR",
-                        help="run directory (default: a new one under the user data dir)")
+    parser.add_argument(
+        "--python", metavar="PATH", help="interpreter for the workers (default: this one)"
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        metavar="DIR",
+        help="run directory (default: a new one under the user data dir)",
+    )
 
 
 def settings_from(args: argparse.Namespace) -> Settings:
     """Build :class:`Settings` from parsed run options."""
     return Settings(
-        dtype=args.dtype, size=args.size, repeats=args.repeats, seed=args.seed,
-        timeout_s=args.timeout, python=args.python, scenarios=list(args.scenario),
+        dtype=args.dtype,
+        size=args.size,
+        repeats=args.repeats,
+        seed=args.seed,
+        timeout_s=args.timeout,
+        min_sample_s=args.min_time,
+        python=args.python,
+        scenarios=list(args.scenario),
         scenarios_dirs=[str(d) for d in args.scenarios_dir],
     )
 
@@ -121,7 +166,9 @@ def check_python(python: str) -> None:
         raise UsageError(f"--python {python}: no such executable; fix: give an interpreter path")
     try:
         proc = subprocess.run(
-            [python, "-c", "import numpy, threadpoolctl"], capture_output=True, timeout=60,
+            [python, "-c", "import numpy, threadpoolctl"],
+            capture_output=True,
+            timeout=60,
             check=False,
         )
     except (OSError, subprocess.TimeoutExpired) as exc:

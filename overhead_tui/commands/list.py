@@ -12,7 +12,8 @@ from overhead_tui.discovery import discover
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Register ``list``."""
     parser = subparsers.add_parser(
-        "list", help="list the scenarios (rungs) with their layers",
+        "list",
+        help="list the scenarios (rungs) with their layers",
         description="List built-in scenarios and those in --scenarios-dir folders. A scenario "
         "file declares NAME, TITLE, RUNG, LAYERS, REMOVES, DEFAULT_SIZE, MAX_SIZE and DTYPES as "
         "literals and defines setup(a, b), kernel(*args) and to_numpy(result).",
@@ -26,7 +27,9 @@ def run(args: argparse.Namespace) -> int:
     for spec in discover(list(args.scenarios_dir)):
         tag = "  [dense kernel]" if spec.dense_kernel else ""
         print(f"{spec.rung:>3}  {spec.name:<24} {spec.title}{tag}")
-        print(f"     n = {spec.default_size} (max {spec.max_size}), dtypes {', '.join(spec.dtypes)}")
+        print(
+            f"     n = {spec.default_size} (max {spec.max_size}), dtypes {', '.join(spec.dtypes)}"
+        )
         print(f"     layers:  {', '.join(spec.layers) or '-'}")
         print(f"     removes: {', '.join(spec.removes) or '-'}")
     return 0

@@ -29,13 +29,17 @@ EXIT_INTERRUPTED = 130
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Register ``run``."""
     parser = subparsers.add_parser(
-        "run", help="measure the ladder without the app and print a table",
+        "run",
+        help="measure the ladder without the app and print a table",
         description="Run each scenario in its own worker process, validate and time it, "
         "print the ladder and write the run directory (events.jsonl, summary.json).",
     )
     add_run_options(parser)
-    parser.add_argument("--headless", action="store_true",
-                        help="accepted for symmetry with the app: `run` is always headless")
+    parser.add_argument(
+        "--headless",
+        action="store_true",
+        help="accepted for symmetry with the app: `run` is always headless",
+    )
     parser.add_argument("--json", type=Path, metavar="PATH", help="also export the summary JSON")
     parser.add_argument("--markdown", type=Path, metavar="PATH", help="export a Markdown report")
     parser.add_argument("--csv", type=Path, metavar="PATH", help="export one CSV row per rung")
@@ -82,8 +86,10 @@ def render_table(summary: RunSummary) -> str:
     widths = [max(len(row[i]) for row in rows) for i in range(len(LADDER_HEADERS))]
     left = {1, 7}
     lines = [
-        "  ".join(c.ljust(w) if i in left else c.rjust(w)
-                  for i, (c, w) in enumerate(zip(row, widths, strict=True))).rstrip()
+        "  ".join(
+            c.ljust(w) if i in left else c.rjust(w)
+            for i, (c, w) in enumerate(zip(row, widths, strict=True))
+        ).rstrip()
         for row in rows
     ]
     for r in summary.scenarios:
@@ -116,8 +122,11 @@ class Progress:
             self._live(f"{self._current}: {detail}")
         elif isinstance(event, ScenarioFinished):
             r = event.result
-            speed = (f"{fmt_seconds(r.median_s)}  {fmt_gflops(r.gflops)} GFLOP/s"
-                     if r.has_speed else (r.error or ""))
+            speed = (
+                f"{fmt_seconds(r.median_s)}  {fmt_gflops(r.gflops)} GFLOP/s"
+                if r.has_speed
+                else (r.error or "")
+            )
             self.note(f"[{event.index + 1}/{event.total}] {r.name}: {r.status}  {speed}")
 
     def note(self, text: str) -> None:

@@ -58,7 +58,8 @@ def apply_event(result: ScenarioResult, event: dict[str, Any]) -> None:
         result.status = "skipped" if event.get("kind") == "missing_dependency" else "error"
         message = str(event.get("message", "unknown error"))
         if event.get("kind") == "missing_dependency":
-            message += " (fix: pip install the missing package, e.g. `pip install numba`)"
+            module = event.get("module") or "the missing package"
+            message += f" (fix: pip install {module})"
         elif event.get("kind") == "memory":
             message = f"out of memory: {message}; fix: choose a smaller --size"
         result.error = message
@@ -104,8 +105,7 @@ def _last_phase(events: list[dict[str, Any]]) -> str:
 
 
 def _crash_reason(returncode: int | None, stderr_tail: str) -> str:
-    tail = stderr_tail.strip().splitlines()[-1:] if stderr_tail.strip() else []
-    detail = f": {tail[0][:200]}" if tail else ""
+    detail = _crash_detail(stderr_tail)
     if returncode is not None and returncode < 0:
         try:
             name = signal.Signals(-returncode).name
@@ -114,6 +114,16 @@ def _crash_reason(returncode: int | None, stderr_tail: str) -> str:
         hint = " (possibly the out-of-memory killer)" if name == "SIGKILL" else ""
         return f"worker killed by {name}{hint}{detail}"
     return f"worker exited with code {returncode} before reporting a result{detail}"
+
+
+def _crash_detail(stderr_tail: str) -> str:
+    """The most useful line of a dying worker's stderr: faulthandler's innermost frame."""
+    lines = [x.strip() for x in stderr_tail.splitlines() if x.strip()]
+    for i, line in enumerate(lines):
+        if line.startswith(("Current thread", "Thread 0x")) and i + 1 < len(lines):
+            return f" in {lines[i + 1][:200]}"
+    useful = [x for x in lines if not x.startswith(("Extension modules", "Fatal Python"))]
+    return f": {useful[-1][:200]}" if useful else ""
 
 
 def _fill_stats(result: ScenarioResult) -> None:

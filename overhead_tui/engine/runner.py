@@ -20,7 +20,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
@@ -105,7 +105,7 @@ class Runner:
         self.summary = RunSummary(
             machine=describe_machine(),
             settings=settings,
-            created=datetime.now(timezone.utc).astimezone().isoformat(timespec="seconds"),
+            created=datetime.now(UTC).astimezone().isoformat(timespec="seconds"),
             tool={"name": "overhead-tui", "version": overhead_tui.__version__},
             run_dir=str(self.run_dir),
             scenarios=[new_result(s, size_for(s, settings), settings.dtype) for s in specs],
@@ -153,9 +153,7 @@ class Runner:
                 self._log(log, {"event": "run_finished", "cancelled": self.cancelled})
         yield RunFinished(self.summary, cancelled=self.cancelled)
 
-    def _run_one(
-        self, spec: ScenarioSpec, result: ScenarioResult, log: IO[str]
-    ) -> Iterator[Event]:
+    def _run_one(self, spec: ScenarioSpec, result: ScenarioResult, log: IO[str]) -> Iterator[Event]:
         if self.settings.dtype not in spec.dtypes:
             result.error = f"does not support {self.settings.dtype} (supports {spec.dtypes})"
             self._log(log, {"event": "skipped", "name": spec.name, "reason": result.error})
@@ -181,13 +179,25 @@ class Runner:
         result.steal_fraction = steal_fraction(before, read_cpu_times())
         self._merge_environment(events)
         finish(
-            result, events, outcome.returncode, outcome.timed_out, self.settings.timeout_s,
+            result,
+            events,
+            outcome.returncode,
+            outcome.timed_out,
+            self.settings.timeout_s,
             outcome.stderr_tail,
         )
         if self.cancelled and result.status != "ok":
             result.status, result.error = "skipped", "cancelled while running"
-        self._log(log, {"event": "result", "name": spec.name, "status": result.status,
-                        "error": result.error, "median_s": result.median_s})
+        self._log(
+            log,
+            {
+                "event": "result",
+                "name": spec.name,
+                "status": result.status,
+                "error": result.error,
+                "median_s": result.median_s,
+            },
+        )
 
     def _progress(self, name: str, event: dict[str, Any]) -> ScenarioProgress | None:
         kind = event.get("event")
@@ -204,9 +214,14 @@ class Runner:
 
     def _spawn(self, spec: ScenarioSpec, n: int) -> Iterator[dict[str, Any] | _WorkerOutcome]:
         worker_spec = {
-            "name": spec.name, "path": str(spec.path), "n": n, "dtype": self.settings.dtype,
-            "seed": self.settings.seed, "repeats": self.settings.repeats,
-            "min_sample_s": self.settings.min_sample_s, "requires": list(spec.requires),
+            "name": spec.name,
+            "path": str(spec.path),
+            "n": n,
+            "dtype": self.settings.dtype,
+            "seed": self.settings.seed,
+            "repeats": self.settings.repeats,
+            "min_sample_s": self.settings.min_sample_s,
+            "requires": list(spec.requires),
         }
         python = self.settings.python or sys.executable
         env = dict(os.environ)
@@ -218,8 +233,11 @@ class Runner:
                 return
             process = subprocess.Popen(
                 [python, "-m", "overhead_tui.engine.worker", json.dumps(worker_spec)],
-                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=stderr_file,
-                env=env, start_new_session=True,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=stderr_file,
+                env=env,
+                start_new_session=True,
             )
             self._process = process
         try:

@@ -31,7 +31,9 @@ def calibrate_loops(call_s: float, min_sample_s: float) -> int:
 
 
 def time_calls(
-    fn: Callable[..., Any], args: tuple[Any, ...], loops: int,
+    fn: Callable[..., Any],
+    args: tuple[Any, ...],
+    loops: int,
     timer: Timer = time.perf_counter_ns,
 ) -> tuple[float, Any]:
     """Call ``fn(*args)`` ``loops`` times back to back.

@@ -47,6 +47,8 @@ def validate(
         return Validation(
             False, float("inf"), 0.0, f"result has shape {c.shape}, expected {expected_shape}"
         )
+    if not np.all(np.isfinite(c)):
+        return Validation(False, float("inf"), 0.0, "result contains NaN or infinity")
     a64 = a.astype(np.float64)
     b64 = b.astype(np.float64)
     reference = a64 @ b64
@@ -56,13 +58,15 @@ def validate(
     gamma = (p + 2) * u / (1 - (p + 2) * u)
     bound = gamma * magnitude + np.finfo(np.float64).tiny
     error = np.abs(c - reference)
-    if not np.all(np.isfinite(c)):
-        return Validation(False, float("inf"), 0.0, "result contains NaN or infinity")
     ratio = error / bound
     worst = np.unravel_index(int(np.argmax(ratio)), ratio.shape)
     ok = bool(ratio[worst] <= 1.0)
-    reason = "" if ok else (
-        f"element {tuple(int(i) for i in worst)} is off by {error[worst]:.3g} "
-        f"(tolerance {bound[worst]:.3g})"
+    reason = (
+        ""
+        if ok
+        else (
+            f"element {tuple(int(i) for i in worst)} is off by {error[worst]:.3g} "
+            f"(tolerance {bound[worst]:.3g})"
+        )
     )
     return Validation(ok, float(error.max()), float(bound[worst]), reason)

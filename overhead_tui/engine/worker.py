@@ -92,7 +92,8 @@ def _import_scenario(path: str, name: str) -> ModuleType:
 def _error(channel: _Channel, kind: str, exc: BaseException) -> int:
     tb = "".join(traceback.format_exception(exc)[-6:])
     message = f"{type(exc).__name__}: {exc}".strip()
-    channel.emit("error", kind=kind, message=message, traceback=tb)
+    module = getattr(exc, "name", None) if isinstance(exc, ImportError) else None
+    channel.emit("error", kind=kind, message=message, traceback=tb, module=module)
     return 3
 
 

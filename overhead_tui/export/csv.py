@@ -9,9 +9,30 @@ from overhead_tui.export.base import Exporter
 from overhead_tui.model import RunSummary
 
 COLUMNS: tuple[str, ...] = (
-    "rung", "name", "title", "n", "dtype", "flops", "status", "median_s", "min_s", "iqr_s",
-    "stdev_s", "cv", "gflops", "vs_dense", "ns_per_fma", "compile_s", "loops", "samples",
-    "max_abs_error", "steal_fraction", "warnings", "error", "layers", "removes",
+    "rung",
+    "name",
+    "title",
+    "n",
+    "dtype",
+    "flops",
+    "status",
+    "median_s",
+    "min_s",
+    "iqr_s",
+    "stdev_s",
+    "cv",
+    "gflops",
+    "vs_dense",
+    "ns_per_fma",
+    "compile_s",
+    "loops",
+    "samples",
+    "max_abs_error",
+    "steal_fraction",
+    "warnings",
+    "error",
+    "layers",
+    "removes",
 )
 """Column order; times in seconds, gflops in GFLOP/s, cv and steal_fraction as fractions."""
 

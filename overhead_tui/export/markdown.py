@@ -27,8 +27,9 @@ class MarkdownExporter(Exporter):
             f"{summary.tool.get('version', '')}",
             "",
             "| " + " | ".join(LADDER_HEADERS) + " |",
-            "|" + "|".join("---:" if h not in ("scenario", "status") else "---"
-                           for h in LADDER_HEADERS) + "|",
+            "|"
+            + "|".join("---:" if h not in ("scenario", "status") else "---" for h in LADDER_HEADERS)
+            + "|",
         ]
         lines += ["| " + " | ".join(ladder_row(r)) + " |" for r in summary.scenarios]
         lines += ["", *self._notes(summary)]
@@ -45,9 +46,16 @@ class MarkdownExporter(Exporter):
             elif r.warnings:
                 notes.append(f"- {r.name}: {'; '.join(r.warnings)}")
             if r.status == "ok" and r.compile_s is not None and r.compile_s > 0.05:
-                notes.append(f"- {r.name}: JIT compile / first call {fmt_seconds(r.compile_s)}"
-                             " (excluded from the samples)")
+                notes.append(
+                    f"- {r.name}: JIT compile / first call {fmt_seconds(r.compile_s)}"
+                    " (excluded from the samples)"
+                )
         if not notes:
             return []
-        return ["## Notes", "", *notes, "",
-                "× dense = time per flop divided by the dense kernel's; flops = 2·n³."]
+        return [
+            "## Notes",
+            "",
+            *notes,
+            "",
+            "× dense = time per flop divided by the dense kernel's; flops = 2·n³.",
+        ]

@@ -1,0 +1,36 @@
+# overhead-tui: `make run` opens the app, `make test` runs the whole suite.
+# Both create .venv on first use (and again when pyproject.toml changes).
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: run test lint screenshots benchmark system-deps clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip 2>&1 | grep -v "is ignored" || true
+	$(BIN)/python -m pip install --quiet -e '.[test]' 2>&1 | grep -v "is ignored" || true
+	$(BIN)/python -c "import overhead_tui, textual, numpy, numba, pytest"
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/overhead-tui $(ARGS)
+
+system-deps:
+	@sh scripts/system-deps.sh
+
+test: $(STAMP) system-deps
+	$(BIN)/python -m pytest -n 2 $(PYTEST_ARGS)
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+
+screenshots: $(STAMP)
+	$(BIN)/python scripts/screenshots.py
+
+benchmark: $(STAMP)
+	$(BIN)/python scripts/benchmark.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -1,0 +1,17 @@
+#!/bin/sh
+# Install the Debian packages the test suite drives (tmux for real-terminal tests), when they
+# are missing and apt-get is usable (root). Elsewhere, print what is missing: those tests skip.
+missing=""
+for pair in tmux:tmux; do
+  cmd=${pair%%:*}; pkg=${pair#*:}
+  command -v "$cmd" >/dev/null 2>&1 || missing="$missing $pkg"
+done
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  echo "installing Debian packages:$missing"
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing) >/dev/null 2>&1 \
+    || echo "warning: could not install$missing; the tests that need them will be skipped"
+else
+  echo "note: missing$missing (install with apt-get as root); the tests that need them will be skipped"
+fi
+exit 0

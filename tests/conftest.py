@@ -1,0 +1,34 @@
+"""Shared fixtures: paths, a CLI runner and a recorded summary."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "tests" / "fixtures"
+FAULTY = FIXTURES / "faulty"
+RECORDED_SUMMARY = FIXTURES / "recorded_summary.json"
+FAST = ["--size", "8", "--repeats", "2", "--min-time", "0.001"]
+"""Options that make a run take well under a second per scenario."""
+
+
+def run_cli(*args: str | Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    """Run ``python -m overhead_tui ARGS`` and capture its output (text)."""
+    return subprocess.run(
+        [sys.executable, "-m", "overhead_tui", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+@pytest.fixture
+def cli():
+    """The CLI runner."""
+    return run_cli

@@ -1,0 +1,204 @@
+"""The command line in a subprocess: faults, bad input, the full ladder at a tiny size."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from overhead_tui.model import RunSummary
+from tests.conftest import FAST, FAULTY, FIXTURES
+
+FAULTS = {
+    "raises": ("error", "RuntimeError: kernel exploded on purpose"),
+    "hangs": ("timeout", "no result after 3 s"),
+    "aborts": ("crashed", "SIGABRT"),
+    "segfaults": ("crashed", "SIGSEGV"),
+    "exits": ("crashed", "exited with code 7"),
+    "wrong": ("invalid", "element (1, 2) is off by 0.001"),
+    "out_of_memory": ("error", "out of memory"),
+    "setup_fails": ("error", "KeyError"),
+    "needs_missing": ("skipped", "pip install not_a_real_module_xyz"),
+    "noisy": ("ok", None),
+}
+
+
+def test_every_fault_is_reported_and_the_run_goes_on(cli, tmp_path):
+    args = [a for name in FAULTS for a in ("--scenario", name)]
+    proc = cli(
+        "run",
+        "--scenarios-dir",
+        FAULTY,
+        *args,
+        *FAST,
+        "--timeout",
+        "3",
+        "--out",
+        tmp_path / "run",
+        "--json",
+        tmp_path / "s.json",
+    )
+    assert proc.returncode == 1, proc.stderr
+    summary = RunSummary.load(tmp_path / "s.json")
+    by_name = {s.name: s for s in summary.scenarios}
+    for name, (status, text) in FAULTS.items():
+        assert by_name[name].status == status, (name, by_name[name].error)
+        if text:
+            assert text in by_name[name].error
+        assert (by_name[name].median_s is None) == (status != "ok")
+    # prints to fd 1 from Python and C did not corrupt the event channel
+    assert by_name["noisy"].samples_s and "raw write" not in proc.stdout
+    assert summary.finished
+    log = (tmp_path / "run" / "events.jsonl").read_text().splitlines()
+    assert all(json.loads(line) for line in log)
+    assert "Traceback" not in proc.stderr
+
+
+def test_full_builtin_ladder_at_a_tiny_size(cli, tmp_path):
+    out = tmp_path / "out"
+    proc = cli(
+        "run",
+        "--size",
+        "16",
+        "--repeats",
+        "3",
+        "--min-time",
+        "0.002",
+        "--out",
+        out,
+        "--json",
+        out / "s.json",
+        "--markdown",
+        out / "r.md",
+        "--csv",
+        out / "r.csv",
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    summary = RunSummary.load(out / "s.json")
+    assert [s.status for s in summary.scenarios] == ["ok"] * 12
+    assert all(s.n == 16 and len(s.samples_s) == 3 for s in summary.scenarios)
+    assert summary.dense.name == "numpy_matmul" and summary.dense.vs_dense == pytest.approx(1)
+    assert summary.machine.blas.library and summary.machine.numpy_version
+    assert summary.scenario("numba_ikj").compile_s > 0  # JIT time kept apart
+    assert summary.scenario("numpy_matmul_1thread").blas_threads == 1
+    assert RunSummary.load(out).to_json() == summary.to_json()  # summary.json in the run dir
+    assert "numpy_matmul" in proc.stdout and "× dense" in proc.stdout
+    assert len(re.findall(r"\| ok( !)? \|", (out / "r.md").read_text())) == 12
+    assert len((out / "r.csv").read_text().splitlines()) == 13
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["run", "--scenario", "nope"], "unknown scenario 'nope'"),
+        (["run", "--size", "0"], "0 is below 1"),
+        (["run", "--size", "abc"], "'abc' is not a whole number"),
+        (
+            ["run", "--scenario", "python_naive", "--size", "513"],
+            "above python_naive's maximum of 512",
+        ),
+        (
+            ["run", "--scenario", "numpy_matmul", "--size", "16000000"],
+            "above numpy_matmul's maximum",
+        ),
+        (["run", "--scenario", "numpy_matmul", "--size", "16384", "--dtype", "float64"], None),
+        (["run", "--dtype", "int8"], "invalid choice: 'int8'"),
+        (["run", "--repeats", "-1"], "-1 is below 1"),
+        (["run", "--timeout", "0"], "must be above 0"),
+        (["run", "--scenarios-dir", FIXTURES / "broken_syntax"], "syntax error"),
+        (["run", "--scenarios-dir", FIXTURES / "broken_missing"], "missing declaration RUNG"),
+        (["run", "--scenarios-dir", FIXTURES / "nope"], "does not exist"),
+        (["run", "--python", "/no/such/python"], "no such executable"),
+        (["list", "--scenarios-dir", FIXTURES / "broken_layer"], "unknown layer(s) gremlins"),
+        (["run", "--json", "/tmp/x.txt", "--scenario", "nope"], "unknown scenario"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(cli, args, message):
+    proc = cli(*args)
+    if message is None:  # the memory check: only fails where 16384² does not fit
+        assert proc.returncode in (0, 1, 2)
+        if proc.returncode == 2:
+            assert "GiB" in proc.stderr
+        return
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert message in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) <= 3  # argparse adds its usage line
+
+
+def test_python_without_numpy_is_rejected(cli, tmp_path):
+    venv = tmp_path / "bare"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", venv], check=True)
+    proc = cli("run", "--python", venv / "bin" / "python", "--scenario", "python_naive")
+    assert proc.returncode == 2
+    assert "cannot import numpy" in proc.stderr
+
+
+def test_list_shows_rungs_layers_and_removes(cli):
+    proc = cli("list")
+    assert proc.returncode == 0
+    assert "python_naive" in proc.stdout and "[dense kernel]" in proc.stdout
+    assert proc.stdout.count("layers:") == 12
+
+
+def test_ctrl_c_keeps_finished_results_and_stops_the_worker(tmp_path):
+    out = tmp_path / "run"
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "overhead_tui",
+            "run",
+            "--scenarios-dir",
+            FAULTY,
+            "--scenario",
+            "noisy",
+            "--scenario",
+            "hangs",
+            "--scenario",
+            "raises",
+            *FAST,
+            "--out",
+            out,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        stdin=subprocess.DEVNULL,
+    )
+    worker_pid = _wait_for_worker(out / "events.jsonl", "hangs")
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == 130, stderr
+    assert "interrupted" in stderr
+    summary = RunSummary.load(out)
+    statuses = {s.name: s.status for s in summary.scenarios}
+    assert statuses == {"raises": "error", "hangs": "skipped", "noisy": "skipped"}
+    assert summary.scenario("raises").error  # the finished result is kept
+    assert not summary.finished
+    time.sleep(0.2)
+    with pytest.raises(ProcessLookupError):
+        os.kill(worker_pid, 0)
+
+
+def _wait_for_worker(log, name, timeout=60.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if log.exists():
+            for line in log.read_text().splitlines():
+                event = json.loads(line)
+                if event.get("name") == name and event.get("event") == "environment":
+                    time.sleep(0.2)
+                    return next(
+                        json.loads(x)["pid"]
+                        for x in log.read_text().splitlines()
+                        if json.loads(x).get("name") == name and "pid" in json.loads(x)
+                    )
+        time.sleep(0.05)
+    raise AssertionError(f"{name} never started")

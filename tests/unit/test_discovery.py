@@ -1,0 +1,91 @@
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from overhead_tui.discovery import ScenarioFileError, discover, read_spec, select
+from overhead_tui.errors import UsageError
+from overhead_tui.layers import LAYERS
+from tests.conftest import FAULTY, FIXTURES
+
+BUILTIN = [
+    "python_naive",
+    "python_hoisted",
+    "python_zip_sum",
+    "python_array_module",
+    "numpy_scalar_loop",
+    "numpy_row_vectorized",
+    "numpy_outer_accumulate",
+    "numba_naive",
+    "numba_ikj",
+    "numba_parallel",
+    "numpy_matmul_1thread",
+    "numpy_matmul",
+]
+
+
+def test_builtin_ladder_in_rung_order():
+    specs = discover()
+    assert [s.name for s in specs] == BUILTIN
+    assert [s.rung for s in specs] == sorted(s.rung for s in specs)
+    assert [s.name for s in specs if s.dense_kernel] == ["numpy_matmul"]
+    for spec in specs:
+        assert set(spec.layers) <= set(LAYERS) and set(spec.removes) <= set(LAYERS)
+        assert spec.description and "def kernel" in spec.kernel_source
+        assert 1 <= spec.default_size <= spec.max_size
+
+
+def test_user_folder_is_discovered_like_the_builtin_one():
+    specs = discover([FAULTY])
+    names = [s.name for s in specs]
+    assert names[: len(BUILTIN)] == BUILTIN
+    assert {"raises", "hangs", "wrong"} <= set(names)
+    only_user = discover([FAULTY], include_builtin=False)
+    assert "python_naive" not in [s.name for s in only_user]
+
+
+def test_discovery_does_not_execute_scenario_code(tmp_path):
+    (tmp_path / "boom.py").write_text(
+        (FAULTY / "raises.py").read_text().replace('NAME = "raises"', 'NAME = "boom"')
+        + "\nraise SystemExit('executed at import')\n"
+    )
+    assert discover([tmp_path], include_builtin=False)[0].name == "boom"
+
+
+@pytest.mark.parametrize(
+    ("folder", "message"),
+    [
+        ("broken_syntax", "syntax error"),
+        ("broken_missing", "missing declaration RUNG"),
+        ("broken_layer", "unknown layer(s) gremlins"),
+    ],
+)
+def test_broken_files_name_the_problem(folder, message):
+    with pytest.raises(ScenarioFileError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        discover([FIXTURES / folder], include_builtin=False)
+
+
+def test_duplicate_names_and_missing_folders(tmp_path):
+    shutil.copy(FAULTY / "raises.py", tmp_path / "raises_again.py")
+    with pytest.raises(ScenarioFileError, match="already used"):
+        discover([FAULTY, tmp_path], include_builtin=False)
+    with pytest.raises(ScenarioFileError, match="does not exist"):
+        discover([tmp_path / "nope"])
+
+
+def test_non_literal_declaration_is_rejected(tmp_path):
+    text = (FAULTY / "raises.py").read_text().replace("RUNG = 101", "RUNG = 100 + 1")
+    (tmp_path / "x.py").write_text(text)
+    with pytest.raises(ScenarioFileError, match="plain literal"):
+        read_spec(tmp_path / "x.py")
+
+
+def test_select_unknown_name_suggests_close_matches():
+    specs = discover()
+    assert [s.name for s in select(specs, ["numpy_matmul", "python_naive"])] == [
+        "python_naive",
+        "numpy_matmul",
+    ]
+    with pytest.raises(UsageError, match="did you mean python_naive"):
+        select(specs, ["python_naiv"])

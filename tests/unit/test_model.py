@@ -1,0 +1,56 @@
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from overhead_tui.model import RunSummary, SummaryError
+from tests.conftest import RECORDED_SUMMARY
+
+
+def test_recorded_summary_round_trips(tmp_path):
+    summary = RunSummary.load(RECORDED_SUMMARY)
+    assert len(summary.scenarios) == 12 and summary.dense is not None
+    path = tmp_path / "run" / "summary.json"
+    summary.save(path)
+    again = RunSummary.load(path.parent)  # a run directory works too
+    assert again.to_json() == summary.to_json()
+    text = path.read_text(encoding="utf-8")
+    assert text.endswith("}\n") and json.loads(text)["schema_version"] == 1
+    assert not list(path.parent.glob(".summary-*"))  # no temp file left behind
+
+
+def _mutated(tmp_path, change):
+    data = json.loads(RECORDED_SUMMARY.read_text())
+    change(data)
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda d: d["scenarios"][0].update(status="fast"), "scenarios.0.status"),
+        (lambda d: d.pop("machine"), "'machine' is a required property"),
+        (lambda d: d.update(schema_version=99), "schema_version 99 is not supported"),
+        (lambda d: d.pop("schema_version"), "not an overhead-tui summary"),
+        (lambda d: d["scenarios"][2].update(median_s=-1), "scenarios.2.median_s"),
+    ],
+)
+def test_invalid_summaries_are_rejected_with_the_place(tmp_path, change, message):
+    with pytest.raises(SummaryError, match=message.replace(".", r"\.")):
+        RunSummary.load(_mutated(tmp_path, change))
+
+
+def test_corrupt_and_missing_files(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"schema_version": 1, "tool": ')
+    with pytest.raises(SummaryError, match="is not JSON"):
+        RunSummary.load(bad)
+    with pytest.raises(SummaryError, match="cannot read"):
+        RunSummary.load(tmp_path / "missing.json")
+    foreign = tmp_path / "foreign.json"
+    foreign.write_text("[1, 2, 3]")
+    with pytest.raises(SummaryError, match="not an overhead-tui summary"):
+        RunSummary.load(foreign)
