@@ -11,15 +11,17 @@ import sys
 from typing import NoReturn
 
 import overhead_tui
+from overhead_tui.commands import app as app_command
 from overhead_tui.commands import list as list_command
 from overhead_tui.commands import run as run_command
+from overhead_tui.commands.common import add_run_options
 from overhead_tui.errors import UsageError
 from overhead_tui.model import SummaryError
 
 EXIT_USAGE = 2
 """Exit code for bad input (argparse uses the same)."""
 
-COMMANDS = {"run": run_command, "list": list_command}
+COMMANDS = {"run": run_command, "list": list_command, "open": app_command}
 
 
 class OneLineErrorParser(argparse.ArgumentParser):
@@ -34,11 +36,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser = OneLineErrorParser(
         prog="overhead-tui",
         description="Measure how far pure Python, numpy and compiled rungs of a matrix-multiply "
-        "ladder are from the dense kernel, and why.",
+        "ladder are from the dense kernel, and why. Without a command, opens the app and runs "
+        "the ladder (the run options below apply).",
     )
     parser.add_argument(
         "--version", action="version", version=f"overhead-tui {overhead_tui.__version__}"
     )
+    add_run_options(parser)
+    app_command.add_app_options(parser)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module in COMMANDS.values():
         module.add_parser(subparsers)
@@ -49,10 +54,9 @@ def main(argv: list[str] | None = None) -> int:
     """Parse ``argv`` and run the command; returns the process exit code."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.command is None:
-        parser.print_help()
-        return 0
     try:
+        if args.command is None:
+            return app_command.launch(args)
         return int(COMMANDS[args.command].run(args))
     except (UsageError, SummaryError) as exc:
         print(f"overhead-tui: error: {exc}", file=sys.stderr)

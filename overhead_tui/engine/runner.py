@@ -67,6 +67,20 @@ def new_run_dir(parent: Path | None = None) -> Path:
     return path
 
 
+def planned_summary(
+    specs: list[ScenarioSpec], settings: Settings, run_dir: Path | None = None
+) -> RunSummary:
+    """A summary listing ``specs`` as not yet run (what the app shows before a run starts)."""
+    return RunSummary(
+        machine=describe_machine(),
+        settings=settings,
+        created=datetime.now(UTC).astimezone().isoformat(timespec="seconds"),
+        tool={"name": "overhead-tui", "version": overhead_tui.__version__},
+        run_dir=str(run_dir) if run_dir is not None else None,
+        scenarios=[new_result(s, size_for(s, settings), settings.dtype) for s in specs],
+    )
+
+
 @dataclass
 class _WorkerOutcome:
     events: list[dict[str, Any]]
@@ -102,14 +116,7 @@ class Runner:
         self._cancel = threading.Event()
         self._process: subprocess.Popen[bytes] | None = None
         self._lock = threading.Lock()
-        self.summary = RunSummary(
-            machine=describe_machine(),
-            settings=settings,
-            created=datetime.now(UTC).astimezone().isoformat(timespec="seconds"),
-            tool={"name": "overhead-tui", "version": overhead_tui.__version__},
-            run_dir=str(self.run_dir),
-            scenarios=[new_result(s, size_for(s, settings), settings.dtype) for s in specs],
-        )
+        self.summary = planned_summary(specs, settings, self.run_dir)
 
     @property
     def cancelled(self) -> bool:

@@ -1,0 +1,82 @@
+"""``overhead-tui`` (no command) opens the app; ``overhead-tui open PATH`` shows a saved run."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from overhead_tui.commands.common import check_sizes, plan
+from overhead_tui.discovery import discover, select
+from overhead_tui.errors import UsageError
+from overhead_tui.model import RunSummary, Settings
+
+EXIT_NO_TTY = 2
+
+
+def add_app_options(parser: argparse.ArgumentParser) -> None:
+    """Options of the bare command (besides the run options)."""
+    parser.add_argument(
+        "--no-autorun",
+        action="store_true",
+        help="open the app without starting a run (press r to start)",
+    )
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Register ``open``."""
+    parser = subparsers.add_parser(
+        "open",
+        help="show a saved run (summary.json or a run directory) in the app",
+        description="Open a saved run in the app without re-running it.",
+    )
+    parser.add_argument(
+        "path", type=Path, metavar="PATH", help="a summary.json file or a run directory"
+    )
+    return parser
+
+
+def _require_terminal() -> bool:
+    if sys.stdin.isatty() and sys.stdout.isatty():
+        return True
+    print(
+        "overhead-tui: the app needs a terminal (stdin and stdout are not a TTY); for a "
+        "headless run use `overhead-tui run` (see `overhead-tui run --help`)",
+        file=sys.stderr,
+    )
+    return False
+
+
+def check_settings(settings: Settings) -> str | None:
+    """Why ``settings`` cannot run (unknown scenario, size out of range), or None."""
+    try:
+        specs = select(discover([Path(d) for d in settings.scenarios_dirs]), settings.scenarios)
+        check_sizes(specs, settings)
+    except UsageError as exc:
+        return str(exc)
+    return None
+
+
+def launch(args: argparse.Namespace) -> int:
+    """Open the app on a new run with the command-line settings."""
+    _, settings = plan(args)  # bad input fails here, before the terminal is taken over
+    if not _require_terminal():
+        return EXIT_NO_TTY
+    from overhead_tui.tui.app import OverheadApp
+
+    OverheadApp(
+        settings, autorun=not args.no_autorun, runs_dir=args.out, check_settings=check_settings
+    ).run()
+    return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    """``open``: load and validate the summary, then show it."""
+    summary = RunSummary.load(args.path)  # SummaryError -> one line, exit 2
+    if not _require_terminal():
+        return EXIT_NO_TTY
+    from overhead_tui.tui.app import OverheadApp
+
+    OverheadApp(summary=summary, check_settings=check_settings).run()
+    return 0

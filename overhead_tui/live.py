@@ -1,0 +1,111 @@
+"""The live state of a ladder run, built from engine events (no UI imports).
+
+The app keeps one :class:`LiveLadder`; engine events go in through :meth:`LiveLadder.apply`,
+and screens read rows and progress out of it.  States of a row: ``queued``, ``starting``,
+``compiling``, ``validating``, ``running`` while it runs, then the final status of its result
+(``ok``, ``invalid``, ``error``, ``timeout``, ``crashed``, ``skipped``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from overhead_tui.engine.events import (
+    Event,
+    RunFinished,
+    RunStarted,
+    ScenarioFinished,
+    ScenarioProgress,
+    ScenarioStarted,
+)
+from overhead_tui.model import RunSummary, ScenarioResult
+
+ACTIVE_STATES = frozenset({"starting", "compiling", "validating", "running"})
+"""States of a scenario whose worker is alive."""
+
+
+@dataclass
+class LadderRow:
+    """One scenario's live state."""
+
+    result: ScenarioResult
+    state: str = "queued"
+    samples_done: int = 0
+    samples_total: int = 0
+
+    @property
+    def active(self) -> bool:
+        """True while the scenario's worker runs."""
+        return self.state in ACTIVE_STATES
+
+
+class LiveLadder:
+    """Rows by scenario name, in rung order, plus run-level progress."""
+
+    def __init__(self, summary: RunSummary, finished: bool = False) -> None:
+        self.summary = summary
+        self.running = False
+        self.cancelled = False
+        self.rows: dict[str, LadderRow] = {}
+        self.reset(summary, finished)
+
+    def reset(self, summary: RunSummary, finished: bool) -> None:
+        """Show ``summary``: as final results when ``finished``, else as a queue to run."""
+        self.summary = summary
+        self.rows = {
+            r.name: LadderRow(r, state=r.status if finished else "queued")
+            for r in summary.scenarios
+        }
+
+    def apply(self, event: Event) -> str | None:
+        """Record one engine event; return the name of the scenario it changed, if any."""
+        if isinstance(event, RunStarted):
+            self.reset(event.summary, finished=False)
+            self.running, self.cancelled = True, False
+            return None
+        if isinstance(event, RunFinished):
+            self.summary = event.summary
+            self.running, self.cancelled = False, event.cancelled
+            for row in self.rows.values():
+                if row.state == "queued" or row.active:
+                    row.state = row.result.status
+            return None
+        if isinstance(event, ScenarioStarted):
+            row = self.rows[event.name]
+            row.state, row.samples_done = "starting", 0
+            return event.name
+        if isinstance(event, ScenarioProgress):
+            row = self.rows[event.name]
+            row.state = event.phase
+            row.samples_done, row.samples_total = event.samples_done, event.samples_total
+            return event.name
+        if isinstance(event, ScenarioFinished):
+            row = self.rows[event.result.name]
+            row.result, row.state = event.result, event.result.status
+            return event.result.name
+        return None
+
+    @property
+    def fraction_done(self) -> float:
+        """Progress of the whole run in [0, 1].
+
+        A running scenario counts by samples taken, its first call as one more sample.
+        """
+        if not self.rows:
+            return 1.0
+        done = 0.0
+        for row in self.rows.values():
+            if row.active:
+                done += row.samples_done / (row.samples_total + 1) if row.samples_total else 0.0
+            elif row.state != "queued":
+                done += 1.0
+        return done / len(self.rows)
+
+    @property
+    def current(self) -> LadderRow | None:
+        """The row whose worker is running, if any."""
+        return next((r for r in self.rows.values() if r.active), None)
+
+    def ordered(self) -> list[LadderRow]:
+        """Rows in rung order."""
+        return sorted(self.rows.values(), key=lambda r: (r.result.rung, r.result.name))

@@ -1,0 +1,1 @@
+"""The Textual app: consumes engine events and summaries; holds no measurement logic."""

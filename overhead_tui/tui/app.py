@@ -1,0 +1,259 @@
+"""The Textual app: runs the ladder live through the engine and shows the results.
+
+Data flows one way: the runner (in a thread worker) yields engine events, which are posted to
+the app as messages, applied to a :class:`~overhead_tui.live.LiveLadder`, and drawn by the
+screens.  Run it for development with ``textual run --dev overhead_tui.tui.app:OverheadApp``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from functools import partial
+from pathlib import Path
+
+from textual import work
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.message import Message
+from textual.screen import Screen
+from textual.worker import get_current_worker
+
+from overhead_tui.discovery import ScenarioSpec, discover, select
+from overhead_tui.engine.events import Event, RunFinished
+from overhead_tui.engine.runner import Runner, new_run_dir, planned_summary
+from overhead_tui.errors import UsageError
+from overhead_tui.export import export
+from overhead_tui.live import LiveLadder
+from overhead_tui.model import RunSummary, Settings
+from overhead_tui.tui.screens.ladder import LadderScreen
+from overhead_tui.tui.screens.modals import ExportScreen, HelpScreen, SettingsScreen
+from overhead_tui.tui.screens.scenario import ScenarioScreen
+
+EXPORT_FILES: tuple[tuple[str, str], ...] = (
+    ("summary.json", "json"),
+    ("report.md", "markdown"),
+    ("ladder.csv", "csv"),
+)
+"""Files written by the export action: (file name, format)."""
+
+
+class OverheadApp(App[None]):
+    """The overhead-tui app.
+
+    Args:
+        settings: what to run (size, dtype, repeats, selection, folders).
+        summary: a saved run to show instead of running (``overhead-tui open``).
+        autorun: start the ladder on launch (ignored when ``summary`` is given).
+        runs_dir: where new run directories go (default: the user data dir).
+        check_settings: validates settings from the settings dialog (None = fine).
+        clock: seconds, for the elapsed-time display; injectable for tests.
+    """
+
+    CSS_PATH = "app.tcss"
+    TITLE = "overhead-tui"
+    SUB_TITLE = "matrix-multiply ladder"
+    BINDINGS = [
+        Binding("r", "rerun", "Run"),
+        Binding("e", "export", "Export"),
+        Binding("o", "settings", "Settings"),
+        Binding("question_mark", "help", "Help", key_display="?"),
+        Binding("q", "quit", "Quit"),
+        Binding("ctrl+c", "quit", "Quit", show=False, priority=True),
+    ]
+
+    class EngineEvent(Message):
+        """An engine event, posted from the run's thread worker."""
+
+        def __init__(self, event: Event) -> None:
+            super().__init__()
+            self.event = event
+
+    def __init__(
+        self,
+        settings: Settings | None = None,
+        *,
+        summary: RunSummary | None = None,
+        autorun: bool = True,
+        runs_dir: Path | None = None,
+        check_settings: Callable[[Settings], str | None] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        super().__init__()
+        self.settings = settings or (summary.settings if summary else Settings())
+        self.saved = summary
+        self.autorun = autorun and summary is None
+        self.runs_dir = runs_dir
+        self.check_settings = check_settings or (lambda s: None)
+        self.clock = clock
+        self.runner: Runner | None = None
+        self.all_specs: list[ScenarioSpec] = []
+        self.discovery_error: str | None = None
+        self.ladder = LiveLadder(summary or RunSummary(settings=self.settings), finished=True)
+
+    def on_mount(self) -> None:
+        try:
+            self.all_specs = discover([Path(d) for d in self.settings.scenarios_dirs])
+        except UsageError as exc:
+            self.discovery_error = str(exc)
+        if self.saved is None:
+            self.ladder.reset(self._planned(), finished=False)
+        self.push_screen(LadderScreen(self.ladder, self.clock))
+        if self.discovery_error and self.saved is None:
+            self.notify(self.discovery_error, severity="error", timeout=10)
+        elif self.autorun:
+            self.start_run()
+
+    def _planned(self) -> RunSummary:
+        try:
+            specs = select(self.all_specs, self.settings.scenarios)
+        except UsageError:
+            specs = self.all_specs
+        return planned_summary(specs, self.settings)
+
+    @property
+    def ladder_screen(self) -> LadderScreen:
+        """The home screen (always at the bottom of the stack)."""
+        return next(s for s in self.screen_stack if isinstance(s, LadderScreen))
+
+    # -- running ---------------------------------------------------------------------------
+
+    def start_run(self) -> None:
+        """Start a new run of the selected scenarios in a thread worker."""
+        if self.ladder.running:
+            self.notify("A run is already in progress.")
+            return
+        if self.discovery_error:
+            self.notify(self.discovery_error, severity="error", timeout=10)
+            return
+        try:
+            specs = select(self.all_specs, self.settings.scenarios)
+            run_dir = new_run_dir(self.runs_dir)
+        except (UsageError, OSError) as exc:
+            self.notify(str(exc), severity="error", timeout=10)
+            return
+        self.runner = Runner(specs, self.settings, run_dir)
+        self.ladder.running = True
+        self.ladder_screen.started_at = self.clock()
+        self.sub_title = str(run_dir)
+        self._drive(self.runner)
+
+    @work(thread=True, exclusive=True, group="run", exit_on_error=False)
+    def _drive(self, runner: Runner) -> None:
+        worker = get_current_worker()
+        for event in runner.events():
+            if worker.is_cancelled:
+                runner.cancel()
+            self.post_message(self.EngineEvent(event))
+
+    def on_overhead_app_engine_event(self, message: EngineEvent) -> None:
+        event = message.event
+        name = self.ladder.apply(event)
+        self.ladder_screen.update_scenario(name)
+        top = self.screen
+        if isinstance(top, ScenarioScreen) and name == top.scenario_name:
+            top.update_row(self.ladder.rows[name])
+        if isinstance(event, RunFinished):
+            self.ladder_screen.update_all()
+            self._announce(event)
+
+    def _announce(self, event: RunFinished) -> None:
+        statuses = [s.status for s in event.summary.scenarios]
+        ok = statuses.count("ok")
+        failed = len([s for s in statuses if s not in ("ok", "skipped")])
+        verb = "stopped" if event.cancelled else "finished"
+        self.notify(
+            f"Run {verb}: {ok} ok, {failed} failed. Saved in {event.summary.run_dir}",
+            severity="error" if failed else "information",
+            timeout=8,
+        )
+
+    def stop_run(self) -> None:
+        """Stop the running worker process (finished results stay saved)."""
+        if self.runner is not None:
+            self.runner.cancel()
+
+    # -- actions ---------------------------------------------------------------------------
+
+    def action_rerun(self) -> None:
+        """Run the ladder again with the current settings."""
+        self.start_run()
+
+    def on_ladder_screen_scenario_chosen(self, message: LadderScreen.ScenarioChosen) -> None:
+        self.open_scenario(message.name)
+
+    def open_scenario(self, name: str) -> None:
+        """Drill into scenario ``name``."""
+        if name in self.ladder.rows:
+            self.push_screen(ScenarioScreen(self.ladder.rows[name]))
+
+    def action_export(self) -> None:
+        """Ask for a directory and export the summary there."""
+        if self.ladder.running:
+            self.notify("The run is still going: the export has the results so far.")
+        run_dir = self.ladder.summary.run_dir
+        default = Path(run_dir) if run_dir else Path.cwd()
+        self.push_screen(ExportScreen(default), self._export_to)
+
+    def _export_to(self, directory: Path | None) -> None:
+        if directory is None:
+            return
+        try:
+            paths = [
+                export(self.ladder.summary, directory / name, fmt) for name, fmt in EXPORT_FILES
+            ]
+        except UsageError as exc:
+            self.notify(str(exc), title="Export failed", severity="error", timeout=10)
+            return
+        self.notify("\n".join(str(p) for p in paths), title="Exported", timeout=10)
+
+    def action_settings(self) -> None:
+        """Open the settings dialog; applying starts a new run."""
+        if not self.all_specs:
+            self.notify(self.discovery_error or "No scenarios found.", severity="error")
+            return
+        self.push_screen(
+            SettingsScreen(self.settings, self.all_specs, self.check_settings), self._apply_settings
+        )
+
+    def _apply_settings(self, settings: Settings | None) -> None:
+        if settings is None:
+            return
+        if self.ladder.running:
+            self.notify("Stop or wait for the current run first (settings kept for the next).")
+            self.settings = settings
+            return
+        self.settings = settings
+        self.ladder.reset(self._planned(), finished=False)
+        self.ladder_screen.update_all()
+        self.start_run()
+
+    def action_help(self) -> None:
+        """Show keys and vocabulary."""
+        self.push_screen(HelpScreen())
+
+    async def action_quit(self) -> None:
+        """Stop the running worker (its process group is killed) and exit."""
+        self.stop_run()
+        self.exit()
+
+    def on_unmount(self) -> None:
+        self.stop_run()
+
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        yield SystemCommand("Run the ladder", "Run the selected scenarios again", self.start_run)
+        yield SystemCommand(
+            "Export", "Write summary.json, report.md and ladder.csv", self.action_export
+        )
+        yield SystemCommand("Settings", "Size, dtype, repeats, scenarios", self.action_settings)
+        yield SystemCommand(
+            "Stop the run", "Kill the running worker; keep finished results", self.stop_run
+        )
+        yield SystemCommand("Help", "Keys and vocabulary", self.action_help)
+        for row in self.ladder.ordered():
+            yield SystemCommand(
+                f"Open scenario {row.result.name}",
+                row.result.title,
+                partial(self.open_scenario, row.result.name),
+            )

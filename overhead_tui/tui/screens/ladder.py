@@ -1,0 +1,144 @@
+"""The home screen: the ladder, filling in live, with run progress and the machine."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.message import Message
+from textual.widgets import DataTable, Footer, Header, ProgressBar, Static
+
+from overhead_tui.format import machine_line
+from overhead_tui.live import LiveLadder
+from overhead_tui.tui.screens.base import BaseScreen
+from overhead_tui.tui.widgets.ladder_table import LadderTable
+from overhead_tui.tui.widgets.too_small import TooSmall
+
+
+class LadderScreen(BaseScreen):
+    """One row per scenario in rung order; ``enter`` drills into the selected one."""
+
+    CSS_PATH = "ladder.tcss"
+
+    class ScenarioChosen(Message):
+        """The user picked a scenario to drill into."""
+
+        def __init__(self, name: str) -> None:
+            super().__init__()
+            self.name = name
+
+    def __init__(self, ladder: LiveLadder, clock: Callable[[], float]) -> None:
+        super().__init__()
+        self.ladder = ladder
+        self.clock = clock
+        self.started_at: float | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(id="machine")
+        with Horizontal(id="run-status"):
+            yield ProgressBar(total=100, show_eta=False, id="progress")
+            yield Static(id="elapsed")
+            yield Static(id="current")
+        yield LadderTable(id="ladder")
+        yield Static(id="notes")
+        yield Footer()
+        yield TooSmall()
+
+    def on_mount(self) -> None:
+        self.update_all()
+        self.set_interval(0.1, self._tick)
+        self.query_one(LadderTable).focus()
+
+    def on_resize(self) -> None:
+        self._layout_table()
+
+    def _layout_table(self) -> None:
+        table = self.query_one(LadderTable)
+        if table.set_width(self.size.width):
+            table.rebuild(self.ladder)
+
+    def update_all(self) -> None:
+        """Redraw everything from the ladder (a new run, a finished run, a resize)."""
+        table = self.query_one(LadderTable)
+        self._layout_table()
+        table.rebuild(self.ladder)
+        self._update_status()
+
+    def update_scenario(self, name: str | None) -> None:
+        """Redraw after one scenario changed (bars rescale when a result lands)."""
+        table = self.query_one(LadderTable)
+        row = self.ladder.rows.get(name) if name else None
+        final = row is not None and not row.active
+        table.refresh_rows(self.ladder, None if final else ([name] if name else None))
+        self._update_status()
+
+    def _update_status(self) -> None:
+        ladder = self.ladder
+        self.query_one("#machine", Static).update(machine_line(ladder.summary.machine))
+        bar = self.query_one(ProgressBar)
+        bar.update(progress=round(ladder.fraction_done * 100))
+        current = ladder.current
+        if current is not None:
+            text = f"{current.result.name}: {current.state}"
+        elif ladder.running:
+            text = "starting"
+        elif ladder.cancelled:
+            text = "stopped: finished results are kept"
+        elif ladder.summary.finished:
+            text = "done"
+        else:
+            text = "press r to run"
+        self.query_one("#current", Static).update(text)
+        self._update_elapsed()
+        self.query_one("#notes", Static).update(_notes(ladder))
+
+    def _update_elapsed(self) -> None:
+        if self.ladder.running and self.started_at is not None:
+            seconds = self.clock() - self.started_at
+        else:
+            seconds = self.ladder.summary.wall_s
+        text = f"{seconds:5.1f} s" if seconds is not None else "  —  "
+        self.query_one("#elapsed", Static).update(text)
+
+    def _tick(self) -> None:
+        if not self.ladder.running:
+            return
+        table = self.query_one(LadderTable)
+        table.frame += 1
+        current = self.ladder.current
+        if current is not None:
+            table.refresh_rows(self.ladder, [current.result.name])
+        self._update_elapsed()
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.post_message(self.ScenarioChosen(str(event.row_key.value)))
+
+    @property
+    def selected_name(self) -> str | None:
+        """The scenario under the cursor."""
+        return self.query_one(LadderTable).selected_name
+
+
+def _notes(ladder: LiveLadder) -> str:
+    """One line under the table: the dense kernel and the first problem, if any."""
+    dense = ladder.summary.dense
+    parts = []
+    if dense is not None:
+        parts.append(f"dense kernel: {dense.name}, n={dense.n}")
+    problems = [
+        r.result
+        for r in ladder.rows.values()
+        if r.state in ("invalid", "error", "timeout", "crashed")
+    ]
+    if problems:
+        first = problems[0]
+        parts.append(f"{len(problems)} failed — {first.name}: {first.status}")
+    unstable = [
+        r.result.name for r in ladder.rows.values() if r.state == "ok" and r.result.warnings
+    ]
+    if unstable:
+        parts.append(f"! unstable: {', '.join(unstable)}")
+    return " · ".join(parts)

@@ -1,0 +1,194 @@
+"""Modal dialogs: export, run settings and help.  They return values; the app acts on them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, Markdown, Select, SelectionList
+
+from overhead_tui.discovery import SUPPORTED_DTYPES, ScenarioSpec
+from overhead_tui.model import Settings
+
+
+class ExportScreen(ModalScreen[Path | None]):
+    """Ask for a directory; dismisses with it (or None when cancelled)."""
+
+    CSS_PATH = "modals.tcss"
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, default_dir: Path) -> None:
+        super().__init__()
+        self.default_dir = default_dir
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Label("Export summary.json, report.md and ladder.csv into:", classes="title")
+            yield Input(str(self.default_dir), id="directory")
+            with Horizontal(classes="buttons"):
+                yield Button("Export", variant="primary", id="export")
+                yield Button("Cancel", id="cancel")
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "export":
+            self._submit()
+        else:
+            self.dismiss(None)
+
+    def on_input_submitted(self) -> None:
+        self._submit()
+
+    def _submit(self) -> None:
+        text = self.query_one("#directory", Input).value.strip()
+        self.dismiss(Path(text).expanduser() if text else self.default_dir)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class SettingsScreen(ModalScreen[Settings | None]):
+    """Edit size, dtype, repeats and the scenario selection; dismisses with new settings.
+
+    Args:
+        settings: the current settings.
+        specs: every discovered scenario (for the selection list).
+        check: returns an error message for settings that cannot run, or None.
+    """
+
+    CSS_PATH = "modals.tcss"
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(
+        self,
+        settings: Settings,
+        specs: list[ScenarioSpec],
+        check: Callable[[Settings], str | None],
+    ) -> None:
+        super().__init__()
+        self.settings = settings
+        self.specs = specs
+        self.check = check
+
+    def compose(self) -> ComposeResult:
+        s = self.settings
+        chosen = set(s.scenarios)
+        with Vertical(classes="dialog wide", id="settings-dialog"):
+            yield Label("Run settings (applied to the next run)", classes="title")
+            with Horizontal(classes="row"):
+                yield Label("size n", classes="field")
+                yield Input(
+                    str(s.size or ""),
+                    placeholder="each scenario's default",
+                    id="size",
+                    type="integer",
+                    compact=True,
+                )
+            with Horizontal(classes="row"):
+                yield Label("dtype", classes="field")
+                yield Select(
+                    [(d, d) for d in SUPPORTED_DTYPES],
+                    value=s.dtype,
+                    allow_blank=False,
+                    id="dtype",
+                    compact=True,
+                )
+            with Horizontal(classes="row"):
+                yield Label("repeats", classes="field")
+                yield Input(str(s.repeats), id="repeats", type="integer", compact=True)
+            yield Label("scenarios (none ticked = all)", classes="list-label")
+            yield SelectionList[str](
+                *[(f"{sp.rung:>3} {sp.name}", sp.name, sp.name in chosen) for sp in self.specs],
+                id="scenarios",
+            )
+            yield Label("", id="error")
+            with Horizontal(classes="buttons"):
+                yield Button("Apply and run", variant="primary", id="apply", compact=True)
+                yield Button("Cancel", id="cancel", compact=True)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "cancel":
+            self.dismiss(None)
+            return
+        settings = self._read()
+        problem = settings if isinstance(settings, str) else self.check(settings)
+        if isinstance(problem, str):
+            self.query_one("#error", Label).update(problem)
+            return
+        assert isinstance(settings, Settings)
+        self.dismiss(settings)
+
+    def _read(self) -> Settings | str:
+        size_text = self.query_one("#size", Input).value.strip()
+        repeats_text = self.query_one("#repeats", Input).value.strip()
+        try:
+            size = int(size_text) if size_text else None
+            repeats = int(repeats_text)
+        except ValueError:
+            return "size and repeats must be whole numbers"
+        if (size is not None and size < 1) or repeats < 1:
+            return "size and repeats must be at least 1"
+        dtype = self.query_one("#dtype", Select).value
+        names = list(self.query_one("#scenarios", SelectionList).selected)
+        s = self.settings
+        return Settings(
+            dtype=str(dtype),
+            size=size,
+            repeats=repeats,
+            seed=s.seed,
+            timeout_s=s.timeout_s,
+            min_sample_s=s.min_sample_s,
+            python=s.python,
+            scenarios=[str(n) for n in names],
+            scenarios_dirs=s.scenarios_dirs,
+        )
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+HELP = """\
+# overhead-tui
+
+Each row is a **scenario**: one implementation of C = A·B, a rung of the ladder. Each rung
+removes a **layer** of overhead (boxing, bytecode dispatch, scalar execution, library call
+layers, threads). Every number is measured in a separate worker process and validated against
+numpy; an invalid result never shows a speed.
+
+| key | action |
+|---|---|
+| `enter` | drill into the selected scenario |
+| `r` | run the ladder again (new run directory) |
+| `e` | export summary.json, report.md and ladder.csv |
+| `o` | settings: size, dtype, repeats, scenarios |
+| `ctrl+p` | command palette (every action, and "open scenario …") |
+| `escape` | back |
+| `q` | quit (stops the running worker; finished results are kept) |
+
+**Columns.** *median*: seconds per C = A·B. *GFLOP/s*: 2·n³ / median.
+*× dense*: time per flop divided by the dense kernel's (numpy `A @ B` on all BLAS threads);
+the bar shows it on a log scale, so each decade has the same width.
+*state* `ok !` means the timing is unstable (CV ≥ 10 %, outliers, very short samples or CPU
+steal); the drill-in screen says which.
+"""
+
+
+class HelpScreen(ModalScreen[None]):
+    """Keys and vocabulary."""
+
+    CSS_PATH = "modals.tcss"
+    BINDINGS = [Binding("escape,q,question_mark", "close", "Close")]
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(classes="dialog wide"):
+            yield Markdown(HELP)
+            yield Button("Close", id="close")
+
+    def on_button_pressed(self) -> None:
+        self.dismiss(None)
+
+    def action_close(self) -> None:
+        self.dismiss(None)

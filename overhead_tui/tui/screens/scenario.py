@@ -1,0 +1,83 @@
+"""The drill-in screen: one scenario's description, layers, status and tabs."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.widgets import Footer, Header, Static, TabbedContent, TabPane
+
+from overhead_tui.layers import layer_label
+from overhead_tui.live import LadderRow
+from overhead_tui.tui.screens.base import BaseScreen
+from overhead_tui.tui.widgets.tabs import SCENARIO_TABS
+from overhead_tui.tui.widgets.too_small import TooSmall
+
+
+class ScenarioScreen(BaseScreen):
+    """Shows ``row``; the app calls :meth:`update_row` when the scenario's state changes."""
+
+    CSS_PATH = "scenario.tcss"
+    BINDINGS = [Binding("escape", "app.pop_screen", "Back")]
+
+    def __init__(self, row: LadderRow) -> None:
+        super().__init__()
+        self.row = row
+
+    @property
+    def scenario_name(self) -> str:
+        """Name of the scenario shown."""
+        return self.row.result.name
+
+    def compose(self) -> ComposeResult:
+        r = self.row.result
+        yield Header()
+        with Vertical(id="about"):
+            yield Static(
+                Text.assemble(
+                    (f"{r.rung}. {r.title}", "bold"), f"  ({r.name}, n={r.n}, {r.dtype})"
+                ),
+                id="title",
+            )
+            yield Static(Text(r.description or "(no description)"), id="description")
+            yield Static(
+                Text("carries: " + (", ".join(layer_label(x) for x in r.layers) or "—")),
+                id="layers",
+            )
+            yield Static(
+                Text(
+                    "removes vs. the rung before: "
+                    + (", ".join(layer_label(x) for x in r.removes) or "—")
+                ),
+                id="removes",
+            )
+            yield Static(Text(self._status_text()), id="status")
+        tabs = [cls for cls in SCENARIO_TABS if cls.has_data(r)]
+        with TabbedContent(id="tabs"):
+            for cls in tabs:
+                with TabPane(cls.tab_title, id=f"tab-{cls.__name__.lower()}"):
+                    yield cls(r)
+        yield Footer()
+        yield TooSmall()
+
+    def _status_text(self) -> str:
+        row = self.row
+        r = row.result
+        if row.active:
+            return f"status: {row.state} (results appear when it finishes)"
+        if row.state == "queued":
+            return "status: queued"
+        text = f"status: {r.status}"
+        if r.error:
+            text += f" — {r.error}"
+        return text
+
+    def update_row(self, row: LadderRow) -> None:
+        """Show a newer state of the scenario (recomposes the tabs when results landed)."""
+        final_now = not row.active and self.row.active
+        self.row = row
+        if final_now:
+            self.refresh(recompose=True)
+        else:
+            self.query_one("#status", Static).update(Text(self._status_text()))

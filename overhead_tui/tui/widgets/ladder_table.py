@@ -1,0 +1,154 @@
+"""The ladder table: one keyed row per scenario, updated in place as events arrive."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widgets import DataTable
+
+from overhead_tui.format import fmt_gflops, fmt_ratio, fmt_seconds
+from overhead_tui.live import LadderRow, LiveLadder
+from overhead_tui.tui.widgets.log_bar import log_bar
+
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+"""Frames of the running-state spinner."""
+
+FAILED = frozenset({"invalid", "error", "timeout", "crashed"})
+
+
+COLUMNS: tuple[tuple[str, str, int, frozenset[str]], ...] = (
+    # (key, label, width, layouts that show it); the bar takes the remaining width
+    ("rung", "#", 2, frozenset({"narrow", "normal", "wide"})),
+    ("name", "scenario", 22, frozenset({"narrow", "normal", "wide"})),
+    ("title", "title", 40, frozenset({"wide"})),
+    ("n", "n", 5, frozenset({"normal", "wide"})),
+    ("dtype", "dtype", 7, frozenset({"normal", "wide"})),
+    ("state", "state", 10, frozenset({"narrow", "normal", "wide"})),
+    ("median", "median", 8, frozenset({"narrow", "normal", "wide"})),
+    ("gflops", "GFLOP/s", 8, frozenset({"narrow", "normal", "wide"})),
+    ("vs_dense", "× dense", 7, frozenset({"narrow", "normal", "wide"})),
+)
+"""The ladder's columns and the layouts ("narrow" < 100, "normal", "wide" ≥ 150 columns)."""
+
+SHORT_STATES = {"starting": "start", "compiling": "compile", "validating": "check"}
+"""Labels of the active states that fit the state column."""
+
+
+def layout_for(width: int) -> str:
+    """The column layout for a terminal ``width`` columns wide."""
+    return "wide" if width >= 150 else "normal" if width >= 100 else "narrow"
+
+
+class LadderTable(DataTable[Text]):
+    """Rows keyed by scenario name, cells updated in place; columns depend on the width."""
+
+    COMPONENT_CLASSES = {
+        "laddertable--ok",
+        "laddertable--failed",
+        "laddertable--active",
+        "laddertable--muted",
+        "laddertable--bar",
+    }
+    DEFAULT_CSS = """
+    LadderTable > .laddertable--ok { color: $success; }
+    LadderTable > .laddertable--failed { color: $error; text-style: bold; }
+    LadderTable > .laddertable--active { color: $warning; }
+    LadderTable > .laddertable--muted { color: $text-muted; }
+    LadderTable > .laddertable--bar { color: $accent; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id, cursor_type="row", zebra_stripes=True)
+        self.layout_name = ""
+        self.bar_width = 12
+        self.frame = 0
+
+    def set_width(self, width: int) -> bool:
+        """Pick the layout for a screen ``width`` wide; True when columns must be rebuilt."""
+        layout = layout_for(width)
+        shown = [c for c in COLUMNS if layout in c[3]]
+        used = sum(w + 2 for _, _, w, _ in shown) + 2 + 2  # cell padding, bar padding, scrollbar
+        bar_width = max(4, min(40, width - used))
+        changed = layout != self.layout_name or bar_width != self.bar_width or not self.columns
+        self.layout_name, self.bar_width = layout, bar_width
+        return changed
+
+    def rebuild(self, ladder: LiveLadder) -> None:
+        """Recreate columns and rows, keeping the cursor on the same scenario."""
+        selected = self.selected_name
+        self.clear(columns=True)
+        for key, label, width, layouts in COLUMNS:
+            if self.layout_name in layouts:
+                self.add_column(label, key=key, width=width)
+        self.add_column("log scale", key="bar", width=self.bar_width)
+        max_ratio = _max_ratio(ladder)
+        for row in ladder.ordered():
+            self.add_row(*self._cells(row, max_ratio).values(), key=row.result.name)
+        if selected is not None and selected in ladder.rows:
+            self.move_cursor(row=self.get_row_index(selected))
+
+    def refresh_rows(self, ladder: LiveLadder, names: list[str] | None = None) -> None:
+        """Update cells in place (all rows when ``names`` is None: bars rescale)."""
+        max_ratio = _max_ratio(ladder)
+        for row in ladder.ordered():
+            if names is not None and row.result.name not in names:
+                continue
+            if row.result.name not in self.rows:
+                self.rebuild(ladder)
+                return
+            for key, value in self._cells(row, max_ratio).items():
+                self.update_cell(row.result.name, key, value)
+
+    @property
+    def selected_name(self) -> str | None:
+        """The scenario under the cursor."""
+        if not self.row_count:
+            return None
+        try:
+            key = self.coordinate_to_cell_key(self.cursor_coordinate).row_key
+        except Exception:  # the cursor can point past a cleared table
+            return None
+        return str(key.value)
+
+    def _cells(self, row: LadderRow, max_ratio: float) -> dict[str, Text]:
+        r = row.result
+        speed = r.has_speed
+        values = {
+            "rung": Text(str(r.rung), justify="right"),
+            "name": Text(r.name, overflow="ellipsis", no_wrap=True),
+            "title": Text(r.title, overflow="ellipsis", no_wrap=True),
+            "n": Text(str(r.n), justify="right"),
+            "dtype": Text(r.dtype),
+            "state": self._state(row),
+            "median": Text(fmt_seconds(r.median_s) if speed else "—", justify="right"),
+            "gflops": Text(fmt_gflops(r.gflops) if speed else "—", justify="right"),
+            "vs_dense": Text(fmt_ratio(r.vs_dense) if speed else "—", justify="right"),
+        }
+        cells = {k: values[k] for k, _, _, layouts in COLUMNS if self.layout_name in layouts}
+        bar = log_bar(r.vs_dense if speed else None, max_ratio, self.bar_width)
+        cells["bar"] = Text(bar, style=self.get_component_rich_style("laddertable--bar"))
+        return cells
+
+    def _state(self, row: LadderRow) -> Text:
+        state = row.state
+        if row.active:
+            spin = SPINNER[self.frame % len(SPINNER)]
+            if state == "running" and row.samples_total:
+                label = f"{spin} {row.samples_done}/{row.samples_total}"
+            else:
+                label = f"{spin} {SHORT_STATES.get(state, state)}"
+            return Text(label, style=self.get_component_rich_style("laddertable--active"))
+        if state in FAILED:
+            return Text(state, style=self.get_component_rich_style("laddertable--failed"))
+        if state == "ok":
+            label = "ok !" if row.result.warnings else "ok"
+            return Text(label, style=self.get_component_rich_style("laddertable--ok"))
+        return Text(state, style=self.get_component_rich_style("laddertable--muted"))
+
+
+def _max_ratio(ladder: LiveLadder) -> float:
+    ratios = [
+        r.result.vs_dense
+        for r in ladder.rows.values()
+        if r.result.has_speed and r.result.vs_dense is not None
+    ]
+    return max(ratios, default=1.0)
