@@ -33,7 +33,9 @@ def main() -> int:
             started = time.perf_counter()
             proc = subprocess.run(
                 [sys.executable, "-m", "overhead_tui", "run", "--out", str(out), *extra],
-                capture_output=True, text=True, check=False,
+                capture_output=True,
+                text=True,
+                check=False,
             )
             walls.append(time.perf_counter() - started)
             if proc.returncode not in (0, 1):
@@ -41,8 +43,10 @@ def main() -> int:
                 return proc.returncode
             summaries.append(RunSummary.load(out))
             print(f"run {i + 1}: {walls[-1]:.1f} s", file=sys.stderr)
-    print(f"Whole run (wall, {args.runs} runs): min {min(walls):.1f} s, "
-          f"median {statistics.median(walls):.1f} s, max {max(walls):.1f} s\n")
+    print(
+        f"Whole run (wall, {args.runs} runs): min {min(walls):.1f} s, "
+        f"median {statistics.median(walls):.1f} s, max {max(walls):.1f} s\n"
+    )
     print("| rung | scenario | n | GFLOP/s median (min–max) | × dense median (min–max) | status |")
     print("|---:|---|---:|---:|---:|---|")
     for index, first in enumerate(summaries[0].scenarios):
@@ -50,8 +54,10 @@ def main() -> int:
         gf = [r.gflops for r in runs if r.gflops is not None]
         vd = [r.vs_dense for r in runs if r.vs_dense is not None]
         statuses = ",".join(sorted({r.status for r in runs}))
-        print(f"| {first.rung} | {first.name} | {first.n} | "
-              f"{_spread(gf, fmt_gflops)} | {_spread(vd, fmt_ratio)} | {statuses} |")
+        print(
+            f"| {first.rung} | {first.name} | {first.n} | "
+            f"{_spread(gf, fmt_gflops)} | {_spread(vd, fmt_ratio)} | {statuses} |"
+        )
     return 0
 
 

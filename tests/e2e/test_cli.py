@@ -202,3 +202,25 @@ def _wait_for_worker(log, name, timeout=60.0):
                     )
         time.sleep(0.05)
     raise AssertionError(f"{name} never started")
+
+
+def test_open_corrupt_or_foreign_summary_is_one_line(cli, tmp_path):
+    corrupt = tmp_path / "summary.json"
+    corrupt.write_text('{"schema_version": 1, "scenarios": [')
+    proc = cli("open", corrupt)
+    assert proc.returncode == 2 and "is not JSON" in proc.stderr
+    foreign = tmp_path / "package.json"
+    foreign.write_text('{"name": "left-pad"}')
+    proc = cli("open", foreign)
+    assert proc.returncode == 2 and "not an overhead-tui summary" in proc.stderr
+    proc = cli("open", tmp_path / "nothing-here")
+    assert proc.returncode == 2 and "cannot read" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_app_without_a_terminal_says_what_to_do(cli):
+    proc = cli()
+    assert proc.returncode == 2
+    assert "needs a terminal" in proc.stderr and "overhead-tui run" in proc.stderr
+    proc = cli("--scenario", "nope")  # bad input is still reported first
+    assert proc.returncode == 2 and "unknown scenario 'nope'" in proc.stderr

@@ -53,6 +53,13 @@ class LadderScreen(BaseScreen):
 
     def on_resize(self) -> None:
         self._layout_table()
+        self.call_after_refresh(self._refocus)
+
+    def _refocus(self) -> None:
+        """Hiding the table below the minimum size drops focus; take it back afterwards."""
+        table = self.query_one(LadderTable)
+        if self.focused is None and table.display:
+            table.focus()
 
     def _layout_table(self) -> None:
         table = self.query_one(LadderTable)

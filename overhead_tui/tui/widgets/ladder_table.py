@@ -22,9 +22,9 @@ COLUMNS: tuple[tuple[str, str, int, frozenset[str]], ...] = (
     ("title", "title", 40, frozenset({"wide"})),
     ("n", "n", 5, frozenset({"normal", "wide"})),
     ("dtype", "dtype", 7, frozenset({"normal", "wide"})),
-    ("state", "state", 10, frozenset({"narrow", "normal", "wide"})),
-    ("median", "median", 8, frozenset({"narrow", "normal", "wide"})),
-    ("gflops", "GFLOP/s", 8, frozenset({"narrow", "normal", "wide"})),
+    ("state", "state", 9, frozenset({"narrow", "normal", "wide"})),
+    ("median", "median", 7, frozenset({"narrow", "normal", "wide"})),
+    ("gflops", "GFLOP/s", 7, frozenset({"narrow", "normal", "wide"})),
     ("vs_dense", "× dense", 7, frozenset({"narrow", "normal", "wide"})),
 )
 """The ladder's columns and the layouts ("narrow" < 100, "normal", "wide" ≥ 150 columns)."""

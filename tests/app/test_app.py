@@ -1,0 +1,197 @@
+"""The app driven with Textual's Pilot through real runs of tiny scenarios."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+
+import pytest
+from textual.widgets import DataTable, Input, TabbedContent
+
+from overhead_tui.model import RunSummary, Settings
+from overhead_tui.tui.app import OverheadApp
+from overhead_tui.tui.screens.ladder import LadderScreen
+from overhead_tui.tui.screens.modals import ExportScreen, HelpScreen, SettingsScreen
+from overhead_tui.tui.screens.scenario import ScenarioScreen
+from tests.conftest import FAULTY, FIXTURES, RECORDED_SUMMARY
+
+FAST_DIR = FIXTURES / "fast"
+
+
+def _settings(*names, folder=FAST_DIR, **kw):
+    options = {"size": 8, "repeats": 2, "min_sample_s": 0.001, "timeout_s": 30, **kw}
+    return Settings(scenarios=list(names), scenarios_dirs=[str(folder)], **options)
+
+
+async def _wait(pilot, condition, timeout=60.0):
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not reached in time")
+        await pilot.pause(0.05)
+
+
+def _states(app):
+    table = app.ladder_screen.query_one(DataTable)
+    return {str(row.value): str(table.get_cell(row, "state")) for row in table.rows}
+
+
+async def test_rows_fill_then_drill_in_and_export(tmp_path):
+    app = OverheadApp(_settings("fast_python", "fast_dense"), runs_dir=tmp_path / "runs")
+    async with app.run_test(size=(120, 40)) as pilot:
+        assert set(_states(app)) == {"fast_python", "fast_dense"}
+        await _wait(pilot, lambda: app.ladder.summary.finished and not app.ladder.running)
+        await pilot.pause(0.1)
+        assert all(s in ("ok", "ok !") for s in _states(app).values()), _states(app)
+        table = app.ladder_screen.query_one(DataTable)
+        assert str(table.get_cell("fast_dense", "vs_dense")) == "1.0×"
+        # drill into the second row
+        await pilot.press("down", "enter")
+        assert isinstance(app.screen, ScenarioScreen)
+        assert app.screen.scenario_name == "fast_dense"
+        tabs = app.screen.query_one(TabbedContent)
+        assert {p.id for p in tabs.query("TabPane")} == {"tab-timingstab", "tab-sourcetab"}
+        await pilot.press("escape")
+        assert isinstance(app.screen, LadderScreen)
+        # export into a directory the user types
+        await pilot.press("e")
+        assert isinstance(app.screen, ExportScreen)
+        app.screen.query_one(Input).value = str(tmp_path / "export")
+        await pilot.press("enter")
+        await pilot.pause(0.1)
+    files = sorted(p.name for p in (tmp_path / "export").iterdir())
+    assert files == ["ladder.csv", "report.md", "summary.json"]
+    summary = RunSummary.load(tmp_path / "export" / "summary.json")
+    assert [s.status for s in summary.scenarios] == ["ok", "ok"]
+    run_dirs = list((tmp_path / "runs").iterdir())
+    assert len(run_dirs) == 1 and (run_dirs[0] / "summary.json").exists()
+
+
+async def test_quit_during_a_run_kills_the_worker_and_keeps_results(tmp_path):
+    settings = _settings("raises", "hangs", folder=FAULTY, timeout_s=60)
+    app = OverheadApp(settings, runs_dir=tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await _wait(pilot, lambda: _worker_pid(tmp_path, "hangs") is not None)
+        pid = _worker_pid(tmp_path, "hangs")
+        os.kill(pid, 0)  # alive
+        started = time.monotonic()
+        await pilot.press("q")
+    deadline = started + 1.0
+    while time.monotonic() < deadline and _alive(pid):
+        time.sleep(0.02)
+    assert not _alive(pid), "worker survived quitting the app"
+    summary = RunSummary.load(next(tmp_path.iterdir()))
+    assert summary.scenario("raises").status == "error"  # finished result kept on disk
+    assert "exploded" in summary.scenario("raises").error
+
+
+def _worker_pid(runs, name):
+    for log in runs.glob("*/events.jsonl"):
+        for line in log.read_text().splitlines():
+            event = json.loads(line)
+            if event.get("name") == name and event.get("event") == "environment":
+                return next(
+                    json.loads(x)["pid"]
+                    for x in log.read_text().splitlines()
+                    if json.loads(x).get("name") == name and "pid" in json.loads(x)
+                )
+    return None
+
+
+def _alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # a zombie is dead for our purpose
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().split()[2] != "Z"
+    except OSError:
+        return False
+
+
+async def test_invalid_rung_shows_status_not_speed(tmp_path):
+    app = OverheadApp(_settings("wrong", folder=FAULTY), runs_dir=tmp_path)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await _wait(pilot, lambda: app.ladder.summary.finished)
+        await pilot.pause(0.1)
+        table = app.ladder_screen.query_one(DataTable)
+        assert str(table.get_cell("wrong", "state")) == "invalid"
+        assert str(table.get_cell("wrong", "median")) == "—"
+        assert str(table.get_cell("wrong", "gflops")) == "—"
+        await pilot.press("enter")
+        assert "element (1, 2) is off" in str(app.screen.query_one("#status").render())
+        assert not app.screen.query("TimingsTab")
+
+
+async def test_open_saved_run_resize_through_many_sizes():
+    app = OverheadApp(summary=RunSummary.load(RECORDED_SUMMARY))
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert all(s == "ok" or s == "ok !" for s in _states(app).values())
+        for width, height in [
+            (20, 5),
+            (59, 30),
+            (60, 14),
+            (60, 15),
+            (80, 24),
+            (99, 30),
+            (100, 30),
+            (149, 40),
+            (150, 40),
+            (200, 60),
+            (40, 10),
+            (80, 24),
+        ]:
+            await pilot.resize_terminal(width, height)
+            await pilot.pause()
+            small = width < 60 or height < 15
+            assert app.screen.query_one("#too-small").display == small
+        await pilot.press("enter")
+        await pilot.resize_terminal(30, 8)
+        await pilot.pause()
+        await pilot.resize_terminal(120, 40)
+        await pilot.pause()
+        assert isinstance(app.screen, ScenarioScreen)
+
+
+async def test_help_settings_and_palette_commands(tmp_path):
+    app = OverheadApp(
+        _settings("fast_python"),
+        autorun=False,
+        runs_dir=tmp_path,
+        check_settings=lambda s: "too big" if (s.size or 0) > 64 else None,
+    )
+    async with app.run_test(size=(100, 30)) as pilot:
+        assert _states(app) == {"fast_python": "queued"}
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        await pilot.press("o")
+        assert isinstance(app.screen, SettingsScreen)
+        app.screen.query_one("#size", Input).value = "100000"
+        await pilot.click("#apply")
+        assert isinstance(app.screen, SettingsScreen)  # refused with a message
+        assert "too big" in str(app.screen.query_one("#error").render())
+        app.screen.query_one("#size", Input).value = "4"
+        await pilot.pause(0.3)  # a Button ignores clicks during its 0.2 s press effect
+        await pilot.click("#apply")
+        await _wait(pilot, lambda: app.ladder.summary.finished)
+        assert app.settings.size == 4
+        assert app.ladder.summary.scenario("fast_python").n == 4
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        assert {"Run the ladder", "Export", "Settings", "Help", "Open scenario fast_python"} <= set(
+            titles
+        )
+
+
+@pytest.mark.parametrize("key", ["r"])
+async def test_rerun_makes_a_new_run_directory(tmp_path, key):
+    app = OverheadApp(_settings("fast_dense"), runs_dir=tmp_path)
+    async with app.run_test() as pilot:
+        await _wait(pilot, lambda: app.ladder.summary.finished and not app.ladder.running)
+        await pilot.press(key)
+        await pilot.pause(0.2)
+        await _wait(pilot, lambda: app.ladder.summary.finished and not app.ladder.running)
+    assert len(list(tmp_path.iterdir())) == 2

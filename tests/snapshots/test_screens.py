@@ -1,0 +1,65 @@
+"""SVG snapshots of every screen from a fixed recorded summary (pytest-textual-snapshot).
+
+Regenerate after an intended change with ``pytest tests/snapshots --snapshot-update`` and look
+at the SVGs in ``__snapshots__/`` before committing them.  Pinned: textual and
+pytest-textual-snapshot versions below; other versions render differently.
+"""
+
+from __future__ import annotations
+
+from importlib.metadata import version
+
+import pytest
+
+from overhead_tui.model import RunSummary
+from overhead_tui.tui.app import OverheadApp
+from tests.conftest import RECORDED_SUMMARY
+
+SNAPSHOT_VERSIONS = {"textual": "8.2.8", "pytest-textual-snapshot": "1.1.0"}
+
+pytestmark = [
+    pytest.mark.snapshot,
+    pytest.mark.skipif(
+        any(version(p) != v for p, v in SNAPSHOT_VERSIONS.items()),
+        reason=f"snapshots were recorded with {SNAPSHOT_VERSIONS}",
+    ),
+]
+
+
+def _app():
+    summary = RunSummary.load(RECORDED_SUMMARY)
+    summary.run_dir = "/tmp/overhead-tui/runs/recorded"
+    return OverheadApp(summary=summary)
+
+
+@pytest.mark.parametrize(
+    "size", [(80, 24), (120, 40), (160, 48)], ids=["80x24", "120x40", "160x48"]
+)
+def test_ladder(snap_compare, size):
+    assert snap_compare(_app(), terminal_size=size)
+
+
+@pytest.mark.parametrize(
+    ("press", "size"),
+    [
+        (["enter"], (120, 40)),
+        (["down", "down", "down", "down", "down", "enter"], (80, 24)),
+        (["end", "enter", "right"], (100, 30)),
+    ],
+    ids=["python_naive-timings-120x40", "numpy_row_vectorized-80x24", "dense-source-100x30"],
+)
+def test_scenario(snap_compare, press, size):
+    assert snap_compare(_app(), press=press, terminal_size=size)
+
+
+@pytest.mark.parametrize(
+    ("press", "size"),
+    [(["question_mark"], (100, 32)), (["o"], (100, 30)), (["e"], (80, 24))],
+    ids=["help", "settings", "export"],
+)
+def test_dialogs(snap_compare, press, size):
+    assert snap_compare(_app(), press=press, terminal_size=size)
+
+
+def test_too_small(snap_compare):
+    assert snap_compare(_app(), terminal_size=(50, 12))
