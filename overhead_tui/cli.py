@@ -13,6 +13,7 @@ from typing import NoReturn
 import overhead_tui
 from overhead_tui.commands import app as app_command
 from overhead_tui.commands import list as list_command
+from overhead_tui.commands import probes as probes_command
 from overhead_tui.commands import run as run_command
 from overhead_tui.commands.common import add_run_options
 from overhead_tui.errors import UsageError
@@ -21,7 +22,12 @@ from overhead_tui.model import SummaryError
 EXIT_USAGE = 2
 """Exit code for bad input (argparse uses the same)."""
 
-COMMANDS = {"run": run_command, "list": list_command, "open": app_command}
+COMMANDS = {
+    "run": run_command,
+    "list": list_command,
+    "open": app_command,
+    "probes": probes_command,
+}
 
 
 class OneLineErrorParser(argparse.ArgumentParser):

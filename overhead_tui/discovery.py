@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -116,17 +117,8 @@ def read_spec(path: Path) -> ScenarioSpec:
     Raises:
         ScenarioFileError: unreadable file, syntax error, missing or malformed declaration.
     """
-    try:
-        source = path.read_text(encoding="utf-8")
-        tree = ast.parse(source, filename=str(path))
-    except SyntaxError as exc:
-        raise ScenarioFileError(
-            f"{path}:{exc.lineno}: syntax error ({exc.msg}); fix the file or move it out of "
-            "the scenarios folder"
-        ) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ScenarioFileError(f"cannot read scenario file {path}: {exc}") from None
-    values = _literal_assignments(tree, path)
+    source, tree = parse_module(path)
+    values = literal_assignments(tree, path, _REQUIRED)
     functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
     for key, kind in _REQUIRED.items():
         if key not in values:
@@ -158,8 +150,33 @@ def read_spec(path: Path) -> ScenarioSpec:
     return spec
 
 
-def _literal_assignments(tree: ast.Module, path: Path) -> dict[str, Any]:
-    """Evaluate the module's top-level ``UPPER = literal`` assignments."""
+def parse_module(path: Path) -> tuple[str, ast.Module]:
+    """Read and parse a plugin file (scenario or probe) without running it.
+
+    Raises:
+        ScenarioFileError: unreadable file or syntax error, naming the file and line.
+    """
+    try:
+        source = path.read_text(encoding="utf-8")
+        return source, ast.parse(source, filename=str(path))
+    except SyntaxError as exc:
+        raise ScenarioFileError(
+            f"{path}:{exc.lineno}: syntax error ({exc.msg}); fix the file or move it out of "
+            "the folder"
+        ) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ScenarioFileError(f"cannot read {path}: {exc}") from None
+
+
+def literal_assignments(
+    tree: ast.Module, path: Path, required: Iterable[str] = ()
+) -> dict[str, Any]:
+    """Evaluate a module's top-level ``UPPER = literal`` assignments.
+
+    Raises:
+        ScenarioFileError: a name in ``required`` is assigned something that is not a literal.
+    """
+    required = set(required)
     values: dict[str, Any] = {}
     for node in tree.body:
         if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
@@ -170,7 +187,7 @@ def _literal_assignments(tree: ast.Module, path: Path) -> dict[str, Any]:
         try:
             values[target.id] = ast.literal_eval(node.value)
         except ValueError:
-            if target.id in _REQUIRED:
+            if target.id in required:
                 raise ScenarioFileError(
                     f"{path}:{node.lineno}: {target.id} must be a plain literal "
                     "(it is read without running the file)"

@@ -7,6 +7,10 @@ in this package) when read back.
 Format history (``schema_version``):
     1 -- first version: machine, settings and one record per scenario with its samples,
          statistics, validation and status.
+    2 -- adds ``probes`` {name: {value, unit, spread, layer, details}}, per scenario
+         ``events_per_fma`` (exact counts), ``bytecode`` (executed instructions) and
+         ``breakdown`` (model), and the ladder's ``waterfall``.  Version 1 files load with
+         these empty.
 """
 
 from __future__ import annotations
@@ -21,8 +25,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 """Current ``schema_version`` written by this tool."""
+READABLE_VERSIONS = (1, 2)
+"""Versions :meth:`RunSummary.load` reads (older ones are upgraded on load)."""
 
 STATUSES: tuple[str, ...] = ("ok", "invalid", "error", "timeout", "crashed", "skipped")
 """Final statuses of a scenario.  Only ``ok`` carries a speed."""
@@ -85,6 +91,10 @@ class Settings:
     """Interpreter given with ``--python``; ``None`` means the current one."""
     scenarios: list[str] = field(default_factory=list)
     scenarios_dirs: list[str] = field(default_factory=list)
+    probes: bool = True
+    """Measure (or load cached) probes and compute model breakdowns."""
+    refresh_probes: bool = False
+    """Re-measure the probes even when the per-machine cache is current."""
 
 
 @dataclass
@@ -136,6 +146,13 @@ class ScenarioResult:
     wall_s: float | None = None
     blas_threads: int | None = None
     numba_threads: int | None = None
+    events_per_fma: dict[str, Any] | None = None
+    """Exact events per multiply-add at ``n`` (``counting``): bytecodes, dispatches, floats,
+    python_calls, builtin_calls, numpy_calls, by_opcode {name: count}."""
+    bytecode: list[dict[str, Any]] = field(default_factory=list)
+    """Executed instructions at a small size: {code, offset, opname, arg, per_fma}."""
+    breakdown: dict[str, Any] | None = None
+    """Model breakdown (``attribution``): {method, explained, layers {layer: fraction}, rows}."""
 
     @property
     def has_speed(self) -> bool:
@@ -157,6 +174,10 @@ class RunSummary:
     wall_s: float | None = None
     run_dir: str | None = None
     tool: dict[str, str] = field(default_factory=dict)
+    probes: dict[str, Any] = field(default_factory=dict)
+    """Probe results used for the breakdowns: {name: {value, unit, spread, layer, details}}."""
+    waterfall: list[dict[str, Any]] = field(default_factory=list)
+    """Steps between consecutive ok rungs (``attribution.waterfall``)."""
     schema_version: int = SCHEMA_VERSION
 
     def scenario(self, name: str) -> ScenarioResult | None:
@@ -196,7 +217,9 @@ class RunSummary:
             wall_s=data.get("wall_s"),
             run_dir=data.get("run_dir"),
             tool=data["tool"],
-            schema_version=data["schema_version"],
+            probes=data.get("probes", {}),
+            waterfall=data.get("waterfall", []),
+            schema_version=SCHEMA_VERSION,  # version 1 is upgraded: its new keys start empty
         )
 
     def save(self, path: Path) -> None:
@@ -257,9 +280,10 @@ def validate_summary(data: Any) -> None:
     if not isinstance(data, dict) or "schema_version" not in data:
         raise SummaryError("not an overhead-tui summary (no schema_version)")
     version = data["schema_version"]
-    if version != SCHEMA_VERSION:
+    if version not in READABLE_VERSIONS:
         raise SummaryError(
-            f"schema_version {version!r} is not supported (this tool reads {SCHEMA_VERSION})"
+            f"schema_version {version!r} is not supported (this tool reads "
+            f"{', '.join(map(str, READABLE_VERSIONS))})"
         )
     validator = jsonschema.Draft202012Validator(summary_schema())
     error = jsonschema.exceptions.best_match(validator.iter_errors(data))

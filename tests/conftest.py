@@ -12,7 +12,10 @@ ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
 FAULTY = FIXTURES / "faulty"
 RECORDED_SUMMARY = FIXTURES / "recorded_summary.json"
-FAST = ["--size", "8", "--repeats", "2", "--min-time", "0.001"]
+"""A real run of the default ladder (schema version 2, with probes and breakdowns)."""
+SUMMARY_V1 = FIXTURES / "summary_v1.json"
+"""A real run saved by schema version 1 (no probes, counts or breakdowns)."""
+FAST = ["--size", "8", "--repeats", "2", "--min-time", "0.001", "--no-probes"]
 """Options that make a run take well under a second per scenario."""
 
 

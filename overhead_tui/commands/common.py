@@ -97,6 +97,14 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
         "--python", metavar="PATH", help="interpreter for the workers (default: this one)"
     )
     parser.add_argument(
+        "--no-probes", action="store_true", help="skip the probes and the model breakdowns"
+    )
+    parser.add_argument(
+        "--refresh-probes",
+        action="store_true",
+        help="re-measure the probes even if this machine's cache is current",
+    )
+    parser.add_argument(
         "--out",
         type=Path,
         metavar="DIR",
@@ -116,6 +124,8 @@ def settings_from(args: argparse.Namespace) -> Settings:
         python=args.python,
         scenarios=list(args.scenario),
         scenarios_dirs=[str(d) for d in args.scenarios_dir],
+        probes=not args.no_probes,
+        refresh_probes=args.refresh_probes,
     )
 
 

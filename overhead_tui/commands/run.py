@@ -12,6 +12,7 @@ from typing import Any, TextIO
 from overhead_tui.commands.common import add_run_options, plan, stderr_is_tty
 from overhead_tui.engine.events import (
     Event,
+    ProbeStarted,
     RunFinished,
     ScenarioFinished,
     ScenarioProgress,
@@ -112,7 +113,9 @@ class Progress:
 
     def show(self, event: Event) -> None:
         """Render one runner event."""
-        if isinstance(event, ScenarioStarted):
+        if isinstance(event, ProbeStarted):
+            self._live(f"measuring probe {event.name} (cached per machine afterwards)")
+        elif isinstance(event, ScenarioStarted):
             self._live(f"[{event.index + 1}/{event.total}] {event.name}: starting")
             self._current = f"[{event.index + 1}/{event.total}] {event.name}"
         elif isinstance(event, ScenarioProgress):

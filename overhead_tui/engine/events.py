@@ -20,6 +20,13 @@ class RunStarted:
 
 
 @dataclass(frozen=True)
+class ProbeStarted:
+    """A probe is being measured (before the scenarios, when the cache is stale)."""
+
+    name: str
+
+
+@dataclass(frozen=True)
 class ScenarioStarted:
     """A worker was started for scenario ``name`` (``index`` of ``total``, from 0)."""
 
@@ -55,4 +62,6 @@ class RunFinished:
     cancelled: bool = False
 
 
-Event = RunStarted | ScenarioStarted | ScenarioProgress | ScenarioFinished | RunFinished
+Event = (
+    RunStarted | ProbeStarted | ScenarioStarted | ScenarioProgress | ScenarioFinished | RunFinished
+)

@@ -52,6 +52,9 @@ def apply_event(result: ScenarioResult, event: dict[str, Any]) -> None:
     elif kind == "environment":
         result.blas_threads = (event.get("blas") or {}).get("threads")
         result.numba_threads = event.get("numba_threads")
+    elif kind == "counted":
+        result.events_per_fma = event.get("per_fma") or None
+        result.bytecode = list(event.get("bytecode", []))
     elif kind == "done":
         result.blas_threads = (event.get("blas") or {}).get("threads", result.blas_threads)
     elif kind == "error":

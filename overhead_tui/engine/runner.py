@@ -10,6 +10,7 @@ is rewritten atomically after every scenario.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 import select
@@ -25,9 +26,11 @@ from pathlib import Path
 from typing import IO, Any
 
 import overhead_tui
+from overhead_tui.attribution import attribute
 from overhead_tui.discovery import ScenarioSpec
 from overhead_tui.engine.events import (
     Event,
+    ProbeStarted,
     RunFinished,
     RunStarted,
     ScenarioFinished,
@@ -35,8 +38,10 @@ from overhead_tui.engine.events import (
     ScenarioStarted,
 )
 from overhead_tui.engine.results import apply_event, compute_vs_dense, finish, new_result
+from overhead_tui.errors import UsageError
 from overhead_tui.machine import describe_machine, read_cpu_times, steal_fraction
 from overhead_tui.model import BlasInfo, PythonInfo, RunSummary, ScenarioResult, Settings
+from overhead_tui.probes import cache_key, discover_probes, measure_probe, read_cache, write_cache
 
 STDERR_TAIL_BYTES = 4096
 """How much of a worker's stderr log is kept for a crash message (bytes)."""
@@ -97,6 +102,8 @@ class Runner:
         settings: size, dtype, repeats, seed, timeout, interpreter.
         run_dir: directory for ``events.jsonl``, ``summary.json`` and worker logs.
         clock: wall clock for elapsed times (s); injectable for tests.
+        probes: returns probe results by name (``probes.load_probes``), given a progress
+            callback; None runs without probes (no breakdowns).
 
     ``events()`` is a generator and may be consumed from any one thread; ``cancel()`` may be
     called from any other thread and stops the current worker within about 0.1 s.
@@ -139,6 +146,7 @@ class Runner:
             self._log(log, {"event": "run_started", "created": self.summary.created})
             self.summary.save(self.run_dir / "summary.json")
             yield RunStarted(self.summary)
+            yield from self._load_probes(log)
             total = len(self.specs)
             try:
                 for index, (spec, result) in enumerate(
@@ -149,16 +157,54 @@ class Runner:
                         continue
                     yield ScenarioStarted(spec.name, index, total)
                     yield from self._run_one(spec, result, log)
-                    compute_vs_dense(self.summary)
+                    self._derive()
                     self.summary.save(self.run_dir / "summary.json")
                     yield ScenarioFinished(result, index, total)
             finally:
                 self.summary.finished = not self.cancelled
                 self.summary.wall_s = self.clock() - started
-                compute_vs_dense(self.summary)
+                self._derive()
                 self.summary.save(self.run_dir / "summary.json")
                 self._log(log, {"event": "run_finished", "cancelled": self.cancelled})
         yield RunFinished(self.summary, cancelled=self.cancelled)
+
+    def _derive(self) -> None:
+        """Recompute what depends on several results: × dense, breakdowns, waterfall."""
+        compute_vs_dense(self.summary)
+        if self.summary.probes:
+            attribute(self.summary, self.summary.probes)
+
+    def _load_probes(self, log: IO[str]) -> Iterator[Event]:
+        """Probe unit costs from the per-machine cache, or measured now (one worker each)."""
+        if not self.settings.probes or self.cancelled:
+            return
+        python = self.settings.python or sys.executable
+        try:
+            specs = discover_probes()
+            key = cache_key(specs, python)
+        except (UsageError, OSError) as exc:
+            self._log(log, {"event": "probes_failed", "error": str(exc)})
+            return
+        results = None if self.settings.refresh_probes else read_cache(key)
+        if results is None:
+            results = {}
+            for spec in specs:
+                if self.cancelled:
+                    return
+                yield ProbeStarted(spec.name)
+                results[spec.name] = measure_probe(spec, python)
+            write_cache(key, results)
+        self.summary.probes = {name: dataclasses.asdict(r) for name, r in results.items()}
+        self._log(
+            log,
+            {
+                "event": "probes",
+                "probes": {
+                    k: {"value": v["value"], "unit": v["unit"], "error": v["error"]}
+                    for k, v in self.summary.probes.items()
+                },
+            },
+        )
 
     def _run_one(self, spec: ScenarioSpec, result: ScenarioResult, log: IO[str]) -> Iterator[Event]:
         if self.settings.dtype not in spec.dtypes:
@@ -229,6 +275,7 @@ class Runner:
             "repeats": self.settings.repeats,
             "min_sample_s": self.settings.min_sample_s,
             "requires": list(spec.requires),
+            "max_size": spec.max_size,
         }
         python = self.settings.python or sys.executable
         env = dict(os.environ)

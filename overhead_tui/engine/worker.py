@@ -151,12 +151,57 @@ def run(spec: dict[str, Any], channel: _Channel) -> int:
             channel.emit("sample", index=index, value_s=value)
         check = validate(module.to_numpy(result), a, b, spec["dtype"])
         channel.emit("validated", phase="last", **_validation_fields(check))
+        if spec.get("count", True):
+            channel.emit("counted", **_count(module, spec))
     except MemoryError as exc:
         return _error(channel, "memory", exc)
     except Exception as exc:
         return _error(channel, "exception", exc)
     channel.emit("done", numba_threading_layer=_threading_layer(), blas=_blas_info())
     return 0
+
+
+def _count(module: ModuleType, spec: dict[str, Any]) -> dict[str, Any]:
+    """The counting phase: exact events at small sizes, scaled to the timed n.
+
+    Runs after the timed samples (tracing would perturb them), with fresh inputs per size.
+    """
+    from overhead_tui.counting.opcodes import count_events
+    from overhead_tui.counting.scaling import COUNT_SIZES, extrapolate
+    from overhead_tui.engine.inputs import make_inputs
+
+    sizes = [s for s in COUNT_SIZES if s <= spec["max_size"]]
+    per_size = []
+    for size in sizes:
+        a, b = make_inputs(size, spec["dtype"], spec["seed"])
+        args = module.setup(a, b)
+        per_size.append(count_events(module.kernel, args if isinstance(args, tuple) else (args,)))
+    n = spec["n"]
+    fmas = float(n) ** 3
+    fields = ("bytecodes", "dispatches", "python_calls", "builtin_calls", "numpy_calls", "floats")
+    per_fma = (
+        {f: extrapolate(sizes, [getattr(c, f) for c in per_size], n) / fmas for f in fields}
+        if len(sizes) >= 4
+        else {}
+    )
+    opcodes = sorted({k for c in per_size for k in c.by_opcode})
+    if len(sizes) >= 4:
+        per_fma["by_opcode"] = {
+            k: extrapolate(sizes, [c.by_opcode.get(k, 0) for c in per_size], n) / fmas
+            for k in opcodes
+        }
+    last, last_fmas = per_size[-1], float(sizes[-1]) ** 3
+    bytecode = [
+        {"code": code, "offset": offset, "opname": op, "arg": arg, "per_fma": count / last_fmas}
+        for code, offset, op, arg, count in last.instructions
+    ]
+    return {
+        "sizes": sizes,
+        "per_fma": per_fma,
+        "bytecode": bytecode,
+        "bytecode_n": sizes[-1],
+        "method": "sys.settrace opcode events + sys.setprofile; floats derived",
+    }
 
 
 def _validation_fields(check: Any) -> dict[str, Any]:
@@ -168,6 +213,38 @@ def _validation_fields(check: Any) -> dict[str, Any]:
     }
 
 
+def run_probe(spec: dict[str, Any], channel: _Channel) -> int:
+    """Measure one probe module and emit a ``probe`` event (or ``error``)."""
+    import statistics
+
+    from overhead_tui.engine.probing import ProbeContext
+
+    channel.emit("started", pid=os.getpid(), name=spec["name"])
+    try:
+        module = _import_scenario(spec["path"], f"probe_{spec['name']}")
+        measured = module.measure(ProbeContext(spec["repeats"], spec["min_sample_s"]))
+    except ModuleNotFoundError as exc:
+        kind = "missing_dependency" if exc.name in spec.get("requires", []) else "import"
+        return _error(channel, kind, exc)
+    except Exception as exc:
+        return _error(channel, "exception", exc)
+    samples = [float(x) for x in measured["samples"]]
+    details = measured.get("details", {})
+    value = float(details.pop("value", statistics.median(samples)))
+    if len(samples) >= 2:
+        q1, _, q3 = statistics.quantiles(samples, n=4, method="inclusive")
+    else:
+        q1 = q3 = value
+    channel.emit(
+        "probe",
+        value=value,
+        spread=(q3 - q1) / abs(value) if value else None,
+        samples=samples,
+        details=details,
+    )
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: ``python -m overhead_tui.engine.worker SPEC_JSON``."""
     argv = sys.argv[1:] if argv is None else argv
@@ -175,7 +252,7 @@ def main(argv: list[str] | None = None) -> int:
     channel = _Channel()
     spec = json.loads(argv[0])
     started = time.perf_counter()
-    code = run(spec, channel)
+    code = run_probe(spec, channel) if spec.get("mode") == "probe" else run(spec, channel)
     print(f"worker finished in {time.perf_counter() - started:.3f} s", file=sys.stderr)
     return code
 

@@ -20,7 +20,14 @@ FAST_DIR = FIXTURES / "fast"
 
 
 def _settings(*names, folder=FAST_DIR, **kw):
-    options = {"size": 8, "repeats": 2, "min_sample_s": 0.001, "timeout_s": 30, **kw}
+    options = {
+        "size": 8,
+        "repeats": 2,
+        "min_sample_s": 0.001,
+        "timeout_s": 30,
+        "probes": False,
+        **kw,
+    }
     return Settings(scenarios=list(names), scenarios_dirs=[str(folder)], **options)
 
 

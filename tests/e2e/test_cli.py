@@ -70,6 +70,7 @@ def test_full_builtin_ladder_at_a_tiny_size(cli, tmp_path):
         "3",
         "--min-time",
         "0.002",
+        "--no-probes",
         "--out",
         out,
         "--json",

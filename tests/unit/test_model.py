@@ -5,7 +5,7 @@ import json
 import pytest
 
 from overhead_tui.model import RunSummary, SummaryError
-from tests.conftest import RECORDED_SUMMARY
+from tests.conftest import RECORDED_SUMMARY, SUMMARY_V1
 
 
 def test_recorded_summary_round_trips(tmp_path):
@@ -16,7 +16,7 @@ def test_recorded_summary_round_trips(tmp_path):
     again = RunSummary.load(path.parent)  # a run directory works too
     assert again.to_json() == summary.to_json()
     text = path.read_text(encoding="utf-8")
-    assert text.endswith("}\n") and json.loads(text)["schema_version"] == 1
+    assert text.endswith("}\n") and json.loads(text)["schema_version"] == 2
     assert not list(path.parent.glob(".summary-*"))  # no temp file left behind
 
 
@@ -54,3 +54,11 @@ def test_corrupt_and_missing_files(tmp_path):
     foreign.write_text("[1, 2, 3]")
     with pytest.raises(SummaryError, match="not an overhead-tui summary"):
         RunSummary.load(foreign)
+
+
+def test_version_1_summary_still_opens_and_is_upgraded():
+    summary = RunSummary.load(SUMMARY_V1)
+    assert summary.schema_version == 2
+    assert summary.probes == {} and summary.waterfall == []
+    assert all(s.breakdown is None and s.events_per_fma is None for s in summary.scenarios)
+    assert summary.scenario("python_naive").median_s > 0

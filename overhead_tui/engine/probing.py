@@ -1,0 +1,126 @@
+"""What a probe module gets to measure with: the engine's timing and the event counter.
+
+A probe (``probes/NAME.py``) declares ``NAME``, ``TITLE``, ``UNIT``, ``LAYER`` as literals and
+defines ``measure(ctx) -> dict`` returning ``{"samples": [unit costs], "details": {...}}``;
+the worker adds the median (``value``) and the relative IQR (``spread``).  Each probe runs in
+its own worker process, like a scenario.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from itertools import repeat
+from typing import Any
+
+from overhead_tui.counting.opcodes import EventCounts, count_events
+from overhead_tui.engine.timing import Timer, calibrate_loops, time_calls
+
+
+class ProbeContext:
+    """Timing and counting helpers handed to ``measure(ctx)``.
+
+    Args:
+        repeats: samples per timing.
+        min_sample_s: calibrated shortest sample (s).
+        timer: integer-nanosecond clock.
+    """
+
+    def __init__(
+        self, repeats: int = 7, min_sample_s: float = 0.05, timer: Timer = time.perf_counter_ns
+    ) -> None:
+        self.repeats = repeats
+        self.min_sample_s = min_sample_s
+        self.timer = timer
+
+    def time(self, fn: Callable[..., Any], *args: Any) -> list[float]:
+        """Per-call times (s) of ``fn(*args)``: one warm call, calibrated loops, ``repeats``."""
+        warm, _ = time_calls(fn, args, 1, self.timer)
+        loops = calibrate_loops(warm, self.min_sample_s)
+        time_calls(fn, args, loops, self.timer)
+        return [time_calls(fn, args, loops, self.timer)[0] for _ in range(self.repeats)]
+
+    def time_pair(
+        self, fn_a: Callable[..., Any], fn_b: Callable[..., Any], *args: Any
+    ) -> list[tuple[float, float]]:
+        """Interleaved per-call times of two variants, so drift hits both alike (s, s)."""
+        warm_a, _ = time_calls(fn_a, args, 1, self.timer)
+        warm_b, _ = time_calls(fn_b, args, 1, self.timer)
+        loops = calibrate_loops(max(warm_a, warm_b), self.min_sample_s)
+        pairs = []
+        for _ in range(self.repeats):
+            a, _ = time_calls(fn_a, args, loops, self.timer)
+            b, _ = time_calls(fn_b, args, loops, self.timer)
+            pairs.append((a, b))
+        return pairs
+
+    @staticmethod
+    def count(fn: Callable[..., Any], *args: Any) -> EventCounts:
+        """Exact events of one call of ``fn(*args)`` (see ``counting.opcodes``)."""
+        return count_events(fn, args)
+
+
+def baseline_loop(n: int, x: Any, z: Any) -> Any:
+    """The reference loop: ``y = x is z`` per trip, typical cheap instructions, no allocation.
+
+    Probes compare a loop doing one costly thing per trip (``y = x * z`` on floats, ``y =
+    lst[k]``) with this loop, whose instructions are the same in number and kind except the
+    costly one is replaced by ``IS_OP`` (a pointer comparison).
+    """
+    y = None
+    for _ in repeat(None, n):
+        y = x is z
+    return y
+
+
+def _dispatches_per_trip(
+    ctx: ProbeContext, loop: Callable[..., Any], args: tuple[Any, ...]
+) -> float:
+    """Exact dispatches per loop trip: counted at 2,000 and 1,000 trips, differenced."""
+    return (
+        ctx.count(loop, 2000, *args).dispatches - ctx.count(loop, 1000, *args).dispatches
+    ) / 1000
+
+
+def dispatch_samples(ctx: ProbeContext, trips: int = 200_000) -> tuple[list[float], float]:
+    """ns per instruction dispatch of :func:`baseline_loop`, per sample; dispatches per trip."""
+    per_trip = _dispatches_per_trip(ctx, baseline_loop, (1.5, 2.5))
+    times = ctx.time(baseline_loop, trips, 1.5, 2.5)
+    return [t / (trips * per_trip) * 1e9 for t in times], per_trip
+
+
+def paired_samples(
+    ctx: ProbeContext,
+    loop: Callable[..., Any],
+    args: tuple[Any, ...],
+    trips: int,
+    events_per_trip: float = 1.0,
+) -> tuple[list[float], dict[str, float]]:
+    """ns per event that ``loop(trips, *args)`` costs beyond :func:`baseline_loop`.
+
+    Both loops are timed interleaved (so a shared machine's drift hits both alike).  A cost of
+    a few ns is a small difference of two large times, so the estimate uses each loop's
+    *minimum* over the samples (the least-disturbed run, as ``timeit`` advises for
+    micro-benchmarks): (min time per trip of ``loop`` − min of the baseline − the difference
+    in exact dispatches per trip × the baseline's ns per dispatch) / ``events_per_trip``.
+    The returned samples are the same formula per interleaved pair, for the spread.
+
+    Returns:
+        (samples in ns per event, details: the estimate ``value`` and dispatches per trip).
+    """
+    per_trip = _dispatches_per_trip(ctx, loop, args)
+    base_per_trip = _dispatches_per_trip(ctx, baseline_loop, (1.5, 2.5))
+    pairs = ctx.time_pair(lambda n: loop(n, *args), lambda n: baseline_loop(n, 1.5, 2.5), trips)
+
+    def estimate(t_loop: float, t_base: float) -> float:
+        ns_per_dispatch = t_base / (trips * base_per_trip) * 1e9
+        extra_ns = (t_loop - t_base) / trips * 1e9
+        return (extra_ns - (per_trip - base_per_trip) * ns_per_dispatch) / events_per_trip
+
+    samples = [estimate(a, b) for a, b in pairs]
+    value = estimate(min(a for a, _ in pairs), min(b for _, b in pairs))
+    return samples, {
+        "value": value,
+        "dispatches_per_trip": per_trip,
+        "baseline_dispatches_per_trip": base_per_trip,
+    }

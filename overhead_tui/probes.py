@@ -1,0 +1,235 @@
+"""Probes: discovery, out-of-process measurement and a per-machine cache.
+
+A probe (``probes/NAME.py``, discovered by file path like scenarios) measures one unit cost
+(see ``engine.probing``).  Results are cached in the user cache dir (platformdirs), keyed by
+the CPU model, the interpreter (path and version) and the probe files' contents, so they are
+re-measured when any of these changes, or on request (``overhead-tui probes --refresh``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import statistics
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import overhead_tui
+from overhead_tui.discovery import ScenarioFileError, literal_assignments, parse_module
+from overhead_tui.layers import LAYERS
+from overhead_tui.machine import cpu_model
+
+PROBE_TIMEOUT_S = 120.0
+"""Seconds before a probe's worker is killed."""
+_REQUIRED = ("NAME", "TITLE", "UNIT", "LAYER")
+
+
+@dataclass(frozen=True)
+class ProbeSpec:
+    """A probe's static declarations."""
+
+    name: str
+    title: str
+    unit: str
+    layer: str
+    path: Path
+    description: str = ""
+    requires: tuple[str, ...] = ()
+
+
+@dataclass
+class ProbeResult:
+    """One probe's unit cost: median of its samples, relative IQR as spread."""
+
+    name: str
+    title: str
+    unit: str
+    layer: str
+    value: float | None = None
+    spread: float | None = None
+    """(Q3 − Q1) / median of the samples: 0.05 means the middle half lies within 5 %."""
+    samples: list[float] = field(default_factory=list)
+    details: dict[str, Any] = field(default_factory=dict)
+    error: str | None = None
+
+
+def builtin_probes_dir() -> Path:
+    """The built-in ``probes/`` folder (in a wheel: ``overhead_tui/_builtin/probes``)."""
+    package = Path(__file__).resolve().parent
+    shipped = package / "_builtin" / "probes"
+    return shipped if shipped.is_dir() else package.parent / "probes"
+
+
+def discover_probes(folder: Path | None = None) -> list[ProbeSpec]:
+    """Probes in ``folder`` (default: built-in), by name.
+
+    Raises:
+        ScenarioFileError: a probe file is broken or declares an unknown layer.
+    """
+    specs = []
+    for path in sorted((folder or builtin_probes_dir()).glob("*.py")):
+        if path.name.startswith("_"):
+            continue
+        _, tree = parse_module(path)
+        values = literal_assignments(tree, path, _REQUIRED)
+        missing = [k for k in _REQUIRED if k not in values]
+        if missing:
+            raise ScenarioFileError(f"{path}: missing declaration {missing[0]}")
+        if values["LAYER"] not in LAYERS:
+            raise ScenarioFileError(f"{path}: unknown layer {values['LAYER']!r}")
+        import ast
+
+        specs.append(
+            ProbeSpec(
+                name=values["NAME"],
+                title=values["TITLE"],
+                unit=values["UNIT"],
+                layer=values["LAYER"],
+                path=path.resolve(),
+                description=(ast.get_docstring(tree) or "").strip(),
+                requires=tuple(values.get("REQUIRES", ())),
+            )
+        )
+    return specs
+
+
+def cache_key(specs: list[ProbeSpec], python: str) -> str:
+    """Hash of what the probe values depend on: CPU, interpreter, probe sources."""
+    digest = hashlib.sha256()
+    version = subprocess.run(
+        [python, "-c", "import sys; print(sys.version)"],
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout
+    for part in (cpu_model(), os.path.realpath(python), version):
+        digest.update(part.encode())
+    for spec in specs:
+        digest.update(spec.path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def cache_path() -> Path:
+    """The probe cache file (user cache dir)."""
+    import platformdirs
+
+    return platformdirs.user_cache_path("overhead-tui", appauthor=False) / "probes.json"
+
+
+def measure_probe(
+    spec: ProbeSpec, python: str, repeats: int = 9, min_sample_s: float = 0.05
+) -> ProbeResult:
+    """Run one probe in its own worker process and return its result (errors kept)."""
+    result = ProbeResult(spec.name, spec.title, spec.unit, spec.layer)
+    worker_spec = {
+        "mode": "probe",
+        "name": spec.name,
+        "path": str(spec.path),
+        "repeats": repeats,
+        "min_sample_s": min_sample_s,
+        "requires": list(spec.requires),
+    }
+    env = dict(os.environ)
+    parent = str(Path(overhead_tui.__file__).resolve().parent.parent)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [parent, env.get("PYTHONPATH")]))
+    try:
+        proc = subprocess.run(
+            [python, "-m", "overhead_tui.engine.worker", json.dumps(worker_spec)],
+            capture_output=True,
+            text=True,
+            timeout=PROBE_TIMEOUT_S,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            check=False,
+            start_new_session=True,
+        )
+    except subprocess.TimeoutExpired:
+        result.error = f"no result after {PROBE_TIMEOUT_S:g} s"
+        return result
+    for line in proc.stdout.splitlines():
+        try:
+            event = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if event.get("event") == "probe":
+            result.value, result.spread = event["value"], event["spread"]
+            result.samples, result.details = event["samples"], event["details"]
+        elif event.get("event") == "error":
+            result.error = event.get("message")
+    if result.value is None and result.error is None:
+        tail = proc.stderr.strip().splitlines()[-1:] or [f"exit code {proc.returncode}"]
+        result.error = f"worker failed: {tail[0][:200]}"
+    return result
+
+
+def read_cache(key: str, cache: Path | None = None) -> dict[str, ProbeResult] | None:
+    """Cached probe results for ``key`` (see :func:`cache_key`), or None when stale or absent."""
+    data = _read_cache(cache or cache_path())
+    if data.get("key") != key:
+        return None
+    try:
+        return {k: ProbeResult(**v) for k, v in data["probes"].items()}
+    except TypeError:  # written by another version
+        return None
+
+
+def write_cache(key: str, results: dict[str, ProbeResult], cache: Path | None = None) -> None:
+    """Store probe results atomically under ``key``."""
+    cache = cache or cache_path()
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    tmp = cache.with_suffix(".tmp")
+    tmp.write_text(
+        json.dumps(
+            {"key": key, "probes": {k: asdict(v) for k, v in results.items()}},
+            indent=1,
+            sort_keys=True,
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    os.replace(tmp, cache)
+
+
+def load_probes(
+    python: str | None = None,
+    refresh: bool = False,
+    progress: Callable[[str], None] | None = None,
+) -> dict[str, ProbeResult]:
+    """Probe results for this machine and interpreter: from the cache, or measured now.
+
+    Args:
+        python: the workers' interpreter (default: this one).
+        refresh: measure even when the cache is current.
+        progress: called with each probe's name before it is measured.
+    """
+    python = python or sys.executable
+    specs = discover_probes()
+    key = cache_key(specs, python)
+    cached = None if refresh else read_cache(key)
+    if cached is not None:
+        return cached
+    results = {}
+    for spec in specs:
+        if progress is not None:
+            progress(spec.name)
+        results[spec.name] = measure_probe(spec, python)
+    write_cache(key, results)
+    return results
+
+
+def _read_cache(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError, UnicodeDecodeError):
+        return {}
+    return data if isinstance(data, dict) and isinstance(data.get("probes"), dict) else {}
+
+
+def median(values: list[float]) -> float | None:
+    """Median of ``values`` or None when empty."""
+    return statistics.median(values) if values else None

@@ -1,0 +1,38 @@
+"""ns per Python function call and per builtin call, beyond dispatching their bytecodes.
+
+`f()` on an empty function and `len(lst)`, each timed against the reference loop `y = x is z`,
+minus the extra dispatches (the call's and the callee's instructions, counted exactly) at the
+reference loop's ns per dispatch: what remains is frame set-up and tear-down (or the C call
+protocol of a builtin).
+"""
+
+from itertools import repeat
+
+from overhead_tui.engine.probing import paired_samples
+
+NAME = "call_overhead"
+TITLE = "function calls"
+UNIT = "ns/call"
+LAYER = "call_overhead"
+TRIPS = 100_000
+
+
+def _empty():
+    return None
+
+
+def _calls(n, f):
+    for _ in repeat(None, n):
+        f()
+
+
+def _builtin_calls(n, lst):
+    for _ in repeat(None, n):
+        len(lst)
+
+
+def measure(ctx):
+    calls, details = paired_samples(ctx, _calls, (_empty,), TRIPS)
+    builtins, _ = paired_samples(ctx, _builtin_calls, ([1, 2, 3],), TRIPS)
+    builtins.sort()
+    return {"samples": calls, "details": {"builtin_ns": builtins[len(builtins) // 2], **details}}
