@@ -93,10 +93,12 @@ def discover(dirs: list[Path] | None = None, include_builtin: bool = True) -> li
     specs: dict[str, ScenarioSpec] = {}
     for folder in folders:
         folder = Path(folder)
-        if not folder.is_dir():
+        if not folder.exists():
             raise ScenarioFileError(
                 f"scenarios folder {folder} does not exist; fix: pass an existing folder"
             )
+        if not folder.is_dir():
+            raise ScenarioFileError(f"{folder} is not a folder; fix: pass the folder it is in")
         for path in sorted(folder.glob("*.py")):
             if path.name.startswith("_"):
                 continue
@@ -144,7 +146,7 @@ def read_spec(path: Path) -> ScenarioSpec:
         description=(ast.get_docstring(tree) or "").strip(),
         kernel_source=ast.get_source_segment(source, functions["kernel"]) or "",
         dense_kernel=bool(values.get("DENSE_KERNEL", False)),
-        requires=tuple(values.get("REQUIRES", ())),
+        requires=_string_tuple(values.get("REQUIRES", ()), path, "REQUIRES"),
     )
     _check(spec)
     return spec
@@ -161,9 +163,11 @@ def parse_module(path: Path) -> tuple[str, ast.Module]:
         return source, ast.parse(source, filename=str(path))
     except SyntaxError as exc:
         raise ScenarioFileError(
-            f"{path}:{exc.lineno}: syntax error ({exc.msg}); fix the file or move it out of "
-            "the folder"
+            f"{path}:{exc.lineno or 1}: syntax error ({exc.msg}); fix the file or move it out "
+            "of the folder"
         ) from None
+    except ValueError as exc:  # e.g. a NUL byte in the source
+        raise ScenarioFileError(f"{path}: not Python source ({exc})") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ScenarioFileError(f"cannot read {path}: {exc}") from None
 
@@ -186,7 +190,7 @@ def literal_assignments(
             continue
         try:
             values[target.id] = ast.literal_eval(node.value)
-        except ValueError:
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
             if target.id in required:
                 raise ScenarioFileError(
                     f"{path}:{node.lineno}: {target.id} must be a plain literal "
@@ -195,8 +199,25 @@ def literal_assignments(
     return values
 
 
+def _string_tuple(value: Any, path: Path, key: str) -> tuple[str, ...]:
+    """A declared sequence of names; a single string means one name."""
+    if isinstance(value, str):
+        return (value,)
+    if not isinstance(value, (tuple, list)):
+        raise ScenarioFileError(f"{path}: {key} must be a tuple of strings, e.g. ('numba',)")
+    return tuple(value)
+
+
 def _check(spec: ScenarioSpec) -> None:
     where = spec.path
+    for key, items in (
+        ("LAYERS", spec.layers),
+        ("REMOVES", spec.removes),
+        ("DTYPES", spec.dtypes),
+        ("REQUIRES", spec.requires),
+    ):
+        if not all(isinstance(x, str) for x in items):
+            raise ScenarioFileError(f"{where}: {key} must be a tuple of strings")
     if not _NAME_RE.match(spec.name):
         raise ScenarioFileError(f"{where}: NAME {spec.name!r} is not snake_case")
     unknown = [x for x in (*spec.layers, *spec.removes) if x not in LAYERS]
@@ -218,10 +239,9 @@ def select(specs: list[ScenarioSpec], names: list[str]) -> list[ScenarioSpec]:
     """Return the specs called ``names`` (all when empty), in rung order.
 
     Raises:
-        UsageError: a name is not known (the message lists close matches).
+        UsageError: a name is not known (the message lists close matches), or more than one
+            chosen scenario declares DENSE_KERNEL.
     """
-    if not names:
-        return specs
     known = {s.name: s for s in specs}
     for name in names:
         if name not in known:
@@ -231,4 +251,10 @@ def select(specs: list[ScenarioSpec], names: list[str]) -> list[ScenarioSpec]:
             hint = f"did you mean {', '.join(close)}?" if close else "see `overhead-tui list`"
             raise UsageError(f"unknown scenario {name!r}; {hint}")
     wanted = set(names)
-    return [s for s in specs if s.name in wanted]
+    chosen = [s for s in specs if s.name in wanted] if names else list(specs)
+    dense = [s.name for s in chosen if s.dense_kernel]
+    if len(dense) > 1:
+        raise UsageError(
+            f"{', '.join(dense)} all declare DENSE_KERNEL = True; fix: keep it on one of them"
+        )
+    return chosen

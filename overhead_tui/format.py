@@ -32,6 +32,15 @@ def fmt_ratio(value: float | None) -> str:
     return f"{value:,.0f}×"
 
 
+def fmt_number(value: float | None) -> str:
+    """Three significant digits without exponent notation: ``0.0384``, ``44.8``, ``2,810``."""
+    if value is None:
+        return "—"
+    if abs(value) >= 1000:
+        return f"{value:,.0f}"
+    return f"{value:.3g}" if abs(value) >= 1e-4 else f"{value:.2e}"
+
+
 def fmt_percent(value: float | None) -> str:
     """Format a fraction as a percentage (``0.034`` -> ``3.4 %``)."""
     return "—" if value is None else f"{value * 100:.1f} %"
@@ -65,7 +74,7 @@ def ladder_row(result: ScenarioResult) -> tuple[str, ...]:
         fmt_seconds(result.median_s) if speed else "—",
         fmt_gflops(result.gflops) if speed else "—",
         fmt_ratio(result.vs_dense) if speed else "—",
-        f"{result.ns_per_fma:.3g}" if speed and result.ns_per_fma is not None else "—",
+        fmt_number(result.ns_per_fma) if speed else "—",
         status_text(result),
     )
 

@@ -133,6 +133,7 @@ def measure_probe(
         "repeats": repeats,
         "min_sample_s": min_sample_s,
         "requires": list(spec.requires),
+        "parent_pid": os.getpid(),
     }
     env = dict(os.environ)
     parent = str(Path(overhead_tui.__file__).resolve().parent.parent)

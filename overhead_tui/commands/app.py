@@ -61,14 +61,20 @@ def check_settings(settings: Settings) -> str | None:
 def launch(args: argparse.Namespace) -> int:
     """Open the app on a new run with the command-line settings."""
     _, settings = plan(args)  # bad input fails here, before the terminal is taken over
+    if args.out is not None:  # the app makes one run folder per run inside --out
+        try:
+            args.out.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UsageError(f"cannot use --out {args.out}: {exc.strerror or exc}") from None
     if not _require_terminal():
         return EXIT_NO_TTY
     from overhead_tui.tui.app import OverheadApp
 
-    OverheadApp(
+    app = OverheadApp(
         settings, autorun=not args.no_autorun, runs_dir=args.out, check_settings=check_settings
-    ).run()
-    return 0
+    )
+    app.run()
+    return app.return_code or 0
 
 
 def run(args: argparse.Namespace) -> int:
@@ -78,5 +84,6 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_NO_TTY
     from overhead_tui.tui.app import OverheadApp
 
-    OverheadApp(summary=summary, check_settings=check_settings).run()
-    return 0
+    app = OverheadApp(summary=summary, check_settings=check_settings)
+    app.run()
+    return app.return_code or 0

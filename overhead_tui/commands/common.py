@@ -15,6 +15,17 @@ from overhead_tui.errors import UsageError
 from overhead_tui.model import Settings
 
 
+def non_negative_int(text: str) -> int:
+    """argparse type: an integer ≥ 0."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{value} is below 0")
+    return value
+
+
 def positive_int(text: str) -> int:
     """argparse type: an integer ≥ 1."""
     try:
@@ -92,7 +103,9 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
         metavar="S",
         help="shortest timed sample in seconds; loops are calibrated to it (default: 0.05)",
     )
-    parser.add_argument("--seed", type=int, default=0, help="input matrices' seed (default: 0)")
+    parser.add_argument(
+        "--seed", type=non_negative_int, default=0, help="input matrices' seed (default: 0)"
+    )
     parser.add_argument(
         "--python", metavar="PATH", help="interpreter for the workers (default: this one)"
     )
@@ -144,6 +157,48 @@ def plan(args: argparse.Namespace) -> tuple[list[ScenarioSpec], Settings]:
     return specs, settings
 
 
+def prepare_run_dir(out: Path | None, as_parent: bool = False) -> Path:
+    """Create the run directory: ``out`` itself, or a new one under ``out`` / the default.
+
+    Raises:
+        UsageError: ``out`` is a file, already holds a run, or cannot be created.
+    """
+    from overhead_tui.engine.runner import new_run_dir
+
+    try:
+        if out is None or as_parent:
+            return new_run_dir(out)
+        if out.exists() and not out.is_dir():
+            raise UsageError(f"--out {out} is a file; fix: give a folder for the run")
+        if (out / "summary.json").exists():
+            raise UsageError(f"--out {out} already holds a run; fix: choose a new folder")
+        out.mkdir(parents=True, exist_ok=True)
+        return out
+    except OSError as exc:
+        raise UsageError(f"cannot create the run folder {out}: {exc.strerror or exc}") from None
+
+
+def check_export_paths(paths: list[Path | None]) -> None:
+    """Fail before measuring when an export could not be written.
+
+    Raises:
+        UsageError: two exports share a path, or a path's folder is missing or not writable.
+    """
+    given = [p for p in paths if p is not None]
+    if len({p.resolve() for p in given}) != len(given):
+        raise UsageError("two exports were given the same file; fix: give each its own path")
+    for path in given:
+        if path.is_dir():
+            raise UsageError(f"{path} is a folder; fix: give a file name such as {path}/x.json")
+        folder = path.parent
+        while not folder.exists() and folder != folder.parent:
+            folder = folder.parent  # missing folders are created when the file is written
+        if not folder.is_dir():
+            raise UsageError(f"cannot write {path}: {folder} is not a folder")
+        if not os.access(folder, os.W_OK):
+            raise UsageError(f"cannot write {path}: folder {folder} is not writable")
+
+
 def check_sizes(specs: list[ScenarioSpec], settings: Settings) -> None:
     """Reject sizes above a scenario's maximum or too big for the available memory.
 
@@ -155,13 +210,14 @@ def check_sizes(specs: list[ScenarioSpec], settings: Settings) -> None:
         n = size_for(spec, settings)
         if n > spec.max_size:
             raise UsageError(
-                f"--size {n} is above {spec.name}'s maximum of {spec.max_size}; fix: use "
-                f"--size {spec.max_size} or less, or leave {spec.name} out with --scenario"
+                f"size {n} is above {spec.name}'s maximum of {spec.max_size}; fix: use a size "
+                f"of {spec.max_size} or less, or select the scenarios to run without "
+                f"{spec.name} (--scenario NAME ...)"
             )
         need = estimated_bytes(n, settings.dtype)
         if available is not None and need > available:
             raise UsageError(
-                f"--size {n} needs about {need / 2**30:.1f} GiB for {spec.name}'s matrices but "
+                f"size {n} needs about {need / 2**30:.1f} GiB for {spec.name}'s matrices but "
                 f"only {available / 2**30:.1f} GiB is available; fix: choose a smaller --size"
             )
 
@@ -176,15 +232,22 @@ def check_python(python: str) -> None:
         raise UsageError(f"--python {python}: no such executable; fix: give an interpreter path")
     try:
         proc = subprocess.run(
-            [python, "-c", "import numpy, threadpoolctl"],
+            [python, "-c", "import numpy, threadpoolctl; print('overhead-tui-ok')"],
             capture_output=True,
             timeout=60,
             check=False,
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise UsageError(f"--python {python} does not run: {exc}") from None
+    if proc.returncode == 0 and b"overhead-tui-ok" not in proc.stdout:
+        raise UsageError(
+            f"--python {python} is not a Python interpreter; fix: give the path "
+            "of a python executable"
+        )
     if proc.returncode != 0:
         last = proc.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["failed"]
+        if b"Traceback" not in proc.stderr and b"Error" not in proc.stderr:
+            raise UsageError(f"--python {python} is not a Python interpreter ({last[0]})")
         raise UsageError(
             f"--python {python} cannot import numpy and threadpoolctl ({last[0]}); fix: "
             f"{python} -m pip install numpy threadpoolctl"

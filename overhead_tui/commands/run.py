@@ -9,7 +9,13 @@ from pathlib import Path
 from types import FrameType
 from typing import Any, TextIO
 
-from overhead_tui.commands.common import add_run_options, plan, stderr_is_tty
+from overhead_tui.commands.common import (
+    add_run_options,
+    check_export_paths,
+    plan,
+    prepare_run_dir,
+    stderr_is_tty,
+)
 from overhead_tui.engine.events import (
     Event,
     ProbeStarted,
@@ -18,7 +24,8 @@ from overhead_tui.engine.events import (
     ScenarioProgress,
     ScenarioStarted,
 )
-from overhead_tui.engine.runner import Runner, new_run_dir
+from overhead_tui.engine.runner import Runner
+from overhead_tui.errors import UsageError
 from overhead_tui.export import export
 from overhead_tui.format import LADDER_HEADERS, fmt_gflops, fmt_seconds, ladder_row
 from overhead_tui.model import RunSummary
@@ -48,19 +55,25 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run the ladder; exit 0 if every scenario is ok (or skipped), 1 otherwise, 130 on Ctrl-C."""
+    """Run the ladder; exit 0 if every scenario is ok (or skipped) and at least one was
+    measured, 1 otherwise, 130 when stopped by Ctrl-C, SIGTERM or SIGHUP."""
     specs, settings = plan(args)
-    run_dir = args.out if args.out is not None else new_run_dir()
+    check_export_paths([args.json, args.markdown, args.csv])
+    run_dir = prepare_run_dir(args.out)
     runner = Runner(specs, settings, run_dir)
     progress = Progress(sys.stderr, live=stderr_is_tty())
-    previous = signal.getsignal(signal.SIGINT)
+    stopping = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    previous = {sig: signal.getsignal(sig) for sig in stopping}
 
-    def on_interrupt(signum: int, frame: FrameType | None) -> None:
-        progress.note("interrupted: stopping the running worker (Ctrl-C again to force)")
-        signal.signal(signal.SIGINT, previous)
+    def on_stop(signum: int, frame: FrameType | None) -> None:
+        name = signal.Signals(signum).name
+        progress.note(f"interrupted ({name}): stopping the running worker (Ctrl-C again to force)")
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
         runner.cancel()
 
-    signal.signal(signal.SIGINT, on_interrupt)
+    for sig in stopping:
+        signal.signal(sig, on_stop)
     try:
         summary = runner.summary
         for event in runner.events():
@@ -68,17 +81,24 @@ def run(args: argparse.Namespace) -> int:
             if isinstance(event, RunFinished):
                 summary = event.summary
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
     print(render_table(summary))
+    export_failed = False
     for path, fmt in ((args.json, "json"), (args.markdown, "markdown"), (args.csv, "csv")):
         if path is not None:
-            export(summary, path, fmt)
-            progress.note(f"wrote {path}")
+            try:
+                export(summary, path, fmt)
+                progress.note(f"wrote {path}")
+            except UsageError as exc:  # the results are safe in the run directory
+                progress.note(f"overhead-tui: error: {exc}")
+                export_failed = True
     progress.note(f"run directory: {run_dir}")
     if runner.cancelled:
         return EXIT_INTERRUPTED
+    measured = [s for s in summary.scenarios if s.status == "ok"]
     failed = [s for s in summary.scenarios if s.status not in ("ok", "skipped")]
-    return 1 if failed else 0
+    return 1 if failed or not measured or export_failed else 0
 
 
 def render_table(summary: RunSummary) -> str:
@@ -95,7 +115,7 @@ def render_table(summary: RunSummary) -> str:
     ]
     for r in summary.scenarios:
         if r.status != "ok":
-            lines.append(f"  {r.name}: {r.status}: {r.error}")
+            lines.append(f"  {r.name}: {r.status} — {r.error}")
         elif r.warnings:
             lines.append(f"  {r.name}: ! {'; '.join(r.warnings)}")
     if summary.dense is None:

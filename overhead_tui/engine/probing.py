@@ -14,7 +14,7 @@ from itertools import repeat
 from typing import Any
 
 from overhead_tui.counting.opcodes import EventCounts, count_events
-from overhead_tui.engine.timing import Timer, calibrate_loops, time_calls
+from overhead_tui.engine.timing import Timer, calibrate, time_calls
 
 
 class ProbeContext:
@@ -34,19 +34,19 @@ class ProbeContext:
         self.timer = timer
 
     def time(self, fn: Callable[..., Any], *args: Any) -> list[float]:
-        """Per-call times (s) of ``fn(*args)``: one warm call, calibrated loops, ``repeats``."""
-        warm, _ = time_calls(fn, args, 1, self.timer)
-        loops = calibrate_loops(warm, self.min_sample_s)
-        time_calls(fn, args, loops, self.timer)
+        """Per-call times (s) of ``fn(*args)``: a warm call, calibration, ``repeats`` samples."""
+        loops = self._loops(fn, args)
         return [time_calls(fn, args, loops, self.timer)[0] for _ in range(self.repeats)]
+
+    def _loops(self, fn: Callable[..., Any], args: tuple[Any, ...]) -> int:
+        warm, _ = time_calls(fn, args, 1, self.timer)
+        return calibrate(fn, args, warm, self.min_sample_s, self.timer)[0]
 
     def time_pair(
         self, fn_a: Callable[..., Any], fn_b: Callable[..., Any], *args: Any
     ) -> list[tuple[float, float]]:
         """Interleaved per-call times of two variants, so drift hits both alike (s, s)."""
-        warm_a, _ = time_calls(fn_a, args, 1, self.timer)
-        warm_b, _ = time_calls(fn_b, args, 1, self.timer)
-        loops = calibrate_loops(max(warm_a, warm_b), self.min_sample_s)
+        loops = max(self._loops(fn_a, args), self._loops(fn_b, args))
         pairs = []
         for _ in range(self.repeats):
             a, _ = time_calls(fn_a, args, loops, self.timer)

@@ -43,6 +43,9 @@ from overhead_tui.machine import describe_machine, read_cpu_times, steal_fractio
 from overhead_tui.model import BlasInfo, PythonInfo, RunSummary, ScenarioResult, Settings
 from overhead_tui.probes import cache_key, discover_probes, measure_probe, read_cache, write_cache
 
+EXIT_GRACE_S = 5.0
+"""Seconds a worker may take to exit after its last event (or after closing its channel)
+before its process group is killed."""
 STDERR_TAIL_BYTES = 4096
 """How much of a worker's stderr log is kept for a crash message (bytes)."""
 
@@ -208,7 +211,8 @@ class Runner:
 
     def _run_one(self, spec: ScenarioSpec, result: ScenarioResult, log: IO[str]) -> Iterator[Event]:
         if self.settings.dtype not in spec.dtypes:
-            result.error = f"does not support {self.settings.dtype} (supports {spec.dtypes})"
+            supported = ", ".join(spec.dtypes)
+            result.error = f"does not support {self.settings.dtype} (supports {supported})"
             self._log(log, {"event": "skipped", "name": spec.name, "reason": result.error})
             return
         result.error = None
@@ -276,6 +280,7 @@ class Runner:
             "min_sample_s": self.settings.min_sample_s,
             "requires": list(spec.requires),
             "max_size": spec.max_size,
+            "parent_pid": os.getpid(),
         }
         python = self.settings.python or sys.executable
         env = dict(os.environ)
@@ -309,8 +314,9 @@ class Runner:
         deadline = self.clock() + self.settings.timeout_s
         buffer = b""
         timed_out = False
+        final = False
         events: list[dict[str, Any]] = []
-        while True:
+        while not final:
             remaining = deadline - self.clock()
             if remaining <= 0:
                 timed_out = True
@@ -328,8 +334,11 @@ class Runner:
                 if event is not None:
                     events.append(event)
                     yield event
+                    # A child the kernel forked may hold the pipe open: the last event ends it.
+                    final = final or event.get("event") in ("done", "error")
+        returncode = None if timed_out else _wait(process, EXIT_GRACE_S)
         _kill_group(process)
-        returncode = process.wait()
+        returncode = process.wait() if returncode is None else returncode
         yield _WorkerOutcome(events, returncode, timed_out, self._stderr_tail(spec))
 
     def _stderr_tail(self, spec: ScenarioSpec) -> str:
@@ -367,6 +376,14 @@ def _parse_line(line: bytes) -> dict[str, Any] | None:
     except (json.JSONDecodeError, UnicodeDecodeError):
         return None
     return event if isinstance(event, dict) and "event" in event else None
+
+
+def _wait(process: subprocess.Popen[bytes], seconds: float) -> int | None:
+    """The worker's exit code if it exits within ``seconds``, else None."""
+    try:
+        return process.wait(timeout=seconds)
+    except subprocess.TimeoutExpired:
+        return None
 
 
 def _kill_group(process: subprocess.Popen[bytes]) -> None:

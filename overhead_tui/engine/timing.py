@@ -47,3 +47,39 @@ def time_calls(
         result = fn(*args)
     elapsed_ns = timer() - start
     return elapsed_ns / loops / 1e9, result
+
+
+MAX_CALIBRATION_ROUNDS = 8
+"""Re-timing rounds allowed while calibrating (each at least doubles the loops)."""
+
+
+def calibrate(
+    fn: Callable[..., Any],
+    args: tuple[Any, ...],
+    first_s: float,
+    min_sample_s: float,
+    timer: Timer = time.perf_counter_ns,
+) -> tuple[int, list[float]]:
+    """Calibrate loops by re-timing until a whole sample lasts ``min_sample_s`` (pyperf's way).
+
+    A single warm call can be much slower than the steady state (caches, thread pools,
+    frequency), so the loop count estimated from it is checked: the sample is timed and, while
+    it is shorter than the target, the loops grow in proportion (at least × 2).
+
+    Args:
+        fn, args: the kernel and its arguments.
+        first_s: one warm call's duration (s), the first estimate.
+        min_sample_s: target duration of a sample (s).
+
+    Returns:
+        (loops, per-call times of the calibration samples in s: warm-ups, kept apart).
+    """
+    loops = calibrate_loops(first_s, min_sample_s)
+    warmups = []
+    for _ in range(MAX_CALIBRATION_ROUNDS):
+        per_call, _ = time_calls(fn, args, loops, timer)
+        warmups.append(per_call)
+        if per_call * loops >= min_sample_s or loops >= MAX_LOOPS:
+            break
+        loops = min(MAX_LOOPS, max(loops * 2, calibrate_loops(per_call, min_sample_s * 1.1)))
+    return loops, warmups

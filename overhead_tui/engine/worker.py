@@ -102,7 +102,7 @@ def run(spec: dict[str, Any], channel: _Channel) -> int:
     import numpy as np
 
     from overhead_tui.engine.inputs import make_inputs
-    from overhead_tui.engine.timing import calibrate_loops, time_calls
+    from overhead_tui.engine.timing import calibrate, time_calls
     from overhead_tui.engine.validate import validate
 
     channel.emit("started", pid=os.getpid(), name=spec["name"], n=spec["n"], dtype=spec["dtype"])
@@ -142,10 +142,10 @@ def run(spec: dict[str, Any], channel: _Channel) -> int:
             channel.emit("done", numba_threading_layer=_threading_layer(), blas=_blas_info())
             return 0
         warm_s, _ = time_calls(module.kernel, args, 1)
-        loops = calibrate_loops(warm_s, spec["min_sample_s"])
+        loops, warmups = calibrate(module.kernel, args, warm_s, spec["min_sample_s"])
         channel.emit("calibrated", loops=loops)
-        value, _ = time_calls(module.kernel, args, loops)
-        channel.emit("warmup", value_s=value)
+        for value in warmups:
+            channel.emit("warmup", value_s=value)
         for index in range(spec["repeats"]):
             value, result = time_calls(module.kernel, args, loops)
             channel.emit("sample", index=index, value_s=value)
@@ -155,7 +155,7 @@ def run(spec: dict[str, Any], channel: _Channel) -> int:
             channel.emit("counted", **_count(module, spec))
     except MemoryError as exc:
         return _error(channel, "memory", exc)
-    except Exception as exc:
+    except BaseException as exc:  # SystemExit, KeyboardInterrupt from the kernel too
         return _error(channel, "exception", exc)
     channel.emit("done", numba_threading_layer=_threading_layer(), blas=_blas_info())
     return 0
@@ -213,6 +213,26 @@ def _validation_fields(check: Any) -> dict[str, Any]:
     }
 
 
+def _die_with_parent(parent_pid: int | None) -> None:
+    """Ask Linux to SIGKILL this worker when the process that started it dies.
+
+    The worker runs in its own session (so a terminal's signals reach only the parent); this
+    keeps a killed or crashed parent (SIGTERM, SIGHUP, closed terminal) from leaving it behind.
+    """
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+    import signal
+
+    pr_set_pdeathsig = 1
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGKILL)
+    except (OSError, AttributeError):
+        return
+    if parent_pid is not None and os.getppid() != parent_pid:  # the parent died already
+        os._exit(1)
+
+
 def run_probe(spec: dict[str, Any], channel: _Channel) -> int:
     """Measure one probe module and emit a ``probe`` event (or ``error``)."""
     import statistics
@@ -251,6 +271,7 @@ def main(argv: list[str] | None = None) -> int:
     faulthandler.enable()  # a segfault prints the Python stack to stderr (the worker's log)
     channel = _Channel()
     spec = json.loads(argv[0])
+    _die_with_parent(spec.get("parent_pid"))
     started = time.perf_counter()
     code = run_probe(spec, channel) if spec.get("mode") == "probe" else run(spec, channel)
     print(f"worker finished in {time.perf_counter() - started:.3f} s", file=sys.stderr)

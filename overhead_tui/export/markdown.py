@@ -42,9 +42,9 @@ class MarkdownExporter(Exporter):
             notes.append("- The dense kernel did not run successfully: no × dense column.")
         for r in summary.scenarios:
             if r.status != "ok":
-                notes.append(f"- **{r.name}** is {r.status}: {r.error or 'no reason given'}")
+                notes.append(f"- **{r.name}**: {r.status} — {r.error or 'no reason given'}")
             elif r.warnings:
-                notes.append(f"- {r.name}: {'; '.join(r.warnings)}")
+                notes.append(f"- **{r.name}**: unstable — {'; '.join(r.warnings)}")
             if r.status == "ok" and r.compile_s is not None and r.compile_s > 0.05:
                 notes.append(
                     f"- {r.name}: JIT compile / first call {fmt_seconds(r.compile_s)}"

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import Path
 
+from rich.markup import escape
 from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
@@ -252,8 +253,8 @@ class OverheadApp(App[None]):
         )
         yield SystemCommand("Help", "Keys and vocabulary", self.action_help)
         for row in self.ladder.ordered():
-            yield SystemCommand(
-                f"Open scenario {row.result.name}",
-                row.result.title,
+            yield SystemCommand(  # palette text is markup: names and titles are escaped
+                f"Open scenario {escape(row.result.name)}",
+                escape(row.result.title),
                 partial(self.open_scenario, row.result.name),
             )

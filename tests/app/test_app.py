@@ -14,6 +14,7 @@ from overhead_tui.tui.app import OverheadApp
 from overhead_tui.tui.screens.ladder import LadderScreen
 from overhead_tui.tui.screens.modals import ExportScreen, HelpScreen, SettingsScreen
 from overhead_tui.tui.screens.scenario import ScenarioScreen
+from overhead_tui.tui.widgets.too_small import MIN_HEIGHT, MIN_WIDTH
 from tests.conftest import FAULTY, FIXTURES, RECORDED_SUMMARY
 
 FAST_DIR = FIXTURES / "fast"
@@ -139,9 +140,9 @@ async def test_open_saved_run_resize_through_many_sizes():
         assert all(s == "ok" or s == "ok !" for s in _states(app).values())
         for width, height in [
             (20, 5),
-            (59, 30),
-            (60, 14),
-            (60, 15),
+            (75, 30),
+            (76, 14),
+            (76, 15),
             (80, 24),
             (99, 30),
             (100, 30),
@@ -153,7 +154,7 @@ async def test_open_saved_run_resize_through_many_sizes():
         ]:
             await pilot.resize_terminal(width, height)
             await pilot.pause()
-            small = width < 60 or height < 15
+            small = width < MIN_WIDTH or height < MIN_HEIGHT
             assert app.screen.query_one("#too-small").display == small
         await pilot.press("enter")
         await pilot.resize_terminal(30, 8)

@@ -225,3 +225,120 @@ def test_app_without_a_terminal_says_what_to_do(cli):
     assert "needs a terminal" in proc.stderr and "overhead-tui run" in proc.stderr
     proc = cli("--scenario", "nope")  # bad input is still reported first
     assert proc.returncode == 2 and "unknown scenario 'nope'" in proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--out", "/proc/no/such/dir"], "cannot create the run folder"),
+        (["--out", "/etc/hostname"], "is a file"),
+        (["--json", "/etc/hostname/s.json"], "/etc/hostname is not a folder"),
+        (["--json", "/tmp/same.json", "--markdown", "/tmp/same.json"], "same file"),
+        (["--seed", "-1"], "-1 is below 0"),
+        (["--python", "/bin/true"], "is not a Python interpreter"),
+    ],
+)
+def test_bad_paths_fail_before_measuring(cli, args, message):
+    proc = cli("run", "--scenario", "python_naive", *FAST, *args)
+    assert proc.returncode == 2, proc.stderr
+    assert message in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_reusing_a_run_folder_is_refused(cli, tmp_path):
+    out = tmp_path / "run"
+    assert cli("run", "--scenario", "numpy_matmul", *FAST, "--out", out).returncode == 0
+    proc = cli("run", "--scenario", "numpy_matmul", *FAST, "--out", out)
+    assert proc.returncode == 2 and "already holds a run" in proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ("OTHER = {[1]: 2}\nREQUIRES = 5\n", "REQUIRES must be a tuple of strings"),
+        ("LAYERS = ([1],)\n", "LAYERS must be a tuple of strings"),
+        ("x = '\\0'\x00\n", "null bytes"),
+    ],
+)
+def test_malformed_declarations_are_usage_errors(cli, tmp_path, body, message):
+    source = (FAULTY / "raises.py").read_text() + "\n" + body
+    (tmp_path / "bad.py").write_bytes(source.encode())
+    proc = cli("list", "--scenarios-dir", tmp_path)
+    assert proc.returncode == 2, proc.stderr
+    assert message in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_kernel_exit_and_forked_child_are_reported_honestly(cli, tmp_path):
+    (tmp_path / "exits_zero.py").write_text(
+        (FAULTY / "raises.py")
+        .read_text()
+        .replace('NAME = "raises"', 'NAME = "exits_zero"')
+        .replace('raise RuntimeError("kernel exploded on purpose")', "raise SystemExit(0)")
+    )
+    (tmp_path / "forker.py").write_text(
+        (FAULTY / "raises.py")
+        .read_text()
+        .replace('NAME = "raises"', 'NAME = "forker"')
+        .replace("RUNG = 101", "RUNG = 102")
+        .replace(
+            '    raise RuntimeError("kernel exploded on purpose")',
+            "    import os, time\n    if not hasattr(kernel, 'child'):\n"
+            "        kernel.child = os.fork()\n        if kernel.child == 0:\n"
+            "            time.sleep(30)\n            os._exit(0)\n    return a @ b",
+        )
+    )
+    proc = cli(
+        "run",
+        "--scenarios-dir",
+        tmp_path,
+        "--scenario",
+        "exits_zero",
+        "--scenario",
+        "forker",
+        *FAST,
+        "--timeout",
+        "20",
+        "--json",
+        tmp_path / "s.json",
+    )
+    summary = RunSummary.load(tmp_path / "s.json")
+    assert summary.scenario("exits_zero").status == "error"
+    assert "SystemExit" in summary.scenario("exits_zero").error
+    assert summary.scenario("forker").status == "ok", summary.scenario("forker").error
+    assert proc.returncode == 1
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL], ids=["term", "kill"])
+def test_parent_stopped_or_killed_leaves_no_worker(tmp_path, sig):
+    out = tmp_path / "run"
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "overhead_tui",
+            "run",
+            "--scenarios-dir",
+            FAULTY,
+            "--scenario",
+            "hangs",
+            *FAST,
+            "--out",
+            out,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        stdin=subprocess.DEVNULL,
+    )
+    worker_pid = _wait_for_worker(out / "events.jsonl", "hangs")
+    proc.send_signal(sig)
+    proc.communicate(timeout=30)
+    assert proc.returncode == (130 if sig == signal.SIGTERM else -signal.SIGKILL)
+    deadline = time.monotonic() + 2
+    while time.monotonic() < deadline:
+        try:
+            os.kill(worker_pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.05)
+    else:
+        raise AssertionError("the worker outlived its parent")

@@ -46,7 +46,7 @@ def test_markdown_report(summary):
     assert "| rung | scenario |" in text
     row = next(x for x in text.splitlines() if x.startswith("| 1 | python_naive"))
     assert "GFLOP" not in row and row.count("—") >= 4 and row.endswith("invalid |")
-    assert "**python_naive** is invalid: element (1, 2)" in text
+    assert "**python_naive**: invalid — element (1, 2)" in text
     assert "| 12 | numpy_matmul | 1024 |" in text
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from overhead_tui.engine.stats import describe, stability_warnings
-from overhead_tui.engine.timing import calibrate_loops, time_calls
+from overhead_tui.engine.timing import calibrate, calibrate_loops, time_calls
 
 
 def test_describe_known_values():
@@ -58,3 +58,18 @@ def test_time_calls_uses_the_injected_clock():
     assert per_call == pytest.approx(1.25e-3)
     assert result == 42
     assert len(calls) == 4
+
+
+def test_calibrate_grows_loops_until_a_sample_is_long_enough():
+    # a fake kernel whose first call is slow (10 ms) and steady calls take 1 ms
+    now = [0]
+
+    def timer():
+        return now[0]
+
+    def kernel():
+        now[0] += 1_000_000
+
+    loops, warmups = calibrate(kernel, (), first_s=0.010, min_sample_s=0.05, timer=timer)
+    assert loops * 1e-3 >= 0.05  # 5 loops estimated from the slow call were not enough
+    assert warmups[0] == pytest.approx(1e-3) and len(warmups) >= 2

@@ -99,7 +99,7 @@ class SettingsScreen(ModalScreen[Settings | None]):
             with Horizontal(classes="row"):
                 yield Label("repeats", classes="field")
                 yield Input(str(s.repeats), id="repeats", type="integer", compact=True)
-            yield Label("scenarios (none ticked = all)", classes="list-label")
+            yield Label("scenarios to run (space ticks; none ticked = all)", classes="list-label")
             yield SelectionList[str](
                 *[(f"{sp.rung:>3} {sp.name}", sp.name, sp.name in chosen) for sp in self.specs],
                 id="scenarios",
@@ -120,6 +120,9 @@ class SettingsScreen(ModalScreen[Settings | None]):
             return
         assert isinstance(settings, Settings)
         self.dismiss(settings)
+
+    def on_input_submitted(self) -> None:
+        self.query_one("#apply", Button).press()
 
     def _read(self) -> Settings | str:
         size_text = self.query_one("#size", Input).value.strip()

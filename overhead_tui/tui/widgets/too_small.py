@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.widgets import Static
 
-MIN_WIDTH = 60
+MIN_WIDTH = 76
 """Narrowest terminal (columns) the screens are laid out for."""
 MIN_HEIGHT = 15
 """Shortest terminal (rows) the screens are laid out for."""
