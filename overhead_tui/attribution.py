@@ -9,7 +9,9 @@ Model (per multiply-add, all times in ns):
   stores × ns/store (``container_access``); ``call_overhead`` = Python calls × ns/call +
   non-numpy builtin calls × ns/builtin call (``call_overhead``); ``library_layers`` =
   (numpy calls + unspecialised arithmetic/subscript instructions, which in a rung carrying
-  library layers act on numpy objects) × the fixed cost of a numpy call (``numpy_call``).
+  library layers act on numpy objects) × the fixed cost of a numpy call (``numpy_call``); in a
+  rung that also carries ``scalar_compute`` (an element-wise loop) the unspecialised
+  instructions act on numpy scalars and are priced at the probe's ``scalar_op_ns``.
 * Compiled work: flops at the measured compute peak — one core, or all cores for a rung that
   carries ``parallel`` — is ``dense_kernel`` if the rung carries it, else ``simd_compute``.
   The peak is the best of the ``simd_fma`` probe and the dense kernels measured in this run.
@@ -55,6 +57,7 @@ class UnitCosts:
     call_ns: float | None = None
     builtin_ns: float | None = None
     numpy_call_ns: float | None = None
+    numpy_scalar_ns: float | None = None
     peak_one_gflops: float | None = None
     peak_all_gflops: float | None = None
 
@@ -89,6 +92,7 @@ class UnitCosts:
             call_ns=value("call_overhead"),
             builtin_ns=detail("call_overhead", "builtin_ns"),
             numpy_call_ns=numpy_us * 1e3 if numpy_us is not None else None,
+            numpy_scalar_ns=detail("numpy_call", "scalar_op_ns"),
             peak_one_gflops=max(one, default=None),
             peak_all_gflops=max(every + one, default=None),
         )
@@ -123,7 +127,11 @@ def interpreted_rows(
         _row("call_overhead", events.get("python_calls"), costs.call_ns, "ns/call"),
         _row("call_overhead", other_builtins, costs.builtin_ns, "ns/builtin call"),
     ]
-    if "library_layers" in layers:
+    if "library_layers" in layers and "scalar_compute" in layers:
+        # element-wise loops: the unspecialised instructions act on numpy scalars
+        rows.append(_row("library_layers", generic, costs.numpy_scalar_ns, "ns/numpy scalar op"))
+        rows.append(_row("library_layers", numpy_calls, costs.numpy_call_ns, "ns/numpy call"))
+    elif "library_layers" in layers:
         rows.append(
             _row("library_layers", numpy_calls + generic, costs.numpy_call_ns, "ns/numpy call")
         )

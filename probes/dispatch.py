@@ -1,8 +1,8 @@
-"""ns per bytecode instruction: a loop of local loads and stores that allocates nothing.
+"""ns per instruction dispatch: a tight loop of cheap instructions that allocates nothing.
 
-Time per call divided by the exact number of instructions executed (counted with the
-interpreter's opcode tracing), so it is the average cost of fetching, decoding and dispatching
-one cheap instruction in the eval loop.
+`y = x is z` per trip (range-free iteration, local loads and stores, a pointer comparison):
+time per trip divided by the exactly counted dispatches per trip is the cost of fetching,
+decoding and executing one cheap instruction in the eval loop.
 """
 
 from overhead_tui.engine.probing import dispatch_samples
@@ -14,5 +14,5 @@ LAYER = "interpreter_dispatch"
 
 
 def measure(ctx):
-    samples, bytecodes = dispatch_samples(ctx)
-    return {"samples": samples, "details": {"dispatches_per_trip": bytecodes}}
+    samples, per_trip = dispatch_samples(ctx)
+    return {"samples": samples, "details": {"dispatches_per_trip": per_trip}}

@@ -1,10 +1,17 @@
 """µs fixed cost of one small numpy operation: `x * y` timed over a sweep of sizes, fitted a + b·n.
 
 The intercept a is the library layers paid per call (argument parsing, ufunc and dtype
-resolution, output allocation); the slope b is the per-element cost.
+resolution, output allocation); the slope b is the per-element cost.  The details also give
+the cost of one operation on numpy *scalars* (`arr[i, j]` indexing and a float64 scalar
+multiply, each timed against the tight reference loop), which is what element-wise loops over
+arrays pay instead.
 """
 
+from itertools import repeat
+
 import numpy as np
+
+from overhead_tui.engine.probing import paired_samples
 
 NAME = "numpy_call"
 TITLE = "numpy call layers"
@@ -15,6 +22,24 @@ SIZES = (1, 16, 128, 1024, 4096)
 
 def _multiply(x, y):
     return x * y
+
+
+def _index(n, arr):
+    i = 1
+    for _ in repeat(None, n):
+        y = arr[i, i]
+    return y
+
+
+def _scalar_multiply(n, x, z):
+    for _ in repeat(None, n):
+        y = x * z
+    return y
+
+
+def _median(values):
+    values = sorted(values)
+    return values[len(values) // 2]
 
 
 def measure(ctx):
@@ -31,4 +56,14 @@ def measure(ctx):
         samples.append(float(intercept) * 1e6)
         slopes.append(float(slope) * 1e9)
     slopes.sort()
-    return {"samples": samples, "details": {"ns_per_element": slopes[len(slopes) // 2]}}
+    index, _ = paired_samples(ctx, _index, (np.ones((4, 4)),), 50_000)
+    multiply, _ = paired_samples(ctx, _scalar_multiply, (np.float64(1.5), np.float64(2.5)), 50_000)
+    return {
+        "samples": samples,
+        "details": {
+            "ns_per_element": slopes[len(slopes) // 2],
+            "scalar_op_ns": (_median(index) + _median(multiply)) / 2,
+            "scalar_index_ns": _median(index),
+            "scalar_multiply_ns": _median(multiply),
+        },
+    }

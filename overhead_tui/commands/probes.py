@@ -45,5 +45,5 @@ def run(args: argparse.Namespace) -> int:
             f"{result.name:<18} {result.value:>10.3g}  {result.unit:<12} {spread:>7}  "
             f"{result.layer}"
         )
-    print("spread = interquartile range / median of the samples")
+    print("value = median over 3 worker processes; spread = (max − min) / median of them")
     return 1 if failed else 0

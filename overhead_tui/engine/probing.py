@@ -46,11 +46,11 @@ class ProbeContext:
         self, fn_a: Callable[..., Any], fn_b: Callable[..., Any], *args: Any
     ) -> list[tuple[float, float]]:
         """Interleaved per-call times of two variants, so drift hits both alike (s, s)."""
-        loops = max(self._loops(fn_a, args), self._loops(fn_b, args))
+        loops_a, loops_b = self._loops(fn_a, args), self._loops(fn_b, args)
         pairs = []
         for _ in range(self.repeats):
-            a, _ = time_calls(fn_a, args, loops, self.timer)
-            b, _ = time_calls(fn_b, args, loops, self.timer)
+            a, _ = time_calls(fn_a, args, loops_a, self.timer)
+            b, _ = time_calls(fn_b, args, loops_b, self.timer)
             pairs.append((a, b))
         return pairs
 
