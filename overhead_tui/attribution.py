@@ -27,7 +27,8 @@ probe of its own, so its cost ends in ``other``.
 
 Waterfall: the ok rungs in rung order; between consecutive rungs, the time per flop saved is
 credited to the layers the later rung removes, in proportion to their modelled shares in the
-earlier rung (equally when it has none).  The speedups multiply to the measured span exactly.
+earlier rung (equally when together they are under 5 % of it).  The speedups multiply to the
+measured span exactly.
 """
 
 from __future__ import annotations
@@ -44,6 +45,9 @@ LIST_STORES = frozenset({"STORE_SUBSCR_LIST_INT"})
 INTERPRETED_THRESHOLD = 0.05
 """Dispatches per multiply-add below which a rung counts as compiled (no interpreter work)."""
 RESIDUAL_LAYERS = ("scalar_compute", "memory", "parallel")
+MIN_CREDIT_SHARE = 0.05
+"""Below this modelled share (of the earlier rung) for all removed layers together, the
+waterfall splits a step's saving equally among them instead of by share."""
 
 
 @dataclass(frozen=True)
@@ -201,7 +205,7 @@ def waterfall(summary: RunSummary) -> list[dict[str, Any]]:
         removed = list(after.removes) or ["other"]
         weights = {x: (before.breakdown or {}).get("layers", {}).get(x, 0.0) for x in removed}
         total = sum(w for w in weights.values() if w > 0)
-        if total <= 0:
+        if total < MIN_CREDIT_SHARE:  # the model does not see these layers: split equally
             weights, total = dict.fromkeys(removed, 1.0), float(len(removed))
         credited = {x: saved * max(w, 0.0) / total for x, w in weights.items()}
         steps.append(

@@ -36,6 +36,8 @@ def fmt_number(value: float | None) -> str:
     """Three significant digits without exponent notation: ``0.0384``, ``44.8``, ``2,810``."""
     if value is None:
         return "—"
+    if value == 0:
+        return "0"
     if abs(value) >= 1000:
         return f"{value:,.0f}"
     return f"{value:.3g}" if abs(value) >= 1e-4 else f"{value:.2e}"

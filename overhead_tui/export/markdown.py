@@ -3,7 +3,16 @@
 from __future__ import annotations
 
 from overhead_tui.export.base import Exporter
-from overhead_tui.format import LADDER_HEADERS, fmt_seconds, ladder_row, machine_line
+from overhead_tui.format import (
+    LADDER_HEADERS,
+    fmt_number,
+    fmt_percent,
+    fmt_ratio,
+    fmt_seconds,
+    ladder_row,
+    machine_line,
+)
+from overhead_tui.layers import LAYERS, layer_label
 from overhead_tui.model import RunSummary
 
 
@@ -32,8 +41,82 @@ class MarkdownExporter(Exporter):
             + "|",
         ]
         lines += ["| " + " | ".join(ladder_row(r)) + " |" for r in summary.scenarios]
-        lines += ["", *self._notes(summary)]
+        lines += [
+            "",
+            *self._notes(summary),
+            "",
+            *self._probes(summary),
+            "",
+            *self._breakdowns(summary),
+            "",
+            *self._waterfall(summary),
+        ]
         return "\n".join(lines).rstrip() + "\n"
+
+    @staticmethod
+    def _probes(summary: RunSummary) -> list[str]:
+        if not summary.probes:
+            return []
+        lines = [
+            "## Probes (unit costs)",
+            "",
+            "| probe | value | unit | run-to-run spread |",
+            "|---|---:|---|---:|",
+        ]
+        for name, p in sorted(summary.probes.items()):
+            value = fmt_number(p.get("value")) if p.get("value") is not None else "failed"
+            spread = fmt_percent(p.get("spread")) if p.get("spread") is not None else "—"
+            lines.append(f"| {name} | {value} | {p.get('unit', '')} | {spread} |")
+        return lines
+
+    @staticmethod
+    def _breakdowns(summary: RunSummary) -> list[str]:
+        rows = [r for r in summary.scenarios if r.breakdown]
+        if not rows:
+            return []
+        layers = [x for x in LAYERS if any(x in r.breakdown["layers"] for r in rows)]
+        lines = [
+            "## Breakdown (model: share of the median time)",
+            "",
+            "| scenario | explained | " + " | ".join(layers) + " |",
+            "|---|---:|" + "---:|" * len(layers),
+        ]
+        for r in rows:
+            shares = r.breakdown["layers"]
+            cells = [fmt_percent(shares[x]) if x in shares else "" for x in layers]
+            lines.append(
+                f"| {r.name} | {fmt_percent(r.breakdown['explained'])} | "
+                + " | ".join(cells)
+                + " |"
+            )
+        lines += [
+            "",
+            "Seconds per layer = exact events per multiply-add × probe unit cost; "
+            "`other` = measured − explained (negative when the model over-explains).",
+        ]
+        return lines
+
+    @staticmethod
+    def _waterfall(summary: RunSummary) -> list[str]:
+        if not summary.waterfall:
+            return []
+        lines = [
+            "## Waterfall (time per flop saved, credited to the layers removed)",
+            "",
+            "| from | to | speedup | cumulative | credited to |",
+            "|---|---|---:|---:|---|",
+        ]
+        total = 1.0
+        for step in summary.waterfall:
+            total *= step["speedup"]
+            credited = ", ".join(
+                f"{layer_label(k)} {fmt_seconds(v)}/flop" for k, v in step["layers"].items()
+            )
+            lines.append(
+                f"| {step['from']} | {step['to']} | {fmt_ratio(step['speedup'])} | "
+                f"{fmt_ratio(total)} | {credited} |"
+            )
+        return lines
 
     @staticmethod
     def _notes(summary: RunSummary) -> list[str]:

@@ -20,6 +20,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.worker import get_current_worker
 
+from overhead_tui.attribution import waterfall
 from overhead_tui.discovery import ScenarioSpec, discover, select
 from overhead_tui.engine.events import Event, RunFinished
 from overhead_tui.engine.runner import Runner, new_run_dir, planned_summary
@@ -30,6 +31,7 @@ from overhead_tui.model import RunSummary, Settings
 from overhead_tui.tui.screens.ladder import LadderScreen
 from overhead_tui.tui.screens.modals import ExportScreen, HelpScreen, SettingsScreen
 from overhead_tui.tui.screens.scenario import ScenarioScreen
+from overhead_tui.tui.screens.waterfall import WaterfallScreen
 
 EXPORT_FILES: tuple[tuple[str, str], ...] = (
     ("summary.json", "json"),
@@ -58,6 +60,7 @@ class OverheadApp(App[None]):
         Binding("r", "rerun", "Run"),
         Binding("e", "export", "Export"),
         Binding("o", "settings", "Settings"),
+        Binding("w", "waterfall", "Waterfall"),
         Binding("question_mark", "help", "Help", key_display="?"),
         Binding("q", "quit", "Quit"),
         Binding("ctrl+c", "quit", "Quit", show=False, priority=True),
@@ -82,6 +85,8 @@ class OverheadApp(App[None]):
     ) -> None:
         super().__init__()
         self.settings = settings or (summary.settings if summary else Settings())
+        if summary is not None and not summary.waterfall:
+            summary.waterfall = waterfall(summary)  # older summaries: derived from the timings
         self.saved = summary
         self.autorun = autorun and summary is None
         self.runs_dir = runs_dir
@@ -229,6 +234,10 @@ class OverheadApp(App[None]):
         self.ladder_screen.update_all()
         self.start_run()
 
+    def action_waterfall(self) -> None:
+        """Show the waterfall of the current run."""
+        self.push_screen(WaterfallScreen(self.ladder.summary))
+
     def action_help(self) -> None:
         """Show keys and vocabulary."""
         self.push_screen(HelpScreen())
@@ -250,6 +259,9 @@ class OverheadApp(App[None]):
         yield SystemCommand("Settings", "Size, dtype, repeats, scenarios", self.action_settings)
         yield SystemCommand(
             "Stop the run", "Kill the running worker; keep finished results", self.stop_run
+        )
+        yield SystemCommand(
+            "Waterfall", "The ladder as successive removals of layers", self.action_waterfall
         )
         yield SystemCommand("Help", "Keys and vocabulary", self.action_help)
         for row in self.ladder.ordered():

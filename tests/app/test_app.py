@@ -15,7 +15,7 @@ from overhead_tui.tui.screens.ladder import LadderScreen
 from overhead_tui.tui.screens.modals import ExportScreen, HelpScreen, SettingsScreen
 from overhead_tui.tui.screens.scenario import ScenarioScreen
 from overhead_tui.tui.widgets.too_small import MIN_HEIGHT, MIN_WIDTH
-from tests.conftest import FAULTY, FIXTURES, RECORDED_SUMMARY
+from tests.conftest import FAULTY, FIXTURES, RECORDED_SUMMARY, SUMMARY_V1
 
 FAST_DIR = FIXTURES / "fast"
 
@@ -203,3 +203,30 @@ async def test_rerun_makes_a_new_run_directory(tmp_path, key):
         await pilot.pause(0.2)
         await _wait(pilot, lambda: app.ladder.summary.finished and not app.ladder.running)
     assert len(list(tmp_path.iterdir())) == 2
+
+
+async def test_breakdown_bytecode_and_waterfall_views():
+    app = OverheadApp(summary=RunSummary.load(RECORDED_SUMMARY))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("enter")
+        tabs = {p.id for p in app.screen.query("TabPane")}
+        assert tabs == {"tab-timingstab", "tab-breakdowntab", "tab-bytecodetab", "tab-sourcetab"}
+        await pilot.press("escape")
+        app.ladder_screen.query_one(DataTable).move_cursor(row=11)
+        await pilot.press("enter")  # the dense kernel: no bytecode worth showing
+        assert app.screen.scenario_name == "numpy_matmul"
+        assert "tab-bytecodetab" not in {p.id for p in app.screen.query("TabPane")}
+        await pilot.press("escape", "w")
+        assert type(app.screen).__name__ == "WaterfallScreen"
+        await pilot.press("escape")
+        assert isinstance(app.screen, LadderScreen)
+
+
+async def test_version_1_summary_opens_without_breakdowns():
+    app = OverheadApp(summary=RunSummary.load(SUMMARY_V1))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("enter")
+        tabs = {p.id for p in app.screen.query("TabPane")}
+        assert tabs == {"tab-timingstab", "tab-sourcetab"}
+        await pilot.press("escape", "w")
+        assert app.screen.query("#chart")  # the waterfall works from timings alone

@@ -342,3 +342,85 @@ def test_parent_stopped_or_killed_leaves_no_worker(tmp_path, sig):
         time.sleep(0.05)
     else:
         raise AssertionError("the worker outlived its parent")
+
+
+def test_probes_give_positive_plausible_unit_costs(tmp_path):
+    """Two cheap probes, each in its own worker process (the others run in the benchmark)."""
+    from overhead_tui.probes import discover_probes, measure_probe
+
+    specs = {s.name: s for s in discover_probes()}
+    assert set(specs) >= {
+        "dispatch",
+        "boxing",
+        "container_access",
+        "call_overhead",
+        "numpy_call",
+        "scalar_fma",
+        "simd_fma",
+        "stream_triad",
+    }
+    dispatch = measure_probe(
+        specs["dispatch"], sys.executable, processes=1, repeats=3, min_sample_s=0.01
+    )
+    boxing = measure_probe(
+        specs["boxing"], sys.executable, processes=1, repeats=3, min_sample_s=0.01
+    )
+    assert dispatch.error is None and 0.1 < dispatch.value < 50  # ns per dispatch
+    assert boxing.error is None and 0.1 < boxing.value < 200  # ns per float
+    assert boxing.details["floats_per_trip"] == 1.0
+
+
+def test_run_with_probes_writes_breakdowns_and_waterfall(tmp_path):
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    cache = tmp_path / "cache" / "overhead-tui" / "probes.json"
+    cache.parent.mkdir(parents=True)
+    # a prepared cache (real values from the recorded run) keyed for this machine
+    from overhead_tui.probes import cache_key, discover_probes
+
+    recorded = json.loads((FIXTURES / "recorded_summary.json").read_text())["probes"]
+    cache.write_text(
+        json.dumps({"key": cache_key(discover_probes(), sys.executable), "probes": recorded})
+    )
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "overhead_tui",
+            "run",
+            "--scenario",
+            "python_hoisted",
+            "--scenario",
+            "numba_ikj",
+            "--scenario",
+            "numpy_matmul",
+            "--size",
+            "24",
+            "--repeats",
+            "2",
+            "--min-time",
+            "0.005",
+            "--json",
+            tmp_path / "s.json",
+            "--markdown",
+            tmp_path / "r.md",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+        stdin=subprocess.DEVNULL,
+    )
+    assert proc.returncode == 0, proc.stderr
+    summary = RunSummary.load(tmp_path / "s.json")
+    hoisted = summary.scenario("python_hoisted")
+    assert hoisted.events_per_fma["floats"] == pytest.approx(2.0, rel=0.1)
+    assert hoisted.breakdown["layers"]["interpreter_dispatch"] > 0
+    # at n = 24 the jitted rung's Python wrapper is a few bytecodes per 13,824 multiply-adds
+    assert summary.scenario("numba_ikj").breakdown["layers"].get("interpreter_dispatch", 0) < 0.05
+    assert [(w["from"], w["to"]) for w in summary.waterfall] == [
+        ("python_hoisted", "numba_ikj"),
+        ("numba_ikj", "numpy_matmul"),
+    ]
+    assert any(b["opname"] == "BINARY_OP_MULTIPLY_FLOAT" for b in hoisted.bytecode)
+    report = (tmp_path / "r.md").read_text()
+    assert "## Breakdown" in report and "## Waterfall" in report

@@ -13,7 +13,7 @@ import pytest
 
 from overhead_tui.model import RunSummary
 from overhead_tui.tui.app import OverheadApp
-from tests.conftest import RECORDED_SUMMARY
+from tests.conftest import RECORDED_SUMMARY, SUMMARY_V1
 
 SNAPSHOT_VERSIONS = {"textual": "8.2.8", "pytest-textual-snapshot": "1.1.0"}
 
@@ -44,9 +44,17 @@ def test_ladder(snap_compare, size):
     [
         (["enter"], (120, 40)),
         (["down", "down", "down", "down", "down", "enter"], (80, 24)),
-        (["end", "enter", "right"], (100, 30)),
+        (["end", "enter", "right", "right", "right"], (100, 30)),
+        (["enter", "right"], (120, 40)),
+        (["down", "enter", "right", "right"], (100, 30)),
     ],
-    ids=["python_naive-timings-120x40", "numpy_row_vectorized-80x24", "dense-source-100x30"],
+    ids=[
+        "python_naive-timings-120x40",
+        "numpy_row_vectorized-80x24",
+        "dense-source-100x30",
+        "python_naive-breakdown-120x40",
+        "python_hoisted-bytecode-100x30",
+    ],
 )
 def test_scenario(snap_compare, press, size):
     assert snap_compare(_app(), press=press, terminal_size=size)
@@ -59,6 +67,17 @@ def test_scenario(snap_compare, press, size):
 )
 def test_dialogs(snap_compare, press, size):
     assert snap_compare(_app(), press=press, terminal_size=size)
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)], ids=["120x40", "80x24"])
+def test_waterfall(snap_compare, size):
+    assert snap_compare(_app(), press=["w"], terminal_size=size)
+
+
+def test_version_1_summary_ladder(snap_compare):
+    summary = RunSummary.load(SUMMARY_V1)
+    summary.run_dir = "/tmp/overhead-tui/runs/v1"
+    assert snap_compare(OverheadApp(summary=summary), terminal_size=(120, 30))
 
 
 def test_too_small(snap_compare):

@@ -13,6 +13,7 @@ from overhead_tui.format import machine_line
 from overhead_tui.live import LiveLadder
 from overhead_tui.tui.screens.base import BaseScreen
 from overhead_tui.tui.widgets.ladder_table import LadderTable
+from overhead_tui.tui.widgets.layer_bar import legend
 from overhead_tui.tui.widgets.too_small import TooSmall
 
 
@@ -42,6 +43,7 @@ class LadderScreen(BaseScreen):
             yield Static(id="elapsed")
             yield Static(id="current")
         yield LadderTable(id="ladder")
+        yield Static(legend(), id="legend")
         yield Static(id="notes")
         yield Footer()
         yield TooSmall()

@@ -167,13 +167,16 @@ numpy; an invalid result never shows a speed.
 | `r` | run the ladder again (new run directory) |
 | `e` | export summary.json, report.md and ladder.csv |
 | `o` | settings: size, dtype, repeats, scenarios |
+| `w` | waterfall: the ladder as successive removals of layers |
 | `ctrl+p` | command palette (every action, and "open scenario …") |
 | `escape` | back |
 | `q` | quit (stops the running worker; finished results are kept) |
 
 **Columns.** *median*: seconds per C = A·B. *GFLOP/s*: 2·n³ / median.
 *× dense*: time per flop divided by the dense kernel's (numpy `A @ B` on all BLAS threads);
-the bar shows it on a log scale, so each decade has the same width.
+the bar shows it on a log scale, so each decade has the same width, and splits it by layer
+(the model breakdown: `d` dispatch, `b` boxing, `s` subscripts, `c` calls, `l` library
+layers, `x` scalar, `v` SIMD, `k` dense kernel, `m` memory, `p` threads, `o` other).
 *state* `ok !` means the timing is unstable (CV ≥ 10 %, outliers, very short samples or CPU
 steal); the drill-in screen says which.
 """

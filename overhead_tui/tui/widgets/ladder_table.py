@@ -7,6 +7,8 @@ from textual.widgets import DataTable
 
 from overhead_tui.format import fmt_gflops, fmt_ratio, fmt_seconds
 from overhead_tui.live import LadderRow, LiveLadder
+from overhead_tui.model import ScenarioResult
+from overhead_tui.tui.widgets.layer_bar import stacked_bar
 from overhead_tui.tui.widgets.log_bar import log_bar
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
@@ -79,7 +81,7 @@ class LadderTable(DataTable[Text]):
         for key, label, width, layouts in COLUMNS:
             if self.layout_name in layouts:
                 self.add_column(label, key=key, width=width)
-        self.add_column("log scale", key="bar", width=self.bar_width)
+        self.add_column("× dense (log), by layer", key="bar", width=self.bar_width)
         max_ratio = _max_ratio(ladder)
         for row in ladder.ordered():
             self.add_row(*self._cells(row, max_ratio).values(), key=row.result.name)
@@ -124,9 +126,18 @@ class LadderTable(DataTable[Text]):
             "vs_dense": Text(fmt_ratio(r.vs_dense) if speed else "—", justify="right"),
         }
         cells = {k: values[k] for k, _, _, layouts in COLUMNS if self.layout_name in layouts}
-        bar = log_bar(r.vs_dense if speed else None, max_ratio, self.bar_width)
-        cells["bar"] = Text(bar, style=self.get_component_rich_style("laddertable--bar"))
+        cells["bar"] = self._bar(r, max_ratio)
         return cells
+
+    def _bar(self, r: ScenarioResult, max_ratio: float) -> Text:
+        """× dense on a log scale; split by layer (letters) when there is a breakdown."""
+        bar = log_bar(r.vs_dense if r.has_speed else None, max_ratio, self.bar_width)
+        filled = len(bar.rstrip())
+        if r.has_speed and r.breakdown and filled >= 2:
+            text = stacked_bar(r.breakdown.get("layers", {}), filled)
+            text.append(" " * (self.bar_width - filled))
+            return text
+        return Text(bar, style=self.get_component_rich_style("laddertable--bar"))
 
     def _state(self, row: LadderRow) -> Text:
         state = row.state

@@ -6,22 +6,28 @@ tabs with data, so later tabs (breakdown, stacks) are added by writing one class
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich.syntax import Syntax
 from rich.table import Table
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Label, Sparkline, Static
 
-from overhead_tui.format import fmt_gflops, fmt_percent, fmt_ratio, fmt_seconds
+from overhead_tui.format import fmt_gflops, fmt_number, fmt_percent, fmt_ratio, fmt_seconds
+from overhead_tui.layers import layer_label
 from overhead_tui.model import ScenarioResult
+from overhead_tui.tui.widgets.layer_bar import LAYER_GLYPHS, stacked_bar
 
 
 class ScenarioTab(Widget):
     """Base of the drill-in tabs."""
 
+    DEFAULT_CSS = """
+    ScenarioTab { height: 1fr; }
+    """
     tab_title: ClassVar[str] = ""
 
     def __init__(self, result: ScenarioResult) -> None:
@@ -39,7 +45,6 @@ class TimingsTab(ScenarioTab):
 
     tab_title = "Timings"
     DEFAULT_CSS = """
-    TimingsTab { height: auto; }
     TimingsTab Sparkline { height: 3; margin: 0 1; }
     TimingsTab .caption { color: $text-muted; padding: 0 1; }
     TimingsTab #stats { padding: 0 1; height: auto; }
@@ -113,9 +118,126 @@ class SourceTab(ScenarioTab):
             )
 
 
+class BreakdownTab(ScenarioTab):
+    """The model breakdown: events per multiply-add × unit cost = time, per layer."""
+
+    tab_title = "Breakdown"
+    DEFAULT_CSS = """
+    BreakdownTab { padding: 0 1; }
+    BreakdownTab .caption { color: $text-muted; }
+    """
+
+    @classmethod
+    def has_data(cls, result: ScenarioResult) -> bool:
+        return bool(result.breakdown)
+
+    def compose(self) -> ComposeResult:
+        b = self.result.breakdown or {}
+        measured = b.get("measured_ns_per_fma")
+        yield Label(
+            f"measured {fmt_number(measured)} ns per multiply-add; the model explains "
+            f"{fmt_percent(b.get('explained'))} (other = measured − explained)",
+            classes="caption",
+        )
+        yield Static(stacked_bar(b.get("layers", {}), 60))
+        yield Static(self._table(b))
+
+    @staticmethod
+    def _table(b: dict[str, Any]) -> Table:
+        table = Table(box=None, padding=(0, 2), header_style="bold")
+        for header, justify in (
+            ("layer", "left"),
+            ("events / FMA", "right"),
+            ("unit cost", "right"),
+            ("ns / FMA", "right"),
+            ("share", "right"),
+        ):
+            table.add_column(header, justify=justify)  # type: ignore[arg-type]
+        for row in b.get("rows", []):
+            if abs(row.get("share") or 0.0) < HIDDEN_SHARE:
+                continue
+            unit = row.get("unit_cost")
+            unit_text = (
+                f"{fmt_number(unit)} {row.get('unit', '')}"
+                if unit is not None
+                else (row.get("unit", ""))
+            )
+            letter = LAYER_GLYPHS.get(row["layer"], ("?", ""))[0]
+            table.add_row(
+                f"{letter} {layer_label(row['layer'])}",
+                fmt_number(row.get("events_per_fma")),
+                unit_text,
+                fmt_number(row.get("ns_per_fma")),
+                fmt_percent(row.get("share")),
+            )
+        other = b.get("layers", {}).get("other")
+        measured = b.get("measured_ns_per_fma")
+        if other is not None and measured:
+            table.add_row(
+                "o other (residual)",
+                "",
+                "measured − explained",
+                fmt_number(other * measured),
+                fmt_percent(other),
+            )
+        return table
+
+
+HIDDEN_SHARE = 0.0005
+"""Breakdown rows under 0.05 % of the time are left out of the table (kept in the summary)."""
+
+
+class BytecodeTab(ScenarioTab):
+    """The executed instructions (adaptive, specialised names) with counts per multiply-add."""
+
+    tab_title = "Bytecode"
+    MIN_PER_FMA = 0.01
+    """Instructions executed less often than this per multiply-add are left out."""
+
+    @classmethod
+    def has_data(cls, result: ScenarioResult) -> bool:
+        return any(b.get("per_fma", 0) >= cls.MIN_PER_FMA for b in result.bytecode)
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield Static(self._table())
+
+    def _table(self) -> Table:
+        counted_at = self.result.events_per_fma or {}
+        table = Table(
+            box=None,
+            padding=(0, 2),
+            header_style="bold",
+            caption=f"counted with opcode tracing at a small size; "
+            f"{fmt_number(counted_at.get('dispatches'))} dispatches per FMA at n = "
+            f"{self.result.n}",
+        )
+        for header, justify in (
+            ("code", "left"),
+            ("offset", "right"),
+            ("instruction", "left"),
+            ("argument", "left"),
+            ("per FMA", "right"),
+        ):
+            table.add_column(header, justify=justify)  # type: ignore[arg-type]
+        for b in self.result.bytecode:
+            per_fma = b.get("per_fma", 0.0)
+            if per_fma < self.MIN_PER_FMA:
+                continue
+            style = "bold" if per_fma >= 0.5 else ""
+            table.add_row(
+                str(b.get("code", "")),
+                str(b.get("offset", "")),
+                Text(str(b.get("opname", "")), style=style),
+                str(b.get("arg", "")),
+                fmt_number(per_fma),
+            )
+        return table
+
+
 def _int(value: int | None) -> str:
     return "—" if value is None else str(value)
 
 
-SCENARIO_TABS: list[type[ScenarioTab]] = [TimingsTab, SourceTab]
+SCENARIO_TABS: list[type[ScenarioTab]] = [TimingsTab, BreakdownTab, BytecodeTab, SourceTab]
 """Tabs of the scenario screen, in order."""

@@ -1,0 +1,98 @@
+"""The waterfall: the ladder read as successive removals of overhead layers."""
+
+from __future__ import annotations
+
+import math
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.widgets import Footer, Header, Static
+
+from overhead_tui.format import fmt_number, fmt_ratio
+from overhead_tui.layers import layer_label
+from overhead_tui.model import RunSummary
+from overhead_tui.tui.screens.base import BaseScreen
+from overhead_tui.tui.widgets.layer_bar import LAYER_GLYPHS
+from overhead_tui.tui.widgets.too_small import TooSmall
+
+BAR_WIDTH = 40
+"""Cells of the time-per-flop bars (log scale from the dense kernel to the slowest rung)."""
+
+
+class WaterfallScreen(BaseScreen):
+    """Each ok rung's time per flop on a log scale, and what each step saved, by layer."""
+
+    CSS_PATH = "waterfall.tcss"
+    BINDINGS = [Binding("escape", "app.pop_screen", "Back")]
+
+    def __init__(self, summary: RunSummary) -> None:
+        super().__init__()
+        self.summary = summary
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with VerticalScroll(id="body"):
+            if not self.summary.waterfall:
+                yield Static("No waterfall yet: it needs at least two ok rungs.", id="empty")
+            else:
+                yield Static(self._chart(), id="chart")
+                yield Static(self._steps(), id="steps")
+        yield Footer()
+        yield TooSmall()
+
+    def _chart(self) -> Table:
+        rungs = [r for r in sorted(self.summary.scenarios, key=lambda r: r.rung) if r.has_speed]
+        per_flop = {r.name: r.median_s / r.flops * 1e9 for r in rungs if r.median_s}
+        low, high = min(per_flop.values()), max(per_flop.values())
+        span = math.log10(high / low) if high > low else 1.0
+        table = Table(
+            box=None, padding=(0, 1), title="time per flop (ns), log scale", title_justify="left"
+        )
+        table.add_column("rung", justify="right")
+        table.add_column("scenario")
+        table.add_column("ns/flop", justify="right")
+        table.add_column("")
+        for r in rungs:
+            value = per_flop[r.name]
+            cells = max(1, round(math.log10(value / low) / span * BAR_WIDTH)) if span else 1
+            table.add_row(str(r.rung), r.name, fmt_number(value), Text("█" * cells, style="cyan"))
+        return table
+
+    def _steps(self) -> Table:
+        table = Table(
+            box=None,
+            padding=(0, 1),
+            title="steps: saved time per flop credited to the layers the later rung removes",
+            title_justify="left",
+        )
+        for header, justify in (
+            ("from → to", "left"),
+            ("speedup", "right"),
+            ("cumulative", "right"),
+            ("credited to (ns/flop)", "left"),
+        ):
+            table.add_column(header, justify=justify)  # type: ignore[arg-type]
+        total = 1.0
+        for step in self.summary.waterfall:
+            total *= step["speedup"]
+            credited = Text()
+            for layer, seconds in step["layers"].items():
+                letter, style = LAYER_GLYPHS.get(layer, ("?", ""))
+                credited.append(f" {letter} ", style=style)
+                credited.append(
+                    f" {layer_label(layer).split(' (')[0]} {fmt_number(seconds * 1e9)}  "
+                )
+            table.add_row(
+                f"{step['from']} → {step['to']}",
+                fmt_ratio(step["speedup"]),
+                fmt_ratio(total),
+                credited,
+            )
+        table.caption = (
+            f"product of speedups {fmt_ratio(total)} = the measured span from the "
+            "first to the last ok rung"
+        )
+        return table
