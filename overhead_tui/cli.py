@@ -12,8 +12,10 @@ from typing import NoReturn
 
 import overhead_tui
 from overhead_tui.commands import app as app_command
+from overhead_tui.commands import doctor as doctor_command
 from overhead_tui.commands import list as list_command
 from overhead_tui.commands import probes as probes_command
+from overhead_tui.commands import profile as profile_command
 from overhead_tui.commands import run as run_command
 from overhead_tui.commands.common import add_run_options
 from overhead_tui.errors import UsageError
@@ -27,6 +29,8 @@ COMMANDS = {
     "list": list_command,
     "open": app_command,
     "probes": probes_command,
+    "profile": profile_command,
+    "doctor": doctor_command,
 }
 
 

@@ -213,6 +213,95 @@ def _validation_fields(check: Any) -> dict[str, Any]:
     }
 
 
+def _prepare(spec: dict[str, Any], channel: _Channel) -> tuple[ModuleType, tuple[Any, ...]] | int:
+    """Import a scenario and build its arguments at ``spec["n"]``; an exit code on failure."""
+    from overhead_tui.engine.inputs import make_inputs
+
+    channel.emit("started", pid=os.getpid(), name=spec["name"], n=spec["n"], dtype=spec["dtype"])
+    a, b = make_inputs(spec["n"], spec["dtype"], spec["seed"])
+    try:
+        module = _import_scenario(spec["path"], spec["name"])
+        args = module.setup(a, b)
+    except ModuleNotFoundError as exc:
+        kind = "missing_dependency" if exc.name in spec.get("requires", []) else "import"
+        return _error(channel, kind, exc)
+    except Exception as exc:
+        return _error(channel, "setup", exc)
+    return module, args if isinstance(args, tuple) else (args,)
+
+
+def profile_loop(kernel: Any, args: tuple[Any, ...], duration_s: float) -> int:
+    """Call the kernel until ``duration_s`` has passed; the frame profilers filter on.
+
+    py-spy stacks are kept only when they pass through this function, so imports, set-up and
+    JIT compilation never count as the kernel's time.
+    """
+    calls = 0
+    end = time.perf_counter() + duration_s
+    while time.perf_counter() < end:
+        kernel(*args)
+        calls += 1
+    return calls
+
+
+def _perf_control(path: str | None, command: str) -> None:
+    """Tell a ``perf record --control fifo:...`` parent to enable or disable its events."""
+    if not path:
+        return
+    ctl, ack = path.split(",")
+    with open(ctl, "w") as fh:
+        fh.write(command + "\n")
+    with open(ack) as fh:
+        fh.readline()
+
+
+def run_profile(spec: dict[str, Any], channel: _Channel) -> int:
+    """``mode: profile``: set up, call once (compile), then repeat the kernel for a while."""
+    prepared = _prepare(spec, channel)
+    if isinstance(prepared, int):
+        return prepared
+    module, args = prepared
+    try:
+        module.kernel(*args)  # JIT compile and first call: outside the profiled window
+        _perf_control(spec.get("perf_control"), "enable")
+        started = time.perf_counter()
+        calls = profile_loop(module.kernel, args, spec["duration_s"])
+        elapsed = time.perf_counter() - started
+        _perf_control(spec.get("perf_control"), "disable")
+    except BaseException as exc:
+        return _error(channel, "exception", exc)
+    channel.emit("profiled", calls=calls, seconds=elapsed, per_call_s=elapsed / max(calls, 1))
+    return 0
+
+
+def run_callgrind(spec: dict[str, Any], channel: _Channel) -> int:
+    """``mode: callgrind``: warm up, then one kernel call through ``itertools.starmap``.
+
+    callgrind zeroes its counters on entry to ``starmap_next`` and dumps them on exit, so
+    exactly that one call is counted.
+    """
+    import itertools
+
+    prepared = _prepare(spec, channel)
+    if isinstance(prepared, int):
+        return prepared
+    module, args = prepared
+    import gc
+
+    try:
+        module.kernel(*args)
+        module.kernel(*args)
+        gc.collect()
+        gc.disable()  # a collection inside the counted call would be counted as the kernel's
+        for _ in itertools.starmap(module.kernel, [args]):
+            pass
+        gc.enable()
+    except BaseException as exc:
+        return _error(channel, "exception", exc)
+    channel.emit("done")
+    return 0
+
+
 def _die_with_parent(parent_pid: int | None) -> None:
     """Ask Linux to SIGKILL this worker when the process that started it dies.
 
@@ -273,7 +362,8 @@ def main(argv: list[str] | None = None) -> int:
     spec = json.loads(argv[0])
     _die_with_parent(spec.get("parent_pid"))
     started = time.perf_counter()
-    code = run_probe(spec, channel) if spec.get("mode") == "probe" else run(spec, channel)
+    modes = {"probe": run_probe, "profile": run_profile, "callgrind": run_callgrind}
+    code = modes.get(spec.get("mode", ""), run)(spec, channel)
     print(f"worker finished in {time.perf_counter() - started:.3f} s", file=sys.stderr)
     return code
 

@@ -1,0 +1,29 @@
+"""``overhead-tui doctor``: which profiler backends work here, and how to fix the others."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from overhead_tui.profilers.capabilities import detect
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Register ``doctor``."""
+    return subparsers.add_parser(
+        "doctor",
+        help="check the profiler backends (perf, py-spy, callgrind, Scalene)",
+        description="Print each profiler backend: available or not, its version, and when not, "
+        "the reason and the fix. A missing backend never stops the ladder.",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """One line per backend (plus the fix); exit 0 even when some are missing."""
+    for cap in detect().values():
+        if cap.ok:
+            print(f"{cap.name:<10} ok           {cap.version or '?':<10} {cap.path or ''}")
+        else:
+            print(f"{cap.name:<10} unavailable  {cap.version or '':<10} {cap.reason}")
+            print(f"{'':<10} fix: {cap.fix}")
+    return 0

@@ -1,0 +1,179 @@
+"""``overhead-tui profile NAME``: where the cycles go, measured by real profilers."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from overhead_tui.commands.common import (
+    add_scenario_dirs,
+    check_export_paths,
+    check_sizes,
+    positive_float,
+    positive_int,
+)
+from overhead_tui.discovery import discover, select
+from overhead_tui.engine.runner import size_for
+from overhead_tui.export.stacks import to_collapsed, to_speedscope
+from overhead_tui.format import fmt_number, fmt_percent
+from overhead_tui.layers import layer_label
+from overhead_tui.model import Settings
+from overhead_tui.profilers.capabilities import BACKENDS
+from overhead_tui.profilers.profile import profile_scenario
+from overhead_tui.profilers.pyspy import RATE_HZ
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Register ``profile``."""
+    parser = subparsers.add_parser(
+        "profile",
+        help="profile one scenario with perf, py-spy, callgrind and Scalene",
+        description="Run one scenario under each profiler (the profiler is the parent of the "
+        "worker), with a timeout, and report where its time goes by layer. Missing profilers "
+        "are reported as unavailable (see `overhead-tui doctor`).",
+    )
+    parser.add_argument("name", metavar="NAME", help="the scenario (see `overhead-tui list`)")
+    add_scenario_dirs(parser)
+    parser.add_argument(
+        "--size", type=positive_int, metavar="N", help="matrix order (default: the scenario's own)"
+    )
+    parser.add_argument("--dtype", choices=("float64", "float32"), default="float64")
+    parser.add_argument(
+        "--duration",
+        type=positive_float,
+        default=3.0,
+        metavar="S",
+        help="seconds the kernel repeats under each profiler (default: 3)",
+    )
+    parser.add_argument(
+        "--backend",
+        action="append",
+        choices=BACKENDS,
+        default=[],
+        help="profiler to use (repeatable; default: all)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=positive_float,
+        default=240.0,
+        metavar="S",
+        help="seconds before a profiler run is killed (default: 240)",
+    )
+    parser.add_argument("--json", type=Path, metavar="PATH", help="write the profile JSON")
+    parser.add_argument(
+        "--speedscope", type=Path, metavar="PATH", help="write py-spy's samples as speedscope JSON"
+    )
+    parser.add_argument(
+        "--collapsed", type=Path, metavar="PATH", help="write py-spy's samples as collapsed stacks"
+    )
+    return parser
+
+
+def run(args: argparse.Namespace) -> int:
+    """Profile and print per-backend layer shares and top symbols; 1 if any backend failed."""
+    spec = select(discover(list(args.scenarios_dir)), [args.name])[0]
+    settings = Settings(dtype=args.dtype, size=args.size)
+    check_sizes([spec], settings)
+    check_export_paths([args.json, args.speedscope, args.collapsed])
+    n = size_for(spec, settings)
+
+    def progress(step: str) -> None:
+        print(f"profiling {spec.name} (n={n}): {step} ...", file=sys.stderr, flush=True)
+
+    result = profile_scenario(
+        spec,
+        n,
+        args.dtype,
+        tuple(args.backend) or BACKENDS,
+        args.duration,
+        args.timeout,
+        progress=progress,
+    )
+    stacks = result["backends"].get("pyspy", {}).pop("_stacks", None)
+    print(render(result))
+    _write(args, result, stacks)
+    failed = [b for b in result["backends"].values() if b["status"] == "failed"]
+    return 1 if failed or result.get("error") else 0
+
+
+def _write(args: argparse.Namespace, result: dict[str, Any], stacks: Any) -> None:
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(result, indent=2, sort_keys=True) + "\n")
+        print(f"wrote {args.json}", file=sys.stderr)
+    for path, render_stacks in ((args.speedscope, "speedscope"), (args.collapsed, "collapsed")):
+        if path is None:
+            continue
+        if not stacks:
+            print(f"not written: {path} (no py-spy samples)", file=sys.stderr)
+            continue
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if render_stacks == "speedscope":
+            doc = to_speedscope(stacks, f"{result['scenario']} n={result['n']}", RATE_HZ)
+            path.write_text(json.dumps(doc) + "\n")
+        else:
+            path.write_text(to_collapsed(stacks))
+        print(f"wrote {path}", file=sys.stderr)
+
+
+def render(result: dict[str, Any]) -> str:
+    """A readable text report of a profile JSON."""
+    lines = [
+        f"{result['scenario']}  n={result['n']}  {result['dtype']}  unprofiled "
+        f"{fmt_number((result.get('baseline_per_call_s') or 0) * 1e3)} ms per call"
+    ]
+    if result.get("error"):
+        lines.append(f"  error: {result['error']}")
+    for name, part in result["backends"].items():
+        status = part["status"]
+        head = f"\n{name}: {status}"
+        if part.get("version"):
+            head += f" (version {part['version']})"
+        if part.get("slowdown"):
+            head += f", {part['slowdown']:.2f}× slower under the profiler"
+        lines.append(head)
+        if status != "ok":
+            lines.append(
+                f"  {part.get('reason')}" + (f"; fix: {part['fix']}" if part.get("fix") else "")
+            )
+            continue
+        lines.extend(_details(name, part))
+    return "\n".join(lines)
+
+
+def _details(name: str, part: dict[str, Any]) -> list[str]:
+    lines = []
+    if name == "callgrind":
+        lines.append(
+            f"  {fmt_number(part['instructions_per_fma'])} instructions per multiply-"
+            f"add (n={part['n']}), {fmt_number(part['floats_per_fma'])} floats created"
+        )
+    if name == "pyspy":
+        lines.append(
+            f"  {part['samples']} samples, {fmt_percent(part['native_fraction'])} in "
+            f"native frames, errors {part.get('errors')}"
+        )
+        lines += [f"  {fmt_percent(r['self']):>8}  {r['frame']}" for r in part["top_frames"][:8]]
+    if name == "scalene":
+        t = part["totals"]
+        lines.append(
+            f"  python {fmt_percent(t['python'])}, native {fmt_percent(t['native'])}, "
+            f"system {fmt_percent(t['system'])}"
+        )
+        lines += [
+            f"  line {x['lineno']:>4}: python {fmt_percent(x['python'])}, native "
+            f"{fmt_percent(x['native'])}  {x['line'].strip()[:50]}"
+            for x in part["lines"]
+        ]
+    for layer, share in sorted(part.get("layers", {}).items(), key=lambda kv: -kv[1]):
+        if share >= 0.005:
+            lines.append(f"  {fmt_percent(share):>8}  {layer_label(layer)}")
+    for row in part.get("top_symbols", [])[:8]:
+        lines.append(
+            f"  {fmt_percent(row['fraction']):>8}  {row['symbol'][:40]:<40} "
+            f"{row['library'][:24]:<24} {row['layer']}"
+        )
+    return lines

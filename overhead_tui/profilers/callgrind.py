@@ -1,0 +1,169 @@
+"""callgrind backend: deterministic instruction counts of exactly one kernel call.
+
+valgrind runs the worker in ``mode: callgrind`` with ``--collect-atstart=no
+--toggle-collect=starmap_next``: the worker makes two warm-up calls (JIT compilation,
+specialisation, caches), then one kernel call through ``itertools.starmap``, and instructions
+are collected only inside its ``__next__``.  callgrind 3.19 records *call counts* for every call
+of an arc, collected or not (observed: three kernel calls' worth of ``PyFloat_FromDouble``
+calls against one call's instructions), so float creations are the recorded calls divided by
+the ``KERNEL_CALLS`` the worker made; kernels are deterministic, so each call creates the same
+number.  Thread
+pools are limited to one thread (see ``SINGLE_THREADED``): the instruction count is the
+kernel's total work, whatever the thread count.
+Instruction counts do not depend on the machine's load, so instructions per multiply-add
+compare rungs exactly.  The same file gives the exact number of ``PyFloat_FromDouble`` calls:
+every float created, including those the tracing counter cannot see.
+"""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from overhead_tui.profilers.layermap import classify, library_name
+from overhead_tui.profilers.process import run_command, worker_command, worker_env
+
+_NAMED = re.compile(r"^(c?(?:fn|ob))=\((\d+)\)(?: (.*))?$")
+_COST = re.compile(r"^[+\-*]?\d*\s+(\d+)")
+FLOAT_CONSTRUCTOR = "PyFloat_FromDouble"
+KERNEL_CALLS = 3
+"""Kernel calls the worker makes in ``mode: callgrind``: two warm-ups and the counted one."""
+SINGLE_THREADED = {
+    "OPENBLAS_NUM_THREADS": "1",
+    "OMP_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+    "NUMBA_NUM_THREADS": "1",
+}
+"""valgrind runs threads one at a time anyway; one thread per pool keeps idle pool threads
+spinning from being counted as the kernel's instructions (counters are process-wide)."""
+
+
+@dataclass
+class CallgrindProfile:
+    """Parsed callgrind output: total and per-function self instructions, call counts."""
+
+    total: int = 0
+    self_cost: dict[tuple[str, str], int] = field(default_factory=dict)
+    """(function, object file) -> instructions executed in the function itself."""
+    calls: dict[str, int] = field(default_factory=dict)
+    """function -> times it was called (from ``calls=`` lines)."""
+
+
+def parse_callgrind(text: str) -> CallgrindProfile:
+    """Parse a callgrind output file (``events: Ir``, positions ``line``).
+
+    Handles name compression (``fn=(12) name`` once, then ``fn=(12)``), the shared table of
+    ``fn``/``cfn`` and of ``ob``/``cob``, and skips the inclusive cost line after ``calls=``.
+    """
+    names: dict[tuple[str, str], str] = {}
+    profile = CallgrindProfile()
+    self_cost: dict[tuple[str, str], int] = defaultdict(int)
+    calls: dict[str, int] = defaultdict(int)
+    fn = ob = cfn = ""
+    totals: int | None = None
+    summary = 0
+    skip_next_cost = False
+    for line in text.splitlines():
+        named = _NAMED.match(line)
+        if named:
+            kind, ident, name = named.groups()
+            table = "fn" if kind in ("fn", "cfn") else "ob"
+            if name is not None:
+                names[(table, ident)] = name
+            value = names.get((table, ident), f"({ident})")
+            if kind == "fn":
+                fn = value
+            elif kind == "ob":
+                ob = value
+            elif kind == "cfn":
+                cfn = value
+            continue
+        if line.startswith("totals:"):  # this part's total ("summary:" is cumulative)
+            totals = int(line.split()[1])
+            continue
+        if line.startswith("summary:"):
+            summary = int(line.split()[1])
+            continue
+        if line.startswith("calls="):
+            calls[cfn] += int(line.split("=")[1].split()[0])
+            skip_next_cost = True
+            continue
+        cost = _COST.match(line)
+        if cost:
+            if skip_next_cost:
+                skip_next_cost = False
+            else:
+                self_cost[(fn, ob)] += int(cost.group(1))
+    profile.self_cost, profile.calls = dict(self_cost), dict(calls)
+    profile.total = totals if totals is not None else summary
+    return profile
+
+
+def summarize(
+    profile: CallgrindProfile, fmas: float, compiled_as: str, top: int = 25
+) -> dict[str, Any]:
+    """Instructions per multiply-add, by layer and top symbols; exact floats per FMA."""
+    total = profile.total or sum(profile.self_cost.values()) or 1
+    layers: dict[str, float] = {}
+    rows = []
+    for (fn, ob), cost in sorted(profile.self_cost.items(), key=lambda kv: -kv[1]):
+        layer = classify(fn, ob)
+        layer = compiled_as if layer == "compiled" else layer
+        layers[layer] = layers.get(layer, 0.0) + cost / total
+        if len(rows) < top:
+            rows.append(
+                {
+                    "symbol": fn,
+                    "library": library_name(ob),
+                    "fraction": cost / total,
+                    "layer": layer,
+                    "instructions_per_fma": cost / fmas,
+                }
+            )
+    return {
+        "instructions": profile.total,
+        "instructions_per_fma": profile.total / fmas,
+        "floats_per_fma": profile.calls.get(FLOAT_CONSTRUCTOR, 0) / KERNEL_CALLS / fmas,
+        "layers": layers,
+        "top_symbols": rows,
+    }
+
+
+def profile(
+    valgrind: str, python: str, spec: dict[str, Any], timeout_s: float, compiled_as: str
+) -> dict[str, Any]:
+    """Run one kernel call under callgrind and return the backend's profile part."""
+    with tempfile.TemporaryDirectory(prefix="overhead-callgrind-") as tmp:
+        out = Path(tmp) / "callgrind.out"
+        result = run_command(
+            [
+                valgrind,
+                "--tool=callgrind",
+                f"--callgrind-out-file={out}",
+                "--collect-atstart=no",
+                "--toggle-collect=starmap_next",
+                *worker_command(python, {**spec, "mode": "callgrind"}),
+            ],
+            timeout_s,
+            {**worker_env(), **SINGLE_THREADED},
+        )
+        text = out.read_text(encoding="utf-8", errors="replace") if out.exists() else ""
+    if result.timed_out:
+        return {
+            "status": "failed",
+            "reason": f"timed out after {timeout_s:g} s (JIT compilation under valgrind is "
+            "slow; try a longer --timeout)",
+        }
+    if result.worker_error:
+        return {"status": "failed", "reason": f"the scenario failed: {result.worker_error}"}
+    if result.event("done") is None or not text:
+        tail = (result.stderr.strip().splitlines() or ["no output"])[-1]
+        return {"status": "failed", "reason": f"no callgrind output ({tail[:200]})"}
+    parsed = parse_callgrind(text)
+    if parsed.total == 0:
+        return {"status": "failed", "reason": "callgrind counted no instructions in the kernel"}
+    return {"status": "ok", "n": spec["n"], **summarize(parsed, float(spec["n"]) ** 3, compiled_as)}

@@ -1,0 +1,139 @@
+"""perf backend: ``perf record -e cpu-clock -g``, then self time per symbol and library.
+
+The software ``cpu-clock`` event samples on a timer, so it works in virtual machines without
+hardware counters.  The worker enables and disables the events itself through perf's control
+FIFO (``--control fifo:CTL,ACK`` with ``-D -1``: start disabled), so only the repeated kernel
+calls are sampled, never the imports, set-up or JIT compilation.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from overhead_tui.profilers.layermap import classify, library_name
+from overhead_tui.profilers.process import CommandResult, run_command, worker_command, worker_env
+
+_REPORT_LINE = re.compile(r"^\s*([0-9.]+)%\s+(\S+)\s+\[(.)\]\s+(.*?)\s*$")
+
+
+@dataclass(frozen=True)
+class SymbolShare:
+    """One symbol's share of the samples (self time)."""
+
+    symbol: str
+    library: str
+    fraction: float
+    layer: str
+
+
+def parse_report(text: str) -> list[SymbolShare]:
+    """Parse ``perf report --stdio --no-children --sort dso,sym -g none`` output.
+
+    Lines look like ``    79.84%  libpython3.11.so.1.0  [.] _PyEval_EvalFrameDefault``;
+    comments, call-graph lines and ``<not supported>`` noise are skipped.  ``[k]`` marks kernel
+    symbols.  Fractions are of all samples (0..1).
+    """
+    shares = []
+    for line in text.splitlines():
+        if line.startswith("#"):
+            continue
+        match = _REPORT_LINE.match(line)
+        if not match:
+            continue
+        percent, dso, kind, symbol = match.groups()
+        library = "[kernel]" if kind == "k" else dso
+        shares.append(
+            SymbolShare(
+                symbol, library_name(library), float(percent) / 100, classify(symbol, library)
+            )
+        )
+    return shares
+
+
+def layer_fractions(shares: list[SymbolShare], compiled_as: str) -> dict[str, float]:
+    """Fractions per layer, with the ``compiled`` pseudo-layer renamed to ``compiled_as``."""
+    total = sum(s.fraction for s in shares) or 1.0
+    layers: dict[str, float] = {}
+    for share in shares:
+        layer = compiled_as if share.layer == "compiled" else share.layer
+        layers[layer] = layers.get(layer, 0.0) + share.fraction / total
+    return layers
+
+
+def profile(perf: str, python: str, spec: dict[str, Any], timeout_s: float) -> dict[str, Any]:
+    """Run the worker under perf and return the backend's part of the profile JSON."""
+    with tempfile.TemporaryDirectory(prefix="overhead-perf-") as tmp:
+        data = Path(tmp) / "perf.data"
+        ctl, ack = Path(tmp) / "ctl", Path(tmp) / "ack"
+        os.mkfifo(ctl)
+        os.mkfifo(ack)
+        worker = worker_command(python, {**spec, "perf_control": f"{ctl},{ack}"})
+        record = run_command(
+            [
+                perf,
+                "record",
+                "-e",
+                "cpu-clock",
+                "-g",
+                "-D",
+                "-1",
+                "--control",
+                f"fifo:{ctl},{ack}",
+                "-o",
+                str(data),
+                "--",
+                *worker,
+            ],
+            timeout_s,
+            worker_env(),
+        )
+        failure = _failure(record, data)
+        if failure:
+            return {"status": "failed", "reason": failure}
+        report = run_command(
+            [
+                perf,
+                "report",
+                "-i",
+                str(data),
+                "--stdio",
+                "--no-children",
+                "--sort",
+                "dso,sym",
+                "-g",
+                "none",
+                "--percent-limit",
+                "0",
+            ],
+            timeout_s,
+        )
+    shares = parse_report(report.stdout)
+    if not shares:
+        return {"status": "failed", "reason": "perf report found no samples"}
+    samples = re.search(r"# Samples: (\S+)", report.stdout)
+    return {
+        "status": "ok",
+        "samples": samples.group(1) if samples else None,
+        "top_symbols": [s.__dict__ for s in shares[:40]],
+        "profiled": record.event("profiled"),
+        "_shares": shares,
+    }
+
+
+def _failure(result: CommandResult, data: Path) -> str | None:
+    """Why a profiled run failed, judged by the worker and the data file, not perf's exit."""
+    if result.timed_out:
+        return "timed out; the profiler and the worker were killed"
+    if result.worker_error:
+        return f"the scenario failed: {result.worker_error}"
+    if result.event("profiled") is None:
+        tail = (result.stderr.strip().splitlines() or ["no output"])[-1]
+        return f"the worker did not finish ({tail[:200]})"
+    if not data.exists() or data.stat().st_size == 0:
+        return "perf wrote no data file"
+    return None

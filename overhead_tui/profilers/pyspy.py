@@ -1,0 +1,155 @@
+"""py-spy backend: sampled Python stacks with native frames, parsed from collapsed output.
+
+``py-spy record --native -f raw`` launches the worker as its child (ptrace parent -> child).
+Its exit code and summary line are unreliable (py-spy #759, #717), so success is judged by the
+worker's own events and a parseable output file.  Stacks are kept only when they pass through
+the worker's ``profile_loop`` frame: imports, set-up and JIT compilation are left out.
+"""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from overhead_tui.profilers.layermap import library_name
+from overhead_tui.profilers.process import run_command, worker_command, worker_env
+
+RATE_HZ = 200
+"""Sampling rate passed to py-spy (samples per second)."""
+LOOP_FRAME = "profile_loop"
+"""The worker function whose descendants are the kernel's samples."""
+_LABEL = re.compile(r"^(.*) \((.*?)(?::(\d+))?\)$")
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One stack frame: Python (file ends in .py) or native (a shared object or address)."""
+
+    name: str
+    file: str = ""
+    line: int | None = None
+
+    @property
+    def native(self) -> bool:
+        """True for C/C++/JIT frames (not a Python source file)."""
+        return not self.file.endswith(".py") and not self.file.startswith("<frozen")
+
+    @property
+    def label(self) -> str:
+        """``name (file:line)`` as py-spy writes it; unsymbolised natives grouped by library."""
+        if self.native and self.name.startswith("0x"):
+            return f"[{library_name(self.file) or 'unknown'}]"
+        if self.line is not None:
+            return f"{self.name} ({self.file}:{self.line})"
+        return f"{self.name} ({self.file})" if self.file else self.name
+
+
+def parse_frame(text: str) -> Frame:
+    """Parse one py-spy frame label (anchored at the end: names contain spaces and parens)."""
+    match = _LABEL.match(text)
+    if not match:
+        return Frame(text)
+    name, file, line = match.groups()
+    return Frame(name, file, int(line) if line else None)
+
+
+def parse_collapsed(text: str) -> list[tuple[list[Frame], int]]:
+    """Parse collapsed stacks (``root;...;leaf COUNT`` per line, root first).
+
+    Accepts empty stacks (a line that is only `` 1``), thread and process root frames, and
+    frames whose text contains spaces, parentheses and ``<locals>``.
+    """
+    stacks = []
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        stack, _, count = line.rpartition(" ")
+        try:
+            n = int(count)
+        except ValueError:
+            continue
+        frames = [parse_frame(f) for f in stack.split(";") if f] if stack.strip() else []
+        stacks.append((frames, n))
+    return stacks
+
+
+def kernel_stacks(stacks: list[tuple[list[Frame], int]]) -> list[tuple[list[Frame], int]]:
+    """Stacks below ``profile_loop`` (that frame and its callers removed)."""
+    kept = []
+    for frames, count in stacks:
+        names = [f.name for f in frames]
+        if LOOP_FRAME in names:
+            kept.append((frames[names.index(LOOP_FRAME) + 1 :], count))
+    return kept
+
+
+def summarize(stacks: list[tuple[list[Frame], int]], top: int = 25) -> dict[str, Any]:
+    """Samples, native share (leaf frame native) and a top-N self/total time table."""
+    total = sum(c for _, c in stacks)
+    self_time: dict[str, int] = {}
+    total_time: dict[str, int] = {}
+    native = 0
+    for frames, count in stacks:
+        if not frames:
+            continue
+        leaf = frames[-1]
+        native += count if leaf.native else 0
+        self_time[leaf.label] = self_time.get(leaf.label, 0) + count
+        for label in {f.label for f in frames}:
+            total_time[label] = total_time.get(label, 0) + count
+    rows = sorted(self_time.items(), key=lambda kv: -kv[1])[:top]
+    return {
+        "samples": total,
+        "native_fraction": native / total if total else None,
+        "top_frames": [
+            {"frame": label, "self": n / total, "total": total_time[label] / total}
+            for label, n in rows
+        ]
+        if total
+        else [],
+    }
+
+
+def profile(pyspy: str, python: str, spec: dict[str, Any], timeout_s: float) -> dict[str, Any]:
+    """Run the worker under ``py-spy record --native`` and return the backend's profile part."""
+    with tempfile.TemporaryDirectory(prefix="overhead-pyspy-") as tmp:
+        out = Path(tmp) / "stacks.txt"
+        result = run_command(
+            [
+                pyspy,
+                "record",
+                "--native",
+                "-r",
+                str(RATE_HZ),
+                "-f",
+                "raw",
+                "-o",
+                str(out),
+                "--",
+                *worker_command(python, spec),
+            ],
+            timeout_s,
+            worker_env(),
+        )
+        text = out.read_text(encoding="utf-8", errors="replace") if out.exists() else ""
+    if result.timed_out:
+        return {"status": "failed", "reason": "timed out; py-spy and the worker were killed"}
+    if result.worker_error:
+        return {"status": "failed", "reason": f"the scenario failed: {result.worker_error}"}
+    if result.event("profiled") is None:
+        tail = (result.stderr.strip().splitlines() or ["no output"])[-1]
+        return {"status": "failed", "reason": f"the worker did not finish ({tail[:200]})"}
+    stacks = kernel_stacks(parse_collapsed(text))
+    if not stacks:
+        return {"status": "failed", "reason": "py-spy wrote no samples of the kernel"}
+    errors = re.search(r"Errors: (\d+)", result.stderr + result.stdout)
+    return {
+        "status": "ok",
+        **summarize(stacks),
+        "errors": int(errors.group(1)) if errors else None,
+        "profiled": result.event("profiled"),
+        "_stacks": stacks,
+    }

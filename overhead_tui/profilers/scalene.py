@@ -1,0 +1,109 @@
+"""Scalene backend: per-line Python / native / system time of the scenario's own source.
+
+Scalene 2.x: ``python -m scalene run --cpu-only --profile-all --profile-only STEM -o FILE
+worker.py --- SPEC`` (the scenario file is outside the worker's folder, hence
+``--profile-all`` narrowed by ``--profile-only``).  Its JSON keys drift between versions, so
+:func:`parse_profile` reads only ``files[path].lines[]`` with ``lineno``, ``line``,
+``n_cpu_percent_python``, ``n_cpu_percent_c`` and ``n_sys_percent``, tolerating anything else.
+Scalene refuses programs that run too briefly (Scalene #613): the run is then repeated with
+a longer duration.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from overhead_tui.discovery import ScenarioSpec
+from overhead_tui.profilers.process import run_command, worker_env
+
+WORKER_SCRIPT = Path(__file__).resolve().parent.parent / "engine" / "worker.py"
+RETRIES = 2
+"""Times a too-short profile is repeated, doubling the duration each time."""
+
+
+def parse_profile(data: Any, source_stem: str) -> list[dict[str, Any]]:
+    """Lines of the file whose name contains ``source_stem``, with CPU shares (fractions).
+
+    Returns ``[{"lineno", "line", "python", "native", "system"}]`` for lines with any time;
+    an empty list when the profile has no such file (or is not a Scalene profile at all).
+    """
+    files = data.get("files") if isinstance(data, dict) else None
+    if not isinstance(files, dict):
+        return []
+    lines = []
+    for path, detail in files.items():
+        if source_stem not in Path(path).name or not isinstance(detail, dict):
+            continue
+        for line in detail.get("lines", []):
+            if not isinstance(line, dict):
+                continue
+            python = float(line.get("n_cpu_percent_python", 0) or 0) / 100
+            native = float(line.get("n_cpu_percent_c", 0) or 0) / 100
+            system = float(line.get("n_sys_percent", 0) or 0) / 100
+            if python + native + system > 0:
+                lines.append(
+                    {
+                        "lineno": line.get("lineno"),
+                        "line": line.get("line", ""),
+                        "python": python,
+                        "native": native,
+                        "system": system,
+                    }
+                )
+    return lines
+
+
+def profile(
+    python: str, worker: dict[str, Any], spec: ScenarioSpec, timeout_s: float
+) -> dict[str, Any]:
+    """Run the worker under Scalene and return the backend's profile part."""
+    stem = Path(spec.path).stem
+    duration = worker["duration_s"]
+    reason = "no output"
+    for _ in range(RETRIES + 1):
+        with tempfile.TemporaryDirectory(prefix="overhead-scalene-") as tmp:
+            out = Path(tmp) / "scalene.json"
+            result = run_command(
+                [
+                    python or sys.executable,
+                    "-m",
+                    "scalene",
+                    "run",
+                    "--cpu-only",
+                    "--profile-all",
+                    "--profile-only",
+                    stem,
+                    "-o",
+                    str(out),
+                    str(WORKER_SCRIPT),
+                    "---",
+                    json.dumps({**worker, "duration_s": duration}),
+                ],
+                timeout_s,
+                worker_env(),
+            )
+            try:
+                data = json.loads(out.read_text(encoding="utf-8")) if out.exists() else {}
+            except (json.JSONDecodeError, UnicodeDecodeError):
+                data = {}
+        if result.timed_out:
+            return {"status": "failed", "reason": "timed out; Scalene and the worker were killed"}
+        if result.worker_error:
+            return {"status": "failed", "reason": f"the scenario failed: {result.worker_error}"}
+        lines = parse_profile(data, stem)
+        if lines:
+            totals = {k: sum(x[k] for x in lines) for k in ("python", "native", "system")}
+            return {
+                "status": "ok",
+                "lines": lines,
+                "totals": totals,
+                "elapsed_s": data.get("elapsed_time_sec"),
+                "profiled": result.event("profiled"),
+            }
+        reason = "Scalene recorded no time in the scenario's source"
+        duration *= 2  # Scalene refuses short programs: lengthen, do not show empty
+    return {"status": "failed", "reason": reason}
