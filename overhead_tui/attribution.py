@@ -18,7 +18,8 @@ Model (per multiply-add, all times in ns):
 * What the model does not explain (measured − modelled) goes to the first layer among
   ``scalar_compute``, ``memory``, ``parallel`` that the rung carries and that has no modelled
   time, when the rung executes (almost) no interpreted instructions; otherwise to ``other``,
-  reported even when negative.
+  reported even when negative.  ``explained`` is the modelled fraction only; a labelled rest
+  is reported apart as ``labelled_rest`` (a label from the rung's declaration, not a model).
 
 Limits: unit costs are averages of microbenchmarks (a real loop's instruction mix, branch
 prediction and cache state differ); floats created inside unspecialised instructions (an
@@ -72,7 +73,7 @@ class UnitCosts:
         def value(name: str) -> float | None:
             probe = probes.get(name)
             v = probe.get("value") if isinstance(probe, dict) else getattr(probe, "value", None)
-            return float(v) if v is not None else None
+            return max(0.0, float(v)) if v is not None else None
 
         def detail(name: str, key: str) -> float | None:
             probe = probes.get(name)
@@ -80,7 +81,7 @@ class UnitCosts:
                 probe.get("details") if isinstance(probe, dict) else getattr(probe, "details", None)
             )
             v = (details or {}).get(key)
-            return float(v) if v is not None else None
+            return max(0.0, float(v)) if v is not None else None
 
         one = [x for x in (detail("simd_fma", "one_core_gflops"),) if x]
         every = [x for x in (value("simd_fma"),) if x]
@@ -165,7 +166,10 @@ def breakdown(result: ScenarioResult, costs: UnitCosts) -> dict[str, Any] | None
     for r in rows:
         shares[r["layer"]] = shares.get(r["layer"], 0.0) + (r["ns_per_fma"] or 0.0) / measured_ns
     target = next((x for x in RESIDUAL_LAYERS if x in result.layers and x not in shares), None)
+    explained = 1.0 - residual / measured_ns  # before any residual is labelled
+    labelled = 0.0
     if compiled and target is not None and residual > 0:
+        labelled = residual / measured_ns
         shares[target] = residual / measured_ns
         rows.append(
             {
@@ -177,13 +181,13 @@ def breakdown(result: ScenarioResult, costs: UnitCosts) -> dict[str, Any] | None
             }
         )
         residual = 0.0
-    explained = 1.0 - residual / measured_ns
     shares["other"] = residual / measured_ns
     for r in rows:
         r["share"] = (r["ns_per_fma"] or 0.0) / measured_ns
     return {
         "method": "model",
         "explained": explained,
+        "labelled_rest": labelled,
         "measured_ns_per_fma": measured_ns,
         "layers": shares,
         "rows": rows,
@@ -205,8 +209,13 @@ def waterfall(summary: RunSummary) -> list[dict[str, Any]]:
         removed = list(after.removes) or ["other"]
         weights = {x: (before.breakdown or {}).get("layers", {}).get(x, 0.0) for x in removed}
         total = sum(w for w in weights.values() if w > 0)
-        if total < MIN_CREDIT_SHARE:  # the model does not see these layers: split equally
+        split = "by modelled share"
+        if not after.removes:
+            weights, total = {"other": 1.0}, 1.0
+            split = "nothing declared removed"
+        elif total < MIN_CREDIT_SHARE:  # the model does not see these layers: split equally
             weights, total = dict.fromkeys(removed, 1.0), float(len(removed))
+            split = "equally (not modelled)"
         credited = {x: saved * max(w, 0.0) / total for x, w in weights.items()}
         steps.append(
             {
@@ -215,6 +224,7 @@ def waterfall(summary: RunSummary) -> list[dict[str, Any]]:
                 "speedup": t_before / t_after,
                 "saved_s_per_flop": saved,
                 "layers": credited,
+                "split": split,
             }
         )
     return steps

@@ -143,8 +143,8 @@ def read_spec(path: Path) -> ScenarioSpec:
         max_size=values["MAX_SIZE"],
         dtypes=tuple(values["DTYPES"]),
         path=path.resolve(),
-        description=(ast.get_docstring(tree) or "").strip(),
-        kernel_source=ast.get_source_segment(source, functions["kernel"]) or "",
+        description=reflow(ast.get_docstring(tree) or ""),
+        kernel_source=_kernel_source(source, tree),
         dense_kernel=bool(values.get("DENSE_KERNEL", False)),
         requires=_string_tuple(values.get("REQUIRES", ()), path, "REQUIRES"),
     )
@@ -197,6 +197,24 @@ def literal_assignments(
                     "(it is read without running the file)"
                 ) from None
     return values
+
+
+def _kernel_source(source: str, tree: ast.Module) -> str:
+    """The source of ``kernel`` and the module's helper functions (e.g. the @njit loop it
+    calls), in file order; ``setup`` and ``to_numpy`` are left out."""
+    lines = source.splitlines()
+    parts = []
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name not in ("setup", "to_numpy"):
+            start = node.decorator_list[0].lineno if node.decorator_list else node.lineno
+            parts.append("\n".join(lines[start - 1 : node.end_lineno]))
+    return "\n\n\n".join(parts)
+
+
+def reflow(text: str) -> str:
+    """Join the hard-wrapped lines of each paragraph (blank-line separated) into one line."""
+    paragraphs = [" ".join(p.split()) for p in text.split("\n\n")]
+    return "\n\n".join(p for p in paragraphs if p)
 
 
 def _string_tuple(value: Any, path: Path, key: str) -> tuple[str, ...]:

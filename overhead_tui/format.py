@@ -27,6 +27,8 @@ def fmt_ratio(value: float | None) -> str:
     """Format a '× slower than the dense kernel' ratio: ``1.0×``, ``37×``, ``5,120×``."""
     if value is None:
         return "—"
+    if value < 0.1:
+        return f"{value:.2g}×"
     if value < 10:
         return f"{value:.1f}×"
     return f"{value:,.0f}×"

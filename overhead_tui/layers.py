@@ -27,6 +27,23 @@ LAYERS: tuple[str, ...] = tuple(LAYER_LABELS)
 """All standard layer names."""
 
 
+SHORT_LABELS: dict[str, str] = {
+    "interpreter_dispatch": "dispatch",
+    "boxing": "boxing",
+    "dynamic_dispatch": "type dispatch",
+    "container_access": "subscripts",
+    "call_overhead": "calls",
+    "library_layers": "library",
+    "scalar_compute": "scalar",
+    "simd_compute": "SIMD",
+    "dense_kernel": "dense kernel",
+    "memory": "memory",
+    "parallel": "threads",
+    "other": "other",
+}
+"""Layer -> one-word label for legends."""
+
+
 def layer_label(name: str) -> str:
     """Return the readable label of a layer name (the name itself if it is not standard)."""
     return LAYER_LABELS.get(name, name)

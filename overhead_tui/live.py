@@ -52,6 +52,7 @@ class LiveLadder:
     def reset(self, summary: RunSummary, finished: bool) -> None:
         """Show ``summary``: as final results when ``finished``, else as a queue to run."""
         self.summary = summary
+        self.cancelled = finished and not summary.finished  # a saved, interrupted run
         self.rows = {
             r.name: LadderRow(r, state=r.status if finished else "queued")
             for r in summary.scenarios

@@ -44,11 +44,11 @@ def describe_machine() -> MachineInfo:
     )
 
 
-def read_cpu_times() -> tuple[int, int] | None:
-    """(steal, total) jiffies of all CPUs from the first line of /proc/stat, or None.
+def read_cpu_times() -> tuple[int, int, int] | None:
+    """(steal, total, busy) jiffies of all CPUs from the first line of /proc/stat, or None.
 
     The fields are user nice system idle iowait irq softirq steal (proc(5)); guest time is
-    already included in user.
+    already included in user; busy = total − idle − iowait − steal.
     """
     try:
         with open("/proc/stat", encoding="ascii") as fh:
@@ -58,10 +58,32 @@ def read_cpu_times() -> tuple[int, int] | None:
     if not fields or fields[0] != "cpu" or len(fields) < 9:
         return None
     values = [int(x) for x in fields[1:9]]
-    return values[7], sum(values)
+    total = sum(values)
+    return values[7], total, total - values[3] - values[4] - values[7]
 
 
-def steal_fraction(before: tuple[int, int] | None, after: tuple[int, int] | None) -> float | None:
+def other_cpu_fraction(
+    before: tuple[int, int, int] | None, after: tuple[int, int, int] | None, own_cpu_s: float
+) -> float | None:
+    """Share of all CPUs' time that processes other than the worker used between two readings.
+
+    Args:
+        before, after: :func:`read_cpu_times` readings around the worker's life.
+        own_cpu_s: the worker's own user + system CPU time (all its threads), in seconds.
+    """
+    if before is None or after is None:
+        return None
+    total = after[1] - before[1]
+    if total <= 0:
+        return None
+    ticks = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    others = (after[2] - before[2]) - own_cpu_s * ticks
+    return min(1.0, max(0.0, others / total))
+
+
+def steal_fraction(
+    before: tuple[int, int, int] | None, after: tuple[int, int, int] | None
+) -> float | None:
     """Share of CPU time stolen by the hypervisor between two :func:`read_cpu_times` readings."""
     if before is None or after is None:
         return None

@@ -144,6 +144,8 @@ class ScenarioResult:
     steal_fraction: float | None = None
     """Share of CPU time stolen by the hypervisor while this scenario ran (/proc/stat)."""
     wall_s: float | None = None
+    other_cpu_fraction: float | None = None
+    """Share of all CPUs used by *other* processes while this scenario's worker ran."""
     blas_threads: int | None = None
     numba_threads: int | None = None
     events_per_fma: dict[str, Any] | None = None
@@ -151,6 +153,8 @@ class ScenarioResult:
     python_calls, builtin_calls, numpy_calls, by_opcode {name: count}."""
     bytecode: list[dict[str, Any]] = field(default_factory=list)
     """Executed instructions at a small size: {code, offset, opname, arg, per_fma}."""
+    bytecode_n: int | None = None
+    """The matrix order at which ``bytecode`` was counted (per_fma is at that n)."""
     breakdown: dict[str, Any] | None = None
     """Model breakdown (``attribution``): {method, explained, layers {layer: fraction}, rows}."""
 
@@ -228,6 +232,7 @@ class RunSummary:
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".summary-", suffix=".tmp")
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(self.dumps())
+        os.chmod(tmp, 0o644)  # mkstemp creates 0600; a summary is meant to be shared
         os.replace(tmp, path)
 
     @classmethod

@@ -31,6 +31,27 @@ def run_cli(*args: str | Path, timeout: float = 300) -> subprocess.CompletedProc
     )
 
 
+def process_alive(pid: int) -> bool:
+    """True while ``pid`` runs; a zombie (exited, not yet reaped) counts as gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def wait_gone(pid: int, timeout: float = 5.0) -> bool:
+    """Wait until ``pid`` is gone (see :func:`process_alive`); True if it went in time."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not process_alive(pid):
+            return True
+        time.sleep(0.02)
+    return False
+
+
 @pytest.fixture
 def cli():
     """The CLI runner."""

@@ -6,7 +6,11 @@ import argparse
 import sys
 from typing import Any
 
-from overhead_tui.probes import cache_path, load_probes
+from overhead_tui.format import fmt_number
+from overhead_tui.probes import PROCESSES, cache_path, load_probes
+
+SPREAD_WARN = 0.10
+"""Run-to-run spread at or above which a probe is flagged (10 %)."""
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -14,9 +18,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser = subparsers.add_parser(
         "probes",
         help="print the probes' unit costs (measured once per machine, then cached)",
-        description="Each probe isolates one overhead source and measures its unit cost in its "
-        f"own worker process. Results are cached in {cache_path()} per CPU, interpreter and "
-        "probe source.",
+        description="Each probe isolates one overhead source and measures its unit cost, in "
+        f"{PROCESSES} worker processes. Results are cached in {cache_path()} per CPU, "
+        "interpreter and probe source.",
     )
     parser.add_argument("--refresh", action="store_true", help="measure again, ignoring the cache")
     parser.add_argument("--python", metavar="PATH", help="interpreter (default: this one)")
@@ -24,26 +28,36 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print one line per probe: name, value, unit, spread, layer."""
+    """One line per probe (value, unit, spread, layer) and its other figures below it."""
 
     def progress(name: str) -> None:
         print(f"measuring {name} ...", file=sys.stderr, flush=True)
 
-    results = load_probes(args.python, refresh=args.refresh, progress=progress)
-    print(f"{'probe':<18} {'value':>10}  {'unit':<12} {'spread':>7}  layer")
+    python = args.python or sys.executable
+    results = load_probes(python, refresh=args.refresh, progress=progress)
+    print(f"interpreter: {python}")
+    print(f"{'probe':<18} {'value':>10}  {'unit':<12} {'spread':>8}  layer")
     failed = 0
     for result in results.values():
         if result.value is None:
             failed += 1
             print(
-                f"{result.name:<18} {'—':>10}  {result.unit:<12} {'':>7}  {result.layer}: "
+                f"{result.name:<18} {'—':>10}  {result.unit:<12} {'':>8}  {result.layer}: "
                 f"failed: {result.error}"
             )
             continue
-        spread = f"{result.spread * 100:.0f} %" if result.spread is not None else "—"
+        spread = "—" if result.spread is None else f"{result.spread * 100:.0f} %"
+        flag = " !" if result.spread is not None and result.spread >= SPREAD_WARN else "  "
+        note = "  (≤ 0: below the resolution; counted as 0)" if result.value <= 0 else ""
         print(
-            f"{result.name:<18} {result.value:>10.3g}  {result.unit:<12} {spread:>7}  "
-            f"{result.layer}"
+            f"{result.name:<18} {fmt_number(result.value):>10}  {result.unit:<12} "
+            f"{spread:>6}{flag}  {result.layer}{note}"
         )
-    print("value = median over 3 worker processes; spread = (max − min) / median of them")
+        for key, value in sorted(result.details.items()):
+            if isinstance(value, (int, float)) and key != "within_process_spread":
+                print(f"{'':<20}{key} = {fmt_number(float(value))}")
+    print(
+        f"value = median over {PROCESSES} worker processes; spread = (max − min) / median of "
+        f"them; ! marks a spread ≥ {SPREAD_WARN:.0%} (a shared VM: compare ratios in one run)"
+    )
     return 1 if failed else 0

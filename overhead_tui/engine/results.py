@@ -55,6 +55,7 @@ def apply_event(result: ScenarioResult, event: dict[str, Any]) -> None:
     elif kind == "counted":
         result.events_per_fma = event.get("per_fma") or None
         result.bytecode = list(event.get("bytecode", []))
+        result.bytecode_n = event.get("bytecode_n")
     elif kind == "done":
         result.blas_threads = (event.get("blas") or {}).get("threads", result.blas_threads)
     elif kind == "error":
@@ -140,7 +141,9 @@ def _fill_stats(result: ScenarioResult) -> None:
     result.ns_per_fma = stats.median_s / (result.flops / 2) * 1e9 if result.flops else None
     if result.first_call_s is not None:
         result.compile_s = max(0.0, result.first_call_s - stats.median_s)
-    result.warnings = stability_warnings(stats, result.loops or 1, result.steal_fraction)
+    result.warnings = stability_warnings(
+        stats, result.loops or 1, result.steal_fraction, result.other_cpu_fraction
+    )
 
 
 def _clear_speed(result: ScenarioResult) -> None:

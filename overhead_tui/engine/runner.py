@@ -39,7 +39,12 @@ from overhead_tui.engine.events import (
 )
 from overhead_tui.engine.results import apply_event, compute_vs_dense, finish, new_result
 from overhead_tui.errors import UsageError
-from overhead_tui.machine import describe_machine, read_cpu_times, steal_fraction
+from overhead_tui.machine import (
+    describe_machine,
+    other_cpu_fraction,
+    read_cpu_times,
+    steal_fraction,
+)
 from overhead_tui.model import BlasInfo, PythonInfo, RunSummary, ScenarioResult, Settings
 from overhead_tui.probes import cache_key, discover_probes, measure_probe, read_cache, write_cache
 
@@ -233,7 +238,11 @@ class Runner:
                 yield progress
         assert outcome is not None
         result.wall_s = self.clock() - began
-        result.steal_fraction = steal_fraction(before, read_cpu_times())
+        after = read_cpu_times()
+        result.steal_fraction = steal_fraction(before, after)
+        done = next((e for e in events if e.get("event") == "done" and "cpu_s" in e), None)
+        if done is not None:
+            result.other_cpu_fraction = other_cpu_fraction(before, after, float(done["cpu_s"]))
         self._merge_environment(events)
         finish(
             result,

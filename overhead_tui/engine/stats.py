@@ -16,6 +16,9 @@ SPREAD_WARN = 0.50
 """Relative distance of min or max from the median that is flagged (pyperf: 50 %)."""
 SHORT_SAMPLE_S = 1e-3
 """A timed sample (all loops together) shorter than this is flagged (pyperf: 1 ms)."""
+OTHERS_WARN = 0.15
+"""Share of all CPUs used by other processes above which a result is flagged (our choice:
+15 %, a third of one core on a 2-core machine; multi-threaded rungs lose a thread to it)."""
 STEAL_WARN = 0.05
 """Hypervisor steal time share above which a result is flagged (our choice: 5 %)."""
 
@@ -64,7 +67,10 @@ def describe(samples_s: list[float]) -> SampleStats:
 
 
 def stability_warnings(
-    stats: SampleStats, loops: int, steal_fraction: float | None = None
+    stats: SampleStats,
+    loops: int,
+    steal_fraction: float | None = None,
+    other_cpu_fraction: float | None = None,
 ) -> list[str]:
     """Return human-readable warnings for an unstable result (empty when it looks stable).
 
@@ -72,6 +78,7 @@ def stability_warnings(
         stats: the samples' statistics.
         loops: kernel calls per sample; a sample lasts ``loops × per-call time``.
         steal_fraction: CPU steal share while the scenario ran, if known.
+        other_cpu_fraction: share of all CPUs other processes used meanwhile, if known.
     """
     warnings: list[str] = []
     if stats.cv >= CV_WARN:
@@ -86,4 +93,6 @@ def stability_warnings(
         warnings.append(f"samples too short ({stats.min_s * loops * 1e3:.2f} ms < 1 ms)")
     if steal_fraction is not None and steal_fraction > STEAL_WARN:
         warnings.append(f"CPU steal {steal_fraction:.0%} while running (shared VM)")
+    if other_cpu_fraction is not None and other_cpu_fraction > OTHERS_WARN:
+        warnings.append(f"other processes used {other_cpu_fraction:.0%} of the CPUs meanwhile")
     return warnings

@@ -157,8 +157,18 @@ def run(spec: dict[str, Any], channel: _Channel) -> int:
         return _error(channel, "memory", exc)
     except BaseException as exc:  # SystemExit, KeyboardInterrupt from the kernel too
         return _error(channel, "exception", exc)
-    channel.emit("done", numba_threading_layer=_threading_layer(), blas=_blas_info())
+    channel.emit(
+        "done", numba_threading_layer=_threading_layer(), blas=_blas_info(), cpu_s=_own_cpu_s()
+    )
     return 0
+
+
+def _own_cpu_s() -> float:
+    """This worker's user + system CPU time so far, all threads (s)."""
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 def _count(module: ModuleType, spec: dict[str, Any]) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from overhead_tui.format import (
     ladder_row,
     machine_line,
 )
-from overhead_tui.layers import LAYERS, layer_label
+from overhead_tui.layers import LAYERS, SHORT_LABELS, layer_label
 from overhead_tui.model import RunSummary
 
 
@@ -28,7 +28,8 @@ class MarkdownExporter(Exporter):
             "",
             f"- **Machine:** {machine_line(summary.machine)}",
             f"- **Settings:** dtype {s.dtype}, n = {s.size or 'each scenario default'}, "
-            f"{s.repeats} repeats, seed {s.seed}, timeout {s.timeout_s:g} s",
+            f"{s.repeats} repeats, samples ≥ {s.min_sample_s:g} s, seed {s.seed}, "
+            f"timeout {s.timeout_s:g} s",
             f"- **Run:** {summary.created}"
             + (f", {summary.wall_s:.1f} s wall" if summary.wall_s is not None else "")
             + ("" if summary.finished else " (**interrupted**: unfinished rungs are skipped)"),
@@ -78,7 +79,7 @@ class MarkdownExporter(Exporter):
         lines = [
             "## Breakdown (model: share of the median time)",
             "",
-            "| scenario | explained | " + " | ".join(layers) + " |",
+            "| scenario | explained | " + " | ".join(SHORT_LABELS.get(x, x) for x in layers) + " |",
             "|---|---:|" + "---:|" * len(layers),
         ]
         for r in rows:
@@ -112,6 +113,8 @@ class MarkdownExporter(Exporter):
             credited = ", ".join(
                 f"{layer_label(k)} {fmt_seconds(v)}/flop" for k, v in step["layers"].items()
             )
+            if step.get("split") and step["split"] != "by modelled share":
+                credited += f" ({step['split']})"
             lines.append(
                 f"| {step['from']} | {step['to']} | {fmt_ratio(step['speedup'])} | "
                 f"{fmt_ratio(total)} | {credited} |"
@@ -123,11 +126,16 @@ class MarkdownExporter(Exporter):
         notes = []
         if summary.dense is None:
             notes.append("- The dense kernel did not run successfully: no × dense column.")
+        else:
+            notes.append(
+                f"- Dense kernel (× dense = 1): **{summary.dense.name}** "
+                f"({summary.dense.title}), n = {summary.dense.n}."
+            )
         for r in summary.scenarios:
             if r.status != "ok":
                 notes.append(f"- **{r.name}**: {r.status} — {r.error or 'no reason given'}")
             elif r.warnings:
-                notes.append(f"- **{r.name}**: unstable — {'; '.join(r.warnings)}")
+                notes.append(f"- **{r.name}**: {'; '.join(r.warnings)}")
             if r.status == "ok" and r.compile_s is not None and r.compile_s > 0.05:
                 notes.append(
                     f"- {r.name}: JIT compile / first call {fmt_seconds(r.compile_s)}"

@@ -13,7 +13,7 @@ import time
 import pytest
 
 from overhead_tui.model import RunSummary
-from tests.conftest import FAST, FAULTY, FIXTURES
+from tests.conftest import FAST, FAULTY, FIXTURES, wait_gone
 
 FAULTS = {
     "raises": ("error", "RuntimeError: kernel exploded on purpose"),
@@ -333,15 +333,7 @@ def test_parent_stopped_or_killed_leaves_no_worker(tmp_path, sig):
     proc.send_signal(sig)
     proc.communicate(timeout=30)
     assert proc.returncode == (130 if sig == signal.SIGTERM else -signal.SIGKILL)
-    deadline = time.monotonic() + 2
-    while time.monotonic() < deadline:
-        try:
-            os.kill(worker_pid, 0)
-        except ProcessLookupError:
-            break
-        time.sleep(0.05)
-    else:
-        raise AssertionError("the worker outlived its parent")
+    assert wait_gone(worker_pid), "the worker outlived its parent"
 
 
 def test_probes_give_positive_plausible_unit_costs(tmp_path):

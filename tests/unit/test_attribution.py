@@ -92,7 +92,8 @@ def test_compiled_rung_gets_peak_time_and_labelled_rest():
     assert b["layers"]["simd_compute"] == pytest.approx(0.1)
     assert b["layers"]["memory"] == pytest.approx(0.9)
     assert "interpreter_dispatch" not in b["layers"]
-    assert b["explained"] == pytest.approx(1.0)
+    assert b["explained"] == pytest.approx(0.1)  # the model itself: compute at peak
+    assert b["labelled_rest"] == pytest.approx(0.9)  # the rest, labelled by what it carries
 
 
 def test_waterfall_credits_removed_layers_and_multiplies_to_the_span():

@@ -102,6 +102,8 @@ class LadderScreen(BaseScreen):
         self.query_one("#current", Static).update(text)
         self._update_elapsed()
         self.query_one("#notes", Static).update(_notes(ladder))
+        has_layers = any(r.result.breakdown for r in ladder.rows.values())
+        self.query_one("#legend", Static).display = has_layers
 
     def _update_elapsed(self) -> None:
         if self.ladder.running and self.started_at is not None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import VerticalScroll
 from textual.widgets import Footer, Header, Static, TabbedContent, TabPane
 
 from overhead_tui.layers import layer_label
@@ -33,7 +33,7 @@ class ScenarioScreen(BaseScreen):
     def compose(self) -> ComposeResult:
         r = self.row.result
         yield Header()
-        with Vertical(id="about"):
+        with VerticalScroll(id="about"):
             yield Static(
                 Text.assemble(
                     (f"{r.rung}. {r.title}", "bold"), f"  ({r.name}, n={r.n}, {r.dtype})"
@@ -75,7 +75,11 @@ class ScenarioScreen(BaseScreen):
 
     def update_row(self, row: LadderRow) -> None:
         """Show a newer state of the scenario (recomposes the tabs when results landed)."""
-        final_now = not row.active and self.row.active
+        final_now = (
+            not row.active
+            and row.state != "queued"
+            and (self.row.active or self.row.state == "queued")
+        )
         self.row = row
         if final_now:
             self.refresh(recompose=True)

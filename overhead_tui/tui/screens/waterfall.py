@@ -85,6 +85,8 @@ class WaterfallScreen(BaseScreen):
                 credited.append(
                     f" {layer_label(layer).split(' (')[0]} {fmt_number(seconds * 1e9)}  "
                 )
+            if step.get("split") and step["split"] != "by modelled share":
+                credited.append(f"({step['split']})", style="italic")
             table.add_row(
                 f"{step['from']} → {step['to']}",
                 fmt_ratio(step["speedup"]),
@@ -92,7 +94,8 @@ class WaterfallScreen(BaseScreen):
                 credited,
             )
         table.caption = (
-            f"product of speedups {fmt_ratio(total)} = the measured span from the "
-            "first to the last ok rung"
+            f"product of speedups {fmt_ratio(total)} = the measured time per flop of the first "
+            "ok rung in this run over the last one's (not × dense unless the last is the "
+            "dense kernel)"
         )
         return table

@@ -4,23 +4,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from overhead_tui.layers import layer_label
-
-SHORT_LABELS: dict[str, str] = {
-    "interpreter_dispatch": "dispatch",
-    "boxing": "boxing",
-    "dynamic_dispatch": "type dispatch",
-    "container_access": "subscripts",
-    "call_overhead": "calls",
-    "library_layers": "library",
-    "scalar_compute": "scalar",
-    "simd_compute": "SIMD",
-    "dense_kernel": "dense kernel",
-    "memory": "memory",
-    "parallel": "threads",
-    "other": "other",
-}
-"""Layer -> one-word label for legends."""
+from overhead_tui.layers import SHORT_LABELS, layer_label
 
 LAYER_GLYPHS: dict[str, tuple[str, str]] = {
     "interpreter_dispatch": ("d", "black on #5fafff"),
@@ -66,10 +50,10 @@ def stacked_bar(shares: dict[str, float], length: int) -> Text:
 
 
 def legend(layers: list[str] | None = None) -> Text:
-    """``dDispatch bBoxing ...``: each letter styled as in the bars, then its one-word label."""
+    """`` d =dispatch  b =boxing ...``: each letter styled as in the bars, then its label."""
     text = Text()
     for layer in layers or list(LAYER_GLYPHS):
         letter, style = LAYER_GLYPHS[layer]
-        text.append(letter, style=style)
-        text.append(f"{SHORT_LABELS.get(layer, layer_label(layer))} ")
+        text.append(f" {letter} ", style=style)
+        text.append(f"={SHORT_LABELS.get(layer, layer_label(layer))}  ")
     return text

@@ -80,7 +80,7 @@ class TimingsTab(ScenarioTab):
                 f"{r.ns_per_fma:.3g}" if r.ns_per_fma is not None else "—",
             ),
             ("IQR", fmt_seconds(r.iqr_s), "× dense kernel", fmt_ratio(r.vs_dense)),
-            ("CV", fmt_percent(r.cv), "compile / first call", fmt_seconds(r.compile_s)),
+            ("CV", fmt_percent(r.cv), "JIT compile (first call − median)", _compile(r)),
             ("std dev", fmt_seconds(r.stdev_s), "CPU steal", fmt_percent(r.steal_fraction)),
             (
                 "max |error|",
@@ -208,9 +208,9 @@ class BytecodeTab(ScenarioTab):
             box=None,
             padding=(0, 2),
             header_style="bold",
-            caption=f"counted with opcode tracing at a small size; "
-            f"{fmt_number(counted_at.get('dispatches'))} dispatches per FMA at n = "
-            f"{self.result.n}",
+            caption=f"per multiply-add at n = {self.result.bytecode_n or '?'} (counted with "
+            f"opcode tracing); at the timed n = {self.result.n}: "
+            f"{fmt_number(counted_at.get('dispatches'))} dispatches per FMA",
         )
         for header, justify in (
             ("code", "left"),
@@ -233,6 +233,13 @@ class BytecodeTab(ScenarioTab):
                 fmt_number(per_fma),
             )
         return table
+
+
+def _compile(r: ScenarioResult) -> str:
+    """Compile time, or "none" when the first call was no slower than a timed one."""
+    if r.compile_s is None:
+        return "—"
+    return fmt_seconds(r.compile_s) if r.compile_s >= 1e-4 else "none (< 0.1 ms)"
 
 
 def _int(value: int | None) -> str:
