@@ -1,8 +1,9 @@
 #!/bin/sh
-# Install the Debian packages the test suite drives (tmux for real-terminal tests), when they
-# are missing and apt-get is usable (root). Elsewhere, print what is missing: those tests skip.
+# Install the Debian packages the test suite drives, when they are missing and apt-get is usable
+# (root): tmux (real-terminal tests), perf (linux-perf) and valgrind (profiler backends).
+# Elsewhere, print what is missing: those tests are skipped with the reason.
 missing=""
-for pair in tmux:tmux; do
+for pair in tmux:tmux perf:linux-perf valgrind:valgrind; do
   cmd=${pair%%:*}; pkg=${pair#*:}
   command -v "$cmd" >/dev/null 2>&1 || missing="$missing $pkg"
 done

@@ -18,7 +18,7 @@ from typing import Any
 from overhead_tui.profilers.layermap import classify, library_name
 from overhead_tui.profilers.process import CommandResult, run_command, worker_command, worker_env
 
-_REPORT_LINE = re.compile(r"^\s*([0-9.]+)%\s+(\S+)\s+\[(.)\]\s+(.*?)\s*$")
+_REPORT_LINE = re.compile(r"^\s*([0-9.]+)%\s+(.+?)\s+\[(.)\]\s+(.*?)\s*$")
 
 
 @dataclass(frozen=True)
@@ -34,7 +34,8 @@ class SymbolShare:
 def parse_report(text: str) -> list[SymbolShare]:
     """Parse ``perf report --stdio --no-children --sort dso,sym -g none`` output.
 
-    Lines look like ``    79.84%  libpython3.11.so.1.0  [.] _PyEval_EvalFrameDefault``;
+    Lines look like ``    79.84%  libpython3.11.so.1.0  [.] _PyEval_EvalFrameDefault``; the
+    shared object may contain spaces (``[JIT] tid 25179`` for perf-map JIT code);
     comments, call-graph lines and ``<not supported>`` noise are skipped.  ``[k]`` marks kernel
     symbols.  Fractions are of all samples (0..1).
     """

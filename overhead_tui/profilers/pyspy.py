@@ -35,7 +35,9 @@ class Frame:
     @property
     def native(self) -> bool:
         """True for C/C++/JIT frames (not a Python source file)."""
-        return not self.file.endswith(".py") and not self.file.startswith("<frozen")
+        return not self.file.endswith(".py") and not self.file.startswith(
+            ("<frozen", "<thread", "<process")
+        )
 
     @property
     def label(self) -> str:
@@ -48,7 +50,13 @@ class Frame:
 
 
 def parse_frame(text: str) -> Frame:
-    """Parse one py-spy frame label (anchored at the end: names contain spaces and parens)."""
+    """Parse one py-spy frame label (anchored at the end: names contain spaces and parens).
+
+    Synthetic root frames (``thread (TID)``, ``thread (TID): Name``, ``process PID:"cmd"``)
+    are kept whole, with the file ``<thread>`` or ``<process>``.
+    """
+    if text.startswith(("thread (", "process ")):
+        return Frame(text, "<thread>" if text.startswith("thread") else "<process>")
     match = _LABEL.match(text)
     if not match:
         return Frame(text)

@@ -1,0 +1,185 @@
+"""Profiler backends end to end: real runs where the tools exist, fakes for failure paths."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+import time
+
+import pytest
+
+from overhead_tui.discovery import discover
+from overhead_tui.profilers import perf, pyspy
+from overhead_tui.profilers.capabilities import detect
+from tests.conftest import FAULTY
+
+PYTHON = sys.executable
+
+
+def _spec(name, n=16, duration=0.3, folder=None):
+    spec = next(s for s in discover([folder] if folder else []) if s.name == name)
+    return {
+        "mode": "profile",
+        "name": spec.name,
+        "path": str(spec.path),
+        "n": n,
+        "dtype": "float64",
+        "seed": 0,
+        "duration_s": duration,
+    }
+
+
+def _fake(tmp_path, name, body):
+    path = tmp_path / name
+    path.write_text("#!/usr/bin/env bash\n" + body)
+    path.chmod(path.stat().st_mode | stat.S_IEXEC)
+    return str(path)
+
+
+FAKE_PYSPY = """
+out=""; while [ "$1" != "--" ]; do [ "$1" = "-o" ] && out=$2; shift; done; shift
+"$@"
+echo 'profile_loop (worker.py:1);kernel (k.py:2) 10' > "$out"
+exit ${FAKE_EXIT:-0}
+"""
+
+
+def test_profiler_that_hangs_is_killed_with_its_process_group(tmp_path):
+    fake = _fake(tmp_path, "perf", "sleep 300 & sleep 300\n")
+    started = time.monotonic()
+    result = perf.profile(fake, PYTHON, _spec("python_naive"), timeout_s=2)
+    assert result["status"] == "failed" and "timed out" in result["reason"]
+    assert time.monotonic() - started < 30
+    time.sleep(0.2)
+    leftover = subprocess.run(["pgrep", "-f", f"{tmp_path}"], capture_output=True, text=True)
+    assert leftover.stdout.strip() == ""
+
+
+def test_profiler_that_crashes_without_running_the_worker(tmp_path):
+    fake = _fake(tmp_path, "perf", "echo 'perf: segmentation fault' >&2; exit 139\n")
+    result = perf.profile(fake, PYTHON, _spec("python_naive"), timeout_s=30)
+    assert result["status"] == "failed" and "did not finish" in result["reason"]
+
+
+def test_nonzero_profiler_exit_with_a_valid_file_is_ok(tmp_path):
+    fake = _fake(tmp_path, "py-spy", FAKE_PYSPY)
+    os.environ["FAKE_EXIT"] = "1"
+    try:
+        result = pyspy.profile(fake, PYTHON, _spec("python_naive"), timeout_s=60)
+    finally:
+        del os.environ["FAKE_EXIT"]
+    assert result["status"] == "ok" and result["samples"] == 10
+
+
+def test_zero_profiler_exit_with_a_failed_scenario_is_failed(tmp_path):
+    fake = _fake(tmp_path, "py-spy", FAKE_PYSPY)
+    result = pyspy.profile(fake, PYTHON, _spec("raises", folder=FAULTY), timeout_s=60)
+    assert result["status"] == "failed"
+    assert "kernel exploded on purpose" in result["reason"]
+
+
+def test_doctor_reports_missing_backends_with_the_fix(cli, tmp_path):
+    env_path = f"{tmp_path}"  # nothing on PATH: perf and valgrind disappear
+    proc = subprocess.run(
+        [PYTHON, "-m", "overhead_tui", "doctor"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PATH": env_path},
+        check=False,
+    )
+    assert proc.returncode == 0
+    lines = proc.stdout.splitlines()
+    assert any(x.startswith("perf") and "unavailable" in x for x in lines)
+    assert any("fix: apt-get install valgrind" in x for x in lines)
+    assert any(x.startswith("pyspy") and " ok " in x for x in lines)  # the venv's own py-spy
+
+
+def test_profile_command_with_a_missing_backend_still_runs_the_others(cli, tmp_path):
+    env = {**os.environ, "PATH": str(tmp_path)}
+    proc = subprocess.run(
+        [
+            PYTHON,
+            "-m",
+            "overhead_tui",
+            "profile",
+            "numpy_matmul",
+            "--size",
+            "64",
+            "--duration",
+            "0.5",
+            "--backend",
+            "perf",
+            "--backend",
+            "pyspy",
+            "--json",
+            str(tmp_path / "p.json"),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+        stdin=subprocess.DEVNULL,
+    )
+    assert "perf: unavailable" in proc.stdout
+    assert "pyspy: ok" in proc.stdout, proc.stdout + proc.stderr
+
+
+needs = {
+    name: pytest.mark.skipif(not cap.ok, reason=f"{name}: {cap.reason}")
+    for name, cap in detect().items()
+}
+
+
+@needs["perf"]
+@needs["pyspy"]
+def test_real_profile_of_numpy_matmul(cli, tmp_path):
+    proc = cli(
+        "profile",
+        "numpy_matmul",
+        "--size",
+        "256",
+        "--duration",
+        "1",
+        "--backend",
+        "perf",
+        "--backend",
+        "pyspy",
+        "--json",
+        tmp_path / "p.json",
+        "--speedscope",
+        tmp_path / "p.speedscope.json",
+        "--collapsed",
+        tmp_path / "p.txt",
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    import json
+
+    profile = json.loads((tmp_path / "p.json").read_text())
+    assert profile["backends"]["perf"]["layers"].get("dense_kernel", 0) >= 0.5
+    assert profile["backends"]["pyspy"]["native_fraction"] >= 0.9
+    assert profile["backends"]["pyspy"]["slowdown"] > 0
+    doc = json.loads((tmp_path / "p.speedscope.json").read_text())
+    assert doc["profiles"][0]["type"] == "sampled"
+    assert (tmp_path / "p.txt").read_text().endswith("\n")
+
+
+@needs["callgrind"]
+def test_real_callgrind_instructions_per_fma(cli, tmp_path):
+    proc = cli(
+        "profile",
+        "python_hoisted",
+        "--size",
+        "12",
+        "--backend",
+        "callgrind",
+        "--json",
+        tmp_path / "p.json",
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    import json
+
+    part = json.loads((tmp_path / "p.json").read_text())["backends"]["callgrind"]
+    assert part["n"] == 12 and 100 < part["instructions_per_fma"] < 5000
+    assert part["floats_per_fma"] == pytest.approx(2.0, rel=0.05)
