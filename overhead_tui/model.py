@@ -8,9 +8,9 @@ Format history (``schema_version``):
     1 -- first version: machine, settings and one record per scenario with its samples,
          statistics, validation and status.
     2 -- adds ``probes`` {name: {value, unit, spread, layer, details}}, per scenario
-         ``events_per_fma`` (exact counts), ``bytecode`` (executed instructions) and
-         ``breakdown`` (model), and the ladder's ``waterfall``.  Version 1 files load with
-         these empty.
+         ``events_per_fma`` (exact counts), ``bytecode`` (executed instructions),
+         ``breakdown`` (model) and ``profile`` (profilers, optional), and the ladder's
+         ``waterfall``.  Version 1 files load with these empty.
 """
 
 from __future__ import annotations
@@ -155,6 +155,8 @@ class ScenarioResult:
     """Executed instructions at a small size: {code, offset, opname, arg, per_fma}."""
     bytecode_n: int | None = None
     """The matrix order at which ``bytecode`` was counted (per_fma is at that n)."""
+    profile: dict[str, Any] | None = None
+    """Profiler results (``profilers.profile``): {n, baseline_per_call_s, backends {...}}."""
     breakdown: dict[str, Any] | None = None
     """Model breakdown (``attribution``): {method, explained, layers {layer: fraction}, rows}."""
 

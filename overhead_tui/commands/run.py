@@ -16,6 +16,7 @@ from overhead_tui.commands.common import (
     prepare_run_dir,
     stderr_is_tty,
 )
+from overhead_tui.discovery import ScenarioSpec
 from overhead_tui.engine.events import (
     Event,
     ProbeStarted,
@@ -29,6 +30,8 @@ from overhead_tui.errors import UsageError
 from overhead_tui.export import export
 from overhead_tui.format import LADDER_HEADERS, fmt_gflops, fmt_seconds, ladder_row
 from overhead_tui.model import RunSummary
+from overhead_tui.profilers.capabilities import BACKENDS
+from overhead_tui.profilers.profile import profile_scenario
 
 EXIT_INTERRUPTED = 130
 """Exit code after Ctrl-C (128 + SIGINT), as shells report it."""
@@ -51,6 +54,16 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--json", type=Path, metavar="PATH", help="also export the summary JSON")
     parser.add_argument("--markdown", type=Path, metavar="PATH", help="export a Markdown report")
     parser.add_argument("--csv", type=Path, metavar="PATH", help="export one CSV row per rung")
+    parser.add_argument(
+        "--profile",
+        action="append",
+        choices=BACKENDS,
+        default=[],
+        metavar="BACKEND",
+        help="after the ladder, profile every ok scenario "
+        f"with this backend ({', '.join(BACKENDS)}; repeatable) and store the "
+        "results in the summary",
+    )
     return parser
 
 
@@ -83,6 +96,9 @@ def run(args: argparse.Namespace) -> int:
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+    if args.profile and not runner.cancelled:
+        profile_all(summary, specs, tuple(args.profile), progress)
+        summary.save(run_dir / "summary.json")
     print(render_table(summary))
     export_failed = False
     for path, fmt in ((args.json, "json"), (args.markdown, "markdown"), (args.csv, "csv")):
@@ -99,6 +115,27 @@ def run(args: argparse.Namespace) -> int:
     measured = [s for s in summary.scenarios if s.status == "ok"]
     failed = [s for s in summary.scenarios if s.status not in ("ok", "skipped")]
     return 1 if failed or not measured or export_failed else 0
+
+
+def profile_all(
+    summary: RunSummary, specs: list[ScenarioSpec], backends: tuple[str, ...], progress: Progress
+) -> None:
+    """Profile every ok scenario with ``backends`` at its timed size; store in the summary."""
+    by_name = {s.name: s for s in specs}
+    for result in summary.scenarios:
+        if result.status != "ok" or result.name not in by_name:
+            continue
+        progress.note(f"profiling {result.name} with {', '.join(backends)} ...")
+        profile = profile_scenario(
+            by_name[result.name],
+            result.n,
+            summary.settings.dtype,
+            backends,
+            duration_s=2.0,
+            python=summary.settings.python,
+        )
+        profile["backends"].get("pyspy", {}).pop("_stacks", None)
+        result.profile = profile
 
 
 def render_table(summary: RunSummary) -> str:

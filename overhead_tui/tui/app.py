@@ -28,6 +28,9 @@ from overhead_tui.errors import UsageError
 from overhead_tui.export import export
 from overhead_tui.live import LiveLadder
 from overhead_tui.model import RunSummary, Settings
+from overhead_tui.profilers.capabilities import detect
+from overhead_tui.profilers.profile import profile_scenario
+from overhead_tui.tui.screens.capabilities import CapabilitiesScreen
 from overhead_tui.tui.screens.ladder import LadderScreen
 from overhead_tui.tui.screens.modals import ExportScreen, HelpScreen, SettingsScreen
 from overhead_tui.tui.screens.scenario import ScenarioScreen
@@ -61,6 +64,8 @@ class OverheadApp(App[None]):
         Binding("e", "export", "Export"),
         Binding("o", "settings", "Settings"),
         Binding("w", "waterfall", "Waterfall"),
+        Binding("p", "profile", "Profile"),
+        Binding("c", "capabilities", "Profilers", show=False),
         Binding("question_mark", "help", "Help", key_display="?"),
         Binding("q", "quit", "Quit"),
         Binding("ctrl+c", "quit", "Quit", show=False, priority=True),
@@ -234,6 +239,63 @@ class OverheadApp(App[None]):
         self.ladder_screen.update_all()
         self.start_run()
 
+    def action_capabilities(self) -> None:
+        """Show which profiler backends work here."""
+        self.push_screen(CapabilitiesScreen(detect()))
+
+    def action_profile(self) -> None:
+        """Profile the scenario on screen (or under the cursor) with every available backend."""
+        top = self.screen
+        name = (
+            top.scenario_name
+            if isinstance(top, ScenarioScreen)
+            else (self.ladder_screen.selected_name)
+        )
+        if name is None:
+            return
+        if self.ladder.running:
+            self.notify("Profiling waits for the run to finish (it would disturb the timings).")
+            return
+        spec = next((s for s in self.all_specs if s.name == name), None)
+        if spec is None:
+            self.notify(
+                f"{name} is not among the scenarios found here; cannot profile it.",
+                severity="error",
+            )
+            return
+        self.notify(
+            f"Profiling {name} with perf, py-spy, callgrind and Scalene (about half a minute) ...",
+            timeout=6,
+        )
+        self._profile(spec, self.ladder.rows[name].result.n)
+
+    @work(thread=True, exclusive=True, group="profile", exit_on_error=False)
+    def _profile(self, spec: ScenarioSpec, n: int) -> None:
+        result = profile_scenario(
+            spec, n, self.settings.dtype, duration_s=2.0, python=self.settings.python
+        )
+        result["backends"].get("pyspy", {}).pop("_stacks", None)
+        self.call_from_thread(self._profiled, spec.name, result)
+
+    def _profiled(self, name: str, profile: dict[str, object]) -> None:
+        row = self.ladder.rows.get(name)
+        if row is None:
+            return
+        row.result.profile = profile
+        run_dir = self.ladder.summary.run_dir
+        if run_dir:
+            try:
+                self.ladder.summary.save(Path(run_dir) / "summary.json")
+            except OSError as exc:
+                self.notify(f"Profile kept in memory only: {exc}", severity="warning")
+        states = {k: v["status"] for k, v in profile["backends"].items()}  # type: ignore[union-attr]
+        self.notify(
+            f"Profiled {name}: " + ", ".join(f"{k} {v}" for k, v in states.items()), timeout=8
+        )
+        top = self.screen
+        if isinstance(top, ScenarioScreen) and top.scenario_name == name:
+            top.update_row(row, force=True)
+
     def action_waterfall(self) -> None:
         """Show the waterfall of the current run."""
         self.push_screen(WaterfallScreen(self.ladder.summary))
@@ -262,6 +324,14 @@ class OverheadApp(App[None]):
         )
         yield SystemCommand(
             "Waterfall", "The ladder as successive removals of layers", self.action_waterfall
+        )
+        yield SystemCommand(
+            "Profile scenario",
+            "perf, py-spy, callgrind and Scalene on the selected scenario",
+            self.action_profile,
+        )
+        yield SystemCommand(
+            "Profilers", "Which profiler backends work here", self.action_capabilities
         )
         yield SystemCommand("Help", "Keys and vocabulary", self.action_help)
         for row in self.ladder.ordered():

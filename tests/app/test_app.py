@@ -222,6 +222,37 @@ async def test_breakdown_bytecode_and_waterfall_views():
         assert isinstance(app.screen, LadderScreen)
 
 
+async def test_profile_key_stores_results_and_shows_the_tabs(monkeypatch, tmp_path):
+    """The producer is mocked (real profilers are tested in tests/e2e/test_profilers.py)."""
+    from overhead_tui.tui import app as app_module
+
+    profile = json.loads(RECORDED_SUMMARY.read_text())["scenarios"][1]["profile"]
+    calls = []
+
+    def fake_profile(spec, n, dtype, **kw):
+        calls.append((spec.name, n))
+        return json.loads(json.dumps(profile))
+
+    monkeypatch.setattr(app_module, "profile_scenario", fake_profile)
+    summary = RunSummary.load(RECORDED_SUMMARY)
+    summary.scenario("python_naive").profile = None
+    summary.run_dir = str(tmp_path)
+    app = OverheadApp(summary=summary)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("enter")
+        assert "tab-nativetab" not in {p.id for p in app.screen.query("TabPane")}
+        await pilot.press("p")
+        await app.workers.wait_for_complete()
+        await pilot.pause(0.2)
+        assert calls == [("python_naive", 128)]
+        tabs = {p.id for p in app.screen.query("TabPane")}
+        assert {"tab-nativetab", "tab-stackstab", "tab-linestab"} <= tabs
+        saved = RunSummary.load(tmp_path / "summary.json")
+        assert saved.scenario("python_naive").profile["backends"]["perf"]["status"] == "ok"
+        await pilot.press("escape", "c")
+        assert type(app.screen).__name__ == "CapabilitiesScreen"
+
+
 async def test_version_1_summary_opens_without_breakdowns():
     app = OverheadApp(summary=RunSummary.load(SUMMARY_V1))
     async with app.run_test(size=(100, 30)) as pilot:

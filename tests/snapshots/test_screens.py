@@ -80,5 +80,27 @@ def test_version_1_summary_ladder(snap_compare):
     assert snap_compare(OverheadApp(summary=summary), terminal_size=(120, 30))
 
 
+@pytest.mark.parametrize("tab", [3, 4, 5], ids=["native", "stacks", "lines"])
+def test_profile_tabs(snap_compare, tab):
+    assert snap_compare(_app(), press=["down", "enter", *["right"] * tab], terminal_size=(120, 40))
+
+
+def test_capabilities_screen(snap_compare):
+    from overhead_tui.profilers.capabilities import Capability
+    from overhead_tui.tui.screens.capabilities import CapabilitiesScreen
+
+    caps = {
+        "perf": Capability("perf", True, "6.1.187", path="/usr/bin/perf"),
+        "pyspy": Capability(
+            "pyspy", False, reason="py-spy is not installed", fix="pip install py-spy"
+        ),
+    }
+
+    async def show(pilot):
+        await pilot.app.push_screen(CapabilitiesScreen(caps))
+
+    assert snap_compare(_app(), run_before=show, terminal_size=(100, 24))
+
+
 def test_too_small(snap_compare):
     assert snap_compare(_app(), terminal_size=(50, 12))

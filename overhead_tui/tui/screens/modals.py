@@ -168,6 +168,8 @@ numpy; an invalid result never shows a speed.
 | `e` | export summary.json, report.md and ladder.csv |
 | `o` | settings: size, dtype, repeats, scenarios |
 | `w` | waterfall: the ladder as successive removals of layers |
+| `p` | profile the scenario (perf, py-spy, callgrind, Scalene): Native, Stacks, Lines tabs |
+| `c` | which profiler backends work here, and how to fix the others |
 | `ctrl+p` | command palette (every action, and "open scenario …") |
 | `escape` | back |
 | `q` | quit (stops the running worker; finished results are kept) |

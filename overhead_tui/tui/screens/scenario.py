@@ -11,8 +11,12 @@ from textual.widgets import Footer, Header, Static, TabbedContent, TabPane
 from overhead_tui.layers import layer_label
 from overhead_tui.live import LadderRow
 from overhead_tui.tui.screens.base import BaseScreen
-from overhead_tui.tui.widgets.tabs import SCENARIO_TABS
+from overhead_tui.tui.widgets.tabs import scenario_tabs
 from overhead_tui.tui.widgets.too_small import TooSmall
+
+
+class About(VerticalScroll, can_focus=False):
+    """The scenario's description and layers; scrolls with the mouse, keys go to the tabs."""
 
 
 class ScenarioScreen(BaseScreen):
@@ -33,7 +37,7 @@ class ScenarioScreen(BaseScreen):
     def compose(self) -> ComposeResult:
         r = self.row.result
         yield Header()
-        with VerticalScroll(id="about"):
+        with About(id="about"):
             yield Static(
                 Text.assemble(
                     (f"{r.rung}. {r.title}", "bold"), f"  ({r.name}, n={r.n}, {r.dtype})"
@@ -53,7 +57,7 @@ class ScenarioScreen(BaseScreen):
                 id="removes",
             )
             yield Static(Text(self._status_text()), id="status")
-        tabs = [cls for cls in SCENARIO_TABS if cls.has_data(r)]
+        tabs = [cls for cls in scenario_tabs() if cls.has_data(r)]
         with TabbedContent(id="tabs"):
             for cls in tabs:
                 with TabPane(cls.tab_title, id=f"tab-{cls.__name__.lower()}"):
@@ -73,7 +77,7 @@ class ScenarioScreen(BaseScreen):
             text += f" — {r.error}"
         return text
 
-    def update_row(self, row: LadderRow) -> None:
+    def update_row(self, row: LadderRow, force: bool = False) -> None:
         """Show a newer state of the scenario (recomposes the tabs when results landed)."""
         final_now = (
             not row.active
@@ -81,7 +85,7 @@ class ScenarioScreen(BaseScreen):
             and (self.row.active or self.row.state == "queued")
         )
         self.row = row
-        if final_now:
+        if final_now or force:
             self.refresh(recompose=True)
         else:
             self.query_one("#status", Static).update(Text(self._status_text()))

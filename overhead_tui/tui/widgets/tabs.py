@@ -1,4 +1,4 @@
-"""The drill-in tabs.  A tab is one widget class listed in ``SCENARIO_TABS``.
+"""The drill-in tabs.  A tab is one widget class listed by ``scenario_tabs()``.
 
 Each tab class has ``tab_title`` and ``has_data(result)``; the scenario screen shows only the
 tabs with data, so later tabs (breakdown, stacks) are added by writing one class and listing it.
@@ -246,5 +246,11 @@ def _int(value: int | None) -> str:
     return "—" if value is None else str(value)
 
 
-SCENARIO_TABS: list[type[ScenarioTab]] = [TimingsTab, BreakdownTab, BytecodeTab, SourceTab]
+def scenario_tabs() -> list[type[ScenarioTab]]:
+    """Tabs of the scenario screen, in order (the profiler tabs live in their own module)."""
+    from overhead_tui.tui.widgets.profile_tabs import LinesTab, NativeTab, StacksTab
+
+    return [TimingsTab, BreakdownTab, BytecodeTab, NativeTab, StacksTab, LinesTab, SourceTab]
+
+
 """Tabs of the scenario screen, in order."""

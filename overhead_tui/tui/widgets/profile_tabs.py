@@ -1,0 +1,177 @@
+"""Drill-in tabs of profiler results: Native (perf, callgrind), Stacks (py-spy), Lines (Scalene)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.widgets import Label, Static
+
+from overhead_tui.format import fmt_number, fmt_percent
+from overhead_tui.layers import LAYERS, layer_label
+from overhead_tui.model import ScenarioResult
+from overhead_tui.tui.widgets.layer_bar import LAYER_GLYPHS, stacked_bar
+from overhead_tui.tui.widgets.tabs import ScenarioTab
+
+BAR = 50
+"""Cells of the measured and modelled layer bars."""
+
+
+def _backend(result: ScenarioResult, name: str) -> dict[str, Any]:
+    return ((result.profile or {}).get("backends") or {}).get(name) or {}
+
+
+def _status(part: dict[str, Any], name: str) -> str:
+    if part.get("status") == "ok":
+        slowdown = part.get("slowdown")
+        extra = f", {slowdown:.2f}× slower under it" if slowdown else ""
+        return f"{name} {part.get('version') or ''}: ok{extra}"
+    fix = f" (fix: {part['fix']})" if part.get("fix") else ""
+    return f"{name}: {part.get('status', 'not run')} — {part.get('reason')}{fix}"
+
+
+class NativeTab(ScenarioTab):
+    """perf's self time per native symbol, the measured layer bar beside the model's."""
+
+    tab_title = "Native"
+
+    @classmethod
+    def has_data(cls, result: ScenarioResult) -> bool:
+        return bool(_backend(result, "perf") or _backend(result, "callgrind"))
+
+    def compose(self) -> ComposeResult:
+        perf = _backend(self.result, "perf")
+        callgrind = _backend(self.result, "callgrind")
+        with VerticalScroll():
+            yield Label(_status(perf, "perf (cpu-clock)") if perf else "perf: not run")
+            if perf.get("status") == "ok":
+                yield Static(self._compare(perf.get("layers", {})))
+                yield Static(_symbols(perf.get("top_symbols", [])))
+            yield Label(_status(callgrind, "callgrind") if callgrind else "callgrind: not run")
+            if callgrind.get("status") == "ok":
+                yield Label(
+                    f"{fmt_number(callgrind['instructions_per_fma'])} instructions per "
+                    f"multiply-add at n = {callgrind['n']}; "
+                    f"{fmt_number(callgrind['floats_per_fma'])} floats created per FMA "
+                    "(exact PyFloat_FromDouble calls)"
+                )
+                yield Static(_symbols(callgrind.get("top_symbols", []), "instructions"))
+
+    def _compare(self, measured: dict[str, float]) -> Table:
+        model = (self.result.breakdown or {}).get("layers", {})
+        table = Table(box=None, padding=(0, 1), show_header=True, header_style="bold")
+        table.add_column("")
+        table.add_column("by layer", no_wrap=True)
+        table.add_row("measured (perf)", stacked_bar(measured, BAR))
+        if model:
+            table.add_row("model", stacked_bar(model, BAR))
+        diff = Table(box=None, padding=(0, 2), header_style="bold")
+        for header in ("layer", "measured", "model", "difference"):
+            diff.add_column(header, justify="left" if header == "layer" else "right")
+        for layer in LAYERS:
+            m, p = measured.get(layer), model.get(layer)
+            if (m or 0) < 0.005 and abs(p or 0) < 0.005:
+                continue
+            letter = LAYER_GLYPHS[layer][0]
+            delta = fmt_percent((m or 0) - (p or 0)) if model else "—"
+            diff.add_row(
+                f"{letter} {layer_label(layer)}",
+                fmt_percent(m),
+                fmt_percent(p) if model else "—",
+                delta,
+            )
+        outer = Table.grid()
+        outer.add_row(table)
+        outer.add_row(diff)
+        return outer
+
+
+def _symbols(rows: list[dict[str, Any]], unit: str = "self time") -> Table:
+    table = Table(
+        box=None,
+        padding=(0, 2),
+        header_style="bold",
+        title=f"top symbols ({unit})",
+        title_justify="left",
+    )
+    for header in ("share", "symbol", "library", "layer"):
+        table.add_column(header, justify="right" if header == "share" else "left")
+    for row in rows[:20]:
+        table.add_row(
+            fmt_percent(row.get("fraction")),
+            Text(str(row.get("symbol"))[:48]),
+            str(row.get("library", ""))[:28],
+            str(row.get("layer", "")),
+        )
+    return table
+
+
+class StacksTab(ScenarioTab):
+    """py-spy's sampled stacks: samples, errors, native share and a top-N self-time table."""
+
+    tab_title = "Stacks"
+
+    @classmethod
+    def has_data(cls, result: ScenarioResult) -> bool:
+        return bool(_backend(result, "pyspy"))
+
+    def compose(self) -> ComposeResult:
+        part = _backend(self.result, "pyspy")
+        with VerticalScroll():
+            yield Label(_status(part, "py-spy --native"))
+            if part.get("status") == "ok":
+                yield Label(
+                    f"{part['samples']} samples of the kernel, errors "
+                    f"{part.get('errors')}, {fmt_percent(part.get('native_fraction'))} "
+                    "ending in native frames (C, BLAS, JIT)"
+                )
+                table = Table(box=None, padding=(0, 2), header_style="bold")
+                for header in ("self", "total", "frame"):
+                    table.add_column(header, justify="left" if header == "frame" else "right")
+                for row in part.get("top_frames", []):
+                    table.add_row(
+                        fmt_percent(row["self"]), fmt_percent(row["total"]), Text(row["frame"])
+                    )
+                yield Static(table)
+
+
+class LinesTab(ScenarioTab):
+    """Scalene's per-line Python / native / system time over the kernel's source lines."""
+
+    tab_title = "Lines"
+
+    @classmethod
+    def has_data(cls, result: ScenarioResult) -> bool:
+        return bool(_backend(result, "scalene"))
+
+    def compose(self) -> ComposeResult:
+        part = _backend(self.result, "scalene")
+        with VerticalScroll():
+            yield Label(_status(part, "Scalene --cpu-only"))
+            if part.get("status") == "ok":
+                table = Table(box=None, padding=(0, 1), header_style="bold")
+                for header in ("line", "python", "native", "system", "", "source"):
+                    table.add_column(
+                        header,
+                        justify="right"
+                        if header in ("line", "python", "native", "system")
+                        else "left",
+                    )
+                for line in part.get("lines", []):
+                    bar = Text()
+                    bar.append("P" * round(line["python"] * 30), style="black on #5fafff")
+                    bar.append("N" * round(line["native"] * 30), style="black on #ffd75f")
+                    bar.append("S" * round(line["system"] * 30), style="black on #8a8a8a")
+                    table.add_row(
+                        str(line["lineno"]),
+                        fmt_percent(line["python"]),
+                        fmt_percent(line["native"]),
+                        fmt_percent(line["system"]),
+                        bar,
+                        Text(str(line.get("line", "")).rstrip()[:60]),
+                    )
+                yield Static(table)
+                yield Label("bars: P python, N native, S system (30 cells = 100 %)")
