@@ -50,7 +50,7 @@ _REQUIRED: dict[str, type | tuple[type, ...]] = {
     "DTYPES": (tuple, list),
 }
 _FUNCTIONS = ("setup", "kernel", "to_numpy")
-_NAME_RE = re.compile(r"^[a-z][a-z0-9_]*$")
+_NAME_RE = re.compile(r"^[a-z][A-Za-z0-9_]*$")
 
 
 class ScenarioFileError(UsageError):
@@ -237,7 +237,10 @@ def _check(spec: ScenarioSpec) -> None:
         if not all(isinstance(x, str) for x in items):
             raise ScenarioFileError(f"{where}: {key} must be a tuple of strings")
     if not _NAME_RE.match(spec.name):
-        raise ScenarioFileError(f"{where}: NAME {spec.name!r} is not snake_case")
+        raise ScenarioFileError(
+            f"{where}: NAME {spec.name!r} is not snake_case (letters, digits and _, starting "
+            "with a lower-case letter)"
+        )
     unknown = [x for x in (*spec.layers, *spec.removes) if x not in LAYERS]
     if unknown:
         raise ScenarioFileError(

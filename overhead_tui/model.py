@@ -155,6 +155,9 @@ class ScenarioResult:
     """Executed instructions at a small size: {code, offset, opname, arg, per_fma}."""
     bytecode_n: int | None = None
     """The matrix order at which ``bytecode`` was counted (per_fma is at that n)."""
+    build: dict[str, Any] | None = None
+    """How a compiled rung was built: compiler, version, flags, command, cached, build_s,
+    vectorization (the compiler's report lines)."""
     profile: dict[str, Any] | None = None
     """Profiler results (``profilers.profile``): {n, baseline_per_call_s, backends {...}}."""
     breakdown: dict[str, Any] | None = None

@@ -10,7 +10,7 @@ from numba import njit
 
 NAME = "numba_ikj"
 TITLE = "numba @njit(fastmath), ikj vectorised"
-RUNG = 9
+RUNG = 12
 LAYERS = ("simd_compute", "memory")
 REMOVES = ("scalar_compute",)
 DEFAULT_SIZE = 512

@@ -10,7 +10,7 @@ from numba import njit
 
 NAME = "numba_naive"
 TITLE = "numba @njit, ijk scalar loop"
-RUNG = 8
+RUNG = 10
 LAYERS = ("scalar_compute", "memory")
 REMOVES = ("library_layers",)
 DEFAULT_SIZE = 384

@@ -10,7 +10,7 @@ from numba import njit, prange
 
 NAME = "numba_parallel"
 TITLE = "numba parallel, prange over rows"
-RUNG = 10
+RUNG = 15
 LAYERS = ("simd_compute", "memory", "parallel")
 REMOVES = ()
 DEFAULT_SIZE = 512

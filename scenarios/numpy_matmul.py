@@ -6,7 +6,7 @@ The thread count is whatever the BLAS library chose (recorded in the summary).
 
 NAME = "numpy_matmul"
 TITLE = "numpy A @ B, all BLAS threads (dense kernel)"
-RUNG = 12
+RUNG = 21
 LAYERS = ("dense_kernel", "parallel")
 REMOVES = ()
 DEFAULT_SIZE = 1024

@@ -8,7 +8,7 @@ from threadpoolctl import threadpool_limits
 
 NAME = "numpy_matmul_1thread"
 TITLE = "numpy A @ B, BLAS on 1 thread"
-RUNG = 11
+RUNG = 19
 LAYERS = ("dense_kernel",)
 REMOVES = ("memory", "simd_compute", "parallel")
 DEFAULT_SIZE = 1024

@@ -58,9 +58,14 @@ def apply_event(result: ScenarioResult, event: dict[str, Any]) -> None:
         result.bytecode_n = event.get("bytecode_n")
     elif kind == "done":
         result.blas_threads = (event.get("blas") or {}).get("threads", result.blas_threads)
+    elif kind == "build":
+        result.build = event.get("info")
     elif kind == "error":
-        result.status = "skipped" if event.get("kind") == "missing_dependency" else "error"
+        skipped = event.get("kind") in ("missing_dependency", "unavailable")
+        result.status = "skipped" if skipped else "error"
         message = str(event.get("message", "unknown error"))
+        if event.get("kind") == "unavailable":
+            message = message.removeprefix("Unavailable: ")
         if event.get("kind") == "missing_dependency":
             module = event.get("module") or "the missing package"
             message += f" (fix: pip install {module})"

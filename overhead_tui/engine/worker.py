@@ -132,7 +132,11 @@ def run(spec: dict[str, Any], channel: _Channel) -> int:
     except MemoryError as exc:
         return _error(channel, "memory", exc)
     except Exception as exc:
-        return _error(channel, "setup", exc)
+        kind = "unavailable" if type(exc).__name__ == "Unavailable" else "setup"
+        return _error(channel, kind, exc)
+    build_info = getattr(module, "BUILD_INFO", None)
+    if build_info:
+        channel.emit("build", info=build_info)
     try:
         first_call_s, result = time_calls(module.kernel, args, 1)
         channel.emit("compiled", first_call_s=first_call_s)
@@ -164,11 +168,13 @@ def run(spec: dict[str, Any], channel: _Channel) -> int:
 
 
 def _own_cpu_s() -> float:
-    """This worker's user + system CPU time so far, all threads (s)."""
+    """This worker's user + system CPU time so far: all its threads and the processes it
+    waited for (a C rung's compiler), in seconds."""
     import resource
 
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def _count(module: ModuleType, spec: dict[str, Any]) -> dict[str, Any]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from overhead_tui.export.base import Exporter
 from overhead_tui.format import (
     LADDER_HEADERS,
+    fmt_gflops,
     fmt_number,
     fmt_percent,
     fmt_ratio,
@@ -14,6 +15,7 @@ from overhead_tui.format import (
 )
 from overhead_tui.layers import LAYERS, SHORT_LABELS, layer_label
 from overhead_tui.model import RunSummary
+from overhead_tui.paper import compare, load_table
 
 
 class MarkdownExporter(Exporter):
@@ -51,8 +53,36 @@ class MarkdownExporter(Exporter):
             *self._breakdowns(summary),
             "",
             *self._waterfall(summary),
+            "",
+            *self._paper(summary),
         ]
         return "\n".join(lines).rstrip() + "\n"
+
+    @staticmethod
+    def _paper(summary: RunSummary) -> list[str]:
+        rows = compare(summary)
+        if not any(r.our_speedup for r in rows[1:]):
+            return []
+        table = load_table()
+        lines = [
+            f"## Beside the published ladder ({table['source']})",
+            "",
+            f"Their n = {table['n']} on {table['machine']} (peak {table['peak_gflops']:g} "
+            "GFLOP/s); ours per flop, each rung at its own n (scaled, not measured at "
+            f"{table['n']}).",
+            "",
+            "| # | their step | their speedup | their GFLOP/s | our rung | our speedup "
+            "| our GFLOP/s |",
+            "|---:|---|---:|---:|---|---:|---:|",
+        ]
+        for r in rows:
+            ours = fmt_ratio(r.our_speedup) if r.our_speedup else r.our_status
+            lines.append(
+                f"| {r.version} | {r.implementation} | {fmt_ratio(r.paper_speedup)} | "
+                f"{fmt_gflops(r.paper_gflops)} | {r.our_rung} | {ours} | "
+                f"{fmt_gflops(r.our_gflops)} |"
+            )
+        return lines
 
     @staticmethod
     def _probes(summary: RunSummary) -> list[str]:

@@ -33,6 +33,7 @@ from overhead_tui.profilers.profile import profile_scenario
 from overhead_tui.tui.screens.capabilities import CapabilitiesScreen
 from overhead_tui.tui.screens.ladder import LadderScreen
 from overhead_tui.tui.screens.modals import ExportScreen, HelpScreen, SettingsScreen
+from overhead_tui.tui.screens.paper import PaperScreen
 from overhead_tui.tui.screens.scenario import ScenarioScreen
 from overhead_tui.tui.screens.waterfall import WaterfallScreen
 
@@ -65,6 +66,7 @@ class OverheadApp(App[None]):
         Binding("o", "settings", "Settings"),
         Binding("w", "waterfall", "Waterfall"),
         Binding("p", "profile", "Profile"),
+        Binding("y", "paper", "Paper", show=False),
         Binding("c", "capabilities", "Profilers", show=False),
         Binding("question_mark", "help", "Help", key_display="?"),
         Binding("q", "quit", "Quit"),
@@ -296,6 +298,10 @@ class OverheadApp(App[None]):
         if isinstance(top, ScenarioScreen) and top.scenario_name == name:
             top.update_row(row, force=True)
 
+    def action_paper(self) -> None:
+        """Show the published ladder (Leiserson et al. 2020) beside this run's."""
+        self.push_screen(PaperScreen(self.ladder.summary))
+
     def action_waterfall(self) -> None:
         """Show the waterfall of the current run."""
         self.push_screen(WaterfallScreen(self.ladder.summary))
@@ -332,6 +338,9 @@ class OverheadApp(App[None]):
         )
         yield SystemCommand(
             "Profilers", "Which profiler backends work here", self.action_capabilities
+        )
+        yield SystemCommand(
+            "Paper", "The published ladder (Leiserson et al. 2020) beside ours", self.action_paper
         )
         yield SystemCommand("Help", "Keys and vocabulary", self.action_help)
         for row in self.ladder.ordered():

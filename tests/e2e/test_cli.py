@@ -12,6 +12,7 @@ import time
 
 import pytest
 
+from overhead_tui.discovery import discover
 from overhead_tui.model import RunSummary
 from tests.conftest import FAST, FAULTY, FIXTURES, wait_gone
 
@@ -82,16 +83,22 @@ def test_full_builtin_ladder_at_a_tiny_size(cli, tmp_path):
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     summary = RunSummary.load(out / "s.json")
-    assert [s.status for s in summary.scenarios] == ["ok"] * 12
-    assert all(s.n == 16 and len(s.samples_s) == 3 for s in summary.scenarios)
+    statuses = {s.name: s.status for s in summary.scenarios}
+    optional = {"torch_matmul"}  # PyTorch is not installed by the project (a multi-GB wheel)
+    assert all(status == "ok" for name, status in statuses.items() if name not in optional)
+    assert statuses["torch_matmul"] in ("ok", "skipped")
+    measured = [s for s in summary.scenarios if s.status == "ok"]
+    assert all(s.n == 16 and len(s.samples_s) == 3 for s in measured)
+    for name in ("c_naive_O0", "c_ikj_O3_native", "c_openmp"):  # built, validated, recorded
+        assert summary.scenario(name).build["command"]
     assert summary.dense.name == "numpy_matmul" and summary.dense.vs_dense == pytest.approx(1)
     assert summary.machine.blas.library and summary.machine.numpy_version
     assert summary.scenario("numba_ikj").compile_s > 0  # JIT time kept apart
     assert summary.scenario("numpy_matmul_1thread").blas_threads == 1
     assert RunSummary.load(out).to_json() == summary.to_json()  # summary.json in the run dir
     assert "numpy_matmul" in proc.stdout and "× dense" in proc.stdout
-    assert len(re.findall(r"\| ok( !)? \|", (out / "r.md").read_text())) == 12
-    assert len((out / "r.csv").read_text().splitlines()) == 13
+    assert len(re.findall(r"\| ok( !)? \|", (out / "r.md").read_text())) == len(measured)
+    assert len((out / "r.csv").read_text().splitlines()) == len(summary.scenarios) + 1
 
 
 @pytest.mark.parametrize(
@@ -145,7 +152,7 @@ def test_list_shows_rungs_layers_and_removes(cli):
     proc = cli("list")
     assert proc.returncode == 0
     assert "python_naive" in proc.stdout and "[dense kernel]" in proc.stdout
-    assert proc.stdout.count("layers:") == 12
+    assert proc.stdout.count("layers:") == len(discover())
 
 
 def test_ctrl_c_keeps_finished_results_and_stops_the_worker(tmp_path):

@@ -69,7 +69,7 @@ class Tmux:
 def test_open_drill_in_and_quit_in_tmux(size):
     tmux = Tmux(f"{BINARY} open {RECORDED_SUMMARY}", size)
     try:
-        screen = tmux.wait_for("numpy_matmul_1thread")
+        screen = tmux.wait_for("python_zip_sum")
         naive = RunSummary.load(RECORDED_SUMMARY).scenario("python_naive")
         assert fmt_ratio(naive.vs_dense) in screen and "GFLOP/s" in screen
         tmux.keys("Enter")

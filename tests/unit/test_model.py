@@ -10,7 +10,7 @@ from tests.conftest import RECORDED_SUMMARY, SUMMARY_V1
 
 def test_recorded_summary_round_trips(tmp_path):
     summary = RunSummary.load(RECORDED_SUMMARY)
-    assert len(summary.scenarios) == 12 and summary.dense is not None
+    assert len(summary.scenarios) == 21 and summary.dense is not None
     path = tmp_path / "run" / "summary.json"
     summary.save(path)
     again = RunSummary.load(path.parent)  # a run directory works too

@@ -1,0 +1,71 @@
+"""The Paper screen: the published matmul ladder (Leiserson et al. 2020) beside this run's."""
+
+from __future__ import annotations
+
+from rich.table import Table
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.widgets import Footer, Header, Static
+
+from overhead_tui.format import fmt_gflops, fmt_ratio
+from overhead_tui.model import RunSummary
+from overhead_tui.paper import compare, load_table
+from overhead_tui.tui.screens.base import BaseScreen
+from overhead_tui.tui.widgets.too_small import TooSmall
+
+
+class PaperScreen(BaseScreen):
+    """Their steps and speedups at n = 4096 beside our mapped rungs (per flop)."""
+
+    BINDINGS = [Binding("escape", "app.pop_screen", "Back")]
+    DEFAULT_CSS = """
+    PaperScreen #body { padding: 0 1; }
+    PaperScreen.-too-narrow > *, PaperScreen.-too-short > * { display: none; }
+    PaperScreen.-too-narrow > #too-small, PaperScreen.-too-short > #too-small {
+        display: block;
+    }
+    """
+
+    def __init__(self, summary: RunSummary) -> None:
+        super().__init__()
+        self.summary = summary
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with VerticalScroll(id="body"):
+            yield Static(self._table())
+        yield Footer()
+        yield TooSmall()
+
+    def _table(self) -> Table:
+        paper = load_table()
+        table = Table(
+            title=f"{paper['source']} — n = {paper['n']}, {paper['machine']}",
+            title_justify="left",
+            header_style="bold",
+            caption="ours: speedup per flop over python_naive, each rung at its own "
+            "n (scaled, not measured at 4096)",
+            caption_justify="left",
+        )
+        for header, justify in (
+            ("#", "right"),
+            ("their step", "left"),
+            ("their speedup", "right"),
+            ("their GFLOP/s", "right"),
+            ("our rung", "left"),
+            ("our speedup", "right"),
+            ("our GFLOP/s", "right"),
+        ):
+            table.add_column(header, justify=justify)  # type: ignore[arg-type]
+        for r in compare(self.summary):
+            table.add_row(
+                str(r.version),
+                r.implementation,
+                fmt_ratio(r.paper_speedup),
+                fmt_gflops(r.paper_gflops),
+                r.our_rung,
+                fmt_ratio(r.our_speedup) if r.our_speedup else r.our_status,
+                fmt_gflops(r.our_gflops),
+            )
+        return table

@@ -1,0 +1,52 @@
+"""Loop order ikj: the inner loop streams contiguous rows of B and C, which GCC auto-vectorises
+with -O3 -march=native (the vectorisation report is kept in the summary). No cache blocking:
+C's row is re-read for every k.
+"""
+
+import numpy as np
+
+from overhead_tui.cbuild import build, pointers
+
+NAME = "c_ikj_O3_native"
+TITLE = "C, ikj, -O3 -march=native (auto-vectorised)"
+RUNG = 11
+LAYERS = ("simd_compute", "memory")
+REMOVES = ("scalar_compute",)
+DEFAULT_SIZE = 512
+MAX_SIZE = 4096
+DTYPES = ("float64", "float32")
+FLAGS = ["-O3", "-march=native"]
+LINK_FLAGS = []
+SOURCE = r"""
+void matmul(const real_t *a, const real_t *b, real_t *c, int n) {
+    for (int i = 0; i < n * n; i++) c[i] = 0;
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < n; k++) {
+            const real_t aik = a[i * n + k];
+            const real_t *restrict brow = b + k * n;
+            real_t *restrict crow = c + i * n;
+            for (int j = 0; j < n; j++)
+                crow[j] += aik * brow[j];
+        }
+}
+"""
+
+
+BUILD_INFO: dict = {}
+
+
+def setup(a, b):
+    ffi, lib, info = build(NAME, SOURCE, FLAGS, str(a.dtype), LINK_FLAGS)
+    BUILD_INFO.update(info)
+    c = np.zeros_like(a)
+    pa, pb, pc = pointers(ffi, a, b, c)
+    return lib, pa, pb, pc, c, a.shape[0]
+
+
+def kernel(lib, pa, pb, pc, c, n):
+    lib.matmul(pa, pb, pc, n)
+    return c
+
+
+def to_numpy(c):
+    return c

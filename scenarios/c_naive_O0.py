@@ -1,0 +1,56 @@
+"""The textbook ijk triple loop in C, compiled without optimisation (-O0): no interpreter and no
+boxing, but every operand is loaded from and stored to memory, as in the paper's C row
+(Leiserson et al. 2020, Table 1, version 3).
+"""
+
+import numpy as np
+
+from overhead_tui.cbuild import build, pointers
+
+NAME = "c_naive_O0"
+TITLE = "C, ijk triple loop, -O0"
+RUNG = 8
+LAYERS = ("scalar_compute", "memory")
+REMOVES = (
+    "interpreter_dispatch",
+    "boxing",
+    "dynamic_dispatch",
+    "container_access",
+    "library_layers",
+)
+DEFAULT_SIZE = 192
+MAX_SIZE = 2048
+DTYPES = ("float64", "float32")
+FLAGS = ["-O0"]
+LINK_FLAGS = []
+SOURCE = r"""
+void matmul(const real_t *a, const real_t *b, real_t *c, int n) {
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            real_t s = 0;
+            for (int k = 0; k < n; k++)
+                s += a[i * n + k] * b[k * n + j];
+            c[i * n + j] = s;
+        }
+}
+"""
+
+
+BUILD_INFO: dict = {}
+
+
+def setup(a, b):
+    ffi, lib, info = build(NAME, SOURCE, FLAGS, str(a.dtype), LINK_FLAGS)
+    BUILD_INFO.update(info)
+    c = np.zeros_like(a)
+    pa, pb, pc = pointers(ffi, a, b, c)
+    return lib, pa, pb, pc, c, a.shape[0]
+
+
+def kernel(lib, pa, pb, pc, c, n):
+    lib.matmul(pa, pb, pc, n)
+    return c
+
+
+def to_numpy(c):
+    return c

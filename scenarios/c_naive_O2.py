@@ -1,0 +1,49 @@
+"""The same ijk loop with -O2: operands live in registers, but the inner loop walks B by column
+(stride n), so it is latency- and cache-bound and cannot be vectorised.
+"""
+
+import numpy as np
+
+from overhead_tui.cbuild import build, pointers
+
+NAME = "c_naive_O2"
+TITLE = "C, ijk triple loop, -O2"
+RUNG = 9
+LAYERS = ("scalar_compute", "memory")
+REMOVES = ()
+DEFAULT_SIZE = 384
+MAX_SIZE = 4096
+DTYPES = ("float64", "float32")
+FLAGS = ["-O2"]
+LINK_FLAGS = []
+SOURCE = r"""
+void matmul(const real_t *a, const real_t *b, real_t *c, int n) {
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            real_t s = 0;
+            for (int k = 0; k < n; k++)
+                s += a[i * n + k] * b[k * n + j];
+            c[i * n + j] = s;
+        }
+}
+"""
+
+
+BUILD_INFO: dict = {}
+
+
+def setup(a, b):
+    ffi, lib, info = build(NAME, SOURCE, FLAGS, str(a.dtype), LINK_FLAGS)
+    BUILD_INFO.update(info)
+    c = np.zeros_like(a)
+    pa, pb, pc = pointers(ffi, a, b, c)
+    return lib, pa, pb, pc, c, a.shape[0]
+
+
+def kernel(lib, pa, pb, pc, c, n):
+    lib.matmul(pa, pb, pc, n)
+    return c
+
+
+def to_numpy(c):
+    return c

@@ -1,0 +1,30 @@
+"""`torch.mm(A, B)` on the CPU through PyTorch's own BLAS (MKL or OpenBLAS) and thread pool.
+
+The tensors share memory with the numpy inputs (`torch.from_numpy`), so no copy is timed.
+The CUDA variant (with host-device copies timed apart) is not implemented: this machine has
+no GPU.  Needs PyTorch.
+"""
+
+import torch
+
+NAME = "torch_matmul"
+TITLE = "PyTorch torch.mm on the CPU"
+RUNG = 20
+LAYERS = ("library_layers", "dense_kernel", "parallel")
+REMOVES = ()
+DEFAULT_SIZE = 1024
+MAX_SIZE = 16384
+DTYPES = ("float64", "float32")
+REQUIRES = ("torch",)
+
+
+def setup(a, b):
+    return torch.from_numpy(a), torch.from_numpy(b)
+
+
+def kernel(a, b):
+    return torch.mm(a, b)
+
+
+def to_numpy(c):
+    return c.numpy()

@@ -1,0 +1,65 @@
+"""Building C rungs: the cache, a missing compiler, a compile error."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from overhead_tui import cbuild
+
+SOURCE = """
+void matmul(const real_t *a, const real_t *b, real_t *c, int n) {
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            real_t s = 0;
+            for (int k = 0; k < n; k++) s += a[i * n + k] * b[k * n + j];
+            c[i * n + j] = s;
+        }
+}
+"""
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_builds_validates_and_caches(dtype):
+    ffi, lib, info = cbuild.build("t_naive", SOURCE, ["-O1"], dtype)
+    assert info["cached"] is False and "-O1" in info["command"]
+    a = np.arange(9, dtype=dtype).reshape(3, 3)
+    c = np.zeros_like(a)
+    lib.matmul(*cbuild.pointers(ffi, a, a, c), 3)
+    assert np.allclose(c, a @ a)
+    again = cbuild.build("t_naive", SOURCE, ["-O1"], dtype)[2]
+    assert again["cached"] is True  # a second run does not recompile
+    changed = cbuild.build("t_naive", SOURCE, ["-O2"], dtype)[2]
+    assert changed["cached"] is False  # a changed flag does
+    assert changed["module"] != info["module"]
+
+
+def test_no_compiler_is_unavailable(monkeypatch, tmp_path):
+    monkeypatch.delenv("CC", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(cbuild.Unavailable, match="no C compiler"):
+        cbuild.build("t_naive", SOURCE, ["-O1"], "float64")
+
+
+def test_compile_error_carries_the_compilers_message():
+    broken = SOURCE.replace("real_t s = 0;", "real_t s = 0")
+    with pytest.raises(cbuild.BuildError, match="expected"):
+        cbuild.build("t_broken", broken, ["-O1"], "float64")
+
+
+def test_vectorisation_report_of_an_auto_vectorised_loop():
+    ikj = """
+void matmul(const real_t *a, const real_t *b, real_t *c, int n) {
+    for (int i = 0; i < n * n; i++) c[i] = 0;
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < n; k++)
+            for (int j = 0; j < n; j++) c[i * n + j] += a[i * n + k] * b[k * n + j];
+}
+"""
+    info = cbuild.build("t_ikj", ikj, ["-O3"], "float64")[2]
+    assert any("vectorized" in line for line in info["vectorization"])
