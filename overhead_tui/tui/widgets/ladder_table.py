@@ -68,7 +68,8 @@ class LadderTable(DataTable[Text]):
         """Pick the layout for a screen ``width`` wide; True when columns must be rebuilt."""
         layout = layout_for(width)
         shown = [c for c in COLUMNS if layout in c[3]]
-        used = sum(w + 2 for _, _, w, _ in shown) + 2 + 2  # cell padding, bar padding, scrollbar
+        # cell padding, the bar's own padding, the vertical scrollbar (2) and a spare cell
+        used = sum(w + 2 for _, _, w, _ in shown) + 2 + 3
         bar_width = max(4, min(40, width - used))
         changed = layout != self.layout_name or bar_width != self.bar_width or not self.columns
         self.layout_name, self.bar_width = layout, bar_width

@@ -50,10 +50,10 @@ def stacked_bar(shares: dict[str, float], length: int) -> Text:
 
 
 def legend(layers: list[str] | None = None) -> Text:
-    """`` d =dispatch  b =boxing ...``: each letter styled as in the bars, then its label."""
+    """``d dispatch  b boxing ...``: each letter styled as in the bars, then its label."""
     text = Text()
     for layer in layers or list(LAYER_GLYPHS):
         letter, style = LAYER_GLYPHS[layer]
-        text.append(f" {letter} ", style=style)
-        text.append(f"={SHORT_LABELS.get(layer, layer_label(layer))}  ")
+        text.append(letter, style=style)
+        text.append(f" {SHORT_LABELS.get(layer, layer_label(layer))}  ")
     return text
