@@ -128,8 +128,8 @@ def measure_probe(
     spec: ProbeSpec,
     python: str,
     processes: int = PROCESSES,
-    repeats: int = 9,
-    min_sample_s: float = 0.05,
+    repeats: int = 7,
+    min_sample_s: float = 0.04,
 ) -> ProbeResult:
     """Measure one probe in ``processes`` separate worker processes (errors kept).
 
