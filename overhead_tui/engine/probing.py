@@ -95,8 +95,13 @@ def paired_samples(
     args: tuple[Any, ...],
     trips: int,
     events_per_trip: float = 1.0,
+    baseline: Callable[..., Any] | None = None,
 ) -> tuple[list[float], dict[str, float]]:
-    """ns per event that ``loop(trips, *args)`` costs beyond :func:`baseline_loop`.
+    """ns per event that ``loop(trips, *args)`` costs beyond a baseline loop.
+
+    The baseline is :func:`baseline_loop`, or ``baseline(trips, 1.5, 2.5)``: an unrolled loop
+    of the same shape as ``loop`` with each costly instruction replaced by ``is``, so the
+    difference per trip is many events' worth and stands out of the timing noise.
 
     Both loops are timed interleaved (so a shared machine's drift hits both alike).  A cost of
     a few ns is a small difference of two large times, so the estimate uses each loop's
@@ -108,9 +113,10 @@ def paired_samples(
     Returns:
         (samples in ns per event, details: the estimate ``value`` and dispatches per trip).
     """
+    base = baseline or baseline_loop
     per_trip = _dispatches_per_trip(ctx, loop, args)
-    base_per_trip = _dispatches_per_trip(ctx, baseline_loop, (1.5, 2.5))
-    pairs = ctx.time_pair(lambda n: loop(n, *args), lambda n: baseline_loop(n, 1.5, 2.5), trips)
+    base_per_trip = _dispatches_per_trip(ctx, base, (1.5, 2.5))
+    pairs = ctx.time_pair(lambda n: loop(n, *args), lambda n: base(n, 1.5, 2.5), trips)
 
     def estimate(t_loop: float, t_base: float) -> float:
         ns_per_dispatch = t_base / (trips * base_per_trip) * 1e9

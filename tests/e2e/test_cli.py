@@ -366,7 +366,7 @@ def test_probes_give_positive_plausible_unit_costs(tmp_path):
     )
     assert dispatch.error is None and 0.1 < dispatch.value < 50  # ns per dispatch
     assert boxing.error is None and 0.1 < boxing.value < 200  # ns per float
-    assert boxing.details["floats_per_trip"] == 1.0
+    assert boxing.details["floats_per_trip"] == 8.0  # eight multiplies per loop trip
 
 
 def test_run_with_probes_writes_breakdowns_and_waterfall(tmp_path):
