@@ -14,6 +14,7 @@ import overhead_tui
 from overhead_tui.commands import app as app_command
 from overhead_tui.commands import doctor as doctor_command
 from overhead_tui.commands import list as list_command
+from overhead_tui.commands import machine as machine_command
 from overhead_tui.commands import probes as probes_command
 from overhead_tui.commands import profile as profile_command
 from overhead_tui.commands import run as run_command
@@ -31,6 +32,7 @@ COMMANDS = {
     "probes": probes_command,
     "profile": profile_command,
     "doctor": doctor_command,
+    "machine": machine_command,
 }
 
 

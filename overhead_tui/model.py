@@ -74,6 +74,10 @@ class MachineInfo:
     numba_threading_layer: str | None = None
     blas: BlasInfo = field(default_factory=BlasInfo)
     platform: str = ""
+    limits: dict[str, Any] = field(default_factory=dict)
+    """CPU model and limits (``limits.machine_limits``): microarchitecture, isa,
+    simd_width_bits, fma_units, clock_ghz {nominal, measured}, peak_gflops {dtype:
+    {theoretical, formula, measured}}, bandwidth_gbs {one_core, all_cores}."""
 
 
 @dataclass
@@ -155,6 +159,12 @@ class ScenarioResult:
     """Executed instructions at a small size: {code, offset, opname, arg, per_fma}."""
     bytecode_n: int | None = None
     """The matrix order at which ``bytecode`` was counted (per_fma is at that n)."""
+    arithmetic_intensity: float | None = None
+    """Flops per byte of the minimum traffic, 2n / (3·itemsize) (``limits``)."""
+    pct_peak: float | None = None
+    """GFLOP/s over the measured compute peak of this dtype (a fraction)."""
+    roofline_ceiling_gflops: float | None = None
+    """min(measured peak, arithmetic intensity × measured bandwidth) (GFLOP/s)."""
     build: dict[str, Any] | None = None
     """How a compiled rung was built: compiler, version, flags, command, cached, build_s,
     vectorization (the compiler's report lines)."""

@@ -27,6 +27,7 @@ from typing import IO, Any
 
 import overhead_tui
 from overhead_tui.attribution import attribute
+from overhead_tui.cpu import read_cpu_model
 from overhead_tui.discovery import ScenarioSpec
 from overhead_tui.engine.events import (
     Event,
@@ -39,6 +40,7 @@ from overhead_tui.engine.events import (
 )
 from overhead_tui.engine.results import apply_event, compute_vs_dense, finish, new_result
 from overhead_tui.errors import UsageError
+from overhead_tui.limits import apply_limits
 from overhead_tui.machine import (
     describe_machine,
     other_cpu_fraction,
@@ -132,6 +134,7 @@ class Runner:
         self._process: subprocess.Popen[bytes] | None = None
         self._lock = threading.Lock()
         self.summary = planned_summary(specs, settings, self.run_dir)
+        self.cpu = read_cpu_model()
 
     @property
     def cancelled(self) -> bool:
@@ -181,6 +184,7 @@ class Runner:
         compute_vs_dense(self.summary)
         if self.summary.probes:
             attribute(self.summary, self.summary.probes)
+        apply_limits(self.summary, self.cpu)
 
     def _load_probes(self, log: IO[str]) -> Iterator[Event]:
         """Probe unit costs from the per-machine cache, or measured now (one worker each)."""

@@ -55,8 +55,47 @@ class MarkdownExporter(Exporter):
             *self._waterfall(summary),
             "",
             *self._paper(summary),
+            "",
+            *self._roofline(summary),
         ]
         return "\n".join(lines).rstrip() + "\n"
+
+    @staticmethod
+    def _roofline(summary: RunSummary) -> list[str]:
+        limits = summary.machine.limits
+        if not limits:
+            return []
+        peak = limits.get("peak_gflops", {}).get(summary.settings.dtype, {})
+        bandwidth = limits.get("bandwidth_gbs", {}).get("all_cores")
+        lines = [
+            "## Machine limits and roofline",
+            "",
+            f"- Theoretical peak ({summary.settings.dtype}): {peak.get('formula', '—')}"
+            + (
+                f" (row: {limits.get('microarchitecture')}, {limits.get('table_source')})"
+                if limits.get("microarchitecture")
+                else ""
+            ),
+            f"- Measured compute peak: {fmt_number(peak.get('measured'))} GFLOP/s; memory "
+            f"bandwidth (triad, all cores): {fmt_number(bandwidth)} GB/s",
+            "",
+            "| scenario | n | intensity (flop/B) | GFLOP/s | roofline ceiling | % of peak |",
+            "|---|---:|---:|---:|---:|---:|",
+        ]
+        for r in summary.scenarios:
+            if not r.has_speed:
+                continue
+            lines.append(
+                f"| {r.name} | {r.n} | {fmt_number(r.arithmetic_intensity)} | "
+                f"{fmt_gflops(r.gflops)} | {fmt_gflops(r.roofline_ceiling_gflops)} | "
+                f"{fmt_percent(r.pct_peak)} |"
+            )
+        lines += [
+            "",
+            "Intensity = 2n³ flops / 3n²·itemsize bytes (minimum traffic); ceiling = "
+            "min(measured peak, intensity × bandwidth).",
+        ]
+        return lines
 
     @staticmethod
     def _paper(summary: RunSummary) -> list[str]:

@@ -1,0 +1,74 @@
+"""``overhead-tui machine``: the CPU model, its theoretical peaks and the measured limits."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from overhead_tui.cpu import read_cpu_model
+from overhead_tui.format import fmt_number
+from overhead_tui.limits import machine_limits
+from overhead_tui.probes import load_probes
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Register ``machine``."""
+    parser = subparsers.add_parser(
+        "machine",
+        help="print the CPU model, theoretical peaks and measured limits",
+        description="The CPU (vendor, cores, ISA, SIMD width, FMA units from a "
+        "micro-architecture table with sources), the theoretical peak as a formula at the "
+        "measured and the nominal clock, and the measured compute peak and memory bandwidth "
+        "(from the probes, measured once per machine).",
+    )
+    parser.add_argument("--json", type=Path, metavar="PATH", help="also write them as JSON")
+    return parser
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the machine model and limits."""
+    cpu = read_cpu_model()
+    probes = {
+        k: v.__dict__
+        for k, v in load_probes(
+            progress=lambda name: print(f"measuring probe {name} ...", file=sys.stderr, flush=True)
+        ).items()
+    }
+    limits = machine_limits(cpu, probes)
+    if cpu is None:
+        print("CPU: /proc/cpuinfo not readable; theoretical peaks unknown")
+    else:
+        print(
+            f"CPU: {cpu.model_name} ({cpu.vendor}, {cpu.microarchitecture}), "
+            f"{cpu.physical_cores} cores, {cpu.logical_cpus} logical CPUs"
+        )
+        print(
+            f"ISA: {', '.join(cpu.isa) or '—'}; SIMD {cpu.simd_width_bits} bits; "
+            f"{cpu.fma_units} × {cpu.fma_width_bits}-bit FMA per core"
+        )
+        print(f"  table row: {cpu.source}")
+    clock = limits["clock_ghz"]
+    print(
+        f"clock: nominal {fmt_number(clock['nominal'])} GHz, measured "
+        f"{fmt_number(clock['measured'])} GHz"
+    )
+    for dtype, peak in limits["peak_gflops"].items():
+        print(f"{dtype}: theoretical {peak.get('formula', '—')}")
+        if peak.get("formula_nominal"):
+            print(f"{'':9}at the nominal clock: {peak['formula_nominal']}")
+        print(
+            f"{'':9}measured compute peak {fmt_number(peak.get('measured'))} GFLOP/s"
+            + (f" — {peak['warning']}" if peak.get("warning") else "")
+        )
+    bandwidth = limits["bandwidth_gbs"]
+    print(
+        f"memory bandwidth (STREAM triad): one core {fmt_number(bandwidth['one_core'])} GB/s,"
+        f" all cores {fmt_number(bandwidth['all_cores'])} GB/s"
+    )
+    if args.json:
+        args.json.write_text(json.dumps(limits, indent=2, sort_keys=True) + "\n")
+        print(f"wrote {args.json}", file=sys.stderr)
+    return 0

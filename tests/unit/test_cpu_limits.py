@@ -1,0 +1,70 @@
+"""The CPU model, the peak formula and the roofline arithmetic.
+
+``zen4-epyc-2vcpu.txt`` is this machine's /proc/cpuinfo; the other texts are constructed from
+the documented /proc/cpuinfo formats of those CPUs (no such machine was available).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from overhead_tui.cpu import parse_cpuinfo
+from overhead_tui.limits import arithmetic_intensity, machine_limits
+from tests.conftest import FIXTURES
+
+CPUINFO = FIXTURES / "cpuinfo"
+
+
+def _cpu(name):
+    return parse_cpuinfo((CPUINFO / name).read_text())
+
+
+def test_this_machine_zen4():
+    cpu = _cpu("zen4-epyc-2vcpu.txt")  # family 19h model 11h: the table says Zen 4
+    assert (cpu.vendor, cpu.family, cpu.model) == ("AuthenticAMD", 25, 17)
+    assert cpu.microarchitecture == "Zen 4" and "57647" in cpu.source
+    assert cpu.simd_width_bits == 512 and "avx512f" in cpu.isa
+    assert cpu.physical_cores == 2
+    assert cpu.flop_per_cycle("float64") == 16 and cpu.flop_per_cycle("float32") == 32
+    value, formula = cpu.peak("float64", 3.0)
+    assert value == pytest.approx(96.0)
+    assert formula == "2 cores × 16 FLOP/cycle/core × 3.00 GHz = 96.0 GFLOP/s"
+
+
+def test_sapphire_rapids_row_and_nominal_clock_from_the_name():
+    cpu = _cpu("sapphire-rapids-constructed.txt")
+    assert cpu.microarchitecture == "Sapphire / Emerald Rapids"
+    assert cpu.flop_per_cycle("float64") == 32 and "amx_tile" in cpu.isa
+    assert cpu.nominal_ghz == pytest.approx(2.0)
+
+
+def test_unknown_x86_follows_the_fallback_rule():
+    cpu = _cpu("unknown-x86-constructed.txt")
+    assert cpu.microarchitecture == "unknown HygonGenuine" and "fallback" in cpu.source
+    assert (cpu.fma_units, cpu.fma_width_bits) == (2, 256)
+
+
+def test_arm_neoverse_n1():
+    cpu = _cpu("neoverse-n1-constructed.txt")
+    assert cpu.microarchitecture == "Neoverse N1" and cpu.isa == ["asimd"]
+    assert cpu.logical_cpus == 2 and cpu.flop_per_cycle("float64") == 8
+
+
+def test_roofline_arithmetic():
+    assert arithmetic_intensity(1024, "float64") == pytest.approx(2 * 1024 / 24)
+    assert arithmetic_intensity(96, "float32") == pytest.approx(16.0)
+
+
+def test_limits_flag_a_measured_peak_above_theory():
+    cpu = _cpu("zen4-epyc-2vcpu.txt")
+    probes = {
+        "clock": {"value": 2.0},
+        "simd_fma": {"value": 80.0},
+        "stream_triad": {"value": 30.0, "details": {"one_thread_gbs": 20.0}},
+    }
+    limits = machine_limits(cpu, probes)
+    f64 = limits["peak_gflops"]["float64"]
+    assert f64["theoretical"] == pytest.approx(64.0)  # 2 × 16 × 2.0
+    assert f64["measured"] == 80.0 and "too low" in f64["warning"]
+    assert limits["bandwidth_gbs"] == {"one_core": 20.0, "all_cores": 30.0}
+    assert limits["clock_ghz"]["measured"] == 2.0
