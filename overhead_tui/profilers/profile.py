@@ -62,8 +62,19 @@ def profile_scenario(
     )
     base = baseline.event("profiled")
     result["baseline_per_call_s"] = base["per_call_s"] if base else None
-    if base is None:
-        result["error"] = baseline.worker_error or "the scenario did not run unprofiled"
+    if base is None:  # no point profiling what does not run: every backend would fail too
+        if baseline.timed_out:
+            reason = f"the scenario did not finish unprofiled within {timeout_s:g} s"
+        else:
+            reason = baseline.worker_error or "the scenario did not run unprofiled"
+        result["error"] = reason
+        for name, cap in caps.items():
+            result["backends"][name] = (
+                {"status": "failed", "reason": f"not profiled: {reason}", "version": cap.version}
+                if cap.ok
+                else _unavailable(cap)
+            )
+        return result
     for name, cap in caps.items():
         if progress:
             progress(name)

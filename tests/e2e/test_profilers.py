@@ -183,3 +183,22 @@ def test_real_callgrind_instructions_per_fma(cli, tmp_path):
     part = json.loads((tmp_path / "p.json").read_text())["backends"]["callgrind"]
     assert part["n"] == 12 and 100 < part["instructions_per_fma"] < 5000
     assert part["floats_per_fma"] == pytest.approx(2.0, rel=0.05)
+
+
+def test_a_scenario_that_hangs_unprofiled_is_not_profiled(cli):
+    proc = cli(
+        "profile",
+        "hangs",
+        "--scenarios-dir",
+        FAULTY,
+        "--timeout",
+        "2",
+        "--duration",
+        "0.3",
+        "--backend",
+        "perf",
+        "--backend",
+        "pyspy",
+    )
+    assert proc.returncode == 1
+    assert proc.stdout.count("not profiled: the scenario did not finish unprofiled") == 2
