@@ -43,9 +43,14 @@ def compiler() -> str:
     Raises:
         Unavailable: none is found.
     """
-    cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
-    if not cc or not shutil.which(cc.split()[0]):
-        raise Unavailable("no C compiler found (set CC or install gcc: apt-get install gcc)")
+    cc = os.environ.get("CC")
+    if cc:
+        if not shutil.which(cc.split()[0]):
+            raise Unavailable(f"CC={cc} is not an executable (fix: point CC at a C compiler)")
+        return cc
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if not cc:
+        raise Unavailable("no C compiler found (fix: apt-get install gcc, or set CC)")
     return cc
 
 

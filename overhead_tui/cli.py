@@ -75,6 +75,9 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     except BrokenPipeError:
         return 0
+    except KeyboardInterrupt:
+        print("overhead-tui: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ OMP_NUM_THREADS or all CPUs.
 """
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from overhead_tui.cbuild import build, pointers
 
@@ -123,7 +124,13 @@ void matmul(const real_t *a, const real_t *b, real_t *c, int n) {
 BUILD_INFO: dict = {}
 
 
+_limits = []
+
+
 def setup(a, b):
+    # OpenBLAS threads (woken by numpy in this process, e.g. for validation) spin for a while
+    # after each call and would compete with the OpenMP team on the same cores: one BLAS thread.
+    _limits.append(threadpool_limits(limits=1, user_api="blas"))
     ffi, lib, info = build(NAME, SOURCE, FLAGS, str(a.dtype), LINK_FLAGS)
     BUILD_INFO.update(info)
     c = np.zeros_like(a)

@@ -45,6 +45,8 @@ def positive_float(text: str) -> float:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
     if not value > 0:
         raise argparse.ArgumentTypeError(f"{value} must be above 0")
+    if value == float("inf"):
+        raise argparse.ArgumentTypeError("must be a finite number")
     return value
 
 

@@ -17,6 +17,7 @@ from overhead_tui.commands.common import (
 )
 from overhead_tui.discovery import discover, select
 from overhead_tui.engine.runner import size_for
+from overhead_tui.errors import UsageError
 from overhead_tui.export.stacks import to_collapsed, to_speedscope
 from overhead_tui.format import fmt_number, fmt_percent
 from overhead_tui.layers import layer_label
@@ -99,7 +100,20 @@ def run(args: argparse.Namespace) -> int:
     return 1 if failed or result.get("error") else 0
 
 
+def _interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
+
+
 def _write(args: argparse.Namespace, result: dict[str, Any], stacks: Any) -> None:
+    try:
+        _write_files(args, result, stacks)
+    except OSError as exc:
+        raise UsageError(
+            f"cannot write an export: {exc.strerror or exc} ({exc.filename})"
+        ) from None
+
+
+def _write_files(args: argparse.Namespace, result: dict[str, Any], stacks: Any) -> None:
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(result, indent=2, sort_keys=True) + "\n")
@@ -133,7 +147,12 @@ def render(result: dict[str, Any]) -> str:
         if part.get("version"):
             head += f" (version {part['version']})"
         if part.get("slowdown"):
-            head += f", {part['slowdown']:.2f}× slower under the profiler"
+            ratio = part["slowdown"]
+            head += (
+                f", {ratio:.2f}× slower under the profiler"
+                if ratio >= 1
+                else f", {1 / ratio:.2f}× faster under the profiler (machine noise)"
+            )
         lines.append(head)
         if status != "ok":
             lines.append(

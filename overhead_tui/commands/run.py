@@ -167,11 +167,18 @@ class Progress:
         self.stream = stream
         self.live = live
         self._width = 0
+        self._probing = False
 
     def show(self, event: Event) -> None:
         """Render one runner event."""
         if isinstance(event, ProbeStarted):
-            self._live(f"measuring probe {event.name} (cached per machine afterwards)")
+            if not self._probing:
+                self._probing = True
+                self.note(
+                    "measuring the probes once for this machine and interpreter "
+                    "(about 40 s; cached afterwards) ..."
+                )
+            self._live(f"measuring probe {event.name}")
         elif isinstance(event, ScenarioStarted):
             self._live(f"[{event.index + 1}/{event.total}] {event.name}: starting")
             self._current = f"[{event.index + 1}/{event.total}] {event.name}"

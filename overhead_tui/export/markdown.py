@@ -154,11 +154,11 @@ class MarkdownExporter(Exporter):
         for r in rows:
             shares = r.breakdown["layers"]
             cells = [fmt_percent(shares[x]) if x in shares else "" for x in layers]
-            lines.append(
-                f"| {r.name} | {fmt_percent(r.breakdown['explained'])} | "
-                + " | ".join(cells)
-                + " |"
+            labelled = r.breakdown.get("labelled_rest") or 0.0
+            explained = fmt_percent(r.breakdown["explained"]) + (
+                f" + {fmt_percent(labelled)} labelled" if labelled > 0.0005 else ""
             )
+            lines.append(f"| {r.name} | {explained} | " + " | ".join(cells) + " |")
         lines += [
             "",
             "Seconds per layer = exact events per multiply-add × probe unit cost; "

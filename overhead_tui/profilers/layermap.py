@@ -65,6 +65,8 @@ SYMBOL_RULES: list[tuple[str, str, str]] = [
         r"",
         "parallel",
     ),
+    (r"", r"libgomp|libiomp|libomp", "parallel"),
+    (r"", r"^_overhead_", COMPILED),  # the C rungs' own extension modules
     (
         r"gemm|^[sdcz]gemv|_kernel_[A-Za-z0-9]*$|^dgemm|^sgemm|inner_thread|^gemm_thread",
         r"openblas|blas|mkl",

@@ -13,6 +13,8 @@ from typing import Any
 
 import overhead_tui
 
+DRAIN_S = 5.0
+"""Seconds to collect output after a timed-out profiler's process group was killed."""
 OUTPUT_CAP_BYTES = 1_000_000
 """Largest stdout or stderr kept from a profiler run (bytes); the rest is dropped."""
 
@@ -37,6 +39,11 @@ class CommandResult:
         """The worker's own error message, if it reported one."""
         error = self.event("error")
         return str(error.get("message")) if error else None
+
+
+def _kill_group(process: subprocess.Popen[bytes]) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)
 
 
 def worker_command(python: str, spec: dict[str, Any]) -> list[str]:
@@ -75,9 +82,16 @@ def run_command(
         out, err = process.communicate(timeout=timeout_s)
     except subprocess.TimeoutExpired:
         timed_out = True
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(process.pid, signal.SIGKILL)
-        out, err = process.communicate()
+        _kill_group(process)
+        try:  # a child that left the group may still hold the pipes: do not wait for it
+            out, err = process.communicate(timeout=DRAIN_S)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            out, err = b"", b""
+    except BaseException:  # Ctrl-C or SIGTERM: take the profiler and the worker down too
+        _kill_group(process)
+        process.kill()
+        raise
     stdout = out[:OUTPUT_CAP_BYTES].decode("utf-8", "replace")
     stderr = err[-OUTPUT_CAP_BYTES:].decode("utf-8", "replace")
     events = []

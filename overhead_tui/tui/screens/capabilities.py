@@ -46,11 +46,7 @@ class CapabilitiesScreen(BaseScreen):
         for header in ("backend", "status", "version", "reason / fix"):
             table.add_column(header)
         for cap in self.capabilities.values():
-            status = (
-                Text("available", style="green")
-                if cap.ok
-                else Text("unavailable", style="bold red")
-            )
+            status = Text("ok", style="green") if cap.ok else Text("unavailable", style="bold red")
             detail = cap.path or "" if cap.ok else f"{cap.reason}\nfix: {cap.fix}"
             table.add_row(cap.name, status, cap.version or "—", detail)
         return table

@@ -77,6 +77,12 @@ class ScenarioScreen(BaseScreen):
             text += f" — {r.error}"
         return text
 
+    def _focus_tabs(self) -> None:
+        """Arrow keys switch tabs again after a recompose (it drops the focus)."""
+        tabs = self.query("Tabs")
+        if tabs:
+            tabs.first().focus()
+
     def update_row(self, row: LadderRow, force: bool = False) -> None:
         """Show a newer state of the scenario (recomposes the tabs when results landed)."""
         final_now = (
@@ -87,5 +93,6 @@ class ScenarioScreen(BaseScreen):
         self.row = row
         if final_now or force:
             self.refresh(recompose=True)
+            self.call_after_refresh(self._focus_tabs)
         else:
             self.query_one("#status", Static).update(Text(self._status_text()))

@@ -136,7 +136,13 @@ class BreakdownTab(ScenarioTab):
         measured = b.get("measured_ns_per_fma")
         yield Label(
             f"measured {fmt_number(measured)} ns per multiply-add; the model explains "
-            f"{fmt_percent(b.get('explained'))} (other = measured − explained)",
+            f"{fmt_percent(b.get('explained'))}"
+            + (
+                f", {fmt_percent(b['labelled_rest'])} more is labelled by what the rung carries"
+                if (b.get("labelled_rest") or 0) > 0.0005
+                else ""
+            )
+            + " (other = measured − explained − labelled)",
             classes="caption",
         )
         yield Static(stacked_bar(b.get("layers", {}), 60))
