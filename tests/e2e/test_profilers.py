@@ -202,3 +202,13 @@ def test_a_scenario_that_hangs_unprofiled_is_not_profiled(cli):
     )
     assert proc.returncode == 1
     assert proc.stdout.count("not profiled: the scenario did not finish unprofiled") == 2
+
+
+def test_a_child_that_escaped_the_process_group_does_not_hang_the_run(tmp_path):
+    # the fake profiler starts a grandchild in a new session that keeps the output pipe open
+    fake = _fake(tmp_path, "perf", "setsid sleep 60 &\nsleep 300\n")
+    started = time.monotonic()
+    result = perf.profile(fake, PYTHON, _spec("python_naive"), timeout_s=2)
+    assert result["status"] == "failed" and "timed out" in result["reason"]
+    assert time.monotonic() - started < 20
+    subprocess.run(["pkill", "-f", "sleep 60"], check=False)
