@@ -16,6 +16,7 @@ from overhead_tui.format import (
 from overhead_tui.layers import LAYERS, SHORT_LABELS, layer_label
 from overhead_tui.model import RunSummary
 from overhead_tui.paper import compare, load_table
+from overhead_tui.reference import load_reference, times_below
 
 
 class MarkdownExporter(Exporter):
@@ -64,7 +65,7 @@ class MarkdownExporter(Exporter):
     def _roofline(summary: RunSummary) -> list[str]:
         limits = summary.machine.limits
         if not limits:
-            return []
+            return MarkdownExporter._reference(summary)
         peak = limits.get("peak_gflops", {}).get(summary.settings.dtype, {})
         bandwidth = limits.get("bandwidth_gbs", {}).get("all_cores")
         lines = [
@@ -95,6 +96,34 @@ class MarkdownExporter(Exporter):
             "Intensity = 2n³ flops / 3n²·itemsize bytes (minimum traffic); ceiling = "
             "min(measured peak, intensity × bandwidth).",
         ]
+        return lines + MarkdownExporter._reference(summary)
+
+    @staticmethod
+    def _reference(summary: RunSummary) -> list[str]:
+        dtype = summary.settings.dtype
+        rungs = [
+            r
+            for r in (summary.scenario("python_naive"), summary.dense)
+            if r is not None and r.has_speed and r.gflops
+        ]
+        machines = [m for m in load_reference() if times_below(1.0, m, dtype)]
+        if not rungs or not machines:
+            return []
+        key = "fp64_gflops" if dtype == "float64" else "fp32_gflops"
+        lines = [
+            "",
+            f"### Against reference hardware ({dtype} peaks, vendor figures)",
+            "",
+            "| machine | peak GFLOP/s | "
+            + " | ".join(f"{r.name} is below by" for r in rungs)
+            + " |",
+            "|---|---:|" + "---:|" * len(rungs),
+        ]
+        for m in machines:
+            cells = [fmt_ratio(times_below(r.gflops or 0.0, m, dtype)) for r in rungs]
+            lines.append(
+                f"| {m['name']} | {fmt_gflops(float(m[key]))} | " + " | ".join(cells) + " |"
+            )
         return lines
 
     @staticmethod

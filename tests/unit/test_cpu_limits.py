@@ -68,3 +68,17 @@ def test_limits_flag_a_measured_peak_above_theory():
     assert f64["measured"] == 80.0 and "too low" in f64["warning"]
     assert limits["bandwidth_gbs"] == {"one_core": 20.0, "all_cores": 30.0}
     assert limits["clock_ghz"]["measured"] == 2.0
+
+
+def test_reference_hardware_file_is_valid_and_compares():
+    from overhead_tui.reference import load_reference, times_below
+
+    machines = {m["name"]: m for m in load_reference()}
+    assert machines["NVIDIA A100 SXM 80GB"]["fp32_gflops"] == 19500
+    assert machines["AMD EPYC 9965"]["fp32_gflops"] == pytest.approx(192 * 64 * 3.35, rel=0.001)
+    assert machines["Intel Xeon 6980P"]["fp16_amx_gflops"] == pytest.approx(
+        128 * 1024 * 3.2,
+        rel=0.002,  # 419.4 rounded to 419 in the source
+    )
+    assert times_below(19.5, machines["NVIDIA A100 SXM 80GB"], "float32") == pytest.approx(1000)
+    assert times_below(1.0, machines["NVIDIA B200"], "float64") is None  # no FP64 figure given
