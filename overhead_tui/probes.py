@@ -19,8 +19,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-import overhead_tui
 from overhead_tui.discovery import ScenarioFileError, literal_assignments, parse_module
+from overhead_tui.engine.spawn import run_command, worker_command, worker_env
 from overhead_tui.layers import LAYERS
 from overhead_tui.machine import cpu_model
 
@@ -169,32 +169,15 @@ def _measure_once(
         "requires": list(spec.requires),
         "parent_pid": os.getpid(),
     }
-    env = dict(os.environ)
-    parent = str(Path(overhead_tui.__file__).resolve().parent.parent)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [parent, env.get("PYTHONPATH")]))
-    try:
-        proc = subprocess.run(
-            [python, "-m", "overhead_tui.engine.worker", json.dumps(worker_spec)],
-            capture_output=True,
-            text=True,
-            timeout=PROBE_TIMEOUT_S,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            check=False,
-            start_new_session=True,
-        )
-    except subprocess.TimeoutExpired:
+    result = run_command(worker_command(python, worker_spec), PROBE_TIMEOUT_S, worker_env())
+    if result.timed_out:
         return {"error": f"no result after {PROBE_TIMEOUT_S:g} s"}
-    for line in proc.stdout.splitlines():
-        try:
-            event = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        if event.get("event") == "probe" and event.get("value") is not None:
-            return event
-        if event.get("event") == "error":
-            return {"error": event.get("message")}
-    tail = proc.stderr.strip().splitlines()[-1:] or [f"exit code {proc.returncode}"]
+    probe = result.event("probe")
+    if probe is not None and probe.get("value") is not None:
+        return probe
+    if result.worker_error:
+        return {"error": result.worker_error}
+    tail = result.stderr.strip().splitlines()[-1:] or [f"exit code {result.returncode}"]
     return {"error": f"worker failed: {tail[0][:200]}"}
 
 

@@ -39,6 +39,7 @@ from overhead_tui.engine.events import (
     ScenarioStarted,
 )
 from overhead_tui.engine.results import apply_event, compute_vs_dense, finish, new_result
+from overhead_tui.engine.spawn import worker_command, worker_env
 from overhead_tui.errors import UsageError
 from overhead_tui.limits import apply_limits
 from overhead_tui.machine import (
@@ -296,19 +297,16 @@ class Runner:
             "parent_pid": os.getpid(),
         }
         python = self.settings.python or sys.executable
-        env = dict(os.environ)
-        package_parent = str(Path(overhead_tui.__file__).resolve().parent.parent)
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_parent, env.get("PYTHONPATH")]))
         stderr_path = self.run_dir / "logs" / f"{spec.name}.stderr.txt"
         with open(stderr_path, "wb") as stderr_file, self._lock:
             if self.cancelled:
                 return
             process = subprocess.Popen(
-                [python, "-m", "overhead_tui.engine.worker", json.dumps(worker_spec)],
+                worker_command(python, worker_spec),
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=stderr_file,
-                env=env,
+                env=worker_env(),
                 start_new_session=True,
             )
             self._process = process

@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from overhead_tui.engine.spawn import run_command, worker_command, worker_env
 from overhead_tui.profilers.layermap import classify, library_name
-from overhead_tui.profilers.process import run_command, worker_command, worker_env
 
 _NAMED = re.compile(r"^(c?(?:fn|ob))=\((\d+)\)(?: (.*))?$")
 _COST = re.compile(r"^[+\-*]?\d*\s+(\d+)")

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from overhead_tui.engine.spawn import CommandResult, run_command, worker_command, worker_env
 from overhead_tui.profilers.layermap import classify, library_name
-from overhead_tui.profilers.process import CommandResult, run_command, worker_command, worker_env
 
 _REPORT_LINE = re.compile(r"^\s*([0-9.]+)%\s+(.+?)\s+\[(.)\]\s+(.*?)\s*$")
 

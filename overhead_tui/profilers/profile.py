@@ -13,9 +13,9 @@ from collections.abc import Callable
 from typing import Any
 
 from overhead_tui.discovery import ScenarioSpec
+from overhead_tui.engine.spawn import run_command, worker_command, worker_env
 from overhead_tui.profilers import callgrind, perf, pyspy
 from overhead_tui.profilers.capabilities import BACKENDS, Capability, detect
-from overhead_tui.profilers.process import run_command, worker_command, worker_env
 
 CALLGRIND_MAX_N = 24
 """callgrind runs at this size at most (instructions per FMA barely depend on n beyond it)."""

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from overhead_tui.engine.spawn import run_command, worker_command, worker_env
 from overhead_tui.profilers.layermap import library_name
-from overhead_tui.profilers.process import run_command, worker_command, worker_env
 
 RATE_HZ = 200
 """Sampling rate passed to py-spy (samples per second)."""

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from overhead_tui.discovery import ScenarioSpec
-from overhead_tui.profilers.process import run_command, worker_env
+from overhead_tui.engine.spawn import run_command, worker_env
 
 WORKER_SCRIPT = Path(__file__).resolve().parent.parent / "engine" / "worker.py"
 RETRIES = 2

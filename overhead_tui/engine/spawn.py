@@ -1,4 +1,7 @@
-"""Run a profiler command with a timeout, killing its whole process group, output capped."""
+"""Start worker processes (their command and environment) and run commands with a timeout that
+kills the whole process group, output capped.  Used by the runner, the probes and the
+profilers alike.
+"""
 
 from __future__ import annotations
 
