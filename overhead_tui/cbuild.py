@@ -253,3 +253,29 @@ def pointers(ffi: Any, *arrays: Any) -> list[Any]:
         ctype = "double[]" if array.dtype.itemsize == 8 else "float[]"
         out.append(ffi.from_buffer(ctype, array))
     return out
+
+
+def prepare(
+    build_info: dict[str, Any],
+    name: str,
+    source: str,
+    flags: list[str],
+    link_flags: list[str],
+    a: Any,
+    b: Any,
+) -> tuple[Any, ...]:
+    """A C rung's ``setup``: build (or load) it, record how in ``build_info``, and return the
+    kernel's arguments: (lib, views of A, B and C, C itself, n)."""
+    import numpy as np
+
+    ffi, lib, info = build(name, source, flags, str(a.dtype), link_flags)
+    build_info.update(info)
+    c = np.zeros_like(a)
+    pa, pb, pc = pointers(ffi, a, b, c)
+    return lib, pa, pb, pc, c, a.shape[0]
+
+
+def matmul(lib: Any, pa: Any, pb: Any, pc: Any, c: Any, n: int) -> Any:
+    """A C rung's ``kernel``: one call of the compiled ``matmul``; returns C (numpy)."""
+    lib.matmul(pa, pb, pc, n)
+    return c

@@ -201,11 +201,19 @@ def literal_assignments(
 
 def _kernel_source(source: str, tree: ast.Module) -> str:
     """The source of ``kernel`` and the module's helper functions (e.g. the @njit loop it
-    calls), in file order; ``setup`` and ``to_numpy`` are left out."""
+    calls) and a C rung's ``SOURCE``, in file order; ``setup`` and ``to_numpy`` are left out."""
     lines = source.splitlines()
     parts = []
     for node in tree.body:
-        if isinstance(node, ast.FunctionDef) and node.name not in ("setup", "to_numpy"):
+        is_c_source = (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and node.targets[0].id == "SOURCE"
+        )
+        if is_c_source:  # a C rung: its compiled source is the kernel
+            parts.append("\n".join(lines[node.lineno - 1 : node.end_lineno]))
+        elif isinstance(node, ast.FunctionDef) and node.name not in ("setup", "to_numpy"):
             start = node.decorator_list[0].lineno if node.decorator_list else node.lineno
             parts.append("\n".join(lines[start - 1 : node.end_lineno]))
     return "\n\n\n".join(parts)

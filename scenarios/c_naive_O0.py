@@ -3,9 +3,7 @@ boxing, but every operand is loaded from and stored to memory, as in the paper's
 (Leiserson et al. 2020, Table 1, version 3).
 """
 
-import numpy as np
-
-from overhead_tui.cbuild import build, pointers
+from overhead_tui.cbuild import matmul, prepare
 
 NAME = "c_naive_O0"
 TITLE = "C, ijk triple loop, -O0"
@@ -40,16 +38,11 @@ BUILD_INFO: dict = {}
 
 
 def setup(a, b):
-    ffi, lib, info = build(NAME, SOURCE, FLAGS, str(a.dtype), LINK_FLAGS)
-    BUILD_INFO.update(info)
-    c = np.zeros_like(a)
-    pa, pb, pc = pointers(ffi, a, b, c)
-    return lib, pa, pb, pc, c, a.shape[0]
+    return prepare(BUILD_INFO, NAME, SOURCE, FLAGS, LINK_FLAGS, a, b)
 
 
 def kernel(lib, pa, pb, pc, c, n):
-    lib.matmul(pa, pb, pc, n)
-    return c
+    return matmul(lib, pa, pb, pc, c, n)
 
 
 def to_numpy(c):

@@ -2,9 +2,7 @@
 (stride n), so it is latency- and cache-bound and cannot be vectorised.
 """
 
-import numpy as np
-
-from overhead_tui.cbuild import build, pointers
+from overhead_tui.cbuild import matmul, prepare
 
 NAME = "c_naive_O2"
 TITLE = "C, ijk triple loop, -O2"
@@ -33,16 +31,11 @@ BUILD_INFO: dict = {}
 
 
 def setup(a, b):
-    ffi, lib, info = build(NAME, SOURCE, FLAGS, str(a.dtype), LINK_FLAGS)
-    BUILD_INFO.update(info)
-    c = np.zeros_like(a)
-    pa, pb, pc = pointers(ffi, a, b, c)
-    return lib, pa, pb, pc, c, a.shape[0]
+    return prepare(BUILD_INFO, NAME, SOURCE, FLAGS, LINK_FLAGS, a, b)
 
 
 def kernel(lib, pa, pb, pc, c, n):
-    lib.matmul(pa, pb, pc, n)
-    return c
+    return matmul(lib, pa, pb, pc, c, n)
 
 
 def to_numpy(c):

@@ -3,10 +3,9 @@ whole panels, so no synchronisation inside), as in the paper's parallel-loops st
 OMP_NUM_THREADS or all CPUs.
 """
 
-import numpy as np
 from threadpoolctl import threadpool_limits
 
-from overhead_tui.cbuild import build, pointers
+from overhead_tui.cbuild import matmul, prepare
 
 NAME = "c_openmp"
 TITLE = "C, tiled SIMD, OpenMP threads over column panels"
@@ -131,16 +130,11 @@ def setup(a, b):
     # OpenBLAS threads (woken by numpy in this process, e.g. for validation) spin for a while
     # after each call and would compete with the OpenMP team on the same cores: one BLAS thread.
     _limits.append(threadpool_limits(limits=1, user_api="blas"))
-    ffi, lib, info = build(NAME, SOURCE, FLAGS, str(a.dtype), LINK_FLAGS)
-    BUILD_INFO.update(info)
-    c = np.zeros_like(a)
-    pa, pb, pc = pointers(ffi, a, b, c)
-    return lib, pa, pb, pc, c, a.shape[0]
+    return prepare(BUILD_INFO, NAME, SOURCE, FLAGS, LINK_FLAGS, a, b)
 
 
 def kernel(lib, pa, pb, pc, c, n):
-    lib.matmul(pa, pb, pc, n)
-    return c
+    return matmul(lib, pa, pb, pc, c, n)
 
 
 def to_numpy(c):

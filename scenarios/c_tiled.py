@@ -3,9 +3,7 @@ stays in a 32 KiB L1 data cache while it is reused (the paper's divide-and-conqu
 the same recursively).
 """
 
-import numpy as np
-
-from overhead_tui.cbuild import build, pointers
+from overhead_tui.cbuild import matmul, prepare
 
 NAME = "c_tiled"
 TITLE = "C, cache-blocked 32×32 tiles, -O3 -march=native"
@@ -45,16 +43,11 @@ BUILD_INFO: dict = {}
 
 
 def setup(a, b):
-    ffi, lib, info = build(NAME, SOURCE, FLAGS, str(a.dtype), LINK_FLAGS)
-    BUILD_INFO.update(info)
-    c = np.zeros_like(a)
-    pa, pb, pc = pointers(ffi, a, b, c)
-    return lib, pa, pb, pc, c, a.shape[0]
+    return prepare(BUILD_INFO, NAME, SOURCE, FLAGS, LINK_FLAGS, a, b)
 
 
 def kernel(lib, pa, pb, pc, c, n):
-    lib.matmul(pa, pb, pc, n)
-    return c
+    return matmul(lib, pa, pb, pc, c, n)
 
 
 def to_numpy(c):
