@@ -11,6 +11,10 @@ Format history (``schema_version``):
          ``events_per_fma`` (exact counts), ``bytecode`` (executed instructions),
          ``breakdown`` (model) and ``profile`` (profilers, optional), and the ladder's
          ``waterfall``.  Version 1 files load with these empty.
+    3 -- the machine's model and limits move from ``machine.limits`` to ``machine`` itself
+         (physical_cores, effective_cores, cgroup_cpu_quota, isa, simd_width_bits, fma_units,
+         clock_ghz, peak_gflops, bandwidth_gbs, ...); optional top-level ``sweep``.  Version 2
+         files are upgraded on load (their ``limits`` keys are lifted).
 """
 
 from __future__ import annotations
@@ -25,9 +29,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """Current ``schema_version`` written by this tool."""
-READABLE_VERSIONS = (1, 2)
+READABLE_VERSIONS = (1, 2, 3)
 """Versions :meth:`RunSummary.load` reads (older ones are upgraded on load)."""
 
 STATUSES: tuple[str, ...] = ("ok", "invalid", "error", "timeout", "crashed", "skipped")
@@ -74,10 +78,56 @@ class MachineInfo:
     numba_threading_layer: str | None = None
     blas: BlasInfo = field(default_factory=BlasInfo)
     platform: str = ""
-    limits: dict[str, Any] = field(default_factory=dict)
-    """CPU model and limits (``limits.machine_limits``): microarchitecture, isa,
-    simd_width_bits, fma_units, clock_ghz {nominal, measured}, peak_gflops {dtype:
-    {theoretical, formula, measured}}, bandwidth_gbs {one_core, all_cores}."""
+    # -- the CPU model and the machine's limits (``limits.machine_limits``) -----------------
+    physical_cores: int | None = None
+    effective_cores: float | None = None
+    """min(affinity CPUs, cgroup CPU quota): the cores' worth of time this process may use."""
+    cgroup_cpu_quota: float | None = None
+    """CPU quota of the process's cgroup in cores (None: no quota)."""
+    microarchitecture: str | None = None
+    table_source: str | None = None
+    """Source of the micro-architecture table row used for the FMA units (``cpu``)."""
+    isa: list[str] = field(default_factory=list)
+    simd_width_bits: int | None = None
+    fma_units: int | None = None
+    fma_width_bits: int | None = None
+    clock_ghz: dict[str, float | None] = field(default_factory=dict)
+    """{nominal, max, measured} (GHz); max from cpufreq where the kernel exposes it."""
+    peak_gflops: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """{float64|float32: {theoretical, formula, measured, measured_by, one_core, ratio, ...}}
+    (GFLOP/s); ratio = measured / theoretical at the measured clock."""
+    bandwidth_gbs: dict[str, float | None] = field(default_factory=dict)
+    """{one_core, all_cores}: STREAM triad (GB/s)."""
+
+    @property
+    def limits(self) -> dict[str, Any]:
+        """The limit fields as one dict (empty when they were never measured)."""
+        if not self.peak_gflops and not self.clock_ghz:
+            return {}
+        return {name: getattr(self, name) for name in LIMIT_FIELDS}
+
+    def set_limits(self, limits: dict[str, Any]) -> None:
+        """Store a ``limits.machine_limits`` result (unknown keys are ignored)."""
+        for name in LIMIT_FIELDS:
+            if name in limits:
+                setattr(self, name, limits[name])
+
+
+LIMIT_FIELDS: tuple[str, ...] = (
+    "physical_cores",
+    "effective_cores",
+    "cgroup_cpu_quota",
+    "microarchitecture",
+    "table_source",
+    "isa",
+    "simd_width_bits",
+    "fma_units",
+    "fma_width_bits",
+    "clock_ghz",
+    "peak_gflops",
+    "bandwidth_gbs",
+)
+"""Fields of :class:`MachineInfo` filled by ``limits.machine_limits``."""
 
 
 @dataclass
@@ -225,6 +275,7 @@ class RunSummary:
         """
         validate_summary(data)
         machine = dict(data["machine"])
+        machine.update(machine.pop("limits", None) or {})  # version 2 kept them in "limits"
         machine["python"] = _build(PythonInfo, machine.get("python", {}))
         machine["blas"] = _build(BlasInfo, machine.get("blas", {}))
         return cls(
