@@ -247,6 +247,10 @@ class RunSummary:
     """Probe results used for the breakdowns: {name: {value, unit, spread, layer, details}}."""
     waterfall: list[dict[str, Any]] = field(default_factory=list)
     """Steps between consecutive ok rungs (``attribution.waterfall``)."""
+    sweep: dict[str, Any] | None = None
+    """A size sweep (``engine.sweep``) when one was run: {sizes [n], budget_s (s), dtype,
+    points [{scenario, n, status, median_s (s), gflops (GFLOP/s), samples_s [s]}],
+    stopped {scenario: reason}}."""
     schema_version: int = SCHEMA_VERSION
 
     def scenario(self, name: str) -> ScenarioResult | None:
@@ -289,6 +293,7 @@ class RunSummary:
             tool=data["tool"],
             probes=data.get("probes", {}),
             waterfall=data.get("waterfall", []),
+            sweep=data.get("sweep"),
             schema_version=SCHEMA_VERSION,  # version 1 is upgraded: its new keys start empty
         )
 
