@@ -2,8 +2,9 @@
 
 * Theoretical peak: ``cpu.CpuModel.peak`` at the measured clock (probe ``clock``) and at the
   nominal one.
-* Measured compute peak: the best of the ``simd_fma`` probe (all cores) and the dense
-  kernels of this run at the same dtype; "% of peak" uses it (the theoretical one beside it).
+* Measured compute peak: the best of the ``simd_fma`` probe (all cores), the ``dense_peak``
+  probe (GEMM at n = 1536) and the dense kernels of this run at the same dtype; "% of peak"
+  uses it (the theoretical one beside it).
 * Bandwidth: the ``stream_triad`` probe, one core and all cores.
 * Arithmetic intensity of an n × n matmul: 2n³ flops over the minimum traffic 3·n²·itemsize
   bytes (read A and B, write C once), i.e. 2n / (3·itemsize) flops per byte; the roofline
@@ -12,12 +13,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+from overhead_tui.cgroup import cgroup_cpu_quota, effective_cores
 from overhead_tui.cpu import CpuModel
 from overhead_tui.engine.inputs import DTYPE_ITEMSIZE
 from overhead_tui.model import RunSummary, ScenarioResult
 
+CPUFREQ_MAX = Path("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq")
 ABOVE_THEORY = 1.05
 """A measured peak above 1.05 × the theoretical one is flagged (turbo, or a wrong clock)."""
 
@@ -33,59 +37,122 @@ def _probe(probes: dict[str, Any], name: str, detail: str | None = None) -> floa
     return float(value) if isinstance(value, (int, float)) and value > 0 else None
 
 
-def machine_limits(
-    cpu: CpuModel | None, probes: dict[str, Any], summary: RunSummary | None = None
+MEASURED_PEAK_SOURCES: dict[str, tuple[tuple[str, str | None], ...]] = {
+    "float64": (("simd_fma", None), ("dense_peak", None)),
+    "float32": (("simd_fma", "float32_gflops"), ("dense_peak", "float32_gflops")),
+}
+"""Probe (name, detail) giving the all-cores compute peak per dtype (GFLOP/s)."""
+ONE_CORE_PEAK: dict[str, tuple[str, str]] = {
+    "float64": ("simd_fma", "one_core_gflops"),
+    "float32": ("simd_fma", "float32_one_core_gflops"),
+}
+
+
+def measured_peak(
+    dtype: str, probes: dict[str, Any], summary: RunSummary | None = None
+) -> tuple[float | None, str | None]:
+    """(best measured GFLOP/s, what measured it) for ``dtype``: probes, the run's dense kernels."""
+    candidates = [
+        (value, name)
+        for name, detail in MEASURED_PEAK_SOURCES[dtype]
+        if (value := _probe(probes, name, detail))
+    ]
+    if summary is not None and summary.settings.dtype == dtype:
+        candidates += [
+            (r.gflops, r.name)
+            for r in summary.scenarios
+            if r.has_speed and r.gflops and "dense_kernel" in r.layers
+        ]
+    return max(candidates, default=(None, None))
+
+
+def _peak_entry(
+    dtype: str,
+    cpu: CpuModel | None,
+    cores: float | None,
+    clock: dict[str, float | None],
+    probes: dict[str, Any],
+    summary: RunSummary | None,
 ) -> dict[str, Any]:
-    """Clock, theoretical and measured peaks per dtype, and bandwidth (the summary's keys)."""
-    measured_ghz = _probe(probes, "clock")
-    limits: dict[str, Any] = {
-        "clock_ghz": {"nominal": cpu.nominal_ghz if cpu else None, "measured": measured_ghz},
-        "bandwidth_gbs": {
-            "one_core": _probe(probes, "stream_triad", "one_thread_gbs"),
-            "all_cores": _probe(probes, "stream_triad"),
-        },
-        "peak_gflops": {},
-    }
+    entry: dict[str, Any] = {}
     if cpu is not None:
-        limits.update(
-            microarchitecture=cpu.microarchitecture,
-            isa=cpu.isa,
-            simd_width_bits=cpu.simd_width_bits,
-            fma_units=cpu.fma_units,
-            fma_width_bits=cpu.fma_width_bits,
-            physical_cores=cpu.physical_cores,
-            table_source=cpu.source,
+        at = clock["measured"] or cpu.nominal_ghz
+        entry["theoretical"], entry["formula"] = cpu.peak(dtype, at, cores)
+        entry["theoretical_nominal"], entry["formula_nominal"] = cpu.peak(
+            dtype, cpu.nominal_ghz, cores
         )
-    for dtype in ("float64", "float32"):
-        entry: dict[str, Any] = {}
-        if cpu is not None:
-            clock = measured_ghz or cpu.nominal_ghz
-            entry["theoretical"], entry["formula"] = cpu.peak(dtype, clock)
-            entry["theoretical_nominal"], entry["formula_nominal"] = cpu.peak(
-                dtype, cpu.nominal_ghz
-            )
-        measured = [x for x in (_probe(probes, "simd_fma") if dtype == "float64" else None,) if x]
-        if summary is not None and summary.settings.dtype == dtype:
-            measured += [
-                r.gflops
-                for r in summary.scenarios
-                if r.has_speed and r.gflops and "dense_kernel" in r.layers
-            ]
-        entry["measured"] = max(measured, default=None)
-        theory = entry.get("theoretical")
-        if entry["measured"] and theory and entry["measured"] > ABOVE_THEORY * theory:
+        entry["flop_per_cycle_per_core"] = cpu.flop_per_cycle(dtype)
+    entry["measured"], entry["measured_by"] = measured_peak(dtype, probes, summary)
+    entry["one_core"] = _probe(probes, *ONE_CORE_PEAK[dtype])
+    theory = entry.get("theoretical")
+    if entry["measured"] and theory:
+        entry["ratio"] = entry["measured"] / theory
+        if entry["measured"] > ABOVE_THEORY * theory:
             entry["warning"] = (
                 "measured above the theoretical peak: the clock used is too "
                 "low (turbo?) or the FMA table row is wrong"
             )
-        limits["peak_gflops"][dtype] = entry
+    return entry
+
+
+def machine_limits(
+    cpu: CpuModel | None, probes: dict[str, Any], summary: RunSummary | None = None
+) -> dict[str, Any]:
+    """The machine's model and limits: the :data:`overhead_tui.model.LIMIT_FIELDS` keys.
+
+    The theoretical peak counts min(physical cores, effective cores) cores: an affinity mask
+    or a cgroup quota caps what this process can reach.
+    """
+    quota = cgroup_cpu_quota()
+    effective = effective_cores(quota)
+    clock = {
+        "nominal": cpu.nominal_ghz if cpu else None,
+        "max": max_clock_ghz(),
+        "measured": _probe(probes, "clock"),
+    }
+    limits: dict[str, Any] = {
+        "effective_cores": effective,
+        "cgroup_cpu_quota": quota,
+        "clock_ghz": clock,
+        "bandwidth_gbs": {
+            "one_core": _probe(probes, "stream_triad", "one_thread_gbs"),
+            "all_cores": _probe(probes, "stream_triad"),
+        },
+    }
+    cores = None
+    if cpu is not None:
+        limits.update(
+            physical_cores=cpu.physical_cores,
+            microarchitecture=cpu.microarchitecture,
+            table_source=cpu.source,
+            isa=cpu.isa,
+            simd_width_bits=cpu.simd_width_bits,
+            fma_units=cpu.fma_units,
+            fma_width_bits=cpu.fma_width_bits,
+        )
+        cores = min(cpu.physical_cores or cpu.logical_cpus or 1, effective)
+    limits["peak_gflops"] = {
+        dtype: _peak_entry(dtype, cpu, cores, clock, probes, summary)
+        for dtype in ("float64", "float32")
+    }
     return limits
 
 
+def max_clock_ghz(path: Path = CPUFREQ_MAX) -> float | None:
+    """The maximum clock the kernel reports (cpufreq ``cpuinfo_max_freq``, kHz → GHz), or None.
+
+    Virtual machines usually expose no cpufreq directory: None there.
+    """
+    try:
+        return int(path.read_text(encoding="ascii").strip()) / 1e6
+    except (OSError, ValueError):
+        return None
+
+
 def apply_limits(summary: RunSummary, cpu: CpuModel | None) -> None:
-    """Store the limits in ``summary.machine.limits`` and each ok rung's roofline figures."""
+    """Store the limits in ``summary.machine`` and each ok rung's roofline figures."""
     limits = machine_limits(cpu, summary.probes, summary)
-    summary.machine.limits = limits
+    summary.machine.set_limits(limits)
     peak = limits["peak_gflops"].get(summary.settings.dtype, {}).get("measured")
     bandwidth = limits["bandwidth_gbs"]["all_cores"]
     for result in summary.scenarios:

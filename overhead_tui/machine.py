@@ -6,6 +6,7 @@ import os
 import platform
 import sys
 
+from overhead_tui.cgroup import affinity_cpus
 from overhead_tui.model import MachineInfo, PythonInfo
 
 
@@ -21,20 +22,12 @@ def cpu_model() -> str:
     return platform.processor() or platform.machine() or "unknown"
 
 
-def effective_cpus() -> int:
-    """CPUs this process may run on (scheduler affinity), falling back to ``os.cpu_count()``."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
-
-
 def describe_machine() -> MachineInfo:
     """Machine facts and the *current* interpreter; the worker later fills numpy and BLAS."""
     return MachineInfo(
         cpu_model=cpu_model(),
         logical_cpus=os.cpu_count() or 0,
-        effective_cpus=effective_cpus(),
+        effective_cpus=affinity_cpus(),
         python=PythonInfo(
             implementation=platform.python_implementation(),
             version=platform.python_version(),

@@ -50,17 +50,26 @@ def run(args: argparse.Namespace) -> int:
             f"{cpu.fma_units} × {cpu.fma_width_bits}-bit FMA per core"
         )
         print(f"  table row: {cpu.source}")
+    quota = limits["cgroup_cpu_quota"]
+    print(
+        f"effective cores: {fmt_number(limits['effective_cores'])} (affinity mask"
+        + (f", cgroup quota {fmt_number(quota)} cores)" if quota else "; no cgroup CPU quota)")
+    )
     clock = limits["clock_ghz"]
     print(
-        f"clock: nominal {fmt_number(clock['nominal'])} GHz, measured "
-        f"{fmt_number(clock['measured'])} GHz"
+        f"clock: nominal {fmt_number(clock['nominal'])} GHz, maximum "
+        f"{fmt_number(clock['max']) if clock['max'] else 'not reported'}, measured "
+        f"{fmt_number(clock['measured'])} GHz (dependent-add chain)"
     )
     for dtype, peak in limits["peak_gflops"].items():
         print(f"{dtype}: theoretical {peak.get('formula', '—')}")
         if peak.get("formula_nominal"):
             print(f"{'':9}at the nominal clock: {peak['formula_nominal']}")
+        ratio = f" = {peak['ratio']:.2f} × theoretical" if peak.get("ratio") else ""
         print(
-            f"{'':9}measured compute peak {fmt_number(peak.get('measured'))} GFLOP/s"
+            f"{'':9}measured compute peak {fmt_number(peak.get('measured'))} GFLOP/s{ratio}"
+            f" (best: {peak.get('measured_by') or '—'}); one core "
+            f"{fmt_number(peak.get('one_core'))} GFLOP/s"
             + (f" — {peak['warning']}" if peak.get("warning") else "")
         )
     bandwidth = limits["bandwidth_gbs"]

@@ -82,3 +82,40 @@ def test_reference_hardware_file_is_valid_and_compares():
     )
     assert times_below(19.5, machines["NVIDIA A100 SXM 80GB"], "float32") == pytest.approx(1000)
     assert times_below(1.0, machines["NVIDIA B200"], "float64") is None  # no FP64 figure given
+
+
+def test_zen3_two_cores_four_threads():
+    cpu = _cpu("zen3-epyc-constructed.txt")  # EPYC 7763: family 19h model 01h, SMT
+    assert cpu.microarchitecture == "Zen 3" and "56665" in cpu.source
+    assert (cpu.logical_cpus, cpu.physical_cores) == (4, 2)
+    assert cpu.simd_width_bits == 256 and cpu.flop_per_cycle("float32") == 32
+    value, formula = cpu.peak("float64", 2.45)
+    assert value == pytest.approx(2 * 16 * 2.45)
+    assert formula.startswith("2 cores × 16 FLOP/cycle/core × 2.45 GHz")
+
+
+def test_measured_peaks_per_dtype_take_the_best_source():
+    cpu = _cpu("zen4-epyc-2vcpu.txt")
+    probes = {
+        "clock": {"value": 3.0},
+        "simd_fma": {
+            "value": 90.0,
+            "details": {"one_core_gflops": 45.0, "float32_gflops": 150.0},
+        },
+        "dense_peak": {"value": 95.0, "details": {"float32_gflops": 180.0}},
+    }
+    peaks = machine_limits(cpu, probes)["peak_gflops"]
+    assert (peaks["float64"]["measured"], peaks["float64"]["measured_by"]) == (95.0, "dense_peak")
+    assert peaks["float64"]["ratio"] == pytest.approx(95.0 / 96.0)
+    assert peaks["float64"]["one_core"] == 45.0
+    assert peaks["float32"]["measured"] == 180.0 and peaks["float32"]["one_core"] is None
+    assert "warning" not in peaks["float32"]
+
+
+def test_theoretical_peak_counts_only_the_effective_cores(monkeypatch):
+    import overhead_tui.limits as limits_module
+
+    monkeypatch.setattr(limits_module, "cgroup_cpu_quota", lambda: 1.5)
+    limits = machine_limits(_cpu("zen4-epyc-2vcpu.txt"), {"clock": {"value": 2.0}})
+    assert limits["cgroup_cpu_quota"] == 1.5 and limits["effective_cores"] == 1.5
+    assert limits["peak_gflops"]["float64"]["theoretical"] == pytest.approx(1.5 * 16 * 2.0)

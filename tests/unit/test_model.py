@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from overhead_tui.model import RunSummary, SummaryError
+from overhead_tui.model import SCHEMA_VERSION, RunSummary, SummaryError
 from tests.conftest import RECORDED_SUMMARY, SUMMARY_V1
 
 
@@ -16,7 +16,7 @@ def test_recorded_summary_round_trips(tmp_path):
     again = RunSummary.load(path.parent)  # a run directory works too
     assert again.to_json() == summary.to_json()
     text = path.read_text(encoding="utf-8")
-    assert text.endswith("}\n") and json.loads(text)["schema_version"] == 2
+    assert text.endswith("}\n") and json.loads(text)["schema_version"] == SCHEMA_VERSION
     assert not list(path.parent.glob(".summary-*"))  # no temp file left behind
 
 
@@ -58,7 +58,24 @@ def test_corrupt_and_missing_files(tmp_path):
 
 def test_version_1_summary_still_opens_and_is_upgraded():
     summary = RunSummary.load(SUMMARY_V1)
-    assert summary.schema_version == 2
+    assert summary.schema_version == SCHEMA_VERSION
     assert summary.probes == {} and summary.waterfall == []
     assert all(s.breakdown is None and s.events_per_fma is None for s in summary.scenarios)
     assert summary.scenario("python_naive").median_s > 0
+
+
+def test_version_2_limits_are_lifted_into_machine():
+    data = json.loads(RECORDED_SUMMARY.read_text(encoding="utf-8"))
+    data["schema_version"] = 2
+    data["machine"]["limits"] = {
+        "physical_cores": 2,
+        "clock_ghz": {"nominal": 2.6, "measured": 3.6},
+        "peak_gflops": {"float64": {"measured": 100.0}},
+        "bandwidth_gbs": {"one_core": 20.0, "all_cores": 30.0},
+    }
+    summary = RunSummary.from_json(data)
+    assert summary.schema_version == SCHEMA_VERSION
+    assert summary.machine.physical_cores == 2
+    assert summary.machine.peak_gflops["float64"]["measured"] == 100.0
+    assert summary.machine.limits["bandwidth_gbs"]["all_cores"] == 30.0
+    assert "limits" not in summary.to_json()["machine"]
