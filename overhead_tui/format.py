@@ -46,8 +46,12 @@ def fmt_number(value: float | None) -> str:
 
 
 def fmt_percent(value: float | None) -> str:
-    """Format a fraction as a percentage (``0.034`` -> ``3.4 %``)."""
-    return "—" if value is None else f"{value * 100:.1f} %"
+    """Format a fraction as a percentage (``0.034`` -> ``3.4 %``, ``0.0004`` -> ``0.04 %``)."""
+    if value is None:
+        return "—"
+    if 0 < abs(value) < 0.001:
+        return f"{value * 100:.2g} %"
+    return f"{value * 100:.1f} %"
 
 
 def status_text(result: ScenarioResult) -> str:

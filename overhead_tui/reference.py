@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import math
+import os
 import tomllib
+from dataclasses import dataclass
 from importlib import resources
+from pathlib import Path
 from typing import Any
+
+from overhead_tui.engine.inputs import DTYPE_ITEMSIZE
+from overhead_tui.limits import arithmetic_intensity
 
 PEAK_FIELDS = ("fp64_gflops", "fp32_gflops", "fp16_tensor_gflops", "fp16_amx_gflops")
 """Peak fields a machine may give (GFLOP/s); ``bandwidth_gbs`` is GB/s."""
@@ -14,28 +21,143 @@ class ReferenceError(Exception):
     """The reference file is malformed (the message names the entry and the problem)."""
 
 
-def load_reference() -> list[dict[str, Any]]:
-    """The reference machines, checked: each has a name, a kind, a source and a figure.
+USER_FILE_ENV = "OVERHEAD_TUI_REFERENCE"
+"""Environment variable naming an extra reference TOML file (overrides the user config one)."""
+
+
+def user_reference_path() -> Path:
+    """Where a user's own machines go: ``$OVERHEAD_TUI_REFERENCE`` or the user config dir."""
+    import platformdirs
+
+    override = os.environ.get(USER_FILE_ENV)
+    if override:
+        return Path(override)
+    config = platformdirs.user_config_path("overhead-tui", appauthor=False)
+    return config / "reference_hardware.toml"
+
+
+def _check(machines: Any, origin: str) -> list[dict[str, Any]]:
+    if not isinstance(machines, list):
+        raise ReferenceError(f"{origin}: [[machines]] must be an array of tables")
+    for i, machine in enumerate(machines):
+        if not isinstance(machine, dict):
+            raise ReferenceError(f"{origin}: machines[{i}] is not a table")
+        for key in ("name", "kind", "source"):
+            if not isinstance(machine.get(key), str) or not machine[key]:
+                raise ReferenceError(f"{origin}: machines[{i}]: missing {key}")
+        figures = [k for k in (*PEAK_FIELDS, "bandwidth_gbs") if k in machine]
+        if not figures or any(
+            not isinstance(machine[k], (int, float)) or machine[k] <= 0 for k in figures
+        ):
+            raise ReferenceError(
+                f"{origin}: machines[{i}] ({machine['name']}): needs positive numeric figures"
+            )
+    return machines
+
+
+def load_reference(user_file: Path | None = None) -> list[dict[str, Any]]:
+    """The reference machines: the shipped file, then the user's (same name → replaced).
+
+    Args:
+        user_file: an extra TOML file of ``[[machines]]`` (default :func:`user_reference_path`;
+            a missing file is fine).
 
     Raises:
-        ReferenceError: an entry misses a required field or has a non-positive figure.
+        ReferenceError: an entry misses a required field, has a non-positive figure, or the
+            user file is not TOML (the message names the file and the entry).
     """
     text = (
         resources.files("overhead_tui").joinpath("data/reference_hardware.toml").read_text("utf-8")
     )
-    machines = tomllib.loads(text).get("machines", [])
-    for i, machine in enumerate(machines):
-        for key in ("name", "kind", "source"):
-            if not isinstance(machine.get(key), str) or not machine[key]:
-                raise ReferenceError(f"machines[{i}]: missing {key}")
-        figures = [k for k in (*PEAK_FIELDS, "bandwidth_gbs") if k in machine]
-        if not figures or any(float(machine[k]) <= 0 for k in figures):
-            raise ReferenceError(f"machines[{i}] ({machine['name']}): needs positive figures")
-    return machines
+    machines = _check(tomllib.loads(text).get("machines", []), "reference_hardware.toml")
+    path = user_file or user_reference_path()
+    try:
+        user_text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return machines
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ReferenceError(f"{path}: {exc}") from None
+    try:
+        extra = _check(tomllib.loads(user_text).get("machines", []), str(path))
+    except tomllib.TOMLDecodeError as exc:
+        raise ReferenceError(f"{path}: not valid TOML ({exc})") from None
+    names = {m["name"] for m in extra}
+    return [m for m in machines if m["name"] not in names] + extra
+
+
+def peak_of(machine: dict[str, Any], dtype: str) -> float | None:
+    """A machine's vendor peak at the precision of ``dtype`` (GFLOP/s), if it gives one."""
+    value = machine.get("fp64_gflops" if dtype == "float64" else "fp32_gflops")
+    return float(value) if value else None
+
+
+def machine_ridge_point(machine: dict[str, Any], dtype: str) -> float | None:
+    """peak / bandwidth (flops/byte) of a reference machine, or None without both figures."""
+    peak, bandwidth = peak_of(machine, dtype), machine.get("bandwidth_gbs")
+    return peak / float(bandwidth) if peak and bandwidth else None
+
+
+def tile_intensity(tile: int, dtype: str) -> float:
+    """Arithmetic intensity of one T × T tile step of a tiled matmul (flops/byte).
+
+    2T³ flops per 3T² elements moved (a tile of A, of B and of C), so 2T / (3·itemsize):
+    the same formula as an n × n matmul's minimum traffic (``limits.arithmetic_intensity``).
+
+    Raises:
+        ValueError: ``tile`` < 1.
+    """
+    if tile < 1:
+        raise ValueError(f"tile size must be at least 1, got {tile}")
+    return arithmetic_intensity(tile, dtype)
+
+
+def smallest_compute_bound_tile(ridge: float, dtype: str) -> int:
+    """The smallest T whose tile intensity reaches ``ridge`` (flops/byte): ⌈3·itemsize·ridge/2⌉."""
+    return max(1, math.ceil(3 * DTYPE_ITEMSIZE[dtype] * ridge / 2 - 1e-9))
 
 
 def times_below(gflops: float, machine: dict[str, Any], dtype: str) -> float | None:
     """How many times a rung's GFLOP/s is below a machine's peak of the same precision."""
-    key = "fp64_gflops" if dtype == "float64" else "fp32_gflops"
-    peak = machine.get(key)
-    return float(peak) / gflops if peak and gflops > 0 else None
+    peak = peak_of(machine, dtype)
+    return peak / gflops if peak and gflops > 0 else None
+
+
+@dataclass(frozen=True)
+class TileRow:
+    """One machine in the tile calculator (flops/byte; T in elements)."""
+
+    machine: str
+    ridge: float | None
+    intensity: float
+    compute_bound: bool | None
+    """Whether a T × T tile reaches the machine's ridge point (None: no ridge known)."""
+    smallest_tile: int | None
+
+
+def tile_table(
+    tile: int, dtype: str, machines: list[dict[str, Any]], own: tuple[str, float | None]
+) -> list[TileRow]:
+    """The tile calculator: is a T × T tiled matmul compute-bound on each machine?
+
+    Args:
+        tile: T, the tile's order (elements).
+        dtype: float64 or float32 (itemsize and the precision of the peaks).
+        machines: reference machines (:func:`load_reference`).
+        own: (label, ridge point in flops/byte) of this machine from its measured limits.
+
+    Raises:
+        ValueError: ``tile`` < 1.
+    """
+    intensity = tile_intensity(tile, dtype)
+    rows = []
+    for name, ridge in [own, *((m["name"], machine_ridge_point(m, dtype)) for m in machines)]:
+        rows.append(
+            TileRow(
+                name,
+                ridge,
+                intensity,
+                None if ridge is None else intensity >= ridge,
+                None if ridge is None else smallest_compute_bound_tile(ridge, dtype),
+            )
+        )
+    return rows

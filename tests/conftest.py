@@ -13,6 +13,8 @@ FIXTURES = ROOT / "tests" / "fixtures"
 FAULTY = FIXTURES / "faulty"
 RECORDED_SUMMARY = FIXTURES / "recorded_summary.json"
 """A real run of the default ladder (schema version 2, with probes and breakdowns)."""
+RECORDED_SUMMARY_V3 = FIXTURES / "recorded_summary_v3.json"
+"""A real run of the default ladder (schema version 3, with the machine's measured limits)."""
 SUMMARY_V1 = FIXTURES / "summary_v1.json"
 """A real run saved by schema version 1 (no probes, counts or breakdowns)."""
 FAST = ["--size", "8", "--repeats", "2", "--min-time", "0.001", "--no-probes"]

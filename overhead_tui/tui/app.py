@@ -32,8 +32,10 @@ from overhead_tui.profilers.capabilities import detect
 from overhead_tui.profilers.profile import profile_scenario
 from overhead_tui.tui.screens.capabilities import CapabilitiesScreen
 from overhead_tui.tui.screens.ladder import LadderScreen
+from overhead_tui.tui.screens.machines import MachinesScreen
 from overhead_tui.tui.screens.modals import ExportScreen, HelpScreen, SettingsScreen
 from overhead_tui.tui.screens.paper import PaperScreen
+from overhead_tui.tui.screens.roofline import RooflineScreen
 from overhead_tui.tui.screens.scenario import ScenarioScreen
 from overhead_tui.tui.screens.waterfall import WaterfallScreen
 
@@ -66,6 +68,8 @@ class OverheadApp(App[None]):
         Binding("o", "settings", "Settings"),
         Binding("w", "waterfall", "Waterfall"),
         Binding("p", "profile", "Profile"),
+        Binding("l", "roofline", "Roofline"),
+        Binding("m", "machines", "Machines", show=False),
         Binding("y", "paper", "Paper", show=False),
         Binding("c", "capabilities", "Profilers", show=False),
         Binding("question_mark", "help", "Help", key_display="?"),
@@ -302,6 +306,14 @@ class OverheadApp(App[None]):
         """Show the published ladder (Leiserson et al. 2020) beside this run's."""
         self.push_screen(PaperScreen(self.ladder.summary))
 
+    def action_roofline(self) -> None:
+        """Show the run's roofline against this machine's measured ceilings."""
+        self.push_screen(RooflineScreen(self.ladder.summary))
+
+    def action_machines(self) -> None:
+        """Compare this machine and the rungs with reference hardware; the tile calculator."""
+        self.push_screen(MachinesScreen(self.ladder.summary))
+
     def action_waterfall(self) -> None:
         """Show the waterfall of the current run."""
         self.push_screen(WaterfallScreen(self.ladder.summary))
@@ -341,6 +353,14 @@ class OverheadApp(App[None]):
         )
         yield SystemCommand(
             "Paper", "The published ladder (Leiserson et al. 2020) beside ours", self.action_paper
+        )
+        yield SystemCommand(
+            "Roofline", "Rungs against the compute and bandwidth ceilings", self.action_roofline
+        )
+        yield SystemCommand(
+            "Machines",
+            "Reference hardware (A100, H100, EPYC …) and the tile calculator",
+            self.action_machines,
         )
         yield SystemCommand("Help", "Keys and vocabulary", self.action_help)
         for row in self.ladder.ordered():

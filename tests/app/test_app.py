@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import time
@@ -15,7 +16,7 @@ from overhead_tui.tui.screens.ladder import LadderScreen
 from overhead_tui.tui.screens.modals import ExportScreen, HelpScreen, SettingsScreen
 from overhead_tui.tui.screens.scenario import ScenarioScreen
 from overhead_tui.tui.widgets.too_small import MIN_HEIGHT, MIN_WIDTH
-from tests.conftest import FAULTY, FIXTURES, RECORDED_SUMMARY, SUMMARY_V1
+from tests.conftest import FAULTY, FIXTURES, RECORDED_SUMMARY, RECORDED_SUMMARY_V3, SUMMARY_V1
 
 FAST_DIR = FIXTURES / "fast"
 
@@ -262,3 +263,54 @@ async def test_version_1_summary_opens_without_breakdowns():
         assert tabs == {"tab-timingstab", "tab-sourcetab"}
         await pilot.press("escape", "w")
         assert app.screen.query("#chart")  # the waterfall works from timings alone
+
+
+def _static_text(widget) -> str:
+    from rich.console import Console
+
+    console = Console(width=200, record=True, file=io.StringIO())
+    console.print(widget.content)
+    return console.export_text()
+
+
+async def test_roofline_and_machines_screens(monkeypatch, tmp_path):
+    from textual.widgets import Static
+
+    from overhead_tui.tui.widgets.loglog_plot import LogLogPlot
+
+    user_file = tmp_path / "mine.toml"
+    user_file.write_text(
+        '[[machines]]\nname = "My laptop"\nkind = "cpu"\nfp64_gflops = 200\n'
+        'bandwidth_gbs = 50\nsource = "measured by me"\n'
+    )
+    monkeypatch.setenv("OVERHEAD_TUI_REFERENCE", str(user_file))
+    app = OverheadApp(summary=RunSummary.load(RECORDED_SUMMARY_V3))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("l")
+        assert type(app.screen).__name__ == "RooflineScreen"
+        plot = app.screen.query_one(LogLogPlot)
+        assert plot.size.height >= 10
+        assert {p.rung for p in app.screen.model.points} >= {1, 21}
+        await pilot.press("escape", "m")
+        assert type(app.screen).__name__ == "MachinesScreen"
+        assert "My laptop" in _static_text(app.screen.query_one("#reference", Static))
+        tiles = app.screen.query_one("#tiles", Static)
+        assert "T = 64" in _static_text(tiles)
+        tile_input = app.screen.query_one("#tile", Input)
+        tile_input.value = "512"
+        await pilot.pause(0.1)
+        assert "T = 512" in _static_text(tiles)
+        tile_input.value = "0"
+        await pilot.pause(0.1)
+        assert "whole number" in _static_text(tiles)
+        await pilot.press("escape")
+        assert isinstance(app.screen, LadderScreen)
+
+
+async def test_roofline_of_a_summary_without_limits_says_so():
+    app = OverheadApp(summary=RunSummary.load(SUMMARY_V1))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("l")
+        assert app.screen.model.ceilings == []
+        await pilot.press("escape", "m")
+        assert "No measured limits" in _static_text(app.screen.query_one("#this-machine"))

@@ -13,7 +13,7 @@ import pytest
 
 from overhead_tui.model import RunSummary
 from overhead_tui.tui.app import OverheadApp
-from tests.conftest import RECORDED_SUMMARY, SUMMARY_V1
+from tests.conftest import RECORDED_SUMMARY, RECORDED_SUMMARY_V3, SUMMARY_V1
 
 SNAPSHOT_VERSIONS = {"textual": "8.2.8", "pytest-textual-snapshot": "1.1.0"}
 
@@ -104,3 +104,24 @@ def test_capabilities_screen(snap_compare):
 
 def test_too_small(snap_compare):
     assert snap_compare(_app(), terminal_size=(50, 12))
+
+
+def _app_v3(monkeypatch):
+    monkeypatch.setenv("OVERHEAD_TUI_REFERENCE", "/nonexistent/reference_hardware.toml")
+    summary = RunSummary.load(RECORDED_SUMMARY_V3)
+    summary.run_dir = "/tmp/overhead-tui/runs/recorded-v3"
+    return OverheadApp(summary=summary)
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)], ids=["120x40", "80x24"])
+def test_roofline(snap_compare, monkeypatch, size):
+    assert snap_compare(_app_v3(monkeypatch), press=["l"], terminal_size=size)
+
+
+@pytest.mark.parametrize(
+    ("press", "size"),
+    [(["m"], (100, 40)), (["m", "backspace", "backspace", "2", "5", "6"], (100, 48))],
+    ids=["tile-64", "tile-256"],
+)
+def test_machines(snap_compare, monkeypatch, press, size):
+    assert snap_compare(_app_v3(monkeypatch), press=press, terminal_size=size)

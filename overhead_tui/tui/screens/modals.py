@@ -170,6 +170,9 @@ numpy; an invalid result never shows a speed.
 | `w` | waterfall: the ladder as successive removals of layers |
 | `p` | profile the scenario (perf, py-spy, callgrind, Scalene): Native, Stacks, Lines tabs |
 | `c` | which profiler backends work here, and how to fix the others |
+| `l` | roofline: each rung's GFLOP/s against its arithmetic intensity and the ceilings |
+| `m` | machines: this machine's limits beside reference hardware; the tile calculator |
+| `y` | the published ladder (Leiserson et al. 2020) beside this run's |
 | `ctrl+p` | command palette (every action, and "open scenario …") |
 | `escape` | back |
 | `q` | quit (stops the running worker; finished results are kept) |

@@ -1,0 +1,123 @@
+"""The roofline of a run: compute ceilings, the bandwidth ceiling and one point per ok rung.
+
+Williams, Waterman & Patterson, "Roofline: an insightful visual performance model for
+multicore architectures", CACM 52(4), 2009.  Attainable GFLOP/s at arithmetic intensity I
+(flops/byte) is min(compute ceiling, I × bandwidth).  Ceilings come from the summary's
+measured limits and probes (never typed in):
+
+* ``scalar``: the ``scalar_fma`` probe, a dependent multiply-add chain on one core;
+* ``SIMD one core``: the ``simd_fma`` probe on one core (this dtype);
+* ``all cores``: the measured compute peak of this dtype (``machine.peak_gflops``);
+* ``memory``: the STREAM triad bandwidth of all cores (GB/s).
+
+A rung's intensity is that of its minimum traffic, 2n³ / (3n²·itemsize) (``limits``): real
+kernels move more, so a point under the bandwidth line can still be memory-bound.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from overhead_tui.model import RunSummary
+
+
+@dataclass(frozen=True)
+class Ceiling:
+    """A horizontal compute ceiling (GFLOP/s) and what measured it."""
+
+    label: str
+    gflops: float
+    measured_by: str
+
+
+@dataclass(frozen=True)
+class RooflinePoint:
+    """One ok rung: intensity (flops/byte), achieved and attainable GFLOP/s."""
+
+    rung: int
+    name: str
+    n: int
+    intensity: float
+    gflops: float
+    attainable: float | None
+    """min(peak, intensity × bandwidth) (GFLOP/s); None without peak or bandwidth."""
+    bound: str
+    """``compute`` or ``memory``: which roof is lower at this intensity ("" when unknown)."""
+
+    @property
+    def of_attainable(self) -> float | None:
+        """Achieved / attainable (a fraction)."""
+        return self.gflops / self.attainable if self.attainable else None
+
+
+@dataclass(frozen=True)
+class Roofline:
+    """Everything the Roofline screen and the Markdown table show."""
+
+    dtype: str
+    ceilings: list[Ceiling]
+    bandwidth_gbs: float | None
+    points: list[RooflinePoint]
+
+    @property
+    def peak(self) -> float | None:
+        """The highest compute ceiling (GFLOP/s)."""
+        return max((c.gflops for c in self.ceilings), default=None)
+
+    @property
+    def ridge_point(self) -> float | None:
+        """Intensity where the bandwidth line meets the peak: peak / bandwidth (flops/byte)."""
+        return ridge_point(self.peak, self.bandwidth_gbs)
+
+
+def ridge_point(peak_gflops: float | None, bandwidth_gbs: float | None) -> float | None:
+    """peak / bandwidth (flops/byte): below it a kernel is memory-bound, above compute-bound."""
+    if not peak_gflops or not bandwidth_gbs:
+        return None
+    return peak_gflops / bandwidth_gbs
+
+
+def _probe(summary: RunSummary, name: str, detail: str | None = None) -> float | None:
+    probe = summary.probes.get(name) or {}
+    value = (probe.get("details") or {}).get(detail) if detail else probe.get("value")
+    return float(value) if isinstance(value, (int, float)) and value > 0 else None
+
+
+def ceilings(summary: RunSummary) -> list[Ceiling]:
+    """The compute ceilings of the run's dtype, lowest first (missing measurements skipped)."""
+    dtype = summary.settings.dtype
+    peak = summary.machine.peak_gflops.get(dtype, {})
+    one_core_detail = "one_core_gflops" if dtype == "float64" else "float32_one_core_gflops"
+    found = [
+        Ceiling("scalar (dependent FMA chain)", value, "scalar_fma probe")
+        for value in [_probe(summary, "scalar_fma")]
+        if value and dtype == "float64"
+    ]
+    found += [
+        Ceiling("SIMD one core", value, "simd_fma probe")
+        for value in [peak.get("one_core") or _probe(summary, "simd_fma", one_core_detail)]
+        if value
+    ]
+    if peak.get("measured"):
+        found.append(
+            Ceiling("all cores (peak)", float(peak["measured"]), peak.get("measured_by") or "")
+        )
+    return sorted(found, key=lambda c: c.gflops)
+
+
+def roofline(summary: RunSummary) -> Roofline:
+    """The run's roofline: ceilings, bandwidth and a point per ok rung with its intensity."""
+    found = ceilings(summary)
+    bandwidth = summary.machine.bandwidth_gbs.get("all_cores")
+    peak = max((c.gflops for c in found), default=None)
+    ridge = ridge_point(peak, bandwidth)
+    points = []
+    for r in sorted(summary.scenarios, key=lambda r: r.rung):
+        if not r.has_speed or not r.gflops or not r.arithmetic_intensity:
+            continue
+        attainable = min(peak, r.arithmetic_intensity * bandwidth) if peak and bandwidth else None
+        bound = "" if ridge is None else ("memory" if r.arithmetic_intensity < ridge else "compute")
+        points.append(
+            RooflinePoint(r.rung, r.name, r.n, r.arithmetic_intensity, r.gflops, attainable, bound)
+        )
+    return Roofline(summary.settings.dtype, found, bandwidth, points)

@@ -1,0 +1,190 @@
+"""The Machines screen: this machine's limits beside reference hardware, and a tile calculator."""
+
+from __future__ import annotations
+
+from rich import box
+from rich.table import Table
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.widgets import Footer, Header, Input, Label, Static
+
+from overhead_tui.format import fmt_gflops, fmt_number, fmt_ratio
+from overhead_tui.model import RunSummary
+from overhead_tui.reference import (
+    ReferenceError,
+    load_reference,
+    machine_ridge_point,
+    peak_of,
+    tile_table,
+    times_below,
+    user_reference_path,
+)
+from overhead_tui.roofline import ridge_point
+from overhead_tui.tui.screens.base import BaseScreen
+from overhead_tui.tui.widgets.too_small import TooSmall
+
+DEFAULT_TILE = 64
+"""Tile order shown first in the calculator."""
+OTHER_PEAKS = {"fp16_tensor_gflops": "FP16 tensor", "fp16_amx_gflops": "FP16 AMX"}
+
+
+class MachinesScreen(BaseScreen):
+    """Reference machines against this one and the rungs; a tile calculator under them."""
+
+    BINDINGS = [Binding("escape", "app.pop_screen", "Back")]
+    DEFAULT_CSS = """
+    MachinesScreen #body { padding: 0 1; }
+    MachinesScreen #tile-row { height: 3; margin-top: 1; }
+    MachinesScreen #tile-row Label { padding: 1 1 0 0; }
+    MachinesScreen #tile { width: 16; }
+    MachinesScreen.-too-narrow > *, MachinesScreen.-too-short > * { display: none; }
+    MachinesScreen.-too-narrow > #too-small, MachinesScreen.-too-short > #too-small {
+        display: block;
+    }
+    """
+
+    def __init__(self, summary: RunSummary) -> None:
+        super().__init__()
+        self.summary = summary
+        self.dtype = summary.settings.dtype
+        self.error: str | None = None
+        try:
+            self.machines = load_reference()
+        except ReferenceError as exc:
+            self.machines, self.error = [], str(exc)
+
+    @property
+    def own_peak(self) -> float | None:
+        """This machine's measured compute peak at the run's dtype (GFLOP/s)."""
+        return self.summary.machine.peak_gflops.get(self.dtype, {}).get("measured")
+
+    @property
+    def own_ridge(self) -> float | None:
+        """This machine's ridge point: measured peak / measured bandwidth (flops/byte)."""
+        return ridge_point(self.own_peak, self.summary.machine.bandwidth_gbs.get("all_cores"))
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with VerticalScroll(id="body"):
+            yield Static(self._this_machine(), id="this-machine")
+            if self.error:
+                yield Static(f"[b]Reference file error:[/] {self.error}", id="reference-error")
+            yield Static(self._reference(), id="reference")
+            with Horizontal(id="tile-row"):
+                yield Label("Tile order T:")
+                yield Input(str(DEFAULT_TILE), type="integer", id="tile", max_length=6)
+            yield Static(id="tiles")
+        yield Footer()
+        yield TooSmall()
+
+    def on_mount(self) -> None:
+        self._show_tiles(DEFAULT_TILE)
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        try:
+            tile = int(event.value)
+        except ValueError:
+            tile = 0
+        if not 1 <= tile <= 100_000:
+            self.query_one("#tiles", Static).update("T must be a whole number from 1 to 100,000.")
+            return
+        self._show_tiles(tile)
+
+    def _this_machine(self) -> str:
+        m = self.summary.machine
+        peak = m.peak_gflops.get(self.dtype, {})
+        if not peak:
+            return (
+                f"This machine: {m.cpu_model}. No measured limits in this summary "
+                "(run with probes, or `overhead-tui machine`)."
+            )
+        return (
+            f"This machine: {m.cpu_model} ({m.microarchitecture or 'unknown'}), "
+            f"{fmt_number(m.effective_cores)} effective cores. {self.dtype}: theoretical "
+            f"{peak.get('formula', '—')}; measured {fmt_gflops(peak.get('measured'))} GFLOP/s "
+            f"({peak.get('measured_by') or '—'}); memory "
+            f"{fmt_number(m.bandwidth_gbs.get('all_cores'))} GB/s; ridge point "
+            f"{fmt_number(self.own_ridge)} flop/B."
+        )
+
+    def _reference(self) -> Table:
+        rungs = [
+            r
+            for r in (self.summary.scenario("python_naive"), self.summary.dense)
+            if r is not None and r.has_speed and r.gflops
+        ]
+        precision = "FP64" if self.dtype == "float64" else "FP32"
+        others = [
+            f"{m['name']}: {label} {fmt_gflops(float(m[key]))}"
+            for m in self.machines
+            for key, label in OTHER_PEAKS.items()
+            if key in m
+        ]
+        table = Table(
+            title=f"Reference hardware, {precision} peaks (vendor figures; add your own in "
+            f"{user_reference_path()})",
+            title_justify="left",
+            header_style="bold",
+            box=box.SIMPLE_HEAD,
+            caption="× ours: their peak over this machine's measured one; × <rung>: how many "
+            "times the rung's GFLOP/s is below their peak ("
+            + ", ".join(f"#{r.rung} {r.name}" for r in rungs)
+            + ")."
+            + (f" Other peaks: {'; '.join(others)} GFLOP/s." if others else ""),
+            caption_justify="left",
+        )
+        headers = [
+            "machine",
+            "GFLOP/s",
+            "GB/s",
+            "ridge",
+            "× ours",
+            *(f"× #{r.rung}" for r in rungs),
+        ]
+        for header in headers:
+            table.add_column(
+                header,
+                justify="left" if header == "machine" else "right",
+                no_wrap=header != "machine",
+                ratio=1 if header == "machine" else None,
+            )
+        for machine in self.machines:
+            peak = peak_of(machine, self.dtype)
+            table.add_row(
+                machine["name"],
+                fmt_gflops(peak),
+                fmt_number(machine.get("bandwidth_gbs")),
+                fmt_number(machine_ridge_point(machine, self.dtype)),
+                fmt_ratio(peak / self.own_peak) if peak and self.own_peak else "—",
+                *(fmt_ratio(times_below(r.gflops or 0.0, machine, self.dtype)) for r in rungs),
+            )
+        return table
+
+    def _show_tiles(self, tile: int) -> None:
+        rows = tile_table(tile, self.dtype, self.machines, ("this machine", self.own_ridge))
+        table = Table(
+            title=f"Tile calculator: T = {tile} moves 3T² elements for 2T³ flops → "
+            f"{fmt_number(rows[0].intensity)} flop/B ({self.dtype})",
+            title_justify="left",
+            header_style="bold",
+            caption="compute-bound when the tile's intensity reaches the machine's ridge point "
+            "(peak / bandwidth)",
+            caption_justify="left",
+            box=box.SIMPLE_HEAD,
+        )
+        for header in ("machine", "ridge flop/B", f"at T = {tile}", "compute-bound from T ="):
+            table.add_column(header, justify="left" if header == "machine" else "right")
+        for row in rows:
+            verdict = (
+                "—"
+                if row.compute_bound is None
+                else ("compute-bound" if row.compute_bound else "memory-bound")
+            )
+            table.add_row(
+                row.machine,
+                fmt_number(row.ridge),
+                verdict,
+                fmt_number(row.smallest_tile) if row.smallest_tile else "—",
+            )
+        self.query_one("#tiles", Static).update(table)

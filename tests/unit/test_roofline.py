@@ -1,0 +1,100 @@
+"""Roofline arithmetic, ridge points and the tile calculator on fixed numbers."""
+
+from __future__ import annotations
+
+import pytest
+
+from overhead_tui.model import RunSummary
+from overhead_tui.reference import (
+    ReferenceError,
+    load_reference,
+    machine_ridge_point,
+    smallest_compute_bound_tile,
+    tile_intensity,
+    tile_table,
+)
+from overhead_tui.roofline import ridge_point, roofline
+from tests.conftest import RECORDED_SUMMARY_V3
+
+
+def _summary(peak=100.0, bandwidth=25.0):
+    summary = RunSummary.load(RECORDED_SUMMARY_V3)
+    summary.machine.peak_gflops["float64"].update(measured=peak, measured_by="test", one_core=50.0)
+    summary.machine.bandwidth_gbs["all_cores"] = bandwidth
+    summary.probes["scalar_fma"] = {"value": 1.0}
+    return summary
+
+
+def test_ceilings_points_and_bounds():
+    model = roofline(_summary())
+    assert [(c.label.split()[0], c.gflops) for c in model.ceilings] == [
+        ("scalar", 1.0),
+        ("SIMD", 50.0),
+        ("all", 100.0),
+    ]
+    assert model.ridge_point == pytest.approx(4.0)  # 100 GFLOP/s / 25 GB/s
+    by_name = {p.name: p for p in model.points}
+    small = by_name["numpy_scalar_loop"]  # n = 48: 2·48 / (3·8) = 4 flop/B, at the ridge
+    assert small.intensity == pytest.approx(4.0) and small.bound == "compute"
+    assert small.attainable == pytest.approx(100.0)
+    naive = by_name["python_naive"]
+    assert naive.of_attainable == pytest.approx(naive.gflops / 100.0)
+    assert "torch_matmul" not in by_name  # skipped rungs have no point
+
+
+def test_memory_bound_below_the_ridge():
+    model = roofline(_summary(peak=1000.0, bandwidth=10.0))  # ridge 100 flop/B
+    naive = next(p for p in model.points if p.name == "python_naive")  # n = 128: 10.67 flop/B
+    assert naive.bound == "memory"
+    assert naive.attainable == pytest.approx(2 * 128 / 24 * 10.0)
+
+
+def test_ridge_point_needs_both_figures():
+    assert ridge_point(100.0, 20.0) == 5.0
+    assert ridge_point(None, 20.0) is None and ridge_point(100.0, 0.0) is None
+
+
+def test_tile_calculator():
+    assert tile_intensity(64, "float64") == pytest.approx(2 * 64**3 / (3 * 64**2 * 8))
+    assert tile_intensity(64, "float32") == pytest.approx(2 * 64 / 12)
+    with pytest.raises(ValueError):
+        tile_intensity(0, "float64")
+    # A100 at FP32: 19,500 GFLOP/s / 1,935 GB/s = 10.08 flop/B -> T >= 10.08 · 12 / 2 = 60.5
+    a100 = next(m for m in load_reference() if m["name"].startswith("NVIDIA A100"))
+    ridge = machine_ridge_point(a100, "float32")
+    assert ridge == pytest.approx(19500 / 1935)
+    assert smallest_compute_bound_tile(ridge, "float32") == 61
+    assert smallest_compute_bound_tile(4.0, "float64") == 48  # 2·48 / 24 = 4: at the ridge
+    rows = tile_table(61, "float32", [a100], ("this machine", None))
+    assert rows[0].compute_bound is None and rows[0].smallest_tile is None
+    assert rows[1].compute_bound is True
+    assert tile_table(60, "float32", [a100], ("x", None))[1].compute_bound is False
+
+
+def test_user_reference_file_extends_and_replaces(tmp_path):
+    user = tmp_path / "mine.toml"
+    user.write_text(
+        '[[machines]]\nname = "AMD EPYC 9965"\nkind = "cpu"\nfp64_gflops = 1\nsource = "me"\n'
+        '[[machines]]\nname = "Box"\nkind = "cpu"\nbandwidth_gbs = 9\nsource = "me"\n'
+    )
+    machines = {m["name"]: m for m in load_reference(user)}
+    assert machines["AMD EPYC 9965"]["fp64_gflops"] == 1 and "Box" in machines
+    assert "NVIDIA A100 SXM 80GB" in machines
+    assert len(load_reference(tmp_path / "missing.toml")) == len(machines) - 1
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[[machines]\nname=", "not valid TOML"),
+        ('[[machines]]\nname = "x"\nkind = "cpu"\nsource = "s"\n', "needs positive"),
+        ('[[machines]]\nname = "x"\nkind = "cpu"\nsource = "s"\nfp32_gflops = "a"\n', "numeric"),
+        ('[[machines]]\nkind = "cpu"\nsource = "s"\nfp32_gflops = 1\n', "missing name"),
+    ],
+)
+def test_bad_user_reference_file_names_the_problem(tmp_path, text, message):
+    user = tmp_path / "bad.toml"
+    user.write_text(text)
+    with pytest.raises(ReferenceError, match=message) as info:
+        load_reference(user)
+    assert str(user) in str(info.value)
