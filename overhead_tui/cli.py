@@ -12,6 +12,7 @@ from typing import NoReturn
 
 import overhead_tui
 from overhead_tui.commands import app as app_command
+from overhead_tui.commands import compare as compare_command
 from overhead_tui.commands import doctor as doctor_command
 from overhead_tui.commands import list as list_command
 from overhead_tui.commands import machine as machine_command
@@ -33,6 +34,7 @@ COMMANDS = {
     "profile": profile_command,
     "doctor": doctor_command,
     "machine": machine_command,
+    "compare": compare_command,
 }
 
 

@@ -1,0 +1,115 @@
+"""``overhead-tui compare A B``: two saved runs rung by rung, with a rank test on the samples."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from overhead_tui.compare import (
+    COMPARE_HEADERS,
+    DEFAULT_ALPHA,
+    Comparison,
+    compare_runs,
+    comparison_cells,
+    difference_lines,
+)
+from overhead_tui.model import RunSummary
+
+LEFT_ALIGNED = {0, 5, 6}
+"""Columns of the text table aligned left (scenario, verdict, note); numbers align right."""
+
+
+def significance_level(text: str) -> float:
+    """argparse type: a number strictly between 0 and 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0.0 < value < 1.0:
+        raise argparse.ArgumentTypeError(f"{value} is not between 0 and 1 (e.g. 0.05)")
+    return value
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Register ``compare``."""
+    parser = subparsers.add_parser(
+        "compare",
+        help="compare two saved runs rung by rung (medians, B/A, rank test)",
+        description="For every scenario in both runs: A's and B's median time per call, the "
+        "ratio B/A (above 1: B is slower; per flop when n differs) and whether the samples "
+        "differ significantly (two-sided Mann-Whitney U rank test). Then the machine facts "
+        "and settings that differ, and the scenarios only one run has.",
+    )
+    for name in ("a", "b"):
+        parser.add_argument(
+            name,
+            type=Path,
+            metavar=name.upper(),
+            help=f"run {name.upper()}: a summary.json file or a run directory",
+        )
+    parser.add_argument(
+        "--alpha",
+        type=significance_level,
+        default=DEFAULT_ALPHA,
+        help=f"significance level of the rank test (default: {DEFAULT_ALPHA})",
+    )
+    parser.add_argument("--app", action="store_true", help="show the comparison in the app")
+    return parser
+
+
+def run(args: argparse.Namespace) -> int:
+    """Load both runs (SummaryError -> one line, exit 2), then print or show the comparison."""
+    run_a, run_b = RunSummary.load(args.a), RunSummary.load(args.b)
+    comparison = compare_runs(run_a, run_b, args.alpha, labels=(str(args.a), str(args.b)))
+    if args.app:
+        return open_in_app(comparison, run_a)
+    print(render_comparison(comparison))
+    return 0
+
+
+def render_comparison(comparison: Comparison) -> str:
+    """The comparison as plain text: legend, table, differences, rungs only in one run."""
+    lines = [
+        f"A: {comparison.label_a}",
+        f"B: {comparison.label_b}",
+        f"B/A above 1: B is slower; significant when p < {comparison.alpha:g} "
+        "(two-sided Mann-Whitney U on the samples)",
+        "",
+        *render_table(comparison),
+        "",
+    ]
+    differences = difference_lines(comparison)
+    lines.append("settings that differ:" if differences else "settings that differ: none")
+    lines.extend(f"  {line}" for line in differences)
+    if comparison.only_in_a:
+        lines.append(f"only in A: {', '.join(comparison.only_in_a)}")
+    if comparison.only_in_b:
+        lines.append(f"only in B: {', '.join(comparison.only_in_b)}")
+    return "\n".join(lines)
+
+
+def render_table(comparison: Comparison) -> list[str]:
+    """The rows as aligned plain-text lines, headed by the column names."""
+    rows = [(*COMPARE_HEADERS, "note"), *(comparison_cells(r) for r in comparison.rows)]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return [
+        "  ".join(
+            cell.ljust(width) if i in LEFT_ALIGNED else cell.rjust(width)
+            for i, (cell, width) in enumerate(zip(row, widths, strict=True))
+        ).rstrip()
+        for row in rows
+    ]
+
+
+def open_in_app(comparison: Comparison, run_a: RunSummary) -> int:
+    """Open the app on run A with the *Compare* screen on top (Textual is imported here)."""
+    from overhead_tui.commands.app import EXIT_NO_TTY, _require_terminal, check_settings
+
+    if not _require_terminal():
+        return EXIT_NO_TTY
+    from overhead_tui.tui.screens.compare import compare_app
+
+    app = compare_app(comparison, run_a, check_settings=check_settings)
+    app.run()
+    return app.return_code or 0

@@ -1,0 +1,128 @@
+"""The Compare screen: run B against run A rung by rung (``overhead-tui compare A B --app``)."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.widgets import DataTable, Footer, Header, Static
+
+from overhead_tui.compare import (
+    COMPARE_HEADERS,
+    Comparison,
+    RungComparison,
+    comparison_cells,
+    detail_text,
+    difference_lines,
+)
+from overhead_tui.model import RunSummary
+from overhead_tui.tui.screens.base import BaseScreen
+from overhead_tui.tui.widgets.too_small import TooSmall
+
+COLUMN_KEYS: tuple[str, ...] = ("scenario", "median_a", "median_b", "ratio", "p", "verdict", "note")
+"""DataTable column keys, in the order of :data:`COMPARE_HEADERS` plus the note."""
+VERDICT_STYLES: dict[str, str] = {"slower": "bold red", "faster": "bold green", "same": "bold"}
+"""Colour only repeats the verdict word (readable without colour)."""
+RIGHT_ALIGNED = {"median_a", "median_b", "ratio", "p"}
+
+
+class CompareScreen(BaseScreen):
+    """The comparison table, the highlighted row in one line, and what differs between runs."""
+
+    BINDINGS = [Binding("escape", "app.pop_screen", "Back")]
+    DEFAULT_CSS = """
+    CompareScreen #legend { padding: 0 1; height: auto; }
+    CompareScreen #rows { height: 1fr; }
+    CompareScreen #detail { padding: 0 1; height: auto; background: $boost; }
+    CompareScreen #facts { padding: 0 1; height: auto; max-height: 30%; }
+    CompareScreen.-too-narrow > *, CompareScreen.-too-short > * { display: none; }
+    CompareScreen.-too-narrow > #too-small, CompareScreen.-too-short > #too-small {
+        display: block;
+    }
+    """
+
+    def __init__(self, comparison: Comparison) -> None:
+        super().__init__()
+        self.comparison = comparison
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(self._legend(), id="legend")
+        yield DataTable(id="rows", cursor_type="row", zebra_stripes=True)
+        yield Static("", id="detail")
+        with VerticalScroll(id="facts"):
+            yield Static(self._facts())
+        yield Footer()
+        yield TooSmall()
+
+    def on_mount(self) -> None:
+        self.sub_title = "compare: run B against run A"
+        table = self.query_one("#rows", DataTable)
+        for key, header in zip(COLUMN_KEYS, (*COMPARE_HEADERS, "note"), strict=True):
+            label = Text(header, justify="right" if key in RIGHT_ALIGNED else "left")
+            table.add_column(label, key=key)
+        for row in self.comparison.rows:
+            table.add_row(*self._cells(row), key=row.name)
+        self._show_detail(0)
+
+    def _cells(self, row: RungComparison) -> list[Text]:
+        cells = []
+        for key, text in zip(COLUMN_KEYS, comparison_cells(row), strict=True):
+            style = VERDICT_STYLES.get(text, "") if key == "verdict" else ""
+            cells.append(
+                Text(text, style=style, justify="right" if key in RIGHT_ALIGNED else "left")
+            )
+        return cells
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._show_detail(event.cursor_row)
+
+    def _show_detail(self, index: int) -> None:
+        rows = self.comparison.rows
+        text = detail_text(rows[index]) if 0 <= index < len(rows) else "no rung in both runs"
+        self.query_one("#detail", Static).update(Text(text))
+
+    def _legend(self) -> Text:
+        c = self.comparison
+        return Text(
+            f"A: {c.label_a}\nB: {c.label_b}\n"
+            "B/A above 1: B is slower (per flop when n differs)\n"
+            f"significant: p < {c.alpha:g}, two-sided Mann-Whitney U rank test on the samples"
+        )
+
+    def _facts(self) -> Text:
+        c = self.comparison
+        differences = difference_lines(c)
+        lines = ["settings that differ:" if differences else "settings that differ: none"]
+        lines += [f"  {line}" for line in differences]
+        if c.only_in_a:
+            lines.append(f"only in A: {', '.join(c.only_in_a)}")
+        if c.only_in_b:
+            lines.append(f"only in B: {', '.join(c.only_in_b)}")
+        return Text("\n".join(lines))
+
+
+def compare_app(
+    comparison: Comparison,
+    summary: RunSummary,
+    check_settings: Callable[[Any], str | None] | None = None,
+) -> App[None]:
+    """The app on run ``summary`` (not running it) with a :class:`CompareScreen` on top.
+
+    ``escape`` on the Compare screen goes back to run A's ladder.
+    """
+    from overhead_tui.tui.app import OverheadApp  # here: app.py may one day import this module
+
+    class CompareApp(OverheadApp):
+        CSS_PATH = Path(inspect.getfile(OverheadApp)).parent / str(OverheadApp.CSS_PATH)
+
+        def on_ready(self) -> None:
+            self.push_screen(CompareScreen(comparison))
+
+    return CompareApp(summary=summary, autorun=False, check_settings=check_settings)
