@@ -17,6 +17,7 @@ from overhead_tui.layers import LAYERS, SHORT_LABELS, layer_label
 from overhead_tui.model import RunSummary
 from overhead_tui.paper import compare, load_table
 from overhead_tui.reference import load_reference, times_below
+from overhead_tui.roofline import roofline
 
 
 class MarkdownExporter(Exporter):
@@ -63,38 +64,51 @@ class MarkdownExporter(Exporter):
 
     @staticmethod
     def _roofline(summary: RunSummary) -> list[str]:
-        limits = summary.machine.limits
-        if not limits:
+        machine = summary.machine
+        if not machine.limits:
             return MarkdownExporter._reference(summary)
-        peak = limits.get("peak_gflops", {}).get(summary.settings.dtype, {})
-        bandwidth = limits.get("bandwidth_gbs", {}).get("all_cores")
+        model = roofline(summary)
+        bandwidth = machine.bandwidth_gbs
         lines = [
             "## Machine limits and roofline",
             "",
-            f"- Theoretical peak ({summary.settings.dtype}): {peak.get('formula', '—')}"
-            + (
-                f" (row: {limits.get('microarchitecture')}, {limits.get('table_source')})"
-                if limits.get("microarchitecture")
-                else ""
-            ),
-            f"- Measured compute peak: {fmt_number(peak.get('measured'))} GFLOP/s; memory "
-            f"bandwidth (triad, all cores): {fmt_number(bandwidth)} GB/s",
-            "",
-            "| scenario | n | intensity (flop/B) | GFLOP/s | roofline ceiling | % of peak |",
-            "|---|---:|---:|---:|---:|---:|",
+            f"- CPU: {machine.cpu_model} ({machine.microarchitecture or 'unknown'}; table row: "
+            f"{machine.table_source or '—'}); {fmt_number(machine.effective_cores)} effective "
+            f"cores (affinity ∩ cgroup quota); clock nominal "
+            f"{fmt_number(machine.clock_ghz.get('nominal'))} GHz, measured "
+            f"{fmt_number(machine.clock_ghz.get('measured'))} GHz",
         ]
-        for r in summary.scenarios:
-            if not r.has_speed:
-                continue
+        for dtype, peak in machine.peak_gflops.items():
+            ratio = f" = {peak['ratio']:.2f} × theoretical" if peak.get("ratio") else ""
             lines.append(
-                f"| {r.name} | {r.n} | {fmt_number(r.arithmetic_intensity)} | "
-                f"{fmt_gflops(r.gflops)} | {fmt_gflops(r.roofline_ceiling_gflops)} | "
-                f"{fmt_percent(r.pct_peak)} |"
+                f"- {dtype}: theoretical {peak.get('formula', '—')}; measured "
+                f"{fmt_gflops(peak.get('measured'))} GFLOP/s{ratio} "
+                f"({peak.get('measured_by') or '—'}); one core {fmt_gflops(peak.get('one_core'))}"
+                + (f" — {peak['warning']}" if peak.get("warning") else "")
+            )
+        lines += [
+            f"- Memory bandwidth (STREAM triad): one core {fmt_number(bandwidth.get('one_core'))}"
+            f" GB/s, all cores {fmt_number(bandwidth.get('all_cores'))} GB/s; ridge point "
+            f"{fmt_number(model.ridge_point)} flop/B",
+            "- Ceilings: "
+            + "; ".join(f"{c.label} {fmt_gflops(c.gflops)} GFLOP/s" for c in model.ceilings),
+            "",
+            "| # | scenario | n | intensity (flop/B) | GFLOP/s | attainable | of attainable "
+            "| % of peak | roof |",
+            "|---:|---|---:|---:|---:|---:|---:|---:|---|",
+        ]
+        for p in model.points:
+            result = summary.scenario(p.name)
+            lines.append(
+                f"| {p.rung} | {p.name} | {p.n} | {fmt_number(p.intensity)} | "
+                f"{fmt_gflops(p.gflops)} | {fmt_gflops(p.attainable)} | "
+                f"{fmt_percent(p.of_attainable)} | "
+                f"{fmt_percent(result.pct_peak if result else None)} | {p.bound or '—'} |"
             )
         lines += [
             "",
-            "Intensity = 2n³ flops / 3n²·itemsize bytes (minimum traffic); ceiling = "
-            "min(measured peak, intensity × bandwidth).",
+            "Intensity = 2n³ flops / 3n²·itemsize bytes (minimum traffic); attainable = "
+            "min(measured peak, intensity × bandwidth) (Williams et al., CACM 2009).",
         ]
         return lines + MarkdownExporter._reference(summary)
 

@@ -88,6 +88,14 @@ class TimingsTab(ScenarioTab):
                 "threads (BLAS / numba)",
                 f"{_int(r.blas_threads)} / {_int(r.numba_threads)}",
             ),
+            (
+                "flop/byte",
+                fmt_number(r.arithmetic_intensity),
+                "of measured peak / roofline ceiling",
+                f"{fmt_percent(r.pct_peak)} / {fmt_gflops(r.roofline_ceiling_gflops)} GFLOP/s"
+                if r.pct_peak is not None
+                else "— (no measured limits)",
+            ),
         ]
         for row in rows:
             table.add_row(*row)
