@@ -42,6 +42,8 @@ class ProbeSpec:
     path: Path
     description: str = ""
     requires: tuple[str, ...] = ()
+    processes: int = 0
+    """Worker processes to measure in (``PROCESSES`` in the probe file; 0: the default)."""
 
 
 @dataclass
@@ -96,9 +98,16 @@ def discover_probes(folder: Path | None = None) -> list[ProbeSpec]:
                 path=path.resolve(),
                 description=(ast.get_docstring(tree) or "").strip(),
                 requires=tuple(values.get("REQUIRES", ())),
+                processes=_processes(values.get("PROCESSES", 0), path),
             )
         )
     return specs
+
+
+def _processes(value: Any, path: Path) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 31:
+        raise ScenarioFileError(f"{path}: PROCESSES must be 1 to 31 (0: the default)")
+    return value
 
 
 def cache_key(specs: list[ProbeSpec], python: str) -> str:
@@ -127,11 +136,13 @@ def cache_path() -> Path:
 def measure_probe(
     spec: ProbeSpec,
     python: str,
-    processes: int = PROCESSES,
+    processes: int | None = None,
     repeats: int = 7,
     min_sample_s: float = 0.04,
 ) -> ProbeResult:
     """Measure one probe in ``processes`` separate worker processes (errors kept).
+
+    ``processes`` defaults to the probe's own ``PROCESSES`` declaration, else :data:`PROCESSES`.
 
     A shared VM runs the same loop at speeds up to 40 % apart from one process to the next,
     so a single process is not a unit cost.  The value is the median of the per-process
@@ -140,7 +151,7 @@ def measure_probe(
     """
     result = ProbeResult(spec.name, spec.title, spec.unit, spec.layer)
     runs = []
-    for _ in range(processes):
+    for _ in range(processes or spec.processes or PROCESSES):
         run = _measure_once(spec, python, repeats, min_sample_s)
         if run.get("error"):
             result.error = run["error"]

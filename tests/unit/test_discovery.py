@@ -98,3 +98,16 @@ def test_select_unknown_name_suggests_close_matches():
     ]
     with pytest.raises(UsageError, match="did you mean python_naive"):
         select(specs, ["python_naiv"])
+
+
+def test_probe_processes_declaration(tmp_path):
+    from overhead_tui.probes import PROCESSES, discover_probes
+
+    builtin = {s.name: s for s in discover_probes()}
+    assert builtin["boxing"].processes == 7 and builtin["dispatch"].processes == 0
+    head = 'NAME = "p"\nTITLE = "t"\nUNIT = "ns"\nLAYER = "boxing"\n'
+    (tmp_path / "p.py").write_text(head + "PROCESSES = 0\n")
+    assert discover_probes(tmp_path)[0].processes == 0 < PROCESSES
+    (tmp_path / "p.py").write_text(head + "PROCESSES = 99\n")
+    with pytest.raises(ScenarioFileError, match="PROCESSES"):
+        discover_probes(tmp_path)
