@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from overhead_tui.limits import arithmetic_intensity
 from overhead_tui.model import RunSummary
 
 
@@ -113,11 +114,10 @@ def roofline(summary: RunSummary) -> Roofline:
     ridge = ridge_point(peak, bandwidth)
     points = []
     for r in sorted(summary.scenarios, key=lambda r: r.rung):
-        if not r.has_speed or not r.gflops or not r.arithmetic_intensity:
+        if not r.has_speed or not r.gflops:
             continue
-        attainable = min(peak, r.arithmetic_intensity * bandwidth) if peak and bandwidth else None
-        bound = "" if ridge is None else ("memory" if r.arithmetic_intensity < ridge else "compute")
-        points.append(
-            RooflinePoint(r.rung, r.name, r.n, r.arithmetic_intensity, r.gflops, attainable, bound)
-        )
+        intensity = r.arithmetic_intensity or arithmetic_intensity(r.n, r.dtype)  # older files
+        attainable = min(peak, intensity * bandwidth) if peak and bandwidth else None
+        bound = "" if ridge is None else ("memory" if intensity < ridge else "compute")
+        points.append(RooflinePoint(r.rung, r.name, r.n, intensity, r.gflops, attainable, bound))
     return Roofline(summary.settings.dtype, found, bandwidth, points)

@@ -311,6 +311,7 @@ async def test_roofline_of_a_summary_without_limits_says_so():
     app = OverheadApp(summary=RunSummary.load(SUMMARY_V1))
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press("l")
-        assert app.screen.model.ceilings == []
+        assert app.screen.model.ceilings == [] and app.screen.model.points  # intensity from n
+        assert app.screen.model.points[0].attainable is None
         await pilot.press("escape", "m")
         assert "No measured limits" in _static_text(app.screen.query_one("#this-machine"))

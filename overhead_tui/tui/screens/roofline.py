@@ -85,7 +85,12 @@ class RooflineScreen(BaseScreen):
         table = Table(
             box=None,
             padding=(0, 1),
-            title="ceilings: "
+            title=(
+                "no measured ceilings in this summary (saved before the limits were measured, "
+                "or run without probes)"
+                if not self.model.ceilings
+                else "ceilings: "
+            )
             + "; ".join(
                 f"{c.label} {fmt_gflops(c.gflops)} ({c.measured_by})" for c in self.model.ceilings
             )
