@@ -19,6 +19,7 @@ from overhead_tui.commands import machine as machine_command
 from overhead_tui.commands import probes as probes_command
 from overhead_tui.commands import profile as profile_command
 from overhead_tui.commands import run as run_command
+from overhead_tui.commands import sweep as sweep_command
 from overhead_tui.commands.common import add_run_options
 from overhead_tui.errors import UsageError
 from overhead_tui.model import SummaryError
@@ -34,6 +35,7 @@ COMMANDS = {
     "profile": profile_command,
     "doctor": doctor_command,
     "machine": machine_command,
+    "sweep": sweep_command,
     "compare": compare_command,
 }
 

@@ -1,0 +1,281 @@
+"""``overhead-tui sweep``: GFLOP/s against n per scenario within a time budget."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+from pathlib import Path
+from types import FrameType
+from typing import Any, TextIO
+
+from overhead_tui.commands.common import (
+    add_scenario_dirs,
+    check_python,
+    check_sizes,
+    non_negative_int,
+    positive_float,
+    positive_int,
+    prepare_run_dir,
+    stderr_is_tty,
+)
+from overhead_tui.commands.run import EXIT_INTERRUPTED, Progress
+from overhead_tui.discovery import SUPPORTED_DTYPES, ScenarioSpec, discover, select
+from overhead_tui.engine.events import ScenarioProgress
+from overhead_tui.engine.sweep import (
+    DEFAULT_BUDGET_S,
+    DEFAULT_SCENARIOS,
+    DEFAULT_SIZES,
+    FAILED,
+    SWEEP_MIN_SAMPLE_S,
+    SWEEP_REPEATS,
+    PointFinished,
+    PointStarted,
+    ScenarioStopped,
+    Sweep,
+    SweepEvent,
+    point_cell,
+    sweep_rows,
+)
+from overhead_tui.errors import UsageError
+from overhead_tui.format import fmt_gflops, fmt_seconds
+from overhead_tui.model import RunSummary, Settings
+
+
+def parse_sizes(text: str) -> tuple[int, ...]:
+    """argparse type for ``--sizes 8,16,32``: sorted, distinct matrix orders ≥ 1.
+
+    Raises:
+        argparse.ArgumentTypeError: an empty list or item, or an item that is not a whole
+            number ≥ 1 (one line naming it).
+    """
+    items = [item.strip() for item in text.split(",")]
+    if not any(items):
+        raise argparse.ArgumentTypeError("no sizes given; fix: give sizes like 8,16,32")
+    if not all(items):
+        raise argparse.ArgumentTypeError(
+            f"empty item in {text!r}; fix: give sizes like 8,16,32 (commas between numbers)"
+        )
+    return tuple(sorted({positive_int(item) for item in items}))
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Register ``sweep``."""
+    parser = subparsers.add_parser(
+        "sweep",
+        help="measure GFLOP/s against the matrix order n within a time budget",
+        description="Run each scenario at each size (smallest first), one worker per point, "
+        "within a time budget split among the scenarios: a scenario stops when its next size "
+        "would not fit (time per call grows as n³), or at its first failed point. Prints a "
+        "line per point and a scenario × n table; saves summary.json (top-level 'sweep') "
+        "after every point.",
+    )
+    parser.add_argument(
+        "--scenario",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help=f"sweep this scenario (repeatable; default: {', '.join(DEFAULT_SCENARIOS)})",
+    )
+    add_scenario_dirs(parser)
+    parser.add_argument(
+        "--sizes",
+        type=parse_sizes,
+        default=DEFAULT_SIZES,
+        metavar="N,N,...",
+        help=f"matrix orders, comma-separated (default: {','.join(map(str, DEFAULT_SIZES))})",
+    )
+    parser.add_argument(
+        "--budget",
+        type=positive_float,
+        default=DEFAULT_BUDGET_S,
+        metavar="S",
+        help=f"total seconds for the sweep, split among the scenarios (default: "
+        f"{DEFAULT_BUDGET_S:g})",
+    )
+    parser.add_argument("--dtype", choices=SUPPORTED_DTYPES, default="float64", help="element type")
+    parser.add_argument(
+        "--repeats",
+        type=positive_int,
+        default=SWEEP_REPEATS,
+        metavar="R",
+        help=f"timed samples per point (default: {SWEEP_REPEATS})",
+    )
+    parser.add_argument(
+        "--min-time",
+        type=positive_float,
+        default=SWEEP_MIN_SAMPLE_S,
+        metavar="S",
+        help=f"shortest timed sample in seconds (default: {SWEEP_MIN_SAMPLE_S:g})",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=positive_float,
+        default=120.0,
+        metavar="S",
+        help="seconds before a point's worker is killed (default: 120)",
+    )
+    parser.add_argument(
+        "--seed", type=non_negative_int, default=0, help="input matrices' seed (default: 0)"
+    )
+    parser.add_argument(
+        "--python", metavar="PATH", help="interpreter for the workers (default: this one)"
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        metavar="DIR",
+        help="run directory (default: a new one under the user data dir)",
+    )
+    parser.add_argument(
+        "--app", action="store_true", help="afterwards, show the Sweep screen in the app"
+    )
+    return parser
+
+
+def plan_sweep(args: argparse.Namespace) -> tuple[list[ScenarioSpec], Settings]:
+    """Select the scenarios and check sizes and interpreter before anything runs.
+
+    Raises:
+        UsageError: unknown scenario, broken scenario file, no size within a scenario's
+            maximum, the largest size too big for memory, unusable interpreter, or --app
+            without a terminal.
+    """
+    if args.app and not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise UsageError("--app needs a terminal (stdin and stdout are not a TTY); fix: drop --app")
+    specs = select(discover(list(args.scenarios_dir)), list(args.scenario or DEFAULT_SCENARIOS))
+    settings = Settings(
+        dtype=args.dtype,
+        repeats=args.repeats,
+        seed=args.seed,
+        timeout_s=args.timeout,
+        min_sample_s=args.min_time,
+        python=args.python,
+        scenarios=[s.name for s in specs],
+        scenarios_dirs=[str(d) for d in args.scenarios_dir],
+        probes=False,
+    )
+    for spec in specs:
+        fitting = [n for n in args.sizes if n <= spec.max_size]
+        # the largest size that will run must fit in memory; with none fitting, the
+        # smallest one gives check_sizes' "above the maximum" message
+        size = max(fitting) if fitting else min(args.sizes)
+        check_sizes([spec], Settings(size=size, dtype=args.dtype))
+    if settings.python is not None:
+        check_python(settings.python)
+    return specs, settings
+
+
+def run(args: argparse.Namespace) -> int:
+    """Sweep; exit 0 when every point is ok (budget and size stops are normal), 1 when a
+    point failed or none was measured, 130 when stopped by Ctrl-C, SIGTERM or SIGHUP."""
+    specs, settings = plan_sweep(args)
+    run_dir = prepare_run_dir(args.out)
+    sweep = Sweep(specs, args.sizes, args.budget, settings, run_dir)
+    progress = SweepProgress(sys.stderr, live=stderr_is_tty())
+    progress.note(
+        f"sweeping {', '.join(sweep.names)} at n = {', '.join(map(str, sweep.sizes))} "
+        f"within {args.budget:g} s ({settings.dtype})"
+    )
+    stopping = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    previous = {sig: signal.getsignal(sig) for sig in stopping}
+
+    def on_stop(signum: int, frame: FrameType | None) -> None:
+        name = signal.Signals(signum).name
+        progress.note(f"interrupted ({name}): stopping the running worker (Ctrl-C again to force)")
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        sweep.cancel()
+
+    for sig in stopping:
+        signal.signal(sig, on_stop)
+    try:
+        for event in sweep.events():
+            progress.show(event)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    summary = sweep.summary
+    print(render_sweep_table(summary))
+    progress.note(f"run directory: {run_dir}")
+    if args.app:
+        show_in_app(summary)
+    if sweep.cancelled:
+        return EXIT_INTERRUPTED
+    points = (summary.sweep or {}).get("points", [])
+    failed = [p for p in points if p["status"] in FAILED and p["status"] != "skipped"]
+    measured = [p for p in points if p["status"] == "ok"]
+    return 1 if failed or not measured else 0
+
+
+def show_in_app(summary: RunSummary) -> None:
+    """Open the app on ``summary`` with the Sweep screen on top (escape: the ladder)."""
+    from overhead_tui.tui import app as app_module
+    from overhead_tui.tui.screens.sweep import SweepScreen
+
+    class SweepApp(app_module.OverheadApp):
+        # a relative CSS_PATH would resolve against this module: name the app's own file
+        CSS_PATH = Path(app_module.__file__).with_name("app.tcss")
+
+        def on_ready(self) -> None:
+            if not isinstance(self.screen, SweepScreen):  # the app may push it itself
+                self.push_screen(SweepScreen(summary))
+
+    SweepApp(summary=summary).run()
+
+
+def render_sweep_table(summary: RunSummary) -> str:
+    """GFLOP/s per scenario (rows) and n (columns) as aligned text: ``!`` marks an unstable
+    point, a failed point shows its status, a size not run ``—``; the last column says why a
+    scenario stopped before the last size.  Failed points' errors are listed below."""
+    sizes: list[int] = list((summary.sweep or {}).get("sizes", []))
+    rows = sweep_rows(summary)
+    header = ["GFLOP/s", *(f"n={n}" for n in sizes), "stopped"]
+    table = [header]
+    for row in rows:
+        cells = [point_cell(row.points.get(n)) for n in sizes]
+        table.append([row.scenario, *cells, row.stopped or ""])
+    widths = [max(len(cells[i]) for cells in table) for i in range(len(header))]
+    lines = [
+        "  ".join(
+            c.ljust(w) if i in (0, len(header) - 1) else c.rjust(w)
+            for i, (c, w) in enumerate(zip(cells, widths, strict=True))
+        ).rstrip()
+        for cells in table
+    ]
+    for row in rows:
+        for n, point in sorted(row.points.items()):
+            if point["status"] != "ok":
+                lines.append(f"  {row.scenario} at n={n}: {point['status']} — {point.get('error')}")
+    if any(p.get("warnings") for row in rows for p in row.points.values()):
+        lines.append("  ! unstable timing (noise, CPU contention): see points/<scenario>-<n>/")
+    return "\n".join(lines)
+
+
+class SweepProgress(Progress):
+    """Sweep progress on stderr: a live line on a terminal, one line per point always."""
+
+    def __init__(self, stream: TextIO, live: bool) -> None:
+        super().__init__(stream, live)
+        self._point = ""
+
+    def show(self, event: SweepEvent) -> None:  # type: ignore[override]
+        """Render one sweep event."""
+        if isinstance(event, PointStarted):
+            self._point = f"[{event.index + 1}/{event.total}] {event.scenario} n={event.n}"
+            guess = f" (about {event.predicted_s:.1f} s)" if event.predicted_s else ""
+            self._live(f"{self._point}: starting{guess}")
+        elif isinstance(event, ScenarioProgress):
+            detail = event.phase
+            if event.phase == "running":
+                detail += f" sample {event.samples_done}/{event.samples_total}"
+            self._live(f"{self._point}: {detail}")
+        elif isinstance(event, PointFinished):
+            p = event.point
+            if p["status"] == "ok":
+                text = f"ok  {fmt_gflops(p['gflops'])} GFLOP/s  ({fmt_seconds(p['median_s'])})"
+            else:
+                text = f"{p['status']}  {p.get('error') or ''}".rstrip()
+            self.note(f"{self._point}: {text}")
+        elif isinstance(event, ScenarioStopped):
+            self.note(f"    {event.scenario}: stopped ({event.reason}): {event.detail}")

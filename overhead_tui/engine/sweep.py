@@ -1,0 +1,462 @@
+"""Size sweeps: GFLOP/s against the matrix order n, per scenario, within a time budget.
+
+Each (scenario, n) point is one ordinary :class:`~overhead_tui.engine.runner.Runner` run of
+that one scenario with ``Settings(size=n)``: its own worker process, timed, validated, with its
+own run folder ``points/<scenario>-<n>/`` inside the sweep's run directory.  Sizes go up in
+increasing order.  The sweep's ``summary.json`` (``RunSummary.sweep``, and per scenario the
+result at its largest measured n in ``scenarios``) is rewritten atomically after every point.
+
+**Budget.**  The total budget (s) is split fairly: each scenario, when it starts, gets the
+unspent budget divided by the scenarios still to run (so time a fast scenario leaves over goes
+to the later ones).  Before each size after the first, the point's cost is predicted from the
+last point (time per call scales as n³; the calls the timed samples need; the worker overhead
+observed at the last point, JIT compile included) and the scenario stops with reason
+``budget`` when the prediction exceeds what is left of its share; its first (smallest)
+size always runs, so every scenario has a point.  A point that fails
+(invalid, error, timeout, crashed, skipped) ends that scenario's sweep, its status being the
+reason; sizes above a scenario's ``MAX_SIZE`` end it with reason ``max_size``.
+
+The budget logic is pure functions (:func:`predict_point_s`, :func:`budget_allows`,
+:func:`fair_share_s`), tested on fake timings.  No Textual here.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import IO, Any
+
+import overhead_tui
+from overhead_tui.discovery import ScenarioSpec
+from overhead_tui.engine.events import ScenarioProgress
+from overhead_tui.engine.results import compute_vs_dense
+from overhead_tui.engine.runner import Runner
+from overhead_tui.engine.timing import calibrate_loops
+from overhead_tui.format import fmt_gflops
+from overhead_tui.machine import describe_machine
+from overhead_tui.model import RunSummary, ScenarioResult, Settings
+
+DEFAULT_SIZES: tuple[int, ...] = (8, 16, 32, 64, 128, 256, 512, 1024)
+"""Matrix orders of a sweep when ``--sizes`` is not given (powers of two)."""
+DEFAULT_SCENARIOS: tuple[str, ...] = (
+    "python_naive",
+    "numba_ikj",
+    "numpy_matmul_1thread",
+    "numpy_matmul",
+)
+"""A short set with the interesting shapes: the interpreter's flat line, a compiled loop
+falling off the cache, BLAS on one core, and BLAS with every thread (its threading step)."""
+DEFAULT_BUDGET_S = 60.0
+"""Total time budget of a sweep (s), split among its scenarios."""
+SWEEP_REPEATS = 5
+"""Timed samples per point (fewer than a ladder run: many points, a fixed budget)."""
+SWEEP_MIN_SAMPLE_S = 0.02
+"""Shortest timed sample of a point (s)."""
+FAILED = ("invalid", "error", "timeout", "crashed", "skipped")
+"""Point statuses that end a scenario's sweep (the status is recorded as the reason)."""
+
+
+# -- the budget: pure functions -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PointCost:
+    """What a finished point says about the cost of the next one.
+
+    Attributes:
+        n: matrix order of the point.
+        median_s: median time of one kernel call at ``n`` (s).
+        overhead_s: the worker's wall time beyond its timed kernel calls: start-up, imports,
+            JIT compile, input generation, validation, counting (s, ≥ 0).
+    """
+
+    n: int
+    median_s: float
+    overhead_s: float
+
+
+def timed_calls(call_s: float, repeats: int, min_sample_s: float) -> int:
+    """Kernel calls a worker makes to time a kernel whose call lasts ``call_s`` (s).
+
+    The first call and one warm call, then ``repeats`` samples plus one warm-up sample of
+    ``loops`` calls each, ``loops`` calibrated so a sample lasts ≥ ``min_sample_s`` (s).
+    """
+    loops = calibrate_loops(call_s, min_sample_s)
+    return 2 + (repeats + 1) * loops
+
+
+def predict_point_s(last: PointCost, next_n: int, repeats: int, min_sample_s: float) -> float:
+    """Predicted wall time (s) of the point at ``next_n`` from the point before it.
+
+    Time per call scales as n³: ``last.median_s × (next_n / last.n)³``, times the calls the
+    samples need (:func:`timed_calls`), plus the overhead observed at the last point.
+    """
+    call_s = last.median_s * (next_n / last.n) ** 3
+    return timed_calls(call_s, repeats, min_sample_s) * call_s + last.overhead_s
+
+
+def budget_allows(
+    last: PointCost | None,
+    next_n: int,
+    remaining_s: float,
+    repeats: int,
+    min_sample_s: float,
+) -> tuple[bool, float | None]:
+    """Whether the point at ``next_n`` fits in ``remaining_s`` (s) of the scenario's share.
+
+    Returns:
+        (run it?, predicted wall time in s or None).  With no earlier point (the first,
+        smallest size) there is nothing to predict from: it always runs, so every scenario
+        has at least one point even when earlier ones overspent the budget.
+    """
+    if last is None:
+        return True, None
+    if remaining_s <= 0:
+        return False, None
+    predicted = predict_point_s(last, next_n, repeats, min_sample_s)
+    return predicted <= remaining_s, predicted
+
+
+def fair_share_s(budget_s: float, spent_s: float, scenarios_left: int) -> float:
+    """The share (s) of the scenario starting now: unspent budget over the scenarios left
+    (this one included).  Returns 0 when nothing is left or no scenario remains."""
+    if scenarios_left <= 0:
+        return 0.0
+    return max(0.0, budget_s - spent_s) / scenarios_left
+
+
+def point_overhead_s(result: ScenarioResult) -> float:
+    """A finished point's wall time beyond its timed kernel calls (s, ≥ 0; 0 if unknown).
+
+    Timed calls: one warm call (the median), the warm-up and timed samples (per-call values
+    × ``loops``).  The first call's JIT compile is not among them: it recurs in every worker.
+    """
+    if result.wall_s is None or result.median_s is None:
+        return 0.0
+    loops = result.loops or 1
+    timed = result.median_s + loops * (sum(result.warmups_s) + sum(result.samples_s))
+    return max(0.0, result.wall_s - timed)
+
+
+# -- events ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SweepStarted:
+    """The sweep began; ``summary`` has no points yet."""
+
+    summary: RunSummary
+
+
+@dataclass(frozen=True)
+class PointStarted:
+    """A worker is starting for ``scenario`` at ``n``.
+
+    ``predicted_s`` is the predicted wall time (s; None for a scenario's first size);
+    ``remaining_s`` what is left of the scenario's share (s); ``index``/``total`` count the
+    scenarios (from 0).
+    """
+
+    scenario: str
+    n: int
+    predicted_s: float | None
+    remaining_s: float
+    index: int
+    total: int
+
+
+@dataclass(frozen=True)
+class PointFinished:
+    """A point's result: ``point`` is the summary's record (see :func:`point_record`),
+    ``result`` the full scenario result of its worker."""
+
+    point: dict[str, Any]
+    result: ScenarioResult
+
+
+@dataclass(frozen=True)
+class ScenarioStopped:
+    """A scenario's sweep ended before its last size: ``reason`` is ``budget``,
+    ``max_size``, ``cancelled`` or a failed point's status; ``detail`` says why in words."""
+
+    scenario: str
+    reason: str
+    detail: str
+
+
+@dataclass(frozen=True)
+class SweepFinished:
+    """The sweep ended (``cancelled`` after Ctrl-C or :meth:`Sweep.cancel`)."""
+
+    summary: RunSummary
+    cancelled: bool = False
+
+
+SweepEvent = (
+    SweepStarted | PointStarted | ScenarioProgress | PointFinished | ScenarioStopped | SweepFinished
+)
+
+
+def point_record(result: ScenarioResult) -> dict[str, Any]:
+    """The summary's record of one point: scenario, n, status, median_s (s), gflops
+    (GFLOP/s), samples_s (s per call), error, wall_s (s)."""
+    return {
+        "scenario": result.name,
+        "n": result.n,
+        "status": result.status,
+        "median_s": result.median_s if result.has_speed else None,
+        "gflops": result.gflops if result.has_speed else None,
+        "samples_s": list(result.samples_s) if result.has_speed else [],
+        "error": result.error,
+        "wall_s": result.wall_s,
+        "warnings": list(result.warnings) if result.has_speed else [],
+    }
+
+
+@dataclass(frozen=True)
+class SweepRow:
+    """One scenario of a sweep, for tables and plots: its points by n and why it stopped."""
+
+    scenario: str
+    points: dict[int, dict[str, Any]]
+    """Point records (:func:`point_record`) by matrix order n."""
+    stopped: str | None
+    """Reason it stopped before the last size (``budget``, ``max_size``, a status), or None."""
+
+    def curve(self) -> tuple[list[int], list[float]]:
+        """(n, GFLOP/s) of its ok points, by increasing n."""
+        ok = [(n, p["gflops"]) for n, p in sorted(self.points.items()) if p["status"] == "ok"]
+        return [n for n, _ in ok], [g for _, g in ok]
+
+
+def sweep_rows(summary: RunSummary) -> list[SweepRow]:
+    """The sweep of ``summary`` by scenario, in sweep order (empty without a sweep)."""
+    sweep = summary.sweep or {}
+    points: list[dict[str, Any]] = sweep.get("points", [])
+    stopped: dict[str, str] = sweep.get("stopped", {})
+    names = list(
+        dict.fromkeys([*summary.settings.scenarios, *(p["scenario"] for p in points), *stopped])
+    )
+    return [
+        SweepRow(
+            name,
+            {p["n"]: p for p in points if p["scenario"] == name},
+            stopped.get(name),
+        )
+        for name in names
+        if sweep
+    ]
+
+
+def point_cell(point: dict[str, Any] | None, unstable: str = " !") -> str:
+    """A point as a table cell: GFLOP/s (``unstable`` appended when the timing carries
+    warnings), its status if it failed, or ``—`` when the size was not run."""
+    if point is None:
+        return "—"
+    if point["status"] != "ok":
+        return str(point["status"])
+    return fmt_gflops(point["gflops"]) + (unstable if point.get("warnings") else "")
+
+
+# -- the sweep ------------------------------------------------------------------------------
+
+
+class Sweep:
+    """Runs a size sweep: every scenario at every size, smallest first, within a budget.
+
+    Args:
+        specs: scenarios, swept one after the other in this order.
+        sizes: matrix orders (ascending; sizes above a scenario's maximum end its sweep).
+        budget_s: total time budget (s), split fairly (see the module docstring).
+        settings: dtype, repeats, min_sample_s, seed, timeout_s, python for every point
+            (``size`` is set per point; probes are never measured).
+        run_dir: the sweep's run directory (``summary.json``, ``events.jsonl``, ``points/``).
+        clock: monotonic clock (s); injectable for tests.
+
+    ``events()`` is a generator consumed from one thread; ``cancel()`` may be called from any
+    other thread (or a signal handler) and stops the running worker.
+    """
+
+    def __init__(
+        self,
+        specs: Sequence[ScenarioSpec],
+        sizes: Sequence[int],
+        budget_s: float,
+        settings: Settings,
+        run_dir: Path,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.specs = list(specs)
+        self.sizes = sorted(set(sizes))
+        self.budget_s = budget_s
+        self.settings = replace(
+            settings, size=None, probes=False, refresh_probes=False, scenarios=self.names
+        )
+        self.run_dir = Path(run_dir)
+        self.clock = clock
+        self._cancel = threading.Event()
+        self._lock = threading.Lock()
+        self._runner: Runner | None = None
+        self.summary = RunSummary(
+            machine=describe_machine(),
+            settings=self.settings,
+            created=datetime.now(UTC).astimezone().isoformat(timespec="seconds"),
+            tool={"name": "overhead-tui", "version": overhead_tui.__version__},
+            run_dir=str(self.run_dir),
+            sweep={
+                "sizes": list(self.sizes),
+                "budget_s": budget_s,
+                "dtype": settings.dtype,
+                "points": [],
+                "stopped": {},
+            },
+        )
+
+    @property
+    def names(self) -> list[str]:
+        """The swept scenarios' names, in order."""
+        return [s.name for s in self.specs]
+
+    @property
+    def cancelled(self) -> bool:
+        """True once :meth:`cancel` was called."""
+        return self._cancel.is_set()
+
+    def cancel(self) -> None:
+        """Stop the sweep: the running worker is killed, no further point starts."""
+        self._cancel.set()
+        with self._lock:
+            if self._runner is not None:
+                self._runner.cancel()
+
+    def events(self) -> Iterator[SweepEvent]:
+        """Run the sweep and yield its events (and the workers' ``ScenarioProgress``).
+
+        Raises:
+            OSError: the run directory cannot be written.
+        """
+        started = self.clock()
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        with open(self.run_dir / "events.jsonl", "a", encoding="utf-8") as log:
+            _log(log, {"event": "sweep_started", "sizes": self.sizes, "budget_s": self.budget_s})
+            self._save()
+            yield SweepStarted(self.summary)
+            try:
+                for index, spec in enumerate(self.specs):
+                    if self.cancelled:
+                        yield self._stop(
+                            spec.name, "cancelled", "not run: stopped by the user", log
+                        )
+                        continue
+                    share = fair_share_s(
+                        self.budget_s, self.clock() - started, len(self.specs) - index
+                    )
+                    yield from self._sweep_one(spec, index, share, log)
+            finally:
+                self.summary.finished = not self.cancelled
+                self.summary.wall_s = self.clock() - started
+                self._save()
+                _log(log, {"event": "sweep_finished", "cancelled": self.cancelled})
+        yield SweepFinished(self.summary, cancelled=self.cancelled)
+
+    def _sweep_one(
+        self, spec: ScenarioSpec, index: int, share_s: float, log: IO[str]
+    ) -> Iterator[SweepEvent]:
+        began = self.clock()
+        last: PointCost | None = None
+        for n in self.sizes:
+            if n > spec.max_size:
+                yield self._stop(
+                    spec.name, "max_size", f"n = {n} is above its maximum of {spec.max_size}", log
+                )
+                return
+            remaining = share_s - (self.clock() - began)
+            allowed, predicted = budget_allows(
+                last, n, remaining, self.settings.repeats, self.settings.min_sample_s
+            )
+            if not allowed:
+                why = (
+                    f"n = {n} would take about {predicted:.1f} s, {max(remaining, 0):.1f} s "
+                    "of its share left"
+                    if predicted is not None
+                    else f"its share of the budget ({share_s:.1f} s) is spent"
+                )
+                yield self._stop(spec.name, "budget", why, log)
+                return
+            _log(
+                log,
+                {
+                    "event": "point_started",
+                    "name": spec.name,
+                    "n": n,
+                    "predicted_s": predicted,
+                    "remaining_s": remaining,
+                },
+            )
+            yield PointStarted(spec.name, n, predicted, remaining, index, len(self.specs))
+            result = yield from self._run_point(spec, n)
+            if self.cancelled and result.status != "ok":
+                yield self._stop(spec.name, "cancelled", "stopped by the user", log)
+                return
+            point = point_record(result)
+            self.summary.sweep["points"].append(point)  # type: ignore[index]
+            self._keep(result)
+            self._save()
+            _log(log, {"event": "point", **point})
+            yield PointFinished(point, result)
+            if result.status != "ok" or result.median_s is None:
+                yield self._stop(spec.name, result.status, result.error or result.status, log)
+                return
+            last = PointCost(n, result.median_s, point_overhead_s(result))
+            if self.cancelled:
+                yield self._stop(spec.name, "cancelled", "stopped by the user", log)
+                return
+
+    def _run_point(self, spec: ScenarioSpec, n: int) -> Iterator[SweepEvent]:
+        """Run one point through a Runner; returns (via StopIteration) its result."""
+        settings = replace(self.settings, size=n, scenarios=[spec.name])
+        runner = Runner([spec], settings, self.run_dir / "points" / f"{spec.name}-{n}")
+        with self._lock:
+            self._runner = runner
+            if self.cancelled:
+                runner.cancel()
+        try:
+            for event in runner.events():
+                if isinstance(event, ScenarioProgress):
+                    yield event
+        finally:
+            with self._lock:
+                self._runner = None
+        if self.summary.machine.numpy_version is None:
+            self.summary.machine = runner.summary.machine  # with the worker's environment
+        return runner.summary.scenarios[0]
+
+    def _keep(self, result: ScenarioResult) -> None:
+        """Show a scenario in ``scenarios`` at its largest ok point (or its failed one)."""
+        scenarios = self.summary.scenarios
+        at = next((i for i, s in enumerate(scenarios) if s.name == result.name), None)
+        if at is None:
+            scenarios.append(result)
+            scenarios.sort(key=lambda s: (s.rung, s.name))
+        elif result.has_speed or not scenarios[at].has_speed:
+            scenarios[at] = result
+        compute_vs_dense(self.summary)
+
+    def _stop(self, name: str, reason: str, detail: str, log: IO[str]) -> ScenarioStopped:
+        self.summary.sweep["stopped"][name] = reason  # type: ignore[index]
+        self._save()
+        _log(log, {"event": "stopped", "name": name, "reason": reason, "detail": detail})
+        return ScenarioStopped(name, reason, detail)
+
+    def _save(self) -> None:
+        self.summary.save(self.run_dir / "summary.json")
+
+
+def _log(log: IO[str], event: dict[str, Any]) -> None:
+    log.write(json.dumps({"t": time.time(), **event}, sort_keys=True) + "\n")
+    log.flush()

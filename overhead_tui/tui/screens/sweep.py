@@ -1,0 +1,165 @@
+"""The Sweep screen: GFLOP/s against the matrix order n, log-log, one line per scenario.
+
+At small n the fixed cost of a call (the interpreter's, numpy's, BLAS's dispatch) dominates
+and every compiled rung climbs; at large n caches, memory bandwidth and BLAS threading steps
+shape the curves.  The numbers come from the summary's ``sweep`` (``overhead-tui sweep``).
+"""
+
+from __future__ import annotations
+
+import math
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.widgets import Footer, Header, Static
+
+from overhead_tui.engine.sweep import point_cell, sweep_rows
+from overhead_tui.model import RunSummary
+from overhead_tui.tui.screens.base import BaseScreen
+from overhead_tui.tui.widgets.loglog_plot import LogLogFigure, LogLogPlot, Series
+from overhead_tui.tui.widgets.too_small import TooSmall
+
+MARKERS: tuple[str, ...] = ("*", "+", "o", "x", "#", "%", "@", "=")
+"""Line characters of the series, in order: the curves stay apart without colour."""
+COLORS: tuple[tuple[str, str], ...] = (
+    ("red", "red"),
+    ("green", "green"),
+    ("cyan", "cyan"),
+    ("orange", "yellow"),  # plotext's "orange" is ANSI yellow (its "yellow" is not)
+    ("blue", "blue"),
+    ("magenta", "magenta"),
+)
+"""Line colours of the series, in order: (plotext name, Rich name) of the same ANSI colour."""
+MAX_X_TICKS = 10
+"""Most size ticks on the x axis (every k-th swept size beyond that)."""
+
+
+class SweepScreen(BaseScreen):
+    """The size sweep of a run: the plot on top, the scenario × n table under it."""
+
+    BINDINGS = [Binding("escape", "app.pop_screen", "Back")]
+    DEFAULT_CSS = """
+    SweepScreen LogLogPlot { height: 1fr; min-height: 10; }
+    SweepScreen #points { height: auto; max-height: 50%; padding: 0 1; }
+    SweepScreen.-narrow #points { padding: 0; }
+    SweepScreen #empty { padding: 1 2; }
+    SweepScreen.-too-narrow > *, SweepScreen.-too-short > * { display: none; }
+    SweepScreen.-too-narrow > #too-small, SweepScreen.-too-short > #too-small {
+        display: block;
+    }
+    """
+
+    def __init__(self, summary: RunSummary) -> None:
+        super().__init__()
+        self.summary = summary
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        if not self.summary.sweep:
+            yield Static(
+                "No size sweep in this run. Measure one with `overhead-tui sweep` "
+                "(see `overhead-tui sweep --help`).",
+                id="empty",
+            )
+        else:
+            yield LogLogPlot(id="plot")
+            with VerticalScroll(id="points"):
+                yield Static(self._table(), id="table")
+                yield Static(self._notes(), id="notes")
+        yield Footer()
+        yield TooSmall()
+
+    def on_mount(self) -> None:
+        if self.summary.sweep:
+            plot = self.query_one(LogLogPlot)
+            plot.show(self.figure())
+            self._size_ticks(plot)
+
+    def _size_ticks(self, plot: LogLogPlot) -> None:
+        """Ticks at the swept sizes instead of decades (n spans only two or three)."""
+        ticks = size_ticks(sorted({n for r in sweep_rows(self.summary) for n in r.curve()[0]}))
+        if ticks is not None:
+            positions, labels, limits = ticks
+            plot.plt.xticks(positions, labels)
+            plot.plt.xlim(*limits)
+
+    def legend(self) -> dict[str, tuple[str, tuple[str, str]]]:
+        """Line character and colour (plotext, Rich) of each scenario with an ok point, in
+        sweep order.
+
+        The table under the plot is the legend (marker, then name): plotext's own legend box
+        would cover the curves on a small terminal."""
+        drawn = [r.scenario for r in sweep_rows(self.summary) if r.curve()[0]]
+        return {
+            name: (MARKERS[i % len(MARKERS)], COLORS[i % len(COLORS)])
+            for i, name in enumerate(drawn)
+        }
+
+    def figure(self) -> LogLogFigure:
+        """The plot: one line series per scenario with an ok point, drawn with its legend
+        character and colour (see :meth:`legend`)."""
+        sweep = self.summary.sweep or {}
+        legend = self.legend()
+        series = []
+        for row in sweep_rows(self.summary):
+            if row.scenario in legend:
+                x, y = row.curve()
+                marker, color = legend[row.scenario]
+                series.append(Series("", x, y, line=True, marker=marker, color=color[0]))
+        return LogLogFigure(
+            title=f"GFLOP/s against n, log-log ({sweep.get('dtype', '')}, "
+            f"budget {sweep.get('budget_s', 0):g} s); lines: see the table",
+            xlabel="n (matrix order)",
+            ylabel="GFLOP/s",
+            series=series,
+        )
+
+    def _table(self) -> Table:
+        """Scenarios × sizes (GFLOP/s), narrow enough for 80 columns with eight sizes; the
+        first column is the plot's legend."""
+        sweep = self.summary.sweep or {}
+        sizes: list[int] = list(sweep.get("sizes", []))
+        rows = sweep_rows(self.summary)
+        legend = self.legend()
+        table = Table(
+            header_style="bold", box=None, padding=(0, 1), collapse_padding=True, pad_edge=False
+        )
+        table.add_column("scenario", no_wrap=True)
+        for n in sizes:
+            table.add_column(str(n), justify="right", no_wrap=True)
+        for row in rows:
+            marker, (_, color) = legend.get(row.scenario, (" ", ("", "default")))
+            name = Text.assemble((marker, f"bold {color}"), " ", row.scenario)
+            table.add_row(name, *(point_cell(row.points.get(n), "!") for n in sizes))
+        return table
+
+    def _notes(self) -> Text:
+        """Why scenarios stopped early, and what the table's marks mean."""
+        stopped = [f"{r.scenario} ({r.stopped})" for r in sweep_rows(self.summary) if r.stopped]
+        notes = [
+            "GFLOP/s by n",
+            "stopped early: " + ", ".join(stopped) if stopped else "every scenario ran every size",
+            "! unstable timing",
+            "— not run",
+        ]
+        return Text(" · ".join(notes), style="italic")
+
+
+def size_ticks(
+    sizes: list[int],
+) -> tuple[list[float], list[str], tuple[float, float]] | None:
+    """x ticks of the plot at the swept sizes: (log10 positions, labels, x limits with a 4 %
+    margin); at most ``MAX_X_TICKS`` (every k-th size); None for fewer than two sizes."""
+    if len(sizes) < 2:
+        return None
+    shown = sizes[:: math.ceil(len(sizes) / MAX_X_TICKS)]
+    low, high = math.log10(sizes[0]), math.log10(sizes[-1])
+    margin = (high - low) * 0.04
+    return (
+        [math.log10(n) for n in shown],
+        [str(n) for n in shown],
+        (low - margin, high + margin),
+    )

@@ -1,0 +1,46 @@
+"""SVG snapshots of the Sweep screen from a recorded sweep (pytest-textual-snapshot).
+
+``tests/fixtures/sweep_summary.json`` is a real ``overhead-tui sweep`` (default scenarios and
+sizes) on the reference machine.  Regenerate after an intended change with
+``pytest tests/snapshots --snapshot-update`` and look at the SVGs before committing them.
+"""
+
+from __future__ import annotations
+
+from importlib.metadata import version
+
+import pytest
+
+from overhead_tui.model import RunSummary
+from overhead_tui.tui.app import OverheadApp
+from overhead_tui.tui.screens.sweep import SweepScreen
+from tests.conftest import FIXTURES
+from tests.snapshots.test_screens import SNAPSHOT_VERSIONS
+
+SWEEP_SUMMARY = FIXTURES / "sweep_summary.json"
+
+pytestmark = [
+    pytest.mark.snapshot,
+    pytest.mark.skipif(
+        any(version(p) != v for p, v in SNAPSHOT_VERSIONS.items()),
+        reason=f"snapshots were recorded with {SNAPSHOT_VERSIONS}",
+    ),
+]
+
+
+def _summary() -> RunSummary:
+    summary = RunSummary.load(SWEEP_SUMMARY)
+    summary.run_dir = "/tmp/overhead-tui/runs/sweep"
+    return summary
+
+
+@pytest.mark.parametrize(
+    "size", [(120, 40), (80, 24), (50, 12)], ids=["120x40", "80x24", "too-small"]
+)
+def test_sweep_screen(snap_compare, size):
+    summary = _summary()
+
+    async def show(pilot):
+        await pilot.app.push_screen(SweepScreen(summary))
+
+    assert snap_compare(OverheadApp(summary=summary), run_before=show, terminal_size=size)
