@@ -209,19 +209,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def show_in_app(summary: RunSummary) -> None:
-    """Open the app on ``summary`` with the Sweep screen on top (escape: the ladder)."""
-    from overhead_tui.tui import app as app_module
-    from overhead_tui.tui.screens.sweep import SweepScreen
+    """Open the app on ``summary``: a summary with a sweep opens on the Sweep screen."""
+    from overhead_tui.commands.app import check_settings
+    from overhead_tui.tui.app import OverheadApp
 
-    class SweepApp(app_module.OverheadApp):
-        # a relative CSS_PATH would resolve against this module: name the app's own file
-        CSS_PATH = Path(app_module.__file__).with_name("app.tcss")
-
-        def on_ready(self) -> None:
-            if not isinstance(self.screen, SweepScreen):  # the app may push it itself
-                self.push_screen(SweepScreen(summary))
-
-    SweepApp(summary=summary).run()
+    OverheadApp(summary=summary, check_settings=check_settings).run()
 
 
 def render_sweep_table(summary: RunSummary) -> str:

@@ -37,6 +37,7 @@ from overhead_tui.tui.screens.modals import ExportScreen, HelpScreen, SettingsSc
 from overhead_tui.tui.screens.paper import PaperScreen
 from overhead_tui.tui.screens.roofline import RooflineScreen
 from overhead_tui.tui.screens.scenario import ScenarioScreen
+from overhead_tui.tui.screens.sweep import SweepScreen
 from overhead_tui.tui.screens.waterfall import WaterfallScreen
 
 EXPORT_FILES: tuple[tuple[str, str], ...] = (
@@ -70,6 +71,7 @@ class OverheadApp(App[None]):
         Binding("p", "profile", "Profile"),
         Binding("l", "roofline", "Roofline"),
         Binding("m", "machines", "Machines", show=False),
+        Binding("s", "sweep", "Sweep", show=False),
         Binding("y", "paper", "Paper", show=False),
         Binding("c", "capabilities", "Profilers", show=False),
         Binding("question_mark", "help", "Help", key_display="?"),
@@ -116,6 +118,8 @@ class OverheadApp(App[None]):
         if self.saved is None:
             self.ladder.reset(self._planned(), finished=False)
         self.push_screen(LadderScreen(self.ladder, self.clock))
+        if self.saved is not None and self.saved.sweep:
+            self.push_screen(SweepScreen(self.saved))
         if self.discovery_error and self.saved is None:
             self.notify(self.discovery_error, severity="error", timeout=10)
         elif self.autorun:
@@ -314,6 +318,10 @@ class OverheadApp(App[None]):
         """Compare this machine and the rungs with reference hardware; the tile calculator."""
         self.push_screen(MachinesScreen(self.ladder.summary))
 
+    def action_sweep(self) -> None:
+        """Show the run's size sweep (GFLOP/s against n), if it has one."""
+        self.push_screen(SweepScreen(self.ladder.summary))
+
     def action_waterfall(self) -> None:
         """Show the waterfall of the current run."""
         self.push_screen(WaterfallScreen(self.ladder.summary))
@@ -362,6 +370,7 @@ class OverheadApp(App[None]):
             "Reference hardware (A100, H100, EPYC …) and the tile calculator",
             self.action_machines,
         )
+        yield SystemCommand("Sweep", "GFLOP/s against n (overhead-tui sweep)", self.action_sweep)
         yield SystemCommand("Help", "Keys and vocabulary", self.action_help)
         for row in self.ladder.ordered():
             yield SystemCommand(  # palette text is markup: names and titles are escaped

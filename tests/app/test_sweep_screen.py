@@ -29,8 +29,7 @@ async def test_plot_and_table_show_every_point_and_escape_goes_back():
     points = summary.sweep["points"]
     app = OverheadApp(summary=summary)
     async with app.run_test(size=(120, 40)) as pilot:
-        await app.push_screen(SweepScreen(summary))
-        await pilot.pause()
+        await pilot.pause()  # a summary with a sweep opens on the Sweep screen
         screen = app.screen
         assert isinstance(screen, SweepScreen)
         figure = screen.figure()

@@ -172,6 +172,7 @@ numpy; an invalid result never shows a speed.
 | `c` | which profiler backends work here, and how to fix the others |
 | `l` | roofline: each rung's GFLOP/s against its arithmetic intensity and the ceilings |
 | `m` | machines: this machine's limits beside reference hardware; the tile calculator |
+| `s` | size sweep: GFLOP/s against n (runs saved by `overhead-tui sweep`) |
 | `y` | the published ladder (Leiserson et al. 2020) beside this run's |
 | `ctrl+p` | command palette (every action, and "open scenario …") |
 | `escape` | back |
