@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import signal
 import subprocess
 import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import FrameType
 
 from overhead_tui.discovery import SUPPORTED_DTYPES, ScenarioSpec, discover, select
 from overhead_tui.engine.inputs import available_memory_bytes, estimated_bytes
@@ -259,3 +263,34 @@ def check_python(python: str) -> None:
 def stderr_is_tty() -> bool:
     """True when progress may be drawn on stderr."""
     return sys.stderr.isatty()
+
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+"""Signals that stop a run or sweep gracefully (finished results are kept)."""
+
+
+@contextlib.contextmanager
+def stop_on_signals(note: Callable[[str], None], cancel: Callable[[], None]) -> Iterator[None]:
+    """While inside, Ctrl-C, SIGTERM or SIGHUP call ``cancel`` once (a second one forces).
+
+    The first signal prints a note and restores the previous handlers, so a second Ctrl-C
+    interrupts at once; the handlers are restored on exit in any case.
+    """
+    previous = {sig: signal.getsignal(sig) for sig in STOP_SIGNALS}
+
+    def restore() -> None:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+    def on_stop(signum: int, frame: FrameType | None) -> None:
+        name = signal.Signals(signum).name
+        note(f"interrupted ({name}): stopping the running worker (Ctrl-C again to force)")
+        restore()
+        cancel()
+
+    for sig in STOP_SIGNALS:
+        signal.signal(sig, on_stop)
+    try:
+        yield
+    finally:
+        restore()

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import signal
 import sys
 from pathlib import Path
-from types import FrameType
 from typing import Any, TextIO
 
 from overhead_tui.commands.common import (
@@ -15,6 +13,7 @@ from overhead_tui.commands.common import (
     plan,
     prepare_run_dir,
     stderr_is_tty,
+    stop_on_signals,
 )
 from overhead_tui.discovery import ScenarioSpec
 from overhead_tui.engine.events import (
@@ -75,27 +74,12 @@ def run(args: argparse.Namespace) -> int:
     run_dir = prepare_run_dir(args.out)
     runner = Runner(specs, settings, run_dir)
     progress = Progress(sys.stderr, live=stderr_is_tty())
-    stopping = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-    previous = {sig: signal.getsignal(sig) for sig in stopping}
-
-    def on_stop(signum: int, frame: FrameType | None) -> None:
-        name = signal.Signals(signum).name
-        progress.note(f"interrupted ({name}): stopping the running worker (Ctrl-C again to force)")
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-        runner.cancel()
-
-    for sig in stopping:
-        signal.signal(sig, on_stop)
-    try:
-        summary = runner.summary
+    summary = runner.summary
+    with stop_on_signals(progress.note, runner.cancel):
         for event in runner.events():
             progress.show(event)
             if isinstance(event, RunFinished):
                 summary = event.summary
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
     if args.profile and not runner.cancelled:
         profile_all(summary, specs, tuple(args.profile), progress)
         summary.save(run_dir / "summary.json")

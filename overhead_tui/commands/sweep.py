@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import signal
 import sys
 from pathlib import Path
-from types import FrameType
 from typing import Any, TextIO
 
 from overhead_tui.commands.common import (
@@ -18,6 +16,7 @@ from overhead_tui.commands.common import (
     positive_int,
     prepare_run_dir,
     stderr_is_tty,
+    stop_on_signals,
 )
 from overhead_tui.commands.run import EXIT_INTERRUPTED, Progress
 from overhead_tui.discovery import SUPPORTED_DTYPES, ScenarioSpec, discover, select
@@ -177,24 +176,9 @@ def run(args: argparse.Namespace) -> int:
         f"sweeping {', '.join(sweep.names)} at n = {', '.join(map(str, sweep.sizes))} "
         f"within {args.budget:g} s ({settings.dtype})"
     )
-    stopping = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-    previous = {sig: signal.getsignal(sig) for sig in stopping}
-
-    def on_stop(signum: int, frame: FrameType | None) -> None:
-        name = signal.Signals(signum).name
-        progress.note(f"interrupted ({name}): stopping the running worker (Ctrl-C again to force)")
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-        sweep.cancel()
-
-    for sig in stopping:
-        signal.signal(sig, on_stop)
-    try:
+    with stop_on_signals(progress.note, sweep.cancel):
         for event in sweep.events():
             progress.show(event)
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
     summary = sweep.summary
     print(render_sweep_table(summary))
     progress.note(f"run directory: {run_dir}")

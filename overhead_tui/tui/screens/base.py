@@ -12,5 +12,10 @@ from overhead_tui.tui.widgets.too_small import BREAKPOINTS_HEIGHT, BREAKPOINTS_W
 class BaseScreen(Screen[None]):
     """A screen that hides its content below the minimum terminal size (see ``TooSmall``)."""
 
+    DEFAULT_CSS = """
+    BaseScreen.-too-narrow > *, BaseScreen.-too-short > * { display: none; }
+    BaseScreen.-too-narrow > #too-small, BaseScreen.-too-short > #too-small { display: block; }
+    """
+
     HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = BREAKPOINTS_WIDTH
     VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = BREAKPOINTS_HEIGHT

@@ -20,10 +20,6 @@ class CapabilitiesScreen(BaseScreen):
     BINDINGS = [Binding("escape", "app.pop_screen", "Back")]
     DEFAULT_CSS = """
     CapabilitiesScreen #body { padding: 1 2; }
-    CapabilitiesScreen.-too-narrow > *, CapabilitiesScreen.-too-short > * { display: none; }
-    CapabilitiesScreen.-too-narrow > #too-small, CapabilitiesScreen.-too-short > #too-small {
-        display: block;
-    }
     """
 
     def __init__(self, capabilities: dict[str, Capability]) -> None:

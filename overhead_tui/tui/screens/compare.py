@@ -41,10 +41,6 @@ class CompareScreen(BaseScreen):
     CompareScreen #rows { height: 1fr; }
     CompareScreen #detail { padding: 0 1; height: auto; background: $boost; }
     CompareScreen #facts { padding: 0 1; height: auto; max-height: 30%; }
-    CompareScreen.-too-narrow > *, CompareScreen.-too-short > * { display: none; }
-    CompareScreen.-too-narrow > #too-small, CompareScreen.-too-short > #too-small {
-        display: block;
-    }
     """
 
     def __init__(self, comparison: Comparison) -> None:

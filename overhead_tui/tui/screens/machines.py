@@ -38,10 +38,6 @@ class MachinesScreen(BaseScreen):
     MachinesScreen #tile-row { height: 3; margin-top: 1; }
     MachinesScreen #tile-row Label { padding: 1 1 0 0; }
     MachinesScreen #tile { width: 16; }
-    MachinesScreen.-too-narrow > *, MachinesScreen.-too-short > * { display: none; }
-    MachinesScreen.-too-narrow > #too-small, MachinesScreen.-too-short > #too-small {
-        display: block;
-    }
     """
 
     def __init__(self, summary: RunSummary) -> None:

@@ -21,10 +21,6 @@ class PaperScreen(BaseScreen):
     BINDINGS = [Binding("escape", "app.pop_screen", "Back")]
     DEFAULT_CSS = """
     PaperScreen #body { padding: 0 1; }
-    PaperScreen.-too-narrow > *, PaperScreen.-too-short > * { display: none; }
-    PaperScreen.-too-narrow > #too-small, PaperScreen.-too-short > #too-small {
-        display: block;
-    }
     """
 
     def __init__(self, summary: RunSummary) -> None:

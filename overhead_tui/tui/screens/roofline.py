@@ -55,10 +55,6 @@ class RooflineScreen(BaseScreen):
     DEFAULT_CSS = """
     RooflineScreen #plot { height: 2fr; min-height: 10; }
     RooflineScreen #points { height: 1fr; padding: 0 1; }
-    RooflineScreen.-too-narrow > *, RooflineScreen.-too-short > * { display: none; }
-    RooflineScreen.-too-narrow > #too-small, RooflineScreen.-too-short > #too-small {
-        display: block;
-    }
     """
 
     def __init__(self, summary: RunSummary) -> None:

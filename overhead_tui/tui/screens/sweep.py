@@ -46,10 +46,6 @@ class SweepScreen(BaseScreen):
     SweepScreen #points { height: auto; max-height: 50%; padding: 0 1; }
     SweepScreen.-narrow #points { padding: 0; }
     SweepScreen #empty { padding: 1 2; }
-    SweepScreen.-too-narrow > *, SweepScreen.-too-short > * { display: none; }
-    SweepScreen.-too-narrow > #too-small, SweepScreen.-too-short > #too-small {
-        display: block;
-    }
     """
 
     def __init__(self, summary: RunSummary) -> None:
