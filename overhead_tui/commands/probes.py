@@ -36,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
     python = args.python or sys.executable
     results = load_probes(python, refresh=args.refresh, progress=progress)
     print(f"interpreter: {python}")
-    print(f"{'probe':<18} {'value':>10}  {'unit':<12} {'spread':>8}  layer")
+    print(f"{'probe':<18} {'value':>10}  {'unit':<12} {'spread':>8} {'procs':>5}  layer")
     failed = 0
     for result in results.values():
         if result.value is None:
@@ -51,13 +51,14 @@ def run(args: argparse.Namespace) -> int:
         note = "  (≤ 0: below the resolution; counted as 0)" if result.value <= 0 else ""
         print(
             f"{result.name:<18} {fmt_number(result.value):>10}  {result.unit:<12} "
-            f"{spread:>6}{flag}  {result.layer}{note}"
+            f"{spread:>6}{flag} {len(result.samples):>5}  {result.layer}{note}"
         )
         for key, value in sorted(result.details.items()):
             if isinstance(value, (int, float)) and key != "within_process_spread":
                 print(f"{'':<20}{key} = {fmt_number(float(value))}")
     print(
-        f"value = median over {PROCESSES} worker processes; spread = (max − min) / median of "
-        f"them; ! marks a spread ≥ {SPREAD_WARN:.0%} (a shared VM: compare ratios in one run)"
+        "value = median over the probe's worker processes (procs); spread = (max − min) / "
+        f"median of them; ! marks a spread ≥ {SPREAD_WARN:.0%} (a shared VM: compare ratios "
+        "in one run)"
     )
     return 1 if failed else 0
