@@ -8,7 +8,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from overhead_tui.commands.common import check_export_paths
 from overhead_tui.cpu import read_cpu_model
+from overhead_tui.errors import UsageError
 from overhead_tui.format import fmt_number
 from overhead_tui.limits import machine_limits
 from overhead_tui.probes import load_probes
@@ -29,7 +31,13 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print the machine model and limits."""
+    """Print the machine model and limits.
+
+    Raises:
+        UsageError: ``--json`` names a folder, or a file that cannot be written (checked
+            before anything is measured).
+    """
+    check_export_paths([args.json])
     cpu = read_cpu_model()
     probes = {
         k: v.__dict__
@@ -78,6 +86,10 @@ def run(args: argparse.Namespace) -> int:
         f" all cores {fmt_number(bandwidth['all_cores'])} GB/s"
     )
     if args.json:
-        args.json.write_text(json.dumps(limits, indent=2, sort_keys=True) + "\n")
+        try:
+            args.json.parent.mkdir(parents=True, exist_ok=True)
+            args.json.write_text(json.dumps(limits, indent=2, sort_keys=True) + "\n")
+        except OSError as exc:
+            raise UsageError(f"cannot write {args.json}: {exc.strerror or exc}") from None
         print(f"wrote {args.json}", file=sys.stderr)
     return 0

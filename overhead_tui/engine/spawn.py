@@ -55,10 +55,16 @@ def worker_command(python: str, spec: dict[str, Any]) -> list[str]:
 
 
 def worker_env() -> dict[str, str]:
-    """The environment for a worker: this package importable from any interpreter."""
+    """The environment for a worker: this very package importable from any interpreter.
+
+    ``python -m`` puts the current directory first on ``sys.path``, so a folder holding another
+    checkout (or anything named ``overhead_tui``) would shadow this package in the worker;
+    ``PYTHONSAFEPATH=1`` (Python ≥ 3.11) keeps it off, and ``PYTHONPATH`` names our copy.
+    """
     env = dict(os.environ)
     parent = str(Path(overhead_tui.__file__).resolve().parent.parent)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [parent, env.get("PYTHONPATH")]))
+    env["PYTHONSAFEPATH"] = "1"
     return env
 
 

@@ -125,6 +125,8 @@ def test_full_builtin_ladder_at_a_tiny_size(cli, tmp_path):
         (["run", "--python", "/no/such/python"], "no such executable"),
         (["list", "--scenarios-dir", FIXTURES / "broken_layer"], "unknown layer(s) gremlins"),
         (["run", "--json", "/tmp/x.txt", "--scenario", "nope"], "unknown scenario"),
+        (["machine", "--json", FIXTURES], "is a folder"),
+        (["machine", "--json", FIXTURES / "recorded_summary.json" / "m.json"], "not a folder"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(cli, args, message):
@@ -423,3 +425,24 @@ def test_run_with_probes_writes_breakdowns_and_waterfall(tmp_path):
     assert any(b["opname"] == "BINARY_OP_MULTIPLY_FLOAT" for b in hoisted.bytecode)
     report = (tmp_path / "r.md").read_text()
     assert "## Breakdown" in report and "## Waterfall" in report
+
+
+def test_workers_use_this_package_not_one_in_the_current_folder(tmp_path):
+    shadow = tmp_path / "overhead_tui"  # e.g. another checkout, or a stray folder
+    (shadow / "engine").mkdir(parents=True)
+    (shadow / "__init__.py").write_text("")
+    (shadow / "engine" / "__init__.py").write_text("")
+    (shadow / "engine" / "worker.py").write_text("raise SystemExit('the wrong worker ran')\n")
+    out = tmp_path / "run"
+    proc = subprocess.run(
+        # the installed command, as a user runs it (``python -m`` would shadow the parent too)
+        [os.path.join(os.path.dirname(sys.executable), "overhead-tui"), "run"]
+        + ["--scenario", "numpy_matmul", *FAST, "--out", str(out)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=False,
+        stdin=subprocess.DEVNULL,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert RunSummary.load(out).scenario("numpy_matmul").status == "ok"
