@@ -110,14 +110,16 @@ def machine_limits(
         "max": max_clock_ghz(),
         "measured": _probe(probes, "clock"),
     }
+    bandwidth = {
+        "one_core": _probe(probes, "stream_triad", "one_thread_gbs"),
+        "all_cores": _probe(probes, "stream_triad"),
+    }
     limits: dict[str, Any] = {
         "effective_cores": effective,
         "cgroup_cpu_quota": quota,
         "clock_ghz": clock,
-        "bandwidth_gbs": {
-            "one_core": _probe(probes, "stream_triad", "one_thread_gbs"),
-            "all_cores": _probe(probes, "stream_triad"),
-        },
+        "bandwidth_gbs": bandwidth,
+        "limit_warnings": bandwidth_warnings(bandwidth),
     }
     cores = None
     if cpu is not None:
@@ -138,6 +140,23 @@ def machine_limits(
     return limits
 
 
+def bandwidth_warnings(bandwidth: dict[str, float | None]) -> list[str]:
+    """Implausible bandwidth readings: all cores below one core means a disturbed measurement."""
+    one, every = bandwidth.get("one_core"), bandwidth.get("all_cores")
+    if one and every and every < one:
+        return [
+            f"all-core bandwidth ({every:.3g} GB/s) is below one core's ({one:.3g} GB/s): "
+            "other load disturbed the measurement; the roofline uses the higher one; "
+            "re-measure with `overhead-tui probes --refresh`"
+        ]
+    return []
+
+
+def roofline_bandwidth(bandwidth: dict[str, float | None]) -> float | None:
+    """The bandwidth ceiling (GB/s): the best of the one-core and all-core STREAM triads."""
+    return max((v for v in bandwidth.values() if v), default=None)
+
+
 def max_clock_ghz(path: Path = CPUFREQ_MAX) -> float | None:
     """The maximum clock the kernel reports (cpufreq ``cpuinfo_max_freq``, kHz → GHz), or None.
 
@@ -154,7 +173,7 @@ def apply_limits(summary: RunSummary, cpu: CpuModel | None) -> None:
     limits = machine_limits(cpu, summary.probes, summary)
     summary.machine.set_limits(limits)
     peak = limits["peak_gflops"].get(summary.settings.dtype, {}).get("measured")
-    bandwidth = limits["bandwidth_gbs"]["all_cores"]
+    bandwidth = roofline_bandwidth(limits["bandwidth_gbs"])
     for result in summary.scenarios:
         _roofline(result, peak, bandwidth)
 

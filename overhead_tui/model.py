@@ -98,6 +98,8 @@ class MachineInfo:
     (GFLOP/s); ratio = measured / theoretical at the measured clock."""
     bandwidth_gbs: dict[str, float | None] = field(default_factory=dict)
     """{one_core, all_cores}: STREAM triad (GB/s)."""
+    limit_warnings: list[str] = field(default_factory=list)
+    """Implausible measured limits (e.g. all-core bandwidth below one core's), as text."""
 
     @property
     def limits(self) -> dict[str, Any]:
@@ -126,6 +128,7 @@ LIMIT_FIELDS: tuple[str, ...] = (
     "clock_ghz",
     "peak_gflops",
     "bandwidth_gbs",
+    "limit_warnings",
 )
 """Fields of :class:`MachineInfo` filled by ``limits.machine_limits``."""
 

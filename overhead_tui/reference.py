@@ -36,53 +36,99 @@ def user_reference_path() -> Path:
     return config / "reference_hardware.toml"
 
 
+KNOWN_KEYS = frozenset({"name", "kind", "source", "note", *PEAK_FIELDS, "bandwidth_gbs"})
+"""Keys a ``[[machines]]`` table may have; any other is reported (a misspelt figure)."""
+
+
 def _check(machines: Any, origin: str) -> list[dict[str, Any]]:
     if not isinstance(machines, list):
         raise ReferenceError(f"{origin}: [[machines]] must be an array of tables")
     for i, machine in enumerate(machines):
         if not isinstance(machine, dict):
             raise ReferenceError(f"{origin}: machines[{i}] is not a table")
+        where = f"{origin}: machines[{i}]" + (
+            f" ({machine['name']})" if isinstance(machine.get("name"), str) else ""
+        )
+        unknown = sorted(set(machine) - KNOWN_KEYS)
+        if unknown:
+            raise ReferenceError(
+                f"{where}: unknown key {unknown[0]!r} (known: {', '.join(sorted(KNOWN_KEYS))})"
+            )
         for key in ("name", "kind", "source"):
             if not isinstance(machine.get(key), str) or not machine[key]:
-                raise ReferenceError(f"{origin}: machines[{i}]: missing {key}")
+                raise ReferenceError(f"{where}: missing {key}")
         figures = [k for k in (*PEAK_FIELDS, "bandwidth_gbs") if k in machine]
-        if not figures or any(
-            not isinstance(machine[k], (int, float)) or machine[k] <= 0 for k in figures
-        ):
+        if not figures:
             raise ReferenceError(
-                f"{origin}: machines[{i}] ({machine['name']}): needs positive numeric figures"
+                f"{where}: needs at least one of {', '.join(PEAK_FIELDS)}, bandwidth_gbs"
             )
+        for key in figures:
+            value = machine[key]
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+                raise ReferenceError(f"{where}: {key} must be a positive number, got {value!r}")
     return machines
+
+
+def load_shipped() -> list[dict[str, Any]]:
+    """The machines shipped with the package (``data/reference_hardware.toml``).
+
+    Raises:
+        ReferenceError: the shipped file is malformed (a packaging bug).
+    """
+    text = (
+        resources.files("overhead_tui").joinpath("data/reference_hardware.toml").read_text("utf-8")
+    )
+    return _check(tomllib.loads(text).get("machines", []), "reference_hardware.toml")
+
+
+def load_user_file(path: Path) -> list[dict[str, Any]]:
+    """A user's ``[[machines]]`` file.
+
+    Raises:
+        ReferenceError: unreadable, not TOML, or an entry with a missing field, an unknown key
+            or a non-positive figure (the message names the file, the entry and the field).
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ReferenceError(f"{path}: {getattr(exc, 'strerror', None) or exc}") from None
+    try:
+        return _check(tomllib.loads(text).get("machines", []), str(path))
+    except tomllib.TOMLDecodeError as exc:
+        raise ReferenceError(f"{path}: not valid TOML ({exc})") from None
 
 
 def load_reference(user_file: Path | None = None) -> list[dict[str, Any]]:
     """The reference machines: the shipped file, then the user's (same name → replaced).
 
     Args:
-        user_file: an extra TOML file of ``[[machines]]`` (default :func:`user_reference_path`;
-            a missing file is fine).
+        user_file: an extra TOML file of ``[[machines]]`` (default: ``$OVERHEAD_TUI_REFERENCE``
+            or, if that is unset, the user config file, which may be absent).
 
     Raises:
-        ReferenceError: an entry misses a required field, has a non-positive figure, or the
-            user file is not TOML (the message names the file and the entry).
+        ReferenceError: either file is malformed, or ``user_file`` / the file named by
+            ``$OVERHEAD_TUI_REFERENCE`` does not exist.
     """
-    text = (
-        resources.files("overhead_tui").joinpath("data/reference_hardware.toml").read_text("utf-8")
-    )
-    machines = _check(tomllib.loads(text).get("machines", []), "reference_hardware.toml")
+    machines = load_shipped()
     path = user_file or user_reference_path()
-    try:
-        user_text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    optional = user_file is None and not os.environ.get(USER_FILE_ENV)
+    if optional and not path.exists():
         return machines
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ReferenceError(f"{path}: {exc}") from None
-    try:
-        extra = _check(tomllib.loads(user_text).get("machines", []), str(path))
-    except tomllib.TOMLDecodeError as exc:
-        raise ReferenceError(f"{path}: not valid TOML ({exc})") from None
+    if not path.exists():
+        named = "" if user_file else f"${USER_FILE_ENV} names "
+        raise ReferenceError(f"{named}{path}, which does not exist")
+    extra = load_user_file(path)
     names = {m["name"] for m in extra}
     return [m for m in machines if m["name"] not in names] + extra
+
+
+def reference_machines() -> tuple[list[dict[str, Any]], str | None]:
+    """(machines, problem): like :func:`load_reference`, but a broken user file costs only its
+    own entries — the shipped machines are returned with the problem as text."""
+    try:
+        return load_reference(), None
+    except ReferenceError as exc:
+        return load_shipped(), f"{exc} — showing the shipped machines only"
 
 
 def peak_of(machine: dict[str, Any], dtype: str) -> float | None:

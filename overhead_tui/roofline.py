@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from overhead_tui.limits import arithmetic_intensity
+from overhead_tui.limits import arithmetic_intensity, roofline_bandwidth
 from overhead_tui.model import RunSummary
 
 
@@ -109,7 +109,7 @@ def ceilings(summary: RunSummary) -> list[Ceiling]:
 def roofline(summary: RunSummary) -> Roofline:
     """The run's roofline: ceilings, bandwidth and a point per ok rung with its intensity."""
     found = ceilings(summary)
-    bandwidth = summary.machine.bandwidth_gbs.get("all_cores")
+    bandwidth = roofline_bandwidth(summary.machine.bandwidth_gbs)
     peak = max((c.gflops for c in found), default=None)
     ridge = ridge_point(peak, bandwidth)
     points = []

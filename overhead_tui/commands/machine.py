@@ -85,6 +85,8 @@ def run(args: argparse.Namespace) -> int:
         f"memory bandwidth (STREAM triad): one core {fmt_number(bandwidth['one_core'])} GB/s,"
         f" all cores {fmt_number(bandwidth['all_cores'])} GB/s"
     )
+    for warning in limits["limit_warnings"]:
+        print(f"warning: {warning}")
     if args.json:
         try:
             args.json.parent.mkdir(parents=True, exist_ok=True)

@@ -16,7 +16,7 @@ from overhead_tui.format import (
 from overhead_tui.layers import LAYERS, SHORT_LABELS, layer_label
 from overhead_tui.model import RunSummary
 from overhead_tui.paper import compare, load_table
-from overhead_tui.reference import load_reference, times_below
+from overhead_tui.reference import reference_machines, times_below
 from overhead_tui.roofline import roofline
 
 
@@ -92,6 +92,7 @@ class MarkdownExporter(Exporter):
             f"{fmt_number(model.ridge_point)} flop/B",
             "- Ceilings: "
             + "; ".join(f"{c.label} {fmt_gflops(c.gflops)} GFLOP/s" for c in model.ceilings),
+            *(f"- Warning: {w}" for w in machine.limit_warnings),
             "",
             "| # | scenario | n | intensity (flop/B) | GFLOP/s | attainable | of attainable "
             "| % of peak | roof |",
@@ -120,7 +121,8 @@ class MarkdownExporter(Exporter):
             for r in (summary.scenario("python_naive"), summary.dense)
             if r is not None and r.has_speed and r.gflops
         ]
-        machines = [m for m in load_reference() if times_below(1.0, m, dtype)]
+        available, problem = reference_machines()
+        machines = [m for m in available if times_below(1.0, m, dtype)]
         if not rungs or not machines:
             return []
         key = "fp64_gflops" if dtype == "float64" else "fp32_gflops"
@@ -133,6 +135,8 @@ class MarkdownExporter(Exporter):
             + " |",
             "|---|---:|" + "---:|" * len(rungs),
         ]
+        if problem:
+            lines[3:3] = [f"Note: {problem}.", ""]
         for m in machines:
             cells = [fmt_ratio(times_below(r.gflops or 0.0, m, dtype)) for r in rungs]
             lines.append(

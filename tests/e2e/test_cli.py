@@ -434,10 +434,10 @@ def test_workers_use_this_package_not_one_in_the_current_folder(tmp_path):
     (shadow / "engine" / "__init__.py").write_text("")
     (shadow / "engine" / "worker.py").write_text("raise SystemExit('the wrong worker ran')\n")
     out = tmp_path / "run"
+    # the installed command, as a user runs it (``python -m`` would shadow the parent too)
+    command = os.path.join(os.path.dirname(sys.executable), "overhead-tui")
     proc = subprocess.run(
-        # the installed command, as a user runs it (``python -m`` would shadow the parent too)
-        [os.path.join(os.path.dirname(sys.executable), "overhead-tui"), "run"]
-        + ["--scenario", "numpy_matmul", *FAST, "--out", str(out)],
+        [command, "run", "--scenario", "numpy_matmul", *FAST, "--out", str(out)],
         capture_output=True,
         text=True,
         cwd=tmp_path,

@@ -74,13 +74,13 @@ def test_reference_hardware_file_is_valid_and_compares():
     from overhead_tui.reference import load_reference, times_below
 
     machines = {m["name"]: m for m in load_reference()}
-    assert machines["NVIDIA A100 SXM 80GB"]["fp32_gflops"] == 19500
+    assert machines["NVIDIA A100 80GB PCIe"]["fp32_gflops"] == 19500
     assert machines["AMD EPYC 9965"]["fp32_gflops"] == pytest.approx(192 * 64 * 3.35, rel=0.001)
     assert machines["Intel Xeon 6980P"]["fp16_amx_gflops"] == pytest.approx(
         128 * 1024 * 3.2,
         rel=0.002,  # 419.4 rounded to 419 in the source
     )
-    assert times_below(19.5, machines["NVIDIA A100 SXM 80GB"], "float32") == pytest.approx(1000)
+    assert times_below(19.5, machines["NVIDIA A100 80GB PCIe"], "float32") == pytest.approx(1000)
     assert times_below(1.0, machines["NVIDIA B200"], "float64") is None  # no FP64 figure given
 
 
@@ -119,3 +119,14 @@ def test_theoretical_peak_counts_only_the_effective_cores(monkeypatch):
     limits = machine_limits(_cpu("zen4-epyc-2vcpu.txt"), {"clock": {"value": 2.0}})
     assert limits["cgroup_cpu_quota"] == 1.5 and limits["effective_cores"] == 1.5
     assert limits["peak_gflops"]["float64"]["theoretical"] == pytest.approx(1.5 * 16 * 2.0)
+
+
+def test_all_core_bandwidth_below_one_core_is_flagged_and_the_roofline_uses_the_higher():
+    from overhead_tui.limits import roofline_bandwidth
+
+    probes = {"stream_triad": {"value": 21.8, "details": {"one_thread_gbs": 29.9}}}
+    limits = machine_limits(_cpu("zen4-epyc-2vcpu.txt"), probes)
+    assert "below one core's" in limits["limit_warnings"][0]
+    assert roofline_bandwidth(limits["bandwidth_gbs"]) == 29.9
+    probes["stream_triad"]["value"] = 39.0
+    assert machine_limits(None, probes)["limit_warnings"] == []

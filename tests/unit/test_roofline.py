@@ -20,7 +20,7 @@ from tests.conftest import RECORDED_SUMMARY_V3
 def _summary(peak=100.0, bandwidth=25.0):
     summary = RunSummary.load(RECORDED_SUMMARY_V3)
     summary.machine.peak_gflops["float64"].update(measured=peak, measured_by="test", one_core=50.0)
-    summary.machine.bandwidth_gbs["all_cores"] = bandwidth
+    summary.machine.bandwidth_gbs.update(all_cores=bandwidth, one_core=bandwidth / 2)
     summary.probes["scalar_fma"] = {"value": 1.0}
     return summary
 
@@ -79,16 +79,24 @@ def test_user_reference_file_extends_and_replaces(tmp_path):
     )
     machines = {m["name"]: m for m in load_reference(user)}
     assert machines["AMD EPYC 9965"]["fp64_gflops"] == 1 and "Box" in machines
-    assert "NVIDIA A100 SXM 80GB" in machines
-    assert len(load_reference(tmp_path / "missing.toml")) == len(machines) - 1
+    assert "NVIDIA A100 80GB PCIe" in machines
+    with pytest.raises(ReferenceError, match="does not exist"):
+        load_reference(tmp_path / "missing.toml")
 
 
 @pytest.mark.parametrize(
     ("text", "message"),
     [
         ("[[machines]\nname=", "not valid TOML"),
-        ('[[machines]]\nname = "x"\nkind = "cpu"\nsource = "s"\n', "needs positive"),
-        ('[[machines]]\nname = "x"\nkind = "cpu"\nsource = "s"\nfp32_gflops = "a"\n', "numeric"),
+        ('[[machines]]\nname = "x"\nkind = "cpu"\nsource = "s"\n', "needs at least one of"),
+        (
+            '[[machines]]\nname = "x"\nkind = "cpu"\nsource = "s"\nfp32_gflops = "a"\n',
+            "fp32_gflops must be a positive number, got 'a'",
+        ),
+        (
+            '[[machines]]\nname = "x"\nkind = "cpu"\nsource = "s"\nfp64_gflop = 1\n',
+            "unknown key 'fp64_gflop'",
+        ),
         ('[[machines]]\nkind = "cpu"\nsource = "s"\nfp32_gflops = 1\n', "missing name"),
     ],
 )
@@ -98,3 +106,20 @@ def test_bad_user_reference_file_names_the_problem(tmp_path, text, message):
     with pytest.raises(ReferenceError, match=message) as info:
         load_reference(user)
     assert str(user) in str(info.value)
+
+
+def test_a_broken_user_file_keeps_the_shipped_machines(tmp_path, monkeypatch):
+    from overhead_tui.export import export
+    from overhead_tui.reference import reference_machines
+
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[[machines]\n")
+    monkeypatch.setenv("OVERHEAD_TUI_REFERENCE", str(bad))
+    machines, problem = reference_machines()
+    assert "NVIDIA A100 80GB PCIe" in {m["name"] for m in machines}
+    assert "not valid TOML" in problem and str(bad) in problem
+    report = export(RunSummary.load(RECORDED_SUMMARY_V3), tmp_path / "r.md", "markdown")
+    text = report.read_text()
+    assert "not valid TOML" in text and "| NVIDIA A100 80GB PCIe |" in text
+    monkeypatch.setenv("OVERHEAD_TUI_REFERENCE", str(tmp_path / "typo.toml"))
+    assert "does not exist" in reference_machines()[1]

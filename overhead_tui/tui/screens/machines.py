@@ -10,12 +10,12 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Footer, Header, Input, Label, Static
 
 from overhead_tui.format import fmt_gflops, fmt_number, fmt_ratio
+from overhead_tui.limits import roofline_bandwidth
 from overhead_tui.model import RunSummary
 from overhead_tui.reference import (
-    ReferenceError,
-    load_reference,
     machine_ridge_point,
     peak_of,
+    reference_machines,
     tile_table,
     times_below,
     user_reference_path,
@@ -44,11 +44,7 @@ class MachinesScreen(BaseScreen):
         super().__init__()
         self.summary = summary
         self.dtype = summary.settings.dtype
-        self.error: str | None = None
-        try:
-            self.machines = load_reference()
-        except ReferenceError as exc:
-            self.machines, self.error = [], str(exc)
+        self.machines, self.error = reference_machines()
 
     @property
     def own_peak(self) -> float | None:
@@ -58,7 +54,7 @@ class MachinesScreen(BaseScreen):
     @property
     def own_ridge(self) -> float | None:
         """This machine's ridge point: measured peak / measured bandwidth (flops/byte)."""
-        return ridge_point(self.own_peak, self.summary.machine.bandwidth_gbs.get("all_cores"))
+        return ridge_point(self.own_peak, roofline_bandwidth(self.summary.machine.bandwidth_gbs))
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -68,7 +64,7 @@ class MachinesScreen(BaseScreen):
                 yield Static(f"[b]Reference file error:[/] {self.error}", id="reference-error")
             yield Static(self._reference(), id="reference")
             with Horizontal(id="tile-row"):
-                yield Label("Tile order T:")
+                yield Label("Tile order T (type a number):")
                 yield Input(str(DEFAULT_TILE), type="integer", id="tile", max_length=6)
             yield Static(id="tiles")
         yield Footer()
@@ -76,6 +72,7 @@ class MachinesScreen(BaseScreen):
 
     def on_mount(self) -> None:
         self._show_tiles(DEFAULT_TILE)
+        self.query_one("#tile", Input).focus()  # type a tile order straight away
 
     def on_input_changed(self, event: Input.Changed) -> None:
         try:
@@ -100,8 +97,9 @@ class MachinesScreen(BaseScreen):
             f"{fmt_number(m.effective_cores)} effective cores. {self.dtype}: theoretical "
             f"{peak.get('formula', '—')}; measured {fmt_gflops(peak.get('measured'))} GFLOP/s "
             f"({peak.get('measured_by') or '—'}); memory "
-            f"{fmt_number(m.bandwidth_gbs.get('all_cores'))} GB/s; ridge point "
+            f"{fmt_number(roofline_bandwidth(m.bandwidth_gbs))} GB/s; ridge point "
             f"{fmt_number(self.own_ridge)} flop/B."
+            + "".join(f"\nWarning: {w}" for w in m.limit_warnings)
         )
 
     def _reference(self) -> Table:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from rich.table import Table
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -10,41 +12,76 @@ from textual.widgets import Footer, Header, Static
 
 from overhead_tui.format import fmt_gflops, fmt_number, fmt_percent
 from overhead_tui.model import RunSummary
-from overhead_tui.roofline import Roofline, roofline
+from overhead_tui.roofline import Roofline, RooflinePoint, roofline
 from overhead_tui.tui.screens.base import BaseScreen
 from overhead_tui.tui.widgets.loglog_plot import LogLogFigure, LogLogPlot, PointLabel, Series
 from overhead_tui.tui.widgets.too_small import TooSmall
 
-CEILING_COLORS = ("orange", "cyan", "green")
-"""plotext colours of the compute ceilings, lowest first."""
+CEILING_STYLES = ((":", "orange"), ("+", "cyan"), ("=", "green"))
+"""(plotext marker, colour) of the compute ceilings, lowest first: the character tells them
+apart without colour."""
+SAME_SPOT = 1.25
+"""Points at the same intensity whose GFLOP/s differ by less than this factor share a label."""
+
+
+def _x_range(model: Roofline) -> tuple[float, float]:
+    """Intensities to draw: every point and every ceiling's ridge, with a margin."""
+    xs = [p.intensity for p in model.points] or [1.0]
+    ridges = [c.gflops / model.bandwidth_gbs for c in model.ceilings if model.bandwidth_gbs]
+    return min([*xs, *ridges]) / 4, max([*xs, *ridges]) * 4
+
+
+def _point_labels(model: Roofline) -> list[PointLabel]:
+    """One label per spot: rungs that would overwrite each other are joined ("7,9,10")."""
+    groups: list[list[RooflinePoint]] = []
+    for point in sorted(model.points, key=lambda p: (p.intensity, p.gflops)):
+        last = groups[-1][-1] if groups else None
+        if (
+            last is not None
+            and math.isclose(last.intensity, point.intensity)
+            and point.gflops < last.gflops * SAME_SPOT
+        ):
+            groups[-1].append(point)
+        else:
+            groups.append([point])
+    return [
+        PointLabel(",".join(str(p.rung) for p in g), g[0].intensity, g[0].gflops) for g in groups
+    ]
+
+
+def ceiling_legend(model: Roofline) -> str:
+    """The plot's legend as text (marker, ceiling, GFLOP/s), shown under the plot."""
+    parts = [
+        f"{marker} {c.label} {fmt_gflops(c.gflops)} GFLOP/s ({c.measured_by})"
+        for c, (marker, _) in zip(model.ceilings, CEILING_STYLES, strict=False)
+    ]
+    if model.bandwidth_gbs:
+        parts.append(f"slope: memory {fmt_number(model.bandwidth_gbs)} GB/s")
+    if model.ridge_point:
+        parts.append(f"ridge point {fmt_number(model.ridge_point)} flop/B")
+    return " · ".join(parts) + " · numbers: rungs"
 
 
 def roofline_figure(model: Roofline) -> LogLogFigure:
-    """The plot: a line per ceiling (bandwidth slope capped by the peak) and labelled points."""
-    xs = [p.intensity for p in model.points] or [1.0]
-    ys = [p.gflops for p in model.points]
-    low_x, high_x = min(xs) / 2, max(xs) * 2
-    if model.ridge_point:
-        high_x = max(high_x, model.ridge_point * 2)
+    """The plot: each compute ceiling capped by the bandwidth slope, and numbered points."""
+    low_x, high_x = _x_range(model)
     series = []
-    for ceiling, color in zip(model.ceilings, CEILING_COLORS, strict=False):
+    for ceiling, (marker, color) in zip(model.ceilings, CEILING_STYLES, strict=False):
         top = ceiling.gflops
         if model.bandwidth_gbs:  # each compute roof meets the bandwidth slope at its own ridge
-            ridge = min(high_x, max(low_x, top / model.bandwidth_gbs))
-            x = [low_x, ridge, high_x]
+            x = [low_x, top / model.bandwidth_gbs, high_x]
             y = [min(top, v * model.bandwidth_gbs) for v in x]
         else:
             x, y = [low_x, high_x], [top, top]
-        series.append(Series(f"{ceiling.label} {fmt_gflops(top)}", x, y, line=True, color=color))
-    series.append(Series("rungs (numbers: rung)", xs, ys, marker="●", color="white"))
-    labels = [PointLabel(str(p.rung), p.intensity, p.gflops) for p in model.points]
-    bandwidth = f"memory {fmt_number(model.bandwidth_gbs)} GB/s" if model.bandwidth_gbs else ""
+        series.append(Series(None, x, y, line=True, marker=marker, color=color))
+    xs = [p.intensity for p in model.points]
+    series.append(Series(None, xs, [p.gflops for p in model.points], marker="●", color="white"))
     return LogLogFigure(
-        title=f"Roofline ({model.dtype}) {bandwidth}",
+        title=f"Roofline ({model.dtype})",
         xlabel="arithmetic intensity (flop/byte, minimum traffic)",
         ylabel="GFLOP/s",
         series=series,
-        labels=labels,
+        labels=_point_labels(model),
     )
 
 
@@ -77,20 +114,15 @@ class RooflineScreen(BaseScreen):
             self.query_one(LogLogPlot).show(roofline_figure(self.model))
 
     def _table(self) -> Table:
-        ridge = self.model.ridge_point
         table = Table(
             box=None,
             padding=(0, 1),
             title=(
-                "no measured ceilings in this summary (saved before the limits were measured, "
-                "or run without probes)"
-                if not self.model.ceilings
-                else "ceilings: "
-            )
-            + "; ".join(
-                f"{c.label} {fmt_gflops(c.gflops)} ({c.measured_by})" for c in self.model.ceilings
-            )
-            + (f"; ridge point {fmt_number(ridge)} flop/B" if ridge else ""),
+                ceiling_legend(self.model)
+                if self.model.ceilings
+                else "no measured ceilings in this summary (saved before the limits were "
+                "measured, or run without probes)"
+            ),
             title_justify="left",
             caption="intensity = 2n³ flops / 3n²·itemsize bytes; attainable = min(peak, "
             "intensity × bandwidth)",

@@ -21,7 +21,8 @@ from overhead_tui.format import fmt_number
 class Series:
     """One named set of points (x, y > 0; others are dropped) drawn as markers or a line."""
 
-    label: str
+    label: str | None
+    """Legend text; None keeps the series out of plotext's legend (explained elsewhere)."""
     x: Sequence[float]
     y: Sequence[float]
     line: bool = False
