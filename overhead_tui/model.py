@@ -318,6 +318,8 @@ class RunSummary:
         """
         path = Path(path)
         if path.is_dir():
+            if not (path / "summary.json").exists():
+                raise SummaryError(f"{path} is not a run directory (no summary.json in it)")
             path = path / "summary.json"
         try:
             text = path.read_text(encoding="utf-8")

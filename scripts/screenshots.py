@@ -6,16 +6,22 @@ Usage: python scripts/screenshots.py  (or `make screenshots`)
 from __future__ import annotations
 
 import asyncio
+import os
 from pathlib import Path
 
 from overhead_tui.model import RunSummary
 from overhead_tui.tui.app import OverheadApp
 
 ROOT = Path(__file__).resolve().parent.parent
-RECORDED = ROOT / "tests" / "fixtures" / "recorded_summary.json"
+FIXTURES = ROOT / "tests" / "fixtures"
+RECORDED = FIXTURES / "recorded_summary.json"
+RECORDED_V3 = FIXTURES / "recorded_summary_v3.json"
+SWEEP = FIXTURES / "sweep_summary.json"
 OUT = ROOT / "screenshots"
 
-SHOTS: list[tuple[str, tuple[int, int], list[str]]] = [
+SHOTS: list[
+    tuple[str, tuple[int, int], list[str]] | tuple[str, tuple[int, int], list[str], Path]
+] = [
     ("ladder-120x40", (120, 40), []),
     ("ladder-80x24", (80, 24), []),
     ("ladder-160x48", (160, 48), []),
@@ -32,12 +38,15 @@ SHOTS: list[tuple[str, tuple[int, int], list[str]]] = [
     ("export", (100, 30), ["e"]),
     ("help", (100, 32), ["question_mark"]),
     ("too-small", (50, 12), []),
+    ("roofline", (120, 40), ["l"], RECORDED_V3),
+    ("machines", (110, 44), ["m"], RECORDED_V3),
+    ("sweep", (120, 40), [], SWEEP),
 ]
-"""(file name, terminal size, keys pressed before the screenshot)."""
+"""(file name, terminal size, keys pressed before the screenshot[, summary shown])."""
 
 
-async def shoot(name: str, size: tuple[int, int], keys: list[str]) -> Path:
-    summary = RunSummary.load(RECORDED)
+async def shoot(name: str, size: tuple[int, int], keys: list[str], source: Path = RECORDED) -> Path:
+    summary = RunSummary.load(source)
     summary.run_dir = "/tmp/overhead-tui/runs/recorded"
     app = OverheadApp(summary=summary)
     async with app.run_test(size=size) as pilot:
@@ -49,8 +58,23 @@ async def shoot(name: str, size: tuple[int, int], keys: list[str]) -> Path:
 
 async def main() -> None:
     OUT.mkdir(exist_ok=True)
-    for name, size, keys in SHOTS:
-        print(await shoot(name, size, keys))
+    os.environ["OVERHEAD_TUI_REFERENCE"] = "/nonexistent/reference_hardware.toml"  # shipped only
+    for name, size, keys, *source in SHOTS:
+        print(await shoot(name, size, keys, *source))
+    print(await shoot_compare())
+
+
+async def shoot_compare() -> Path:
+    """The Compare screen: the recorded v2 run against the recorded v3 run."""
+    from overhead_tui.compare import compare_runs
+    from overhead_tui.tui.screens.compare import compare_app
+
+    a, b = RunSummary.load(RECORDED), RunSummary.load(RECORDED_V3)
+    app = compare_app(compare_runs(a, b), a)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause(0.2)
+        path = app.save_screenshot(filename="compare.svg", path=str(OUT))
+    return Path(path)
 
 
 if __name__ == "__main__":

@@ -226,6 +226,9 @@ def test_open_corrupt_or_foreign_summary_is_one_line(cli, tmp_path):
     proc = cli("open", tmp_path / "nothing-here")
     assert proc.returncode == 2 and "cannot read" in proc.stderr
     assert "Traceback" not in proc.stderr
+    (tmp_path / "empty").mkdir()
+    proc = cli("open", tmp_path / "empty")
+    assert proc.returncode == 2 and "is not a run directory (no summary.json" in proc.stderr
 
 
 def test_app_without_a_terminal_says_what_to_do(cli):
