@@ -21,7 +21,11 @@ is 0.1); four or more on each side can.
 
 Runs from different machines, interpreters (``--python``), dtypes or sizes compare cleanly:
 the facts that differ are listed in :attr:`Comparison.differences`, and a rung measured at a
-different matrix order n in the two runs is compared per flop (time / 2n³).
+different matrix order n in the two runs is compared per flop (time / 2n³).  A machine fact
+only one run recorded (e.g. numba's version, recorded only when a numba rung ran) is not a
+difference: it is listed in :attr:`Comparison.recorded_only`.  A size sweep (``overhead-tui
+sweep``) compares through its ``scenarios``, each rung at its largest measured n (or at the
+failed point that ended it); :func:`run_notes` says so, and says when A and B are the same run.
 
 No UI imports here: the command line and the *Compare* screen both render a
 :class:`Comparison`.
@@ -31,7 +35,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from operator import attrgetter
 from typing import NamedTuple
 
 from overhead_tui.format import fmt_number, fmt_seconds
@@ -65,14 +68,24 @@ COMPARED_FACTS: tuple[str, ...] = (
     "settings.repeats",
     "settings.min_sample_s",
     "settings.seed",
+    "sweep.sizes",
+    "sweep.budget_s",
+    "finished",
 )
-"""Machine facts and settings listed when they differ, as dotted paths into the summary."""
+"""Machine facts and settings listed when they differ, as dotted paths into the summary
+(``sweep.*`` into its ``sweep`` dict; ``finished``: False when the run was interrupted)."""
 
 NONE_MEANS: dict[str, str] = {
     "settings.size": "each scenario's own",
     "settings.python": "the interpreter running overhead-tui",
+    "sweep.sizes": "not a sweep",
+    "sweep.budget_s": "not a sweep",
 }
 """How a ``None`` setting reads (any other ``None`` shows as ``—``)."""
+SWEEP_SIZE = "swept"
+"""How ``settings.size`` reads for a size sweep (its ``None`` there is not one size per rung)."""
+SWEEP_NOTE = "each rung at its largest measured n (or at the failed point that ended it)"
+"""What a sweep's ``scenarios`` hold, as said in the header of a comparison."""
 
 COMPARE_HEADERS: tuple[str, ...] = ("scenario", "A median", "B median", "B/A", "p", "verdict")
 """Columns of the comparison table shared by the command line and the *Compare* screen
@@ -149,6 +162,8 @@ class Comparison:
     """Scenarios present in both runs, in run A's order."""
     differences: list[SettingDifference]
     """Machine facts and settings that differ (see :data:`COMPARED_FACTS`)."""
+    recorded_only: list[SettingDifference] = field(default_factory=list)
+    """Machine facts one run did not record (None there): not differences."""
     only_in_a: list[str] = field(default_factory=list)
     """Names of scenarios only run A has."""
     only_in_b: list[str] = field(default_factory=list)
@@ -156,6 +171,11 @@ class Comparison:
     label_a: str = "A"
     """How run A is named to the user (e.g. its path)."""
     label_b: str = "B"
+    sweep_a: bool = False
+    """Run A is a size sweep (its summary has ``sweep``)."""
+    sweep_b: bool = False
+    same_run: bool = False
+    """A and B are the same run (identical content, e.g. one file given twice)."""
 
 
 def compare_runs(
@@ -188,11 +208,15 @@ def compare_runs(
     return Comparison(
         rows=rows,
         differences=setting_differences(a, b),
+        recorded_only=recorded_only(a, b),
         only_in_a=[s.name for s in a.scenarios if s.name not in by_name_b],
         only_in_b=[s.name for s in b.scenarios if s.name not in by_name_a],
         alpha=alpha,
         label_a=labels[0],
         label_b=labels[1],
+        sweep_a=a.sweep is not None,
+        sweep_b=b.sweep is not None,
+        same_run=a.dumps() == b.dumps(),
     )
 
 
@@ -253,14 +277,37 @@ def rank_test(samples_a: list[float], samples_b: list[float]) -> tuple[float, fl
     return float(result.statistic), p_value
 
 
+def fact_value(summary: RunSummary, path: str) -> object:
+    """The value at dotted ``path`` in ``summary`` (attributes, then dict keys), or None
+    where a part is missing (e.g. ``sweep.sizes`` of a run that is not a sweep)."""
+    value: object = summary
+    for part in path.split("."):
+        value = value.get(part) if isinstance(value, dict) else getattr(value, part, None)
+        if value is None:
+            return None
+    return value
+
+
+def _unrecorded(path: str, value_a: object, value_b: object) -> bool:
+    """A machine fact one side did not record (None there, a value on the other)."""
+    return path.startswith("machine.") and (value_a is None) != (value_b is None)
+
+
+def _differing_facts(a: RunSummary, b: RunSummary) -> list[SettingDifference]:
+    pairs = ((path, fact_value(a, path), fact_value(b, path)) for path in COMPARED_FACTS)
+    return [SettingDifference(*pair) for pair in pairs if pair[1] != pair[2]]
+
+
 def setting_differences(a: RunSummary, b: RunSummary) -> list[SettingDifference]:
-    """The machine facts and settings of :data:`COMPARED_FACTS` whose values differ."""
-    differences = []
-    for path in COMPARED_FACTS:
-        value_a, value_b = attrgetter(path)(a), attrgetter(path)(b)
-        if value_a != value_b:
-            differences.append(SettingDifference(path, value_a, value_b))
-    return differences
+    """The machine facts and settings of :data:`COMPARED_FACTS` whose values differ; a
+    machine fact only one run recorded is not one (see :func:`recorded_only`)."""
+    return [d for d in _differing_facts(a, b) if not _unrecorded(*d)]
+
+
+def recorded_only(a: RunSummary, b: RunSummary) -> list[SettingDifference]:
+    """Machine facts of :data:`COMPARED_FACTS` that one run recorded and the other did not
+    (None there), e.g. numba's version, recorded only when a numba rung ran."""
+    return [d for d in _differing_facts(a, b) if _unrecorded(*d)]
 
 
 def _time_per_unit(result: ScenarioResult, per_flop: bool) -> float:
@@ -315,12 +362,20 @@ def fmt_p_value(p_value: float | None) -> str:
     return "<0.001" if p_value < 0.001 else f"{p_value:.3f}"
 
 
-def fact_text(path: str, value: object) -> str:
-    """How a setting or machine fact reads (``None`` as :data:`NONE_MEANS` says, or ``—``)."""
+def fact_text(path: str, value: object, sweep: bool = False) -> str:
+    """How a setting or machine fact reads: ``None`` as :data:`NONE_MEANS` says (or ``—``;
+    ``settings.size`` of a ``sweep`` as :data:`SWEEP_SIZE`), booleans as yes / no, lists
+    comma-separated, floats with three significant digits."""
     if value is None:
+        if sweep and path == "settings.size":
+            return SWEEP_SIZE
         return NONE_MEANS.get(path, "—")
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     if isinstance(value, float):
         return fmt_number(value)
+    if isinstance(value, list):
+        return ", ".join(map(str, value))
     return str(value)
 
 
@@ -361,7 +416,39 @@ def detail_text(row: RungComparison) -> str:
 
 def difference_lines(comparison: Comparison) -> list[str]:
     """``settings.dtype: float64 (A) → float32 (B)`` for each difference."""
+    c = comparison
     return [
-        f"{d.field}: {fact_text(d.field, d.value_a)} (A) → {fact_text(d.field, d.value_b)} (B)"
-        for d in comparison.differences
+        f"{d.field}: {fact_text(d.field, d.value_a, c.sweep_a)} (A) → "
+        f"{fact_text(d.field, d.value_b, c.sweep_b)} (B)"
+        for d in c.differences
     ]
+
+
+def run_notes(comparison: Comparison) -> list[str]:
+    """Lines for the header: which run is a size sweep, and whether A and B are one run."""
+    c = comparison
+    lines = []
+    if c.same_run:
+        lines.append("note: A and B are the same run (identical summaries)")
+    if c.sweep_a and c.sweep_b:
+        lines.append(f"A and B are size sweeps: {SWEEP_NOTE}")
+    elif c.sweep_a or c.sweep_b:
+        lines.append(f"{'A' if c.sweep_a else 'B'} is a size sweep: {SWEEP_NOTE}")
+    return lines
+
+
+def facts_lines(comparison: Comparison) -> list[str]:
+    """The text under the table: settings that differ (or ``none``), machine facts recorded
+    in one run only, the rungs only one run has."""
+    c = comparison
+    differences = difference_lines(c)
+    lines = ["settings that differ:" if differences else "settings that differ: none"]
+    lines += [f"  {line}" for line in differences]
+    for d in c.recorded_only:
+        side, value = ("A", d.value_a) if d.value_b is None else ("B", d.value_b)
+        lines.append(f"recorded only in {side}: {d.field} = {fact_text(d.field, value)}")
+    if c.only_in_a:
+        lines.append(f"only in A: {', '.join(c.only_in_a)}")
+    if c.only_in_b:
+        lines.append(f"only in B: {', '.join(c.only_in_b)}")
+    return lines

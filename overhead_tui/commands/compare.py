@@ -12,7 +12,8 @@ from overhead_tui.compare import (
     Comparison,
     compare_runs,
     comparison_cells,
-    difference_lines,
+    facts_lines,
+    run_notes,
 )
 from overhead_tui.model import RunSummary
 
@@ -69,23 +70,19 @@ def run(args: argparse.Namespace) -> int:
 
 
 def render_comparison(comparison: Comparison) -> str:
-    """The comparison as plain text: legend, table, differences, rungs only in one run."""
+    """The comparison as plain text: runs (sweeps, the same run), legend, table, differences,
+    facts recorded in one run only, rungs only in one run."""
     lines = [
         f"A: {comparison.label_a}",
         f"B: {comparison.label_b}",
+        *run_notes(comparison),
         f"B/A above 1: B is slower; significant when p < {comparison.alpha:g} "
         "(two-sided Mann-Whitney U on the samples)",
         "",
         *render_table(comparison),
         "",
+        *facts_lines(comparison),
     ]
-    differences = difference_lines(comparison)
-    lines.append("settings that differ:" if differences else "settings that differ: none")
-    lines.extend(f"  {line}" for line in differences)
-    if comparison.only_in_a:
-        lines.append(f"only in A: {', '.join(comparison.only_in_a)}")
-    if comparison.only_in_b:
-        lines.append(f"only in B: {', '.join(comparison.only_in_b)}")
     return "\n".join(lines)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -20,7 +21,7 @@ from overhead_tui.commands.common import (
 )
 from overhead_tui.commands.run import EXIT_INTERRUPTED, Progress
 from overhead_tui.discovery import SUPPORTED_DTYPES, ScenarioSpec, discover, select
-from overhead_tui.engine.events import ScenarioProgress
+from overhead_tui.engine.events import ProbeStarted, ScenarioProgress
 from overhead_tui.engine.sweep import (
     DEFAULT_BUDGET_S,
     DEFAULT_SCENARIOS,
@@ -67,7 +68,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "within a time budget split among the scenarios: a scenario stops when its next size "
         "would not fit (time per call grows as n³), or at its first failed point. Prints a "
         "line per point and a scenario × n table; saves summary.json (top-level 'sweep') "
-        "after every point.",
+        "after every point, with the machine's measured limits from the probes (cached per "
+        "machine; measured first when missing, outside the budget).",
     )
     parser.add_argument(
         "--scenario",
@@ -121,6 +123,11 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "--python", metavar="PATH", help="interpreter for the workers (default: this one)"
     )
     parser.add_argument(
+        "--no-probes",
+        action="store_true",
+        help="skip the probes: no measured clock, peaks or bandwidth in the summary",
+    )
+    parser.add_argument(
         "--out",
         type=Path,
         metavar="DIR",
@@ -134,6 +141,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def plan_sweep(args: argparse.Namespace) -> tuple[list[ScenarioSpec], Settings]:
     """Select the scenarios and check sizes and interpreter before anything runs.
+
+    Sizes above a scenario's maximum are allowed (the sweep stops it there with
+    ``max_size``) as long as one size fits.
 
     Raises:
         UsageError: unknown scenario, broken scenario file, no size within a scenario's
@@ -152,17 +162,36 @@ def plan_sweep(args: argparse.Namespace) -> tuple[list[ScenarioSpec], Settings]:
         python=args.python,
         scenarios=[s.name for s in specs],
         scenarios_dirs=[str(d) for d in args.scenarios_dir],
-        probes=False,
+        probes=not args.no_probes,
     )
     for spec in specs:
-        fitting = [n for n in args.sizes if n <= spec.max_size]
-        # the largest size that will run must fit in memory; with none fitting, the
-        # smallest one gives check_sizes' "above the maximum" message
-        size = max(fitting) if fitting else min(args.sizes)
-        check_sizes([spec], Settings(size=size, dtype=args.dtype))
+        check_sweep_sizes(spec, args.sizes, args.dtype, chosen=spec.name in args.scenario)
     if settings.python is not None:
         check_python(settings.python)
     return specs, settings
+
+
+def check_sweep_sizes(spec: ScenarioSpec, sizes: Sequence[int], dtype: str, chosen: bool) -> None:
+    """Check that some size in ``sizes`` fits ``spec`` and the largest such fits in memory.
+
+    ``chosen``: the user named the scenario with ``--scenario`` (the fix says to drop it).
+
+    Raises:
+        UsageError: every size is above the scenario's maximum, or the largest size within
+            it needs more memory than is available.
+    """
+    fitting = [n for n in sizes if n <= spec.max_size]
+    if not fitting:
+        without = (
+            f"drop --scenario {spec.name}"
+            if chosen
+            else f"choose scenarios without {spec.name} (--scenario NAME ...)"
+        )
+        raise UsageError(
+            f"{spec.name}'s maximum is {spec.max_size}; every size in --sizes is larger; "
+            f"fix: add a size of {spec.max_size} or less to --sizes or {without}"
+        )
+    check_sizes([spec], Settings(size=max(fitting), dtype=dtype))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -236,8 +265,10 @@ class SweepProgress(Progress):
         self._point = ""
 
     def show(self, event: SweepEvent) -> None:  # type: ignore[override]
-        """Render one sweep event."""
-        if isinstance(event, PointStarted):
+        """Render one sweep event (probes as ``run`` shows them)."""
+        if isinstance(event, ProbeStarted):
+            super().show(event)
+        elif isinstance(event, PointStarted):
             self._point = f"[{event.index + 1}/{event.total}] {event.scenario} n={event.n}"
             guess = f" (about {event.predicted_s:.1f} s)" if event.predicted_s else ""
             self._live(f"{self._point}: starting{guess}")

@@ -3,8 +3,16 @@
 Each (scenario, n) point is one ordinary :class:`~overhead_tui.engine.runner.Runner` run of
 that one scenario with ``Settings(size=n)``: its own worker process, timed, validated, with its
 own run folder ``points/<scenario>-<n>/`` inside the sweep's run directory.  Sizes go up in
-increasing order.  The sweep's ``summary.json`` (``RunSummary.sweep``, and per scenario the
-result at its largest measured n in ``scenarios``) is rewritten atomically after every point.
+increasing order.  The sweep's ``summary.json`` (``RunSummary.sweep``, and per scenario its
+last point in ``scenarios``: the largest measured n, or the failed point that ended it) is
+rewritten atomically after every point.
+
+**The machine's limits.**  Like ``run``, a sweep first loads the probes (the per-machine cache,
+or measured now when it is stale, yielding ``ProbeStarted``) unless ``settings.probes`` is
+False, stores them in ``summary.probes`` and applies :func:`overhead_tui.limits.apply_limits`
+(clock, peaks, bandwidth in ``machine``; arithmetic intensity and % of peak per rung).  The
+probes are not charged to the budget.  The points themselves run without probes: no model
+breakdowns per point.
 
 **Budget.**  The total budget (s) is split fairly: each scenario, when it starts, gets the
 unspent budget divided by the scenarios still to run (so time a fast scenario leaves over goes
@@ -22,7 +30,9 @@ The budget logic is pure functions (:func:`predict_point_s`, :func:`budget_allow
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -32,14 +42,18 @@ from pathlib import Path
 from typing import IO, Any
 
 import overhead_tui
+from overhead_tui.cpu import read_cpu_model
 from overhead_tui.discovery import ScenarioSpec
-from overhead_tui.engine.events import ScenarioProgress
+from overhead_tui.engine.events import ProbeStarted, ScenarioProgress
 from overhead_tui.engine.results import compute_vs_dense
 from overhead_tui.engine.runner import Runner
 from overhead_tui.engine.timing import calibrate_loops
+from overhead_tui.errors import UsageError
 from overhead_tui.format import fmt_gflops
+from overhead_tui.limits import apply_limits
 from overhead_tui.machine import describe_machine
-from overhead_tui.model import RunSummary, ScenarioResult, Settings
+from overhead_tui.model import MachineInfo, RunSummary, ScenarioResult, Settings
+from overhead_tui.probes import cache_key, discover_probes, measure_probe, read_cache, write_cache
 
 DEFAULT_SIZES: tuple[int, ...] = (8, 16, 32, 64, 128, 256, 512, 1024)
 """Matrix orders of a sweep when ``--sizes`` is not given (powers of two)."""
@@ -198,7 +212,13 @@ class SweepFinished:
 
 
 SweepEvent = (
-    SweepStarted | PointStarted | ScenarioProgress | PointFinished | ScenarioStopped | SweepFinished
+    SweepStarted
+    | ProbeStarted
+    | PointStarted
+    | ScenarioProgress
+    | PointFinished
+    | ScenarioStopped
+    | SweepFinished
 )
 
 
@@ -274,7 +294,8 @@ class Sweep:
         sizes: matrix orders (ascending; sizes above a scenario's maximum end its sweep).
         budget_s: total time budget (s), split fairly (see the module docstring).
         settings: dtype, repeats, min_sample_s, seed, timeout_s, python for every point
-            (``size`` is set per point; probes are never measured).
+            (``size`` is set per point); ``probes`` / ``refresh_probes``: load (or
+            re-measure) the probes once, before the budget starts, for the machine's limits.
         run_dir: the sweep's run directory (``summary.json``, ``events.jsonl``, ``points/``).
         clock: monotonic clock (s); injectable for tests.
 
@@ -294,14 +315,13 @@ class Sweep:
         self.specs = list(specs)
         self.sizes = sorted(set(sizes))
         self.budget_s = budget_s
-        self.settings = replace(
-            settings, size=None, probes=False, refresh_probes=False, scenarios=self.names
-        )
+        self.settings = replace(settings, size=None, scenarios=self.names)
         self.run_dir = Path(run_dir)
         self.clock = clock
         self._cancel = threading.Event()
         self._lock = threading.Lock()
         self._runner: Runner | None = None
+        self.cpu = read_cpu_model()
         self.summary = RunSummary(
             machine=describe_machine(),
             settings=self.settings,
@@ -335,7 +355,9 @@ class Sweep:
                 self._runner.cancel()
 
     def events(self) -> Iterator[SweepEvent]:
-        """Run the sweep and yield its events (and the workers' ``ScenarioProgress``).
+        """Run the sweep and yield its events (``ProbeStarted`` while probes are measured,
+        the workers' ``ScenarioProgress``).  ``summary.wall_s`` (s) includes the probes; the
+        budget starts after them.
 
         Raises:
             OSError: the run directory cannot be written.
@@ -347,6 +369,10 @@ class Sweep:
             self._save()
             yield SweepStarted(self.summary)
             try:
+                yield from self._load_probes(log)
+                self._derive()
+                self._save()
+                budget_started = self.clock()  # probes are not charged to the budget
                 for index, spec in enumerate(self.specs):
                     if self.cancelled:
                         yield self._stop(
@@ -354,15 +380,52 @@ class Sweep:
                         )
                         continue
                     share = fair_share_s(
-                        self.budget_s, self.clock() - started, len(self.specs) - index
+                        self.budget_s, self.clock() - budget_started, len(self.specs) - index
                     )
                     yield from self._sweep_one(spec, index, share, log)
             finally:
                 self.summary.finished = not self.cancelled
                 self.summary.wall_s = self.clock() - started
+                self._derive()
                 self._save()
                 _log(log, {"event": "sweep_finished", "cancelled": self.cancelled})
         yield SweepFinished(self.summary, cancelled=self.cancelled)
+
+    def _load_probes(self, log: IO[str]) -> Iterator[SweepEvent]:
+        """Probe unit costs into ``summary.probes``: from the per-machine cache, or measured
+        now (one worker each, ``ProbeStarted`` before each), as ``run`` does.  Nothing when
+        ``settings.probes`` is False or the sweep was cancelled; a broken probe file is logged
+        (``probes_failed``) and the sweep goes on without probes."""
+        if not self.settings.probes or self.cancelled:
+            return
+        python = self.settings.python or sys.executable
+        try:
+            specs = discover_probes()
+            key = cache_key(specs, python)
+        except (UsageError, OSError) as exc:
+            _log(log, {"event": "probes_failed", "error": str(exc)})
+            return
+        results = None if self.settings.refresh_probes else read_cache(key)
+        if results is None:
+            results = {}
+            for spec in specs:
+                if self.cancelled:
+                    return
+                yield ProbeStarted(spec.name)
+                results[spec.name] = measure_probe(spec, python)
+            write_cache(key, results)
+        self.summary.probes = {name: dataclasses.asdict(r) for name, r in results.items()}
+        values = {
+            k: {"value": v["value"], "unit": v["unit"], "error": v["error"]}
+            for k, v in self.summary.probes.items()
+        }
+        _log(log, {"event": "probes", "probes": values})
+
+    def _derive(self) -> None:
+        """Recompute what depends on several results: × dense and the machine's limits (peaks,
+        bandwidth, clock; each rung's arithmetic intensity and % of peak)."""
+        compute_vs_dense(self.summary)
+        apply_limits(self.summary, self.cpu)
 
     def _sweep_one(
         self, spec: ScenarioSpec, index: int, share_s: float, log: IO[str]
@@ -419,7 +482,9 @@ class Sweep:
 
     def _run_point(self, spec: ScenarioSpec, n: int) -> Iterator[SweepEvent]:
         """Run one point through a Runner; returns (via StopIteration) its result."""
-        settings = replace(self.settings, size=n, scenarios=[spec.name])
+        settings = replace(
+            self.settings, size=n, scenarios=[spec.name], probes=False, refresh_probes=False
+        )
         runner = Runner([spec], settings, self.run_dir / "points" / f"{spec.name}-{n}")
         with self._lock:
             self._runner = runner
@@ -432,20 +497,32 @@ class Sweep:
         finally:
             with self._lock:
                 self._runner = None
-        if self.summary.machine.numpy_version is None:
-            self.summary.machine = runner.summary.machine  # with the worker's environment
+        self._merge_machine(runner.summary.machine)
         return runner.summary.scenarios[0]
 
+    def _merge_machine(self, worker: MachineInfo) -> None:
+        """Take the workers' environment (interpreter, numpy, BLAS) from the first point that
+        reports it, and numba's version and threading layer from any point that has them."""
+        machine = self.summary.machine
+        if machine.numpy_version is None:
+            self.summary.machine = machine = replace(worker)
+        machine.numba_version = machine.numba_version or worker.numba_version
+        machine.numba_threading_layer = (
+            machine.numba_threading_layer or worker.numba_threading_layer
+        )
+
     def _keep(self, result: ScenarioResult) -> None:
-        """Show a scenario in ``scenarios`` at its largest ok point (or its failed one)."""
+        """Show a scenario in ``scenarios`` at its latest point: sizes go up and a failed
+        point ends the scenario, so that is its largest ok point, or the failed point (with
+        its status and error: a scenario that failed never shows as ok)."""
         scenarios = self.summary.scenarios
         at = next((i for i, s in enumerate(scenarios) if s.name == result.name), None)
         if at is None:
             scenarios.append(result)
             scenarios.sort(key=lambda s: (s.rung, s.name))
-        elif result.has_speed or not scenarios[at].has_speed:
+        else:
             scenarios[at] = result
-        compute_vs_dense(self.summary)
+        self._derive()
 
     def _stop(self, name: str, reason: str, detail: str, log: IO[str]) -> ScenarioStopped:
         self.summary.sweep["stopped"][name] = reason  # type: ignore[index]

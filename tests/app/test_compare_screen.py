@@ -5,10 +5,11 @@ from __future__ import annotations
 from textual.widgets import DataTable, Static
 
 from overhead_tui.compare import compare_runs
+from overhead_tui.model import RunSummary
 from overhead_tui.tui.app import OverheadApp
 from overhead_tui.tui.screens.compare import CompareScreen, compare_app
 from overhead_tui.tui.screens.ladder import LadderScreen
-from tests.unit.test_compare import changed_run, recorded_run
+from tests.unit.test_compare import SWEEP_SUMMARY, changed_run, recorded_run
 
 
 def comparison():
@@ -54,3 +55,16 @@ async def test_compare_app_opens_on_the_compare_screen_over_run_a():
         await pilot.press("escape")
         assert isinstance(app.screen, LadderScreen)
         assert app.ladder.summary.scenario("numpy_einsum") is not None  # run A's ladder
+
+
+async def test_a_sweep_is_named_on_the_screen():
+    sweep = RunSummary.load(SWEEP_SUMMARY)
+    app = OverheadApp(summary=recorded_run(), autorun=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await app.push_screen(CompareScreen(compare_runs(recorded_run(), sweep)))
+        await pilot.pause()
+        legend = str(app.screen.query_one("#legend", Static).render())
+        assert "B is a size sweep: each rung at its largest measured n" in legend
+        facts = str(app.screen.query_one("#facts Static", Static).render())
+        assert "sweep.budget_s: not a sweep (A) → 60 (B)" in facts
+        assert "recorded only in A: machine.numba_version = 0.68.1" in facts

@@ -7,7 +7,7 @@ import re
 
 from overhead_tui.cli import main
 from tests.conftest import RECORDED_SUMMARY
-from tests.unit.test_compare import changed_run
+from tests.unit.test_compare import SWEEP_SUMMARY, changed_run
 
 
 def write_runs(tmp_path):
@@ -58,6 +58,25 @@ def test_the_same_run_twice_has_nothing_significant(capsys):
     verdicts = [row[5] for row in table_rows(out).values()]
     assert verdicts.count("not significant") == 20  # every ok rung
     assert verdicts.count("not compared") == 1  # torch_matmul, skipped in both
+
+
+def test_a_run_directory_and_its_own_summary_are_the_same_run(tmp_path, capsys):
+    run_a, path_b = write_runs(tmp_path)
+    assert main(["compare", str(run_a), str(run_a / "summary.json")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[2] == "note: A and B are the same run (identical summaries)"
+    assert main(["compare", str(run_a), str(path_b)]) == 0
+    assert "same run" not in capsys.readouterr().out
+
+
+def test_a_sweep_says_so_and_lists_what_only_one_run_recorded(capsys):
+    assert main(["compare", str(RECORDED_SUMMARY), str(SWEEP_SUMMARY)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[2].startswith("B is a size sweep: each rung at its largest measured n")
+    assert "  sweep.sizes: not a sweep (A) → 8, 16, 32, 64, 128, 256, 512, 1024 (B)" in lines
+    # the recorded sweep ran no numba rung first: numba's version is not a difference
+    assert not any("numba_version" in line and "→" in line for line in lines)
+    assert "recorded only in A: machine.numba_version = 0.68.1" in lines
 
 
 def test_alpha_changes_what_is_significant(tmp_path, capsys):

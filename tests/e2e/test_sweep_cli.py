@@ -10,12 +10,40 @@ import time
 
 import pytest
 
+from overhead_tui.cli import main
 from overhead_tui.model import RunSummary
-from tests.conftest import FAULTY, FIXTURES, wait_gone
+from overhead_tui.probes import ProbeResult
+from tests.conftest import FAULTY, FIXTURES, run_cli, wait_gone
 
 FAST_DIR = FIXTURES / "fast"
-QUICK = ["--repeats", "2", "--min-time", "0.002"]
-"""Options that keep a point well under a second."""
+QUICK = ["--repeats", "2", "--min-time", "0.002", "--no-probes"]
+"""Options that keep a point well under a second (and never measure the probes)."""
+WRONG_FROM_32 = '''"""Right below n = 32, wrong from n = 32."""
+
+NAME = "wrong_big"
+TITLE = "Wrong from n = 32"
+RUNG = 150
+LAYERS = ("other",)
+REMOVES = ()
+DEFAULT_SIZE = 8
+MAX_SIZE = 64
+DTYPES = ("float64", "float32")
+
+
+def setup(a, b):
+    return a, b
+
+
+def kernel(a, b):
+    c = a @ b
+    if a.shape[0] >= 32:
+        c[0, 0] += 1.0
+    return c
+
+
+def to_numpy(c):
+    return c
+'''
 
 
 def test_a_short_sweep_saves_every_point(cli, tmp_path):
@@ -150,7 +178,11 @@ def test_a_failed_point_ends_that_scenario_and_exits_1(cli, tmp_path):
         (["--sizes", "0"], "argument --sizes: 0 is below 1"),
         (["--budget", "0"], "argument --budget: 0.0 must be above 0"),
         (["--scenario", "nope"], "nope"),
-        (["--sizes", "128"], "above fast_dense's maximum of 64"),
+        (
+            ["--sizes", "128,256"],
+            "overhead-tui: error: fast_dense's maximum is 64; every size in --sizes is larger; "
+            "fix: add a size of 64 or less to --sizes or drop --scenario fast_dense",
+        ),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(cli, tmp_path, args, message):
@@ -158,6 +190,97 @@ def test_bad_input_is_one_line_and_exit_2(cli, tmp_path, args, message):
     assert proc.returncode == 2
     assert message in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+
+
+def test_sizes_above_one_scenarios_maximum_stop_only_that_one(tmp_path):
+    """python_naive stops at its maximum (512); numpy_matmul goes on, as the README says."""
+    out = tmp_path / "sweep"
+    args = ["sweep", "--scenario", "python_naive", "--scenario", "numpy_matmul"]
+    proc = run_cli(*args, "--sizes", "8,600", "--budget", "60", *QUICK, "--out", out)
+    assert proc.returncode == 0, proc.stderr
+    sweep = RunSummary.load(out).sweep
+    assert [(p["scenario"], p["n"]) for p in sweep["points"]] == [
+        ("python_naive", 8),
+        ("numpy_matmul", 8),
+        ("numpy_matmul", 600),
+    ]
+    assert sweep["stopped"] == {"python_naive": "max_size"}
+    # no size fits python_naive at all: one line naming --sizes, before anything runs
+    proc = run_cli(*args, "--sizes", "600,1024", *QUICK, "--out", tmp_path / "none")
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
+    assert proc.stderr.startswith("overhead-tui: error: python_naive's maximum is 512; ")
+    assert "add a size of 512 or less to --sizes" in proc.stderr
+    assert not (tmp_path / "none").exists()
+
+
+def test_a_scenario_that_failed_is_never_shown_ok(cli, tmp_path):
+    custom = tmp_path / "custom"
+    custom.mkdir()
+    (custom / "wrong_big.py").write_text(WRONG_FROM_32)
+    out = tmp_path / "sweep"
+    proc = cli(
+        "sweep",
+        "--scenarios-dir",
+        custom,
+        "--scenarios-dir",
+        FAST_DIR,
+        "--scenario",
+        "wrong_big",
+        "--scenario",
+        "fast_dense",
+        "--sizes",
+        "8,16,32,64",
+        *QUICK,
+        "--out",
+        out,
+    )
+    assert proc.returncode == 1, proc.stderr
+    summary = RunSummary.load(out)
+    wrong = summary.scenario("wrong_big")
+    assert (wrong.status, wrong.n) == ("invalid", 32)
+    assert "off by 1" in wrong.error and wrong.median_s is None
+    points = [
+        (p["n"], p["status"]) for p in summary.sweep["points"] if p["scenario"] == "wrong_big"
+    ]
+    assert points == [(8, "ok"), (16, "ok"), (32, "invalid")]
+    assert summary.scenario("fast_dense").n == 64
+
+
+def test_the_probes_give_the_machine_limits_and_are_cached(tmp_path, monkeypatch, capsys):
+    """A sweep loads the probes like ``run``: measured (with run's messages) when the cache
+    is missing, from the cache afterwards; ``--no-probes`` skips them."""
+    monkeypatch.setattr("overhead_tui.probes.cache_path", lambda: tmp_path / "probes.json")
+    measured = []
+
+    def measure(spec, python):  # instant, fixed values instead of 40 s of measuring
+        measured.append(spec.name)
+        value = {"clock": 3.0, "stream_triad": 20.0, "simd_fma": 100.0}.get(spec.name, 1.0)
+        return ProbeResult(spec.name, spec.title, spec.unit, spec.layer, value=value)
+
+    monkeypatch.setattr("overhead_tui.engine.sweep.measure_probe", measure)
+    base = ["sweep", "--scenarios-dir", str(FAST_DIR), "--scenario", "fast_dense"]
+    quick = [a for a in QUICK if a != "--no-probes"]
+    assert main([*base, "--sizes", "8,16", *quick, "--out", str(tmp_path / "a")]) == 0
+    err = capsys.readouterr().err
+    assert "measuring the probes once for this machine and interpreter" in err
+    summary = RunSummary.load(tmp_path / "a")
+    assert summary.settings.probes and summary.probes["clock"]["value"] == 3.0
+    assert summary.machine.clock_ghz["measured"] == 3.0
+    assert summary.machine.bandwidth_gbs["all_cores"] == 20.0
+    assert summary.machine.peak_gflops["float64"]["measured"] == 100.0
+    dense = summary.scenario("fast_dense")
+    assert dense.arithmetic_intensity == pytest.approx(2 * 16 / 24)
+    assert dense.pct_peak == pytest.approx(dense.gflops / 100.0)
+
+    count = len(measured)
+    assert main([*base, "--sizes", "8", *quick, "--out", str(tmp_path / "b")]) == 0
+    assert "measuring the probes" not in capsys.readouterr().err and len(measured) == count
+    assert RunSummary.load(tmp_path / "b").machine.clock_ghz["measured"] == 3.0
+
+    assert main([*base, "--sizes", "8", *QUICK, "--out", str(tmp_path / "c")]) == 0
+    skipped = RunSummary.load(tmp_path / "c")
+    assert not skipped.settings.probes and skipped.probes == {}
+    assert skipped.machine.clock_ghz["measured"] is None
 
 
 def test_app_without_a_terminal_fails_before_measuring(cli, tmp_path):

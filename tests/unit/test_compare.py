@@ -14,10 +14,14 @@ from overhead_tui.compare import (
     comparison_cells,
     detail_text,
     difference_lines,
+    facts_lines,
     rank_test,
+    run_notes,
 )
 from overhead_tui.model import RunSummary
-from tests.conftest import RECORDED_SUMMARY
+from tests.conftest import FIXTURES, RECORDED_SUMMARY
+
+SWEEP_SUMMARY = FIXTURES / "sweep_summary.json"
 
 SEPARATED_A = [1.0, 1.1, 1.2, 1.3, 1.4]
 SEPARATED_B = [2.0, 2.1, 2.2, 2.3, 2.4]
@@ -215,6 +219,72 @@ def test_another_machine_is_listed():
         "machine.effective_cpus",
         "machine.blas.architecture",
     ]
+
+
+def test_a_machine_fact_only_one_run_recorded_is_not_a_difference():
+    # numba's version is recorded only when a numba rung ran
+    a, b = recorded_run(), recorded_run()
+    a.machine.numba_version = None
+    comparison = compare_runs(a, b)
+    assert comparison.differences == []
+    assert comparison.recorded_only == [("machine.numba_version", None, "0.68.1")]
+    assert facts_lines(comparison) == [
+        "settings that differ: none",
+        "recorded only in B: machine.numba_version = 0.68.1",
+    ]
+    a.machine.numba_version = "0.60.0"  # recorded in both and different: a difference
+    assert compare_runs(a, b).recorded_only == []
+    assert [d.field for d in compare_runs(a, b).differences] == ["machine.numba_version"]
+
+
+def sweep_run() -> RunSummary:
+    """The recorded default sweep (a fresh copy each time)."""
+    return RunSummary.load(SWEEP_SUMMARY)
+
+
+def test_a_sweep_is_named_in_the_header_and_its_size_reads_swept():
+    a, b = recorded_run(), sweep_run()
+    a.settings.size = 64
+    comparison = compare_runs(a, b)
+    assert (comparison.sweep_a, comparison.sweep_b) == (False, True)
+    assert run_notes(comparison) == [
+        "B is a size sweep: each rung at its largest measured n "
+        "(or at the failed point that ended it)"
+    ]
+    lines = difference_lines(comparison)
+    assert "settings.size: 64 (A) → swept (B)" in lines
+    assert "sweep.budget_s: not a sweep (A) → 60 (B)" in lines
+    assert run_notes(compare_runs(b, a))[0].startswith("A is a size sweep: ")
+    assert run_notes(compare_runs(b, sweep_run()))[-1].startswith("A and B are size sweeps: ")
+    assert run_notes(compare_runs(recorded_run(), changed_run())) == []
+
+
+def test_two_sweeps_list_their_sizes_budget_and_whether_they_finished():
+    a, b = sweep_run(), sweep_run()
+    b.sweep["sizes"] = [8, 16, 32]
+    b.sweep["budget_s"] = 10.0
+    b.finished = False
+    comparison = compare_runs(a, b)
+    assert [d.field for d in comparison.differences] == [
+        "sweep.sizes",
+        "sweep.budget_s",
+        "finished",
+    ]
+    assert difference_lines(comparison) == [
+        "sweep.sizes: 8, 16, 32, 64, 128, 256, 512, 1024 (A) → 8, 16, 32 (B)",
+        "sweep.budget_s: 60 (A) → 10 (B)",
+        "finished: yes (A) → no (B)",
+    ]
+
+
+def test_the_same_run_twice_is_said_to_be_one_run():
+    same = compare_runs(recorded_run(), recorded_run())
+    assert same.same_run
+    assert run_notes(same) == ["note: A and B are the same run (identical summaries)"]
+    assert not compare_runs(recorded_run(), changed_run()).same_run
+    other = recorded_run()
+    other.created = "2026-11-30T10:00:00+00:00"  # another run with equal results
+    assert not compare_runs(recorded_run(), other).same_run
 
 
 def test_the_comparison_modules_do_not_import_textual():

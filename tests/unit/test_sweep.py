@@ -1,4 +1,5 @@
-"""Size sweeps: --sizes parsing, the budget's prediction and early stop, the table."""
+"""Size sweeps: --sizes parsing, the budget's prediction and early stop, the table, and the
+engine on fake points (probes and limits, failed points, sizes above a maximum)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,14 @@ import argparse
 import pytest
 
 from overhead_tui.commands.sweep import parse_sizes, render_sweep_table
+from overhead_tui.discovery import discover, select
+from overhead_tui.engine.events import ProbeStarted
+from overhead_tui.engine.results import new_result
 from overhead_tui.engine.sweep import (
     PointCost,
+    PointStarted,
+    ScenarioStopped,
+    Sweep,
     budget_allows,
     fair_share_s,
     point_cell,
@@ -17,7 +24,9 @@ from overhead_tui.engine.sweep import (
     sweep_rows,
     timed_calls,
 )
-from overhead_tui.model import RunSummary, ScenarioResult, Settings
+from overhead_tui.model import MachineInfo, RunSummary, ScenarioResult, Settings
+from overhead_tui.probes import ProbeResult
+from tests.conftest import FIXTURES
 
 
 @pytest.mark.parametrize(
@@ -154,3 +163,161 @@ def test_table_has_a_row_per_scenario_and_a_column_per_size():
     assert lines[2].split() == ["numpy_matmul", "1.1", "timeout", "—", "timeout"]
     assert "numpy_matmul at n=16: timeout — timed out after 1 s" in lines[3]
     assert lines[-1].strip().startswith("! unstable")
+
+
+# -- the engine on fake points: limits, probes outside the budget, failed points --------------
+
+FAKE_PROBES = {
+    "clock": (3.0, {}),
+    "stream_triad": (20.0, {"one_thread_gbs": 12.0}),
+    "simd_fma": (100.0, {"one_core_gflops": 50.0}),
+}
+"""Probe values (and details) the fake measurement returns: GHz, GB/s, GFLOP/s."""
+
+
+class FakeClock:
+    """A monotonic clock (s) that moves only when told to."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def fake_point(spec, n, dtype="float64", status="ok", call_s=None):
+    """A finished point of ``spec`` at ``n``: 1 µs × (n / 8)³ per call unless ``call_s``."""
+    result = new_result(spec, n, dtype)
+    result.status, result.error = status, None if status == "ok" else f"wrong at n = {n}"
+    if status == "ok":
+        median = call_s or 1e-6 * (n / 8) ** 3
+        result.samples_s = [median] * 5
+        result.median_s, result.loops, result.wall_s = median, 1, 0.3
+        result.gflops = result.flops / median / 1e9
+    return result
+
+
+@pytest.fixture
+def fake_sweep(monkeypatch, tmp_path):
+    """Build a :class:`Sweep` of fixture scenarios whose points and probes are faked.
+
+    Points take 1 s of the fake clock (``invalid`` from ``fail_from`` on); each measured
+    probe takes ``probe_s`` of it.  The probe cache is a file under ``tmp_path``.
+    """
+    clock = FakeClock()
+    measured = []
+    cache = tmp_path / "cache" / "probes.json"
+    monkeypatch.setattr("overhead_tui.probes.cache_path", lambda: cache)
+
+    def build(names, sizes, budget_s=60.0, probes=True, probe_s=0.0, fail_from=None):
+        def measure(spec, python):
+            measured.append(spec.name)
+            clock.now += probe_s
+            value, details = FAKE_PROBES.get(spec.name, (1.0, {}))
+            probe = ProbeResult(spec.name, spec.title, spec.unit, spec.layer, value=value)
+            probe.details = dict(details)
+            return probe
+
+        def run_point(self, spec, n):
+            clock.now += 1.0
+            failed = fail_from is not None and n >= fail_from and spec.name == names[0]
+            return fake_point(spec, n, status="invalid" if failed else "ok")
+            yield  # a generator, like Sweep._run_point
+
+        monkeypatch.setattr("overhead_tui.engine.sweep.measure_probe", measure)
+        monkeypatch.setattr(Sweep, "_run_point", run_point)
+        specs = select(discover([FIXTURES / "fast"]), names)
+        settings = Settings(repeats=5, min_sample_s=0.02, probes=probes)
+        return Sweep(specs, sizes, budget_s, settings, tmp_path / "run", clock=clock)
+
+    build.measured = measured
+    build.cache = cache
+    return build
+
+
+def test_a_sweep_records_the_machine_limits_from_the_probes(fake_sweep):
+    sweep = fake_sweep(["fast_python", "fast_dense"], [8, 16])
+    events = list(sweep.events())
+    probing = [e.name for e in events if isinstance(e, ProbeStarted)]
+    assert probing and probing == fake_sweep.measured  # measured once, each announced
+    assert fake_sweep.cache.exists()  # and cached for the next run or sweep
+    saved = RunSummary.load(sweep.run_dir)
+    assert saved.settings.probes and saved.probes["clock"]["value"] == 3.0
+    machine = saved.machine
+    assert machine.clock_ghz["measured"] == 3.0
+    assert machine.bandwidth_gbs == {"one_core": 12.0, "all_cores": 20.0}
+    assert machine.peak_gflops["float64"]["measured"] == 100.0
+    for result in saved.scenarios:  # each at its largest n, with its roofline figures
+        assert result.n == 16 and result.arithmetic_intensity == pytest.approx(2 * 16 / 24)
+        assert result.pct_peak == pytest.approx(result.gflops / 100.0)
+    # the points themselves run without probes: no breakdowns per point
+    assert all(not r.breakdown for r in saved.scenarios)
+
+
+def test_cached_probes_are_not_measured_again(fake_sweep):
+    list(fake_sweep(["fast_dense"], [8]).events())
+    fake_sweep.measured.clear()
+    sweep = fake_sweep(["fast_dense"], [8])
+    events = list(sweep.events())
+    assert not any(isinstance(e, ProbeStarted) for e in events) and not fake_sweep.measured
+    assert sweep.summary.machine.clock_ghz["measured"] == 3.0
+
+
+def test_without_probes_the_summary_says_so(fake_sweep):
+    sweep = fake_sweep(["fast_dense"], [8], probes=False)
+    events = list(sweep.events())
+    assert not any(isinstance(e, ProbeStarted) for e in events) and not fake_sweep.measured
+    saved = RunSummary.load(sweep.run_dir)
+    assert not saved.settings.probes and saved.probes == {}
+    assert saved.machine.clock_ghz["measured"] is None
+    assert saved.scenarios[0].arithmetic_intensity is not None  # from n and the dtype alone
+
+
+def test_probe_measurement_is_not_charged_to_the_budget(fake_sweep):
+    # 100 s of probing against a 10 s budget: the first scenario gets half of all 10 s, the
+    # second what is left after the first one's two 1 s points
+    sweep = fake_sweep(["fast_python", "fast_dense"], [8, 16], budget_s=10.0, probe_s=100.0)
+    events = list(sweep.events())
+    starts = [(e.scenario, e.n, e.remaining_s) for e in events if isinstance(e, PointStarted)]
+    assert starts == [
+        ("fast_python", 8, 5.0),
+        ("fast_python", 16, 4.0),
+        ("fast_dense", 8, 8.0),
+        ("fast_dense", 16, 7.0),
+    ]
+    assert sweep.summary.sweep["stopped"] == {}
+    assert sweep.summary.wall_s >= 100.0  # the wall time includes the probes
+
+
+def test_a_failed_point_shows_in_scenarios_with_its_status_and_error(fake_sweep):
+    sweep = fake_sweep(["fast_python", "fast_dense"], [8, 16, 32, 64], probes=False, fail_from=32)
+    list(sweep.events())
+    saved = RunSummary.load(sweep.run_dir)
+    failed = saved.scenario("fast_python")
+    assert (failed.status, failed.n, failed.error) == ("invalid", 32, "wrong at n = 32")
+    assert failed.median_s is None and failed.pct_peak is None
+    assert saved.sweep["stopped"]["fast_python"] == "invalid"
+    # its ok points stay in the sweep; the other scenario is at its largest n
+    points = [
+        (p["n"], p["status"]) for p in saved.sweep["points"] if p["scenario"] == "fast_python"
+    ]
+    assert points == [(8, "ok"), (16, "ok"), (32, "invalid")]
+    assert saved.scenario("fast_dense").n == 64 and saved.scenario("fast_dense").status == "ok"
+
+
+def test_sizes_above_a_maximum_stop_that_scenario(fake_sweep):
+    sweep = fake_sweep(["fast_python", "fast_dense"], [8, 16, 20000], probes=False)
+    events = list(sweep.events())
+    stops = [(e.scenario, e.reason) for e in events if isinstance(e, ScenarioStopped)]
+    assert stops == [("fast_python", "max_size"), ("fast_dense", "max_size")]
+    assert [p["n"] for p in sweep.summary.sweep["points"]] == [8, 16, 8, 16]
+
+
+def test_the_sweep_takes_numba_facts_from_any_point(fake_sweep, monkeypatch):
+    sweep = fake_sweep(["fast_dense"], [8], probes=False)
+    first = MachineInfo(numpy_version="2.1.0")
+    sweep._merge_machine(first)
+    assert sweep.summary.machine.numpy_version == "2.1.0"
+    sweep._merge_machine(MachineInfo(numpy_version="9.9", numba_version="0.60.0"))
+    assert sweep.summary.machine.numpy_version == "2.1.0"  # the first point's environment
+    assert sweep.summary.machine.numba_version == "0.60.0"

@@ -19,7 +19,8 @@ from overhead_tui.compare import (
     RungComparison,
     comparison_cells,
     detail_text,
-    difference_lines,
+    facts_lines,
+    run_notes,
 )
 from overhead_tui.model import RunSummary
 from overhead_tui.tui.screens.base import BaseScreen
@@ -86,22 +87,17 @@ class CompareScreen(BaseScreen):
 
     def _legend(self) -> Text:
         c = self.comparison
-        return Text(
-            f"A: {c.label_a}\nB: {c.label_b}\n"
-            "B/A above 1: B is slower (per flop when n differs)\n"
-            f"significant: p < {c.alpha:g}, two-sided Mann-Whitney U rank test on the samples"
-        )
+        lines = [
+            f"A: {c.label_a}",
+            f"B: {c.label_b}",
+            *run_notes(c),
+            "B/A above 1: B is slower (per flop when n differs)",
+            f"significant: p < {c.alpha:g}, two-sided Mann-Whitney U rank test on the samples",
+        ]
+        return Text("\n".join(lines))
 
     def _facts(self) -> Text:
-        c = self.comparison
-        differences = difference_lines(c)
-        lines = ["settings that differ:" if differences else "settings that differ: none"]
-        lines += [f"  {line}" for line in differences]
-        if c.only_in_a:
-            lines.append(f"only in A: {', '.join(c.only_in_a)}")
-        if c.only_in_b:
-            lines.append(f"only in B: {', '.join(c.only_in_b)}")
-        return Text("\n".join(lines))
+        return Text("\n".join(facts_lines(self.comparison)))
 
 
 def compare_app(
