@@ -19,7 +19,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -155,7 +155,7 @@ class Runner:
         self.run_dir.mkdir(parents=True, exist_ok=True)
         (self.run_dir / "logs").mkdir(exist_ok=True)
         with open(self.run_dir / "events.jsonl", "a", encoding="utf-8") as log:
-            self._log(log, {"event": "run_started", "created": self.summary.created})
+            log_event(log, {"event": "run_started", "created": self.summary.created})
             self.summary.save(self.run_dir / "summary.json")
             yield RunStarted(self.summary)
             yield from self._load_probes(log)
@@ -177,7 +177,7 @@ class Runner:
                 self.summary.wall_s = self.clock() - started
                 self._derive()
                 self.summary.save(self.run_dir / "summary.json")
-                self._log(log, {"event": "run_finished", "cancelled": self.cancelled})
+                log_event(log, {"event": "run_finished", "cancelled": self.cancelled})
         yield RunFinished(self.summary, cancelled=self.cancelled)
 
     def _derive(self) -> None:
@@ -188,42 +188,16 @@ class Runner:
         apply_limits(self.summary, self.cpu)
 
     def _load_probes(self, log: IO[str]) -> Iterator[Event]:
-        """Probe unit costs from the per-machine cache, or measured now (one worker each)."""
-        if not self.settings.probes or self.cancelled:
-            return
-        python = self.settings.python or sys.executable
-        try:
-            specs = discover_probes()
-            key = cache_key(specs, python)
-        except (UsageError, OSError) as exc:
-            self._log(log, {"event": "probes_failed", "error": str(exc)})
-            return
-        results = None if self.settings.refresh_probes else read_cache(key)
-        if results is None:
-            results = {}
-            for spec in specs:
-                if self.cancelled:
-                    return
-                yield ProbeStarted(spec.name)
-                results[spec.name] = measure_probe(spec, python)
-            write_cache(key, results)
-        self.summary.probes = {name: dataclasses.asdict(r) for name, r in results.items()}
-        self._log(
-            log,
-            {
-                "event": "probes",
-                "probes": {
-                    k: {"value": v["value"], "unit": v["unit"], "error": v["error"]}
-                    for k, v in self.summary.probes.items()
-                },
-            },
-        )
+        """Probe unit costs into ``summary.probes`` (see :func:`load_run_probes`)."""
+        probes = yield from load_run_probes(self.settings, lambda: self.cancelled, log)
+        if probes is not None:
+            self.summary.probes = probes
 
     def _run_one(self, spec: ScenarioSpec, result: ScenarioResult, log: IO[str]) -> Iterator[Event]:
         if self.settings.dtype not in spec.dtypes:
             supported = ", ".join(spec.dtypes)
             result.error = f"does not support {self.settings.dtype} (supports {supported})"
-            self._log(log, {"event": "skipped", "name": spec.name, "reason": result.error})
+            log_event(log, {"event": "skipped", "name": spec.name, "reason": result.error})
             return
         result.error = None
         before = read_cpu_times()
@@ -235,7 +209,7 @@ class Runner:
                 outcome = item
                 break
             item["name"] = spec.name
-            self._log(log, item)
+            log_event(log, item)
             events.append(item)
             apply_event(result, item)
             progress = self._progress(spec.name, item)
@@ -259,7 +233,7 @@ class Runner:
         )
         if self.cancelled and result.status != "ok":
             result.status, result.error = "skipped", "cancelled while running"
-        self._log(
+        log_event(
             log,
             {
                 "event": "result",
@@ -375,10 +349,46 @@ class Runner:
             if event.get("event") == "done" and event.get("numba_threading_layer"):
                 machine.numba_threading_layer = event["numba_threading_layer"]
 
-    @staticmethod
-    def _log(log: IO[str], event: dict[str, Any]) -> None:
-        log.write(json.dumps({"t": time.time(), **event}, sort_keys=True) + "\n")
-        log.flush()
+
+def log_event(log: IO[str], event: dict[str, Any]) -> None:
+    """Append ``event`` with a timestamp to a run's ``events.jsonl`` and flush it."""
+    log.write(json.dumps({"t": time.time(), **event}, sort_keys=True) + "\n")
+    log.flush()
+
+
+def load_run_probes(
+    settings: Settings, cancelled: Callable[[], bool], log: IO[str]
+) -> Generator[ProbeStarted, None, dict[str, Any] | None]:
+    """Probe unit costs for a run or sweep: the per-machine cache, or measured now.
+
+    Yields ``ProbeStarted`` before each probe it measures (one worker each) and returns
+    {name: probe result as a dict}; None when ``settings.probes`` is off, the caller was
+    cancelled, or the probe files cannot be read (logged as ``probes_failed``).
+    """
+    if not settings.probes or cancelled():
+        return None
+    python = settings.python or sys.executable
+    try:
+        specs = discover_probes()
+        key = cache_key(specs, python)
+    except (UsageError, OSError) as exc:
+        log_event(log, {"event": "probes_failed", "error": str(exc)})
+        return None
+    results = None if settings.refresh_probes else read_cache(key)
+    if results is None:
+        results = {}
+        for spec in specs:
+            if cancelled():
+                return None
+            yield ProbeStarted(spec.name)
+            results[spec.name] = measure_probe(spec, python)
+        write_cache(key, results)
+    probes = {name: dataclasses.asdict(r) for name, r in results.items()}
+    summary = {
+        k: {"value": v["value"], "unit": v["unit"], "error": v["error"]} for k, v in probes.items()
+    }
+    log_event(log, {"event": "probes", "probes": summary})
+    return probes
 
 
 def _parse_line(line: bytes) -> dict[str, Any] | None:

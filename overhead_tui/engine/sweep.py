@@ -30,9 +30,6 @@ The budget logic is pure functions (:func:`predict_point_s`, :func:`budget_allow
 
 from __future__ import annotations
 
-import dataclasses
-import json
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -46,14 +43,12 @@ from overhead_tui.cpu import read_cpu_model
 from overhead_tui.discovery import ScenarioSpec
 from overhead_tui.engine.events import ProbeStarted, ScenarioProgress
 from overhead_tui.engine.results import compute_vs_dense
-from overhead_tui.engine.runner import Runner
+from overhead_tui.engine.runner import Runner, load_run_probes, log_event
 from overhead_tui.engine.timing import calibrate_loops
-from overhead_tui.errors import UsageError
 from overhead_tui.format import fmt_gflops
 from overhead_tui.limits import apply_limits
 from overhead_tui.machine import describe_machine
 from overhead_tui.model import MachineInfo, RunSummary, ScenarioResult, Settings
-from overhead_tui.probes import cache_key, discover_probes, measure_probe, read_cache, write_cache
 
 DEFAULT_SIZES: tuple[int, ...] = (8, 16, 32, 64, 128, 256, 512, 1024)
 """Matrix orders of a sweep when ``--sizes`` is not given (powers of two)."""
@@ -365,7 +360,9 @@ class Sweep:
         started = self.clock()
         self.run_dir.mkdir(parents=True, exist_ok=True)
         with open(self.run_dir / "events.jsonl", "a", encoding="utf-8") as log:
-            _log(log, {"event": "sweep_started", "sizes": self.sizes, "budget_s": self.budget_s})
+            log_event(
+                log, {"event": "sweep_started", "sizes": self.sizes, "budget_s": self.budget_s}
+            )
             self._save()
             yield SweepStarted(self.summary)
             try:
@@ -388,38 +385,14 @@ class Sweep:
                 self.summary.wall_s = self.clock() - started
                 self._derive()
                 self._save()
-                _log(log, {"event": "sweep_finished", "cancelled": self.cancelled})
+                log_event(log, {"event": "sweep_finished", "cancelled": self.cancelled})
         yield SweepFinished(self.summary, cancelled=self.cancelled)
 
     def _load_probes(self, log: IO[str]) -> Iterator[SweepEvent]:
-        """Probe unit costs into ``summary.probes``: from the per-machine cache, or measured
-        now (one worker each, ``ProbeStarted`` before each), as ``run`` does.  Nothing when
-        ``settings.probes`` is False or the sweep was cancelled; a broken probe file is logged
-        (``probes_failed``) and the sweep goes on without probes."""
-        if not self.settings.probes or self.cancelled:
-            return
-        python = self.settings.python or sys.executable
-        try:
-            specs = discover_probes()
-            key = cache_key(specs, python)
-        except (UsageError, OSError) as exc:
-            _log(log, {"event": "probes_failed", "error": str(exc)})
-            return
-        results = None if self.settings.refresh_probes else read_cache(key)
-        if results is None:
-            results = {}
-            for spec in specs:
-                if self.cancelled:
-                    return
-                yield ProbeStarted(spec.name)
-                results[spec.name] = measure_probe(spec, python)
-            write_cache(key, results)
-        self.summary.probes = {name: dataclasses.asdict(r) for name, r in results.items()}
-        values = {
-            k: {"value": v["value"], "unit": v["unit"], "error": v["error"]}
-            for k, v in self.summary.probes.items()
-        }
-        _log(log, {"event": "probes", "probes": values})
+        """Probe unit costs into ``summary.probes``, as ``run`` does (not per point)."""
+        probes = yield from load_run_probes(self.settings, lambda: self.cancelled, log)
+        if probes is not None:
+            self.summary.probes = probes
 
     def _derive(self) -> None:
         """Recompute what depends on several results: × dense and the machine's limits (peaks,
@@ -451,7 +424,7 @@ class Sweep:
                 )
                 yield self._stop(spec.name, "budget", why, log)
                 return
-            _log(
+            log_event(
                 log,
                 {
                     "event": "point_started",
@@ -470,7 +443,7 @@ class Sweep:
             self.summary.sweep["points"].append(point)  # type: ignore[index]
             self._keep(result)
             self._save()
-            _log(log, {"event": "point", **point})
+            log_event(log, {"event": "point", **point})
             yield PointFinished(point, result)
             if result.status != "ok" or result.median_s is None:
                 yield self._stop(spec.name, result.status, result.error or result.status, log)
@@ -527,13 +500,8 @@ class Sweep:
     def _stop(self, name: str, reason: str, detail: str, log: IO[str]) -> ScenarioStopped:
         self.summary.sweep["stopped"][name] = reason  # type: ignore[index]
         self._save()
-        _log(log, {"event": "stopped", "name": name, "reason": reason, "detail": detail})
+        log_event(log, {"event": "stopped", "name": name, "reason": reason, "detail": detail})
         return ScenarioStopped(name, reason, detail)
 
     def _save(self) -> None:
         self.summary.save(self.run_dir / "summary.json")
-
-
-def _log(log: IO[str], event: dict[str, Any]) -> None:
-    log.write(json.dumps({"t": time.time(), **event}, sort_keys=True) + "\n")
-    log.flush()
