@@ -59,6 +59,7 @@ async def test_compare_app_opens_on_the_compare_screen_over_run_a():
 
 async def test_a_sweep_is_named_on_the_screen():
     sweep = RunSummary.load(SWEEP_SUMMARY)
+    sweep.machine.numba_version = None  # as when no numba rung ran
     app = OverheadApp(summary=recorded_run(), autorun=False)
     async with app.run_test(size=(120, 40)) as pilot:
         await app.push_screen(CompareScreen(compare_runs(recorded_run(), sweep)))

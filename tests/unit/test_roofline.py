@@ -123,3 +123,13 @@ def test_a_broken_user_file_keeps_the_shipped_machines(tmp_path, monkeypatch):
     assert "not valid TOML" in text and "| NVIDIA A100 80GB PCIe |" in text
     monkeypatch.setenv("OVERHEAD_TUI_REFERENCE", str(tmp_path / "typo.toml"))
     assert "does not exist" in reference_machines()[1]
+
+
+def test_labels_that_would_overlap_on_screen_are_joined():
+    from overhead_tui.tui.widgets.loglog_plot import PointLabel, merge_labels
+
+    labels = [PointLabel("15", 42.7, 26.0), PointLabel("14", 64.0, 34.0), PointLabel("5", 4, 0.01)]
+    joined = merge_labels(labels, (0.0, 2.0), (-2.0, 2.0), grid=(20, 10))  # coarse: one cell
+    assert [text for text, _, _ in joined] == ["15,14", "5"]
+    apart = merge_labels(labels, (0.0, 2.0), (-2.0, 2.0), grid=(400, 10))  # fine: room for both
+    assert [text for text, _, _ in apart] == ["15", "14", "5"]

@@ -70,17 +70,7 @@ class SweepScreen(BaseScreen):
 
     def on_mount(self) -> None:
         if self.summary.sweep:
-            plot = self.query_one(LogLogPlot)
-            plot.show(self.figure())
-            self._size_ticks(plot)
-
-    def _size_ticks(self, plot: LogLogPlot) -> None:
-        """Ticks at the swept sizes instead of decades (n spans only two or three)."""
-        ticks = size_ticks(sorted({n for r in sweep_rows(self.summary) for n in r.curve()[0]}))
-        if ticks is not None:
-            positions, labels, limits = ticks
-            plot.plt.xticks(positions, labels)
-            plot.plt.xlim(*limits)
+            self.query_one(LogLogPlot).show(self.figure())
 
     def legend(self) -> dict[str, tuple[str, tuple[str, str]]]:
         """Line character and colour (plotext, Rich) of each scenario with an ok point, in
@@ -111,6 +101,8 @@ class SweepScreen(BaseScreen):
             xlabel="n (matrix order)",
             ylabel="GFLOP/s",
             series=series,
+            # ticks at the swept sizes instead of decades (n spans only two or three)
+            x_ticks=size_ticks(sorted({n for r in sweep_rows(self.summary) for n in r.curve()[0]})),
         )
 
     def _table(self) -> Table:

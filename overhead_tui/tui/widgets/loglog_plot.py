@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from textual_plotext import PlotextPlot
 
@@ -50,6 +51,8 @@ class LogLogFigure:
     series: Sequence[Series] = ()
     labels: Sequence[PointLabel] = ()
     notes: Sequence[str] = field(default_factory=tuple)
+    x_ticks: tuple[Sequence[float], Sequence[str], tuple[float, float]] | None = None
+    """Custom x ticks (log10 positions, their labels, log10 x limits) instead of decades."""
 
 
 def decade_ticks(values: Sequence[float]) -> tuple[list[float], list[str]]:
@@ -80,8 +83,20 @@ class LogLogPlot(PlotextPlot):
     LogLogPlot { width: 1fr; height: 1fr; min-height: 10; }
     """
 
+    figure: LogLogFigure | None = None
+
     def show(self, figure: LogLogFigure) -> None:
-        """Replace whatever is drawn with ``figure``."""
+        """Replace whatever is drawn with ``figure`` (redrawn on every resize)."""
+        self.figure = figure
+        self._draw()
+
+    def on_resize(self) -> None:
+        if self.figure is not None:
+            self._draw()  # labels are merged for the new size
+
+    def _draw(self) -> None:
+        figure = self.figure
+        assert figure is not None
         plt = self.plt
         plt.clear_figure()
         plt.title(figure.title)
@@ -95,17 +110,61 @@ class LogLogPlot(PlotextPlot):
                 continue
             draw = plt.plot if series.line else plt.scatter
             draw(lx, ly, label=series.label, marker=series.marker, color=series.color)
-        for point in figure.labels:
-            if point.x > 0 and point.y > 0:
-                plt.text(point.text, math.log10(point.x), math.log10(point.y))
-        for axis_ticks, values in ((plt.xticks, all_x), (plt.yticks, all_y)):
-            positions, names = decade_ticks(values)
-            if positions:
-                axis_ticks(positions, names)
-        positions_x, _ = decade_ticks(all_x)
-        positions_y, _ = decade_ticks(all_y)
-        if positions_x:
-            plt.xlim(positions_x[0], positions_x[-1])
-        if positions_y:
-            plt.ylim(positions_y[0], positions_y[-1])
+        x_positions, x_names = decade_ticks(all_x)
+        x_limits = (x_positions[0], x_positions[-1]) if x_positions else None
+        if figure.x_ticks is not None:
+            x_positions, x_names, x_limits = (
+                list(figure.x_ticks[0]),
+                list(figure.x_ticks[1]),
+                figure.x_ticks[2],
+            )
+        y_positions, y_names = decade_ticks(all_y)
+        y_limits = (y_positions[0], y_positions[-1]) if y_positions else None
+        if x_positions:
+            plt.xticks(x_positions, x_names)
+        if y_positions:
+            plt.yticks(y_positions, y_names)
+        if x_limits:
+            plt.xlim(*x_limits)
+        if y_limits:
+            plt.ylim(*y_limits)
+        if x_limits and y_limits:
+            grid = (max(10, self.size.width - 9), max(3, self.size.height - 5))
+            for text, lx, ly in merge_labels(figure.labels, x_limits, y_limits, grid):
+                plt.text(text, lx, ly, alignment="left")
         self.refresh()
+
+
+def merge_labels(
+    labels: Sequence[PointLabel],
+    x_limits: tuple[float, float],
+    y_limits: tuple[float, float],
+    grid: tuple[int, int],
+) -> list[tuple[str, float, float]]:
+    """Labels as (text, log10 x, log10 y), those that would overlap on screen joined ("7,9").
+
+    ``grid`` is the plot area in cells (columns, rows), roughly: a label covers its text's
+    width from its point's cell; a label landing on one already placed in the same row is
+    appended to it, so no number is hidden under another.
+    """
+    columns, rows = grid
+    x_span = (x_limits[1] - x_limits[0]) or 1.0
+    y_span = (y_limits[1] - y_limits[0]) or 1.0
+    placed: list[list[Any]] = []  # [text, lx, ly, column, row]
+    for label in labels:
+        if label.x <= 0 or label.y <= 0:
+            continue
+        lx, ly = math.log10(label.x), math.log10(label.y)
+        column = round((lx - x_limits[0]) / x_span * (columns - 1))
+        row = round((ly - y_limits[0]) / y_span * (rows - 1))
+        for other in placed:
+            if (
+                other[4] == row
+                and other[3] <= column + len(label.text)
+                and (column <= other[3] + len(other[0]))
+            ):
+                other[0] = f"{other[0]},{label.text}"
+                break
+        else:
+            placed.append([label.text, lx, ly, column, row])
+    return [(text, lx, ly) for text, lx, ly, _, _ in placed]
