@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -15,6 +16,7 @@ from types import FrameType
 from overhead_tui.discovery import SUPPORTED_DTYPES, ScenarioSpec, discover, select
 from overhead_tui.engine.inputs import available_memory_bytes, estimated_bytes
 from overhead_tui.engine.runner import size_for
+from overhead_tui.engine.spawn import worker_env
 from overhead_tui.errors import UsageError
 from overhead_tui.model import Settings
 
@@ -159,7 +161,7 @@ def plan(args: argparse.Namespace) -> tuple[list[ScenarioSpec], Settings]:
     specs = select(discover(list(args.scenarios_dir)), list(args.scenario))
     check_sizes(specs, settings)
     if settings.python is not None:
-        check_python(settings.python)
+        settings.python = check_python(settings.python)
     return specs, settings
 
 
@@ -228,20 +230,25 @@ def check_sizes(specs: list[ScenarioSpec], settings: Settings) -> None:
             )
 
 
-def check_python(python: str) -> None:
-    """Check that ``python`` runs and can import numpy and threadpoolctl.
+def check_python(python: str) -> str:
+    """Check that ``python`` runs and can import numpy and threadpoolctl, as a worker would
+    (the current folder is not on its path); return its absolute path (``python3`` is looked
+    up on PATH).
 
     Raises:
         UsageError: the interpreter is missing, not executable, or lacks the packages.
     """
-    if not (os.path.isfile(python) and os.access(python, os.X_OK)):
+    found = shutil.which(python) if os.sep not in python else python
+    if not (found and os.path.isfile(found) and os.access(found, os.X_OK)):
         raise UsageError(f"--python {python}: no such executable; fix: give an interpreter path")
+    python = os.path.abspath(found)
     try:
         proc = subprocess.run(
             [python, "-c", "import numpy, threadpoolctl; print('overhead-tui-ok')"],
             capture_output=True,
             timeout=60,
             check=False,
+            env=worker_env(),
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise UsageError(f"--python {python} does not run: {exc}") from None

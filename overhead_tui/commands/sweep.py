@@ -167,7 +167,7 @@ def plan_sweep(args: argparse.Namespace) -> tuple[list[ScenarioSpec], Settings]:
     for spec in specs:
         check_sweep_sizes(spec, args.sizes, args.dtype, chosen=spec.name in args.scenario)
     if settings.python is not None:
-        check_python(settings.python)
+        settings.python = check_python(settings.python)
     return specs, settings
 
 

@@ -123,6 +123,7 @@ def test_full_builtin_ladder_at_a_tiny_size(cli, tmp_path):
         (["run", "--scenarios-dir", FIXTURES / "broken_missing"], "missing declaration RUNG"),
         (["run", "--scenarios-dir", FIXTURES / "nope"], "does not exist"),
         (["run", "--python", "/no/such/python"], "no such executable"),
+        (["run", "--python", "no-such-python-on-path"], "no such executable"),
         (["list", "--scenarios-dir", FIXTURES / "broken_layer"], "unknown layer(s) gremlins"),
         (["run", "--json", "/tmp/x.txt", "--scenario", "nope"], "unknown scenario"),
         (["machine", "--json", FIXTURES], "is a folder"),
@@ -436,11 +437,14 @@ def test_workers_use_this_package_not_one_in_the_current_folder(tmp_path):
     (shadow / "__init__.py").write_text("")
     (shadow / "engine" / "__init__.py").write_text("")
     (shadow / "engine" / "worker.py").write_text("raise SystemExit('the wrong worker ran')\n")
+    (tmp_path / "numpy.py").write_text("raise SystemExit('a stray numpy.py was imported')\n")
     out = tmp_path / "run"
     # the installed command, as a user runs it (``python -m`` would shadow the parent too)
     command = os.path.join(os.path.dirname(sys.executable), "overhead-tui")
+    # --python: the interpreter check must not import the stray numpy.py either
+    args = ["run", "--scenario", "numpy_matmul", *FAST, "--python", sys.executable]
     proc = subprocess.run(
-        [command, "run", "--scenario", "numpy_matmul", *FAST, "--out", str(out)],
+        [command, *args, "--out", str(out)],
         capture_output=True,
         text=True,
         cwd=tmp_path,
