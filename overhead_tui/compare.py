@@ -62,7 +62,6 @@ COMPARED_FACTS: tuple[str, ...] = (
     "machine.blas.version",
     "machine.blas.architecture",
     "machine.blas.threads",
-    "settings.python",
     "settings.dtype",
     "settings.size",
     "settings.repeats",
@@ -73,11 +72,12 @@ COMPARED_FACTS: tuple[str, ...] = (
     "finished",
 )
 """Machine facts and settings listed when they differ, as dotted paths into the summary
-(``sweep.*`` into its ``sweep`` dict; ``finished``: False when the run was interrupted)."""
+(``sweep.*`` into its ``sweep`` dict; ``finished``: False when the run was interrupted).
+``settings.python`` is not one: whether ``--python`` was given says nothing when it named the
+same interpreter; ``machine.python.*`` records the one the workers ran."""
 
 NONE_MEANS: dict[str, str] = {
     "settings.size": "each scenario's own",
-    "settings.python": "the interpreter running overhead-tui",
     "sweep.sizes": "not a sweep",
     "sweep.budget_s": "not a sweep",
 }

@@ -197,7 +197,6 @@ def test_a_different_python_and_dtype_are_listed():
         SettingDifference("machine.python.version", "3.11.7", "3.12.8"),
         ("machine.python.executable", "/work/main/.venv/bin/python3", b.settings.python),
         ("machine.blas.threads", 2, 1),
-        ("settings.python", None, "/opt/python3.12/bin/python3"),
         ("settings.dtype", "float64", "float32"),
         ("settings.size", None, 256),
     ]
@@ -294,3 +293,9 @@ def test_the_comparison_modules_do_not_import_textual():
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_naming_the_same_interpreter_with_python_is_no_difference():
+    a, b = recorded_run(), recorded_run()
+    b.settings.python = a.machine.python.executable  # --python with the interpreter A used
+    assert compare_runs(a, b).differences == []
