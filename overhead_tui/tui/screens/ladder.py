@@ -103,7 +103,8 @@ class LadderScreen(BaseScreen):
         self._update_elapsed()
         self.query_one("#notes", Static).update(_notes(ladder))
         has_layers = any(r.result.breakdown for r in ladder.rows.values())
-        self.query_one("#legend", Static).display = has_layers
+        # a class, not ``display``: an inline style would beat the "terminal too small" rule
+        self.query_one("#legend", Static).set_class(not has_layers, "-no-layers")
 
     def _update_elapsed(self) -> None:
         if self.ladder.running and self.started_at is not None:
