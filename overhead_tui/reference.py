@@ -40,33 +40,45 @@ KNOWN_KEYS = frozenset({"name", "kind", "source", "note", *PEAK_FIELDS, "bandwid
 """Keys a ``[[machines]]`` table may have; any other is reported (a misspelt figure)."""
 
 
-def _check(machines: Any, origin: str) -> list[dict[str, Any]]:
+def _entry_problem(machine: Any, where: str) -> str | None:
+    """What is wrong with one ``[[machines]]`` table, or None."""
+    if not isinstance(machine, dict):
+        return f"{where} is not a table"
+    if isinstance(machine.get("name"), str):
+        where += f" ({machine['name']})"
+    unknown = sorted(set(machine) - KNOWN_KEYS)
+    if unknown:
+        return f"{where}: unknown key {unknown[0]!r} (known: {', '.join(sorted(KNOWN_KEYS))})"
+    for key in ("name", "kind", "source"):
+        if not isinstance(machine.get(key), str) or not machine[key]:
+            return f"{where}: missing {key}"
+    figures = [k for k in (*PEAK_FIELDS, "bandwidth_gbs") if k in machine]
+    if not figures:
+        return f"{where}: needs at least one of {', '.join(PEAK_FIELDS)}, bandwidth_gbs"
+    for key in figures:
+        value = machine[key]
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, (int, float))
+            or not math.isfinite(value)
+            or value <= 0
+        ):
+            return f"{where}: {key} must be a positive finite number, got {value!r}"
+    return None
+
+
+def _check(machines: Any, origin: str) -> tuple[list[dict[str, Any]], list[str]]:
+    """(the valid entries, a problem per invalid one) of a parsed ``machines`` array."""
     if not isinstance(machines, list):
-        raise ReferenceError(f"{origin}: [[machines]] must be an array of tables")
+        return [], [f"{origin}: [[machines]] must be an array of tables"]
+    valid, problems = [], []
     for i, machine in enumerate(machines):
-        if not isinstance(machine, dict):
-            raise ReferenceError(f"{origin}: machines[{i}] is not a table")
-        where = f"{origin}: machines[{i}]" + (
-            f" ({machine['name']})" if isinstance(machine.get("name"), str) else ""
-        )
-        unknown = sorted(set(machine) - KNOWN_KEYS)
-        if unknown:
-            raise ReferenceError(
-                f"{where}: unknown key {unknown[0]!r} (known: {', '.join(sorted(KNOWN_KEYS))})"
-            )
-        for key in ("name", "kind", "source"):
-            if not isinstance(machine.get(key), str) or not machine[key]:
-                raise ReferenceError(f"{where}: missing {key}")
-        figures = [k for k in (*PEAK_FIELDS, "bandwidth_gbs") if k in machine]
-        if not figures:
-            raise ReferenceError(
-                f"{where}: needs at least one of {', '.join(PEAK_FIELDS)}, bandwidth_gbs"
-            )
-        for key in figures:
-            value = machine[key]
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-                raise ReferenceError(f"{where}: {key} must be a positive number, got {value!r}")
-    return machines
+        problem = _entry_problem(machine, f"{origin}: machines[{i}]")
+        if problem:
+            problems.append(problem)
+        else:
+            valid.append(machine)
+    return valid, problems
 
 
 def load_shipped() -> list[dict[str, Any]]:
@@ -78,24 +90,43 @@ def load_shipped() -> list[dict[str, Any]]:
     text = (
         resources.files("overhead_tui").joinpath("data/reference_hardware.toml").read_text("utf-8")
     )
-    return _check(tomllib.loads(text).get("machines", []), "reference_hardware.toml")
+    machines, problems = _check(tomllib.loads(text).get("machines", []), "reference_hardware.toml")
+    if problems:
+        raise ReferenceError("; ".join(problems))
+    return machines
 
 
-def load_user_file(path: Path) -> list[dict[str, Any]]:
-    """A user's ``[[machines]]`` file.
+def read_user_file(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
+    """(valid entries, problems) of a user's ``[[machines]]`` file; never raises.
 
-    Raises:
-        ReferenceError: unreadable, not TOML, or an entry with a missing field, an unknown key
-            or a non-positive figure (the message names the file, the entry and the field).
+    Every bad entry is named (file, index, name, field); the good ones are kept. An unreadable
+    or non-TOML file gives no entries and one problem.
     """
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise ReferenceError(f"{path}: {getattr(exc, 'strerror', None) or exc}") from None
+        return [], [f"{path}: {getattr(exc, 'strerror', None) or exc}"]
     try:
-        return _check(tomllib.loads(text).get("machines", []), str(path))
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise ReferenceError(f"{path}: not valid TOML ({exc})") from None
+        return [], [f"{path}: not valid TOML ({exc})"]
+    return _check(data.get("machines", []), str(path))
+
+
+def _user_path(user_file: Path | None) -> tuple[Path | None, str | None]:
+    """(the user file to read or None, why a named one is missing)."""
+    path = user_file or user_reference_path()
+    if path.exists():
+        return path, None
+    if user_file is None and not os.environ.get(USER_FILE_ENV):
+        return None, None  # the default config file is optional
+    named = "" if user_file else f"${USER_FILE_ENV} names "
+    return None, f"{named}{path}, which does not exist"
+
+
+def _merge(shipped: list[dict[str, Any]], extra: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    names = {m["name"] for m in extra}
+    return [m for m in shipped if m["name"] not in names] + extra
 
 
 def load_reference(user_file: Path | None = None) -> list[dict[str, Any]]:
@@ -106,29 +137,33 @@ def load_reference(user_file: Path | None = None) -> list[dict[str, Any]]:
             or, if that is unset, the user config file, which may be absent).
 
     Raises:
-        ReferenceError: either file is malformed, or ``user_file`` / the file named by
-            ``$OVERHEAD_TUI_REFERENCE`` does not exist.
+        ReferenceError: either file is malformed (every bad entry is named), or
+            ``user_file`` / the file named by ``$OVERHEAD_TUI_REFERENCE`` does not exist.
     """
-    machines = load_shipped()
-    path = user_file or user_reference_path()
-    optional = user_file is None and not os.environ.get(USER_FILE_ENV)
-    if optional and not path.exists():
-        return machines
-    if not path.exists():
-        named = "" if user_file else f"${USER_FILE_ENV} names "
-        raise ReferenceError(f"{named}{path}, which does not exist")
-    extra = load_user_file(path)
-    names = {m["name"] for m in extra}
-    return [m for m in machines if m["name"] not in names] + extra
+    machines, problems = reference_machines_and_problems(user_file)
+    if problems:
+        raise ReferenceError("; ".join(problems))
+    return machines
+
+
+def reference_machines_and_problems(
+    user_file: Path | None = None,
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """(shipped machines + the user's valid ones, the user file's problems)."""
+    shipped = load_shipped()
+    path, missing = _user_path(user_file)
+    if path is None:
+        return shipped, [missing] if missing else []
+    extra, problems = read_user_file(path)
+    return _merge(shipped, extra), problems
 
 
 def reference_machines() -> tuple[list[dict[str, Any]], str | None]:
-    """(machines, problem): like :func:`load_reference`, but a broken user file costs only its
-    own entries — the shipped machines are returned with the problem as text."""
-    try:
-        return load_reference(), None
-    except ReferenceError as exc:
-        return load_shipped(), f"{exc} — showing the shipped machines only"
+    """(machines, problem): a broken user file costs only its bad entries, which are named."""
+    machines, problems = reference_machines_and_problems()
+    if not problems:
+        return machines, None
+    return machines, "; ".join(problems) + " — those entries are left out"
 
 
 def peak_of(machine: dict[str, Any], dtype: str) -> float | None:

@@ -91,7 +91,7 @@ def test_user_reference_file_extends_and_replaces(tmp_path):
         ('[[machines]]\nname = "x"\nkind = "cpu"\nsource = "s"\n', "needs at least one of"),
         (
             '[[machines]]\nname = "x"\nkind = "cpu"\nsource = "s"\nfp32_gflops = "a"\n',
-            "fp32_gflops must be a positive number, got 'a'",
+            "fp32_gflops must be a positive finite number, got 'a'",
         ),
         (
             '[[machines]]\nname = "x"\nkind = "cpu"\nsource = "s"\nfp64_gflop = 1\n',
@@ -133,3 +133,21 @@ def test_labels_that_would_overlap_on_screen_are_joined():
     assert [text for text, _, _ in joined] == ["15,14", "5"]
     apart = merge_labels(labels, (0.0, 2.0), (-2.0, 2.0), grid=(400, 10))  # fine: room for both
     assert [text for text, _, _ in apart] == ["15", "14", "5"]
+
+
+def test_every_bad_entry_is_named_and_the_good_ones_kept(tmp_path):
+    from overhead_tui.reference import reference_machines_and_problems
+
+    user = tmp_path / "mixed.toml"
+    user.write_text(
+        '[[machines]]\nname = "Inf box"\nkind = "cpu"\nsource = "s"\nfp64_gflops = inf\n'
+        '[[machines]]\nname = "NaN box"\nkind = "cpu"\nsource = "s"\nbandwidth_gbs = nan\n'
+        '[[machines]]\nname = "Typo"\nkind = "cpu"\nsource = "s"\nfp64_gflop = 1\n'
+        '[[machines]]\nname = "Good"\nkind = "cpu"\nsource = "s"\nfp64_gflops = 10\n'
+    )
+    machines, problems = reference_machines_and_problems(user)
+    assert "Good" in {m["name"] for m in machines}
+    assert not {"Inf box", "NaN box", "Typo"} & {m["name"] for m in machines}
+    assert len(problems) == 3
+    assert "machines[0] (Inf box): fp64_gflops must be a positive finite number" in problems[0]
+    assert "(NaN box): bandwidth_gbs" in problems[1] and "unknown key 'fp64_gflop'" in problems[2]
