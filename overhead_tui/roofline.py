@@ -5,7 +5,9 @@ multicore architectures", CACM 52(4), 2009.  Attainable GFLOP/s at arithmetic in
 (flops/byte) is min(compute ceiling, I × bandwidth).  Ceilings come from the summary's
 measured limits and probes (never typed in):
 
-* ``scalar``: the ``scalar_fma`` probe, a dependent multiply-add chain on one core;
+* ``scalar latency``: the ``scalar_fma`` probe, one dependent multiply-add chain on one core
+  (float64 only).  It bounds a loop whose every FMA waits for the previous one; scalar code
+  with independent operations (or separate multiply and add) can run above it;
 * ``SIMD one core``: the ``simd_fma`` probe on one core (this dtype);
 * ``all cores``: the measured compute peak of this dtype (``machine.peak_gflops``);
 * ``memory``: the STREAM triad bandwidth of all cores (GB/s).
@@ -90,7 +92,7 @@ def ceilings(summary: RunSummary) -> list[Ceiling]:
     peak = summary.machine.peak_gflops.get(dtype, {})
     one_core_detail = "one_core_gflops" if dtype == "float64" else "float32_one_core_gflops"
     found = [
-        Ceiling("scalar (dependent FMA chain)", value, "scalar_fma probe")
+        Ceiling("scalar latency (one dependent FMA chain)", value, "scalar_fma probe")
         for value in [_probe(summary, "scalar_fma")]
         if value and dtype == "float64"
     ]

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 from pathlib import Path
 from typing import Any
 
 from overhead_tui.commands.common import check_export_paths
-from overhead_tui.cpu import read_cpu_model
+from overhead_tui.cpu import CpuModel, read_cpu_model
 from overhead_tui.errors import UsageError
 from overhead_tui.format import fmt_number
 from overhead_tui.limits import machine_limits
@@ -26,7 +27,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "measured and the nominal clock, and the measured compute peak and memory bandwidth "
         "(from the probes, measured once per machine).",
     )
-    parser.add_argument("--json", type=Path, metavar="PATH", help="also write them as JSON")
+    parser.add_argument(
+        "--json", type=Path, metavar="PATH", help="also write them as JSON (- : to stdout)"
+    )
     return parser
 
 
@@ -37,7 +40,9 @@ def run(args: argparse.Namespace) -> int:
         UsageError: ``--json`` names a folder, or a file that cannot be written (checked
             before anything is measured).
     """
-    check_export_paths([args.json])
+    to_stdout = args.json is not None and str(args.json) == "-"
+    if not to_stdout:
+        check_export_paths([args.json])
     cpu = read_cpu_model()
     probes = {
         k: v.__dict__
@@ -46,6 +51,24 @@ def run(args: argparse.Namespace) -> int:
         ).items()
     }
     limits = machine_limits(cpu, probes)
+    if to_stdout:  # `--json -`: the JSON alone on stdout, the report on stderr
+        with contextlib.redirect_stdout(sys.stderr):
+            _report(cpu, limits)
+        print(json.dumps(limits, indent=2, sort_keys=True))
+        return 0
+    _report(cpu, limits)
+    if args.json:
+        try:
+            args.json.parent.mkdir(parents=True, exist_ok=True)
+            args.json.write_text(json.dumps(limits, indent=2, sort_keys=True) + "\n")
+        except OSError as exc:
+            raise UsageError(f"cannot write {args.json}: {exc.strerror or exc}") from None
+        print(f"wrote {args.json}", file=sys.stderr)
+    return 0
+
+
+def _report(cpu: CpuModel | None, limits: dict[str, Any]) -> None:
+    """The human-readable report on stdout."""
     if cpu is None:
         print("CPU: /proc/cpuinfo not readable; theoretical peaks unknown")
     else:
@@ -87,11 +110,3 @@ def run(args: argparse.Namespace) -> int:
     )
     for warning in limits["limit_warnings"]:
         print(f"warning: {warning}")
-    if args.json:
-        try:
-            args.json.parent.mkdir(parents=True, exist_ok=True)
-            args.json.write_text(json.dumps(limits, indent=2, sort_keys=True) + "\n")
-        except OSError as exc:
-            raise UsageError(f"cannot write {args.json}: {exc.strerror or exc}") from None
-        print(f"wrote {args.json}", file=sys.stderr)
-    return 0

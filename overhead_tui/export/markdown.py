@@ -46,20 +46,17 @@ class MarkdownExporter(Exporter):
             + "|",
         ]
         lines += ["| " + " | ".join(ladder_row(r)) + " |" for r in summary.scenarios]
-        lines += [
-            "",
-            *self._notes(summary),
-            "",
-            *self._probes(summary),
-            "",
-            *self._breakdowns(summary),
-            "",
-            *self._waterfall(summary),
-            "",
-            *self._paper(summary),
-            "",
-            *self._roofline(summary),
-        ]
+        sections = (
+            self._notes(summary),
+            self._probes(summary),
+            self._breakdowns(summary),
+            self._waterfall(summary),
+            self._paper(summary),
+            self._roofline(summary),
+        )
+        for section in sections:  # an empty section leaves no blank lines behind
+            if section:
+                lines += ["", *section]
         return "\n".join(lines).rstrip() + "\n"
 
     @staticmethod
@@ -153,9 +150,9 @@ class MarkdownExporter(Exporter):
         lines = [
             f"## Beside the published ladder ({table['source']})",
             "",
-            f"Their n = {table['n']} on {table['machine']} (peak {table['peak_gflops']:g} "
-            "GFLOP/s); ours per flop, each rung at its own n (scaled, not measured at "
-            f"{table['n']}).",
+            f"Their n = {table['n']}, {table['dtype']}, on {table['machine']} (peak "
+            f"{table['peak_gflops']:g} GFLOP/s); ours {summary.settings.dtype}, per flop, each "
+            f"rung at its own n (scaled, not measured at {table['n']}).",
             "",
             "| # | their step | their speedup | their GFLOP/s | our rung | our speedup "
             "| our GFLOP/s |",
@@ -241,7 +238,10 @@ class MarkdownExporter(Exporter):
     def _notes(summary: RunSummary) -> list[str]:
         notes = []
         if summary.dense is None:
-            notes.append("- The dense kernel did not run successfully: no × dense column.")
+            notes.append(
+                "- No dense kernel result in this run (not selected, or it failed): "
+                "× dense is blank."
+            )
         else:
             notes.append(
                 f"- Dense kernel (× dense = 1): **{summary.dense.name}** "

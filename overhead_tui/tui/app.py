@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 from rich.markup import escape
 from textual import work
@@ -249,9 +250,15 @@ class OverheadApp(App[None]):
         self.ladder_screen.update_all()
         self.start_run()
 
+    def _show(self, screen_type: type[Screen[Any]], make: Callable[[], Screen[Any]]) -> None:
+        """Push ``make()`` unless a ``screen_type`` is already on top (a second key press must
+        not stack a copy that then needs a second escape)."""
+        if not isinstance(self.screen, screen_type):
+            self.push_screen(make())
+
     def action_capabilities(self) -> None:
         """Show which profiler backends work here."""
-        self.push_screen(CapabilitiesScreen(detect()))
+        self._show(CapabilitiesScreen, lambda: CapabilitiesScreen(detect()))
 
     def action_profile(self) -> None:
         """Profile the scenario on screen (or under the cursor) with every available backend."""
@@ -308,27 +315,27 @@ class OverheadApp(App[None]):
 
     def action_paper(self) -> None:
         """Show the published ladder (Leiserson et al. 2020) beside this run's."""
-        self.push_screen(PaperScreen(self.ladder.summary))
+        self._show(PaperScreen, lambda: PaperScreen(self.ladder.summary))
 
     def action_roofline(self) -> None:
         """Show the run's roofline against this machine's measured ceilings."""
-        self.push_screen(RooflineScreen(self.ladder.summary))
+        self._show(RooflineScreen, lambda: RooflineScreen(self.ladder.summary))
 
     def action_machines(self) -> None:
         """Compare this machine and the rungs with reference hardware; the tile calculator."""
-        self.push_screen(MachinesScreen(self.ladder.summary))
+        self._show(MachinesScreen, lambda: MachinesScreen(self.ladder.summary))
 
     def action_sweep(self) -> None:
         """Show the run's size sweep (GFLOP/s against n), if it has one."""
-        self.push_screen(SweepScreen(self.ladder.summary))
+        self._show(SweepScreen, lambda: SweepScreen(self.ladder.summary))
 
     def action_waterfall(self) -> None:
         """Show the waterfall of the current run."""
-        self.push_screen(WaterfallScreen(self.ladder.summary))
+        self._show(WaterfallScreen, lambda: WaterfallScreen(self.ladder.summary))
 
     def action_help(self) -> None:
         """Show keys and vocabulary."""
-        self.push_screen(HelpScreen())
+        self._show(HelpScreen, HelpScreen)
 
     async def action_quit(self) -> None:
         """Stop the running worker (its process group is killed) and exit."""

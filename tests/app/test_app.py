@@ -315,3 +315,13 @@ async def test_roofline_of_a_summary_without_limits_says_so():
         assert app.screen.model.points[0].attainable is None
         await pilot.press("escape", "m")
         assert "No measured limits" in _static_text(app.screen.query_one("#this-machine"))
+
+
+async def test_pressing_a_screen_key_twice_does_not_stack_a_copy():
+    app = OverheadApp(summary=RunSummary.load(RECORDED_SUMMARY_V3))
+    async with app.run_test(size=(120, 40)) as pilot:
+        for key in ("l", "m", "w", "y"):
+            await pilot.press(key, key)
+            assert len(app.screen_stack) == 3  # the default screen, the ladder, this one
+            await pilot.press("escape")
+            assert isinstance(app.screen, LadderScreen)

@@ -453,3 +453,26 @@ def test_workers_use_this_package_not_one_in_the_current_folder(tmp_path):
     )
     assert proc.returncode == 0, proc.stderr
     assert RunSummary.load(out).scenario("numpy_matmul").status == "ok"
+
+
+def test_machine_json_to_stdout(tmp_path):
+    from overhead_tui.probes import cache_key, discover_probes
+
+    cache = tmp_path / "cache" / "overhead-tui" / "probes.json"
+    cache.parent.mkdir(parents=True)
+    recorded = json.loads((FIXTURES / "recorded_summary_v3.json").read_text())["probes"]
+    cache.write_text(
+        json.dumps({"key": cache_key(discover_probes(), sys.executable), "probes": recorded})
+    )
+    proc = subprocess.run(
+        [sys.executable, "-m", "overhead_tui", "machine", "--json", "-"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")},
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    limits = json.loads(proc.stdout)  # the JSON alone on stdout
+    assert limits["peak_gflops"]["float64"]["measured"] > 0
+    assert "theoretical" in proc.stderr and "memory bandwidth" in proc.stderr
+    assert not (tmp_path / "-").exists()

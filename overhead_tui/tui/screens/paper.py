@@ -37,11 +37,11 @@ class PaperScreen(BaseScreen):
     def _table(self) -> Table:
         paper = load_table()
         table = Table(
-            title=f"{paper['source']} — n = {paper['n']}, {paper['machine']}",
+            title=f"{paper['source']} — n = {paper['n']}, {paper['dtype']}, {paper['machine']}",
             title_justify="left",
             header_style="bold",
-            caption="ours: speedup per flop over python_naive, each rung at its own "
-            "n (scaled, not measured at 4096)",
+            caption=f"ours ({self.summary.settings.dtype}): speedup per flop over python_naive, "
+            "each rung at its own n (scaled, not measured at 4096)",
             caption_justify="left",
         )
         for header, justify in (
