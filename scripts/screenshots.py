@@ -58,7 +58,7 @@ async def shoot(name: str, size: tuple[int, int], keys: list[str], source: Path 
 
 async def main() -> None:
     OUT.mkdir(exist_ok=True)
-    os.environ["OVERHEAD_TUI_REFERENCE"] = "/nonexistent/reference_hardware.toml"  # shipped only
+    os.environ["OVERHEAD_TUI_REFERENCE"] = "/dev/null"  # shipped only
     for name, size, keys, *source in SHOTS:
         print(await shoot(name, size, keys, *source))
     print(await shoot_compare())

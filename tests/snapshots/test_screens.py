@@ -107,7 +107,7 @@ def test_too_small(snap_compare):
 
 
 def _app_v3(monkeypatch):
-    monkeypatch.setenv("OVERHEAD_TUI_REFERENCE", "/nonexistent/reference_hardware.toml")
+    monkeypatch.setenv("OVERHEAD_TUI_REFERENCE", "/dev/null")
     summary = RunSummary.load(RECORDED_SUMMARY_V3)
     summary.run_dir = "/tmp/overhead-tui/runs/recorded-v3"
     return OverheadApp(summary=summary)
