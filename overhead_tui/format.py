@@ -12,7 +12,9 @@ def fmt_seconds(value: float | None) -> str:
     for scale, unit in ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns")):
         if abs(value) >= scale or unit == "ns":
             scaled = value / scale
-            return f"{scaled:.3g} {unit}" if scaled < 100 else f"{scaled:.0f} {unit}"
+            if abs(scaled) < 0.0005:  # below a thousandth of a ns: no "-0" or "3e-07 ns"
+                return f"0 {unit}"
+            return f"{scaled:.3g} {unit}" if abs(scaled) < 100 else f"{scaled:.0f} {unit}"
     return f"{value:.3g} s"
 
 
