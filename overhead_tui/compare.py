@@ -293,8 +293,17 @@ def _unrecorded(path: str, value_a: object, value_b: object) -> bool:
     return path.startswith("machine.") and (value_a is None) != (value_b is None)
 
 
+def _comparable(summary: RunSummary, path: str) -> object:
+    """A fact's value for comparing: a sweep's ``settings.size`` (None) is :data:`SWEEP_SIZE`,
+    so a sweep differs from a run at each scenario's own size."""
+    value = fact_value(summary, path)
+    if value is None and path == "settings.size" and summary.sweep:
+        return SWEEP_SIZE
+    return value
+
+
 def _differing_facts(a: RunSummary, b: RunSummary) -> list[SettingDifference]:
-    pairs = ((path, fact_value(a, path), fact_value(b, path)) for path in COMPARED_FACTS)
+    pairs = ((path, _comparable(a, path), _comparable(b, path)) for path in COMPARED_FACTS)
     return [SettingDifference(*pair) for pair in pairs if pair[1] != pair[2]]
 
 

@@ -128,6 +128,12 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         help="skip the probes: no measured clock, peaks or bandwidth in the summary",
     )
     parser.add_argument(
+        "--refresh-probes",
+        action="store_true",
+        help="re-measure the probes even if this machine's cache is current (not charged to "
+        "the budget)",
+    )
+    parser.add_argument(
         "--out",
         type=Path,
         metavar="DIR",
@@ -163,6 +169,7 @@ def plan_sweep(args: argparse.Namespace) -> tuple[list[ScenarioSpec], Settings]:
         scenarios=[s.name for s in specs],
         scenarios_dirs=[str(d) for d in args.scenarios_dir],
         probes=not args.no_probes,
+        refresh_probes=args.refresh_probes,
     )
     for spec in specs:
         check_sweep_sizes(spec, args.sizes, args.dtype, chosen=spec.name in args.scenario)

@@ -299,3 +299,10 @@ def test_naming_the_same_interpreter_with_python_is_no_difference():
     a, b = recorded_run(), recorded_run()
     b.settings.python = a.machine.python.executable  # --python with the interpreter A used
     assert compare_runs(a, b).differences == []
+
+
+def test_a_sweep_against_a_run_at_default_sizes_lists_the_size():
+    a, b = recorded_run(), RunSummary.load(SWEEP_SUMMARY)
+    assert a.settings.size is None and b.settings.size is None
+    sizes = [d for d in compare_runs(a, b).differences if d[0] == "settings.size"]
+    assert sizes == [("settings.size", None, "swept")]

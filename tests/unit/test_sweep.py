@@ -321,3 +321,18 @@ def test_the_sweep_takes_numba_facts_from_any_point(fake_sweep, monkeypatch):
     sweep._merge_machine(MachineInfo(numpy_version="9.9", numba_version="0.60.0"))
     assert sweep.summary.machine.numpy_version == "2.1.0"  # the first point's environment
     assert sweep.summary.machine.numba_version == "0.60.0"
+
+
+def test_probe_options_reach_the_sweep_settings():
+    from overhead_tui.cli import build_parser
+    from overhead_tui.commands.sweep import plan_sweep
+
+    parser = build_parser()
+    for argv, probes, refresh in (
+        ([], True, False),
+        (["--refresh-probes"], True, True),
+        (["--no-probes"], False, False),
+    ):
+        args = parser.parse_args(["sweep", "--scenario", "numpy_matmul", "--sizes", "8", *argv])
+        _, settings = plan_sweep(args)
+        assert (settings.probes, settings.refresh_probes) == (probes, refresh)
