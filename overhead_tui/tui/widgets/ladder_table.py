@@ -31,8 +31,9 @@ COLUMNS: tuple[tuple[str, str, int, frozenset[str]], ...] = (
 )
 """The ladder's columns and the layouts ("narrow" < 100, "normal", "wide" ≥ 150 columns)."""
 
-SHORT_STATES = {"starting": "start", "compiling": "compile", "validating": "check"}
-"""Labels of the active states that fit the state column."""
+SHORT_STATES = {"starting": "start", "compiling": "warm-up", "validating": "check"}
+"""Labels of the active states that fit the state column ("warm-up": the first call, which
+includes JIT compilation for numba rungs and is timed apart)."""
 
 
 def layout_for(width: int) -> str:
