@@ -84,6 +84,17 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="matrix order n for every scenario (default: each one's own)",
     )
+    add_measurement_options(parser)
+
+
+def add_measurement_options(
+    parser: argparse.ArgumentParser,
+    repeats: int = 7,
+    min_time_s: float = 0.05,
+    unit: str = "scenario",
+) -> None:
+    """How each worker measures (dtype, samples, timeout, seed, interpreter, probes, output
+    folder): the options ``run`` and ``sweep`` share; ``unit`` names what one worker times."""
     parser.add_argument(
         "--dtype",
         choices=SUPPORTED_DTYPES,
@@ -93,23 +104,24 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--repeats",
         type=positive_int,
-        default=7,
+        default=repeats,
         metavar="R",
-        help="timed samples per scenario (default: 7)",
+        help=f"timed samples per {unit} (default: {repeats})",
     )
     parser.add_argument(
         "--timeout",
         type=positive_float,
         default=120.0,
         metavar="S",
-        help="seconds before a scenario's worker is killed (default: 120)",
+        help=f"seconds before a {unit}'s worker is killed (default: 120)",
     )
     parser.add_argument(
         "--min-time",
         type=positive_float,
-        default=0.05,
+        default=min_time_s,
         metavar="S",
-        help="shortest timed sample in seconds; loops are calibrated to it (default: 0.05)",
+        help=f"shortest timed sample in seconds; loops are calibrated to it (default: "
+        f"{min_time_s:g})",
     )
     parser.add_argument(
         "--seed", type=non_negative_int, default=0, help="input matrices' seed (default: 0)"
@@ -118,7 +130,9 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
         "--python", metavar="PATH", help="interpreter for the workers (default: this one)"
     )
     parser.add_argument(
-        "--no-probes", action="store_true", help="skip the probes and the model breakdowns"
+        "--no-probes",
+        action="store_true",
+        help="skip the probes: no model breakdowns, no measured clock, peaks or bandwidth",
     )
     parser.add_argument(
         "--refresh-probes",

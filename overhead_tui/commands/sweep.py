@@ -5,14 +5,13 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any, TextIO
 
 from overhead_tui.commands.common import (
+    add_measurement_options,
     add_scenario_dirs,
     check_python,
     check_sizes,
-    non_negative_int,
     positive_float,
     positive_int,
     prepare_run_dir,
@@ -20,7 +19,7 @@ from overhead_tui.commands.common import (
     stop_on_signals,
 )
 from overhead_tui.commands.run import EXIT_INTERRUPTED, Progress
-from overhead_tui.discovery import SUPPORTED_DTYPES, ScenarioSpec, discover, select
+from overhead_tui.discovery import ScenarioSpec, discover, select
 from overhead_tui.engine.events import ProbeStarted, ScenarioProgress
 from overhead_tui.engine.sweep import (
     DEFAULT_BUDGET_S,
@@ -94,50 +93,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         help=f"total seconds for the sweep, split among the scenarios (default: "
         f"{DEFAULT_BUDGET_S:g})",
     )
-    parser.add_argument("--dtype", choices=SUPPORTED_DTYPES, default="float64", help="element type")
-    parser.add_argument(
-        "--repeats",
-        type=positive_int,
-        default=SWEEP_REPEATS,
-        metavar="R",
-        help=f"timed samples per point (default: {SWEEP_REPEATS})",
-    )
-    parser.add_argument(
-        "--min-time",
-        type=positive_float,
-        default=SWEEP_MIN_SAMPLE_S,
-        metavar="S",
-        help=f"shortest timed sample in seconds (default: {SWEEP_MIN_SAMPLE_S:g})",
-    )
-    parser.add_argument(
-        "--timeout",
-        type=positive_float,
-        default=120.0,
-        metavar="S",
-        help="seconds before a point's worker is killed (default: 120)",
-    )
-    parser.add_argument(
-        "--seed", type=non_negative_int, default=0, help="input matrices' seed (default: 0)"
-    )
-    parser.add_argument(
-        "--python", metavar="PATH", help="interpreter for the workers (default: this one)"
-    )
-    parser.add_argument(
-        "--no-probes",
-        action="store_true",
-        help="skip the probes: no measured clock, peaks or bandwidth in the summary",
-    )
-    parser.add_argument(
-        "--refresh-probes",
-        action="store_true",
-        help="re-measure the probes even if this machine's cache is current (not charged to "
-        "the budget)",
-    )
-    parser.add_argument(
-        "--out",
-        type=Path,
-        metavar="DIR",
-        help="run directory (default: a new one under the user data dir)",
+    add_measurement_options(
+        parser, repeats=SWEEP_REPEATS, min_time_s=SWEEP_MIN_SAMPLE_S, unit="point"
     )
     parser.add_argument(
         "--app", action="store_true", help="afterwards, show the Sweep screen in the app"
