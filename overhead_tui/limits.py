@@ -31,7 +31,8 @@ def arithmetic_intensity(n: int, dtype: str) -> float:
     return 2.0 * n / (3.0 * DTYPE_ITEMSIZE[dtype])
 
 
-def _probe(probes: dict[str, Any], name: str, detail: str | None = None) -> float | None:
+def probe_value(probes: dict[str, Any], name: str, detail: str | None = None) -> float | None:
+    """A probe's positive value (or one of its ``details``) from a summary's ``probes``."""
     probe = probes.get(name) or {}
     value = (probe.get("details") or {}).get(detail) if detail else probe.get("value")
     return float(value) if isinstance(value, (int, float)) and value > 0 else None
@@ -55,7 +56,7 @@ def measured_peak(
     candidates = [
         (value, name)
         for name, detail in MEASURED_PEAK_SOURCES[dtype]
-        if (value := _probe(probes, name, detail))
+        if (value := probe_value(probes, name, detail))
     ]
     if summary is not None and summary.settings.dtype == dtype:
         candidates += [
@@ -83,7 +84,7 @@ def _peak_entry(
         )
         entry["flop_per_cycle_per_core"] = cpu.flop_per_cycle(dtype)
     entry["measured"], entry["measured_by"] = measured_peak(dtype, probes, summary)
-    entry["one_core"] = _probe(probes, *ONE_CORE_PEAK[dtype])
+    entry["one_core"] = probe_value(probes, *ONE_CORE_PEAK[dtype])
     theory = entry.get("theoretical")
     if entry["measured"] and theory:
         entry["ratio"] = entry["measured"] / theory
@@ -108,11 +109,11 @@ def machine_limits(
     clock = {
         "nominal": cpu.nominal_ghz if cpu else None,
         "max": max_clock_ghz(),
-        "measured": _probe(probes, "clock"),
+        "measured": probe_value(probes, "clock"),
     }
     bandwidth = {
-        "one_core": _probe(probes, "stream_triad", "one_thread_gbs"),
-        "all_cores": _probe(probes, "stream_triad"),
+        "one_core": probe_value(probes, "stream_triad", "one_thread_gbs"),
+        "all_cores": probe_value(probes, "stream_triad"),
     }
     limits: dict[str, Any] = {
         "effective_cores": effective,

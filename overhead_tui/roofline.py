@@ -20,7 +20,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from overhead_tui.limits import arithmetic_intensity, roofline_bandwidth
+from overhead_tui.limits import (
+    ONE_CORE_PEAK,
+    arithmetic_intensity,
+    probe_value,
+    roofline_bandwidth,
+)
 from overhead_tui.model import RunSummary
 
 
@@ -80,27 +85,19 @@ def ridge_point(peak_gflops: float | None, bandwidth_gbs: float | None) -> float
     return peak_gflops / bandwidth_gbs
 
 
-def _probe(summary: RunSummary, name: str, detail: str | None = None) -> float | None:
-    probe = summary.probes.get(name) or {}
-    value = (probe.get("details") or {}).get(detail) if detail else probe.get("value")
-    return float(value) if isinstance(value, (int, float)) and value > 0 else None
-
-
 def ceilings(summary: RunSummary) -> list[Ceiling]:
     """The compute ceilings of the run's dtype, lowest first (missing measurements skipped)."""
     dtype = summary.settings.dtype
     peak = summary.machine.peak_gflops.get(dtype, {})
-    one_core_detail = "one_core_gflops" if dtype == "float64" else "float32_one_core_gflops"
-    found = [
-        Ceiling("scalar latency (one dependent FMA chain)", value, "scalar_fma probe")
-        for value in [_probe(summary, "scalar_fma")]
-        if value and dtype == "float64"
-    ]
-    found += [
-        Ceiling("SIMD one core", value, "simd_fma probe")
-        for value in [peak.get("one_core") or _probe(summary, "simd_fma", one_core_detail)]
-        if value
-    ]
+    found = []
+    scalar = probe_value(summary.probes, "scalar_fma")
+    if scalar and dtype == "float64":  # the probe's chain is float64
+        found.append(
+            Ceiling("scalar latency (one dependent FMA chain)", scalar, "scalar_fma probe")
+        )
+    one_core = peak.get("one_core") or probe_value(summary.probes, *ONE_CORE_PEAK[dtype])
+    if one_core:
+        found.append(Ceiling("SIMD one core", float(one_core), "simd_fma probe"))
     if peak.get("measured"):
         found.append(
             Ceiling("all cores (peak)", float(peak["measured"]), peak.get("measured_by") or "")
