@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from overhead_tui.model import ScenarioResult
+
+if TYPE_CHECKING:
+    from overhead_tui.engine.events import ProbeStarted
 
 
 def fmt_seconds(value: float | None) -> str:
@@ -86,6 +91,16 @@ def ladder_row(result: ScenarioResult) -> tuple[str, ...]:
         fmt_ratio(result.vs_dense) if speed else "—",
         fmt_number(result.ns_per_fma) if speed else "—",
         status_text(result),
+    )
+
+
+def probe_progress(probe: ProbeStarted) -> str:
+    """What the run does while it measures probes: which, how many remain, time left."""
+    remaining = probe.remaining_s
+    left = f"about {remaining:.0f} s left" if remaining is not None else "estimating time left"
+    return (
+        f"measuring probe {probe.name} ({probe.index + 1}/{probe.total}, {left}; "
+        "once per machine and interpreter)"
     )
 
 

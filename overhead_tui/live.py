@@ -2,8 +2,8 @@
 
 The app keeps one :class:`LiveLadder`; engine events go in through :meth:`LiveLadder.apply`,
 and screens read rows and progress out of it.  States of a row: ``queued``, ``starting``,
-``compiling``, ``validating``, ``running`` while it runs, then the final status of its result
-(``ok``, ``invalid``, ``error``, ``timeout``, ``crashed``, ``skipped``).
+``compiling``, ``validating``, ``running``, ``counting`` while it runs, then the final status
+of its result (``ok``, ``invalid``, ``error``, ``timeout``, ``crashed``, ``skipped``).
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from overhead_tui.engine.events import (
     Event,
+    ProbeStarted,
     RunFinished,
     RunStarted,
     ScenarioFinished,
@@ -20,7 +21,7 @@ from overhead_tui.engine.events import (
 )
 from overhead_tui.model import RunSummary, ScenarioResult
 
-ACTIVE_STATES = frozenset({"starting", "compiling", "validating", "running"})
+ACTIVE_STATES = frozenset({"starting", "compiling", "validating", "running", "counting"})
 """States of a scenario whose worker is alive."""
 
 
@@ -47,7 +48,17 @@ class LiveLadder:
         self.running = False
         self.cancelled = False
         self.rows: dict[str, LadderRow] = {}
+        self.probe: ProbeStarted | None = None
+        """The probe being measured, while probes are measured before the scenarios."""
+        self.timed_window = False
+        """True while a worker times its samples: views must not compete for the CPU."""
         self.reset(summary, finished)
+
+    @property
+    def quiet(self) -> bool:
+        """True while something is being measured (a rung's samples or a probe): views
+        repaint only on events then, never on a timer."""
+        return self.running and (self.timed_window or self.probe is not None)
 
     def reset(self, summary: RunSummary, finished: bool) -> None:
         """Show ``summary``: as final results when ``finished``, else as a queue to run."""
@@ -63,15 +74,21 @@ class LiveLadder:
         if isinstance(event, RunStarted):
             self.reset(event.summary, finished=False)
             self.running, self.cancelled = True, False
+            self.probe, self.timed_window = None, False
+            return None
+        if isinstance(event, ProbeStarted):
+            self.probe = event
             return None
         if isinstance(event, RunFinished):
             self.summary = event.summary
             self.running, self.cancelled = False, event.cancelled
+            self.probe, self.timed_window = None, False
             for row in self.rows.values():
                 if row.state == "queued" or row.active:
                     row.state = row.result.status
             return None
         if isinstance(event, ScenarioStarted):
+            self.probe = None  # the probes are done once the first scenario starts
             row = self.rows[event.name]
             row.state, row.samples_done = "starting", 0
             return event.name
@@ -79,8 +96,10 @@ class LiveLadder:
             row = self.rows[event.name]
             row.state = event.phase
             row.samples_done, row.samples_total = event.samples_done, event.samples_total
+            self.timed_window = event.timed_window
             return event.name
         if isinstance(event, ScenarioFinished):
+            self.timed_window = False
             row = self.rows[event.result.name]
             row.result, row.state = event.result, event.result.status
             return event.result.name

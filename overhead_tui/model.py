@@ -203,6 +203,12 @@ class ScenarioResult:
     wall_s: float | None = None
     other_cpu_fraction: float | None = None
     """Share of all CPUs used by *other* processes while this scenario's worker ran."""
+    observer: str | None = None
+    """The process that ran the worker and read its events ("the app", "overhead-tui")."""
+    observer_cpu_s: float | None = None
+    """CPU time (s) the observer used while this scenario's samples were timed."""
+    observer_fraction: float | None = None
+    """``observer_cpu_s`` over the timed window's wall time: a fraction of one CPU."""
     blas_threads: int | None = None
     numba_threads: int | None = None
     events_per_fma: dict[str, Any] | None = None

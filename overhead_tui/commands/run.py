@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -27,11 +28,19 @@ from overhead_tui.engine.events import (
 from overhead_tui.engine.runner import Runner
 from overhead_tui.errors import UsageError
 from overhead_tui.export import export
-from overhead_tui.format import LADDER_HEADERS, fmt_gflops, fmt_seconds, ladder_row
+from overhead_tui.format import (
+    LADDER_HEADERS,
+    fmt_gflops,
+    fmt_seconds,
+    ladder_row,
+    probe_progress,
+)
 from overhead_tui.model import RunSummary
 from overhead_tui.profilers.capabilities import BACKENDS
 from overhead_tui.profilers.profile import profile_scenario
 
+QUIET_DRAW_S = 1.0
+"""Shortest time between two progress lines while a rung's samples are timed (s)."""
 EXIT_INTERRUPTED = 130
 """Exit code after Ctrl-C (128 + SIGINT), as shells report it."""
 
@@ -151,22 +160,21 @@ class Progress:
         self.stream = stream
         self.live = live
         self._width = 0
-        self._probing = False
+        self._drawn_at = float("-inf")
 
     def show(self, event: Event) -> None:
         """Render one runner event."""
         if isinstance(event, ProbeStarted):
-            if not self._probing:
-                self._probing = True
-                self.note(
-                    "measuring the probes once for this machine and interpreter "
-                    "(about 40 s; cached afterwards) ..."
-                )
-            self._live(f"measuring probe {event.name}")
+            if self.live:
+                self._live(probe_progress(event))
+            else:
+                self.note(probe_progress(event))
         elif isinstance(event, ScenarioStarted):
             self._live(f"[{event.index + 1}/{event.total}] {event.name}: starting")
             self._current = f"[{event.index + 1}/{event.total}] {event.name}"
         elif isinstance(event, ScenarioProgress):
+            if event.timed_window and time.monotonic() - self._drawn_at < QUIET_DRAW_S:
+                return  # samples are being timed: keep the terminal (another process) quiet
             detail = event.phase
             if event.phase == "running":
                 detail += f" sample {event.samples_done}/{event.samples_total}"
@@ -188,6 +196,7 @@ class Progress:
     def _live(self, text: str) -> None:
         if not self.live:
             return
+        self._drawn_at = time.monotonic()
         self._clear()
         self.stream.write(text[:120])
         self.stream.flush()

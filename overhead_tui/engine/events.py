@@ -1,8 +1,9 @@
 """Events the runner yields to its consumers (the CLI's progress, the app, the run log).
 
 They flow one way: runner -> consumers.  Each is a small frozen dataclass; consumers match on
-the type.  ``ScenarioProgress.phase`` is one of ``starting``, ``compiling``, ``running``,
-``validating``.
+the type.  ``ScenarioProgress.phase`` is one of ``starting``, ``compiling`` (the first call,
+JIT compilation included), ``validating``, ``running`` (the timed samples) and ``counting``
+(exact event counts after the timed samples).
 """
 
 from __future__ import annotations
@@ -21,9 +22,16 @@ class RunStarted:
 
 @dataclass(frozen=True)
 class ProbeStarted:
-    """A probe is being measured (before the scenarios, when the cache is stale)."""
+    """A probe is being measured (before the scenarios, when the cache is stale).
+
+    ``index`` of ``total`` (from 0); ``remaining_s`` estimates the seconds left for this and the
+    later probes from the mean duration of the probes measured so far (None for the first).
+    """
 
     name: str
+    index: int = 0
+    total: int = 1
+    remaining_s: float | None = None
 
 
 @dataclass(frozen=True)
@@ -37,12 +45,17 @@ class ScenarioStarted:
 
 @dataclass(frozen=True)
 class ScenarioProgress:
-    """A scenario moved on: phase, samples taken so far, samples wanted."""
+    """A scenario moved on: phase, samples taken so far, samples wanted.
+
+    ``timed_window`` is True from the worker's ``timing_started`` to its ``timing_ended``:
+    while it is, consumers must not compete for the CPU (no repaint loops; coalesce updates).
+    """
 
     name: str
     phase: str
     samples_done: int = 0
     samples_total: int = 0
+    timed_window: bool = False
 
 
 @dataclass(frozen=True)

@@ -147,7 +147,12 @@ def _fill_stats(result: ScenarioResult) -> None:
     if result.first_call_s is not None:
         result.compile_s = max(0.0, result.first_call_s - stats.median_s)
     result.warnings = stability_warnings(
-        stats, result.loops or 1, result.steal_fraction, result.other_cpu_fraction
+        stats,
+        result.loops or 1,
+        result.steal_fraction,
+        result.other_cpu_fraction,
+        result.observer_fraction,
+        result.observer,
     )
 
 

@@ -86,15 +86,37 @@ def new_run_dir(parent: Path | None = None) -> Path:
 def planned_summary(
     specs: list[ScenarioSpec], settings: Settings, run_dir: Path | None = None
 ) -> RunSummary:
-    """A summary listing ``specs`` as not yet run (what the app shows before a run starts)."""
+    """A summary listing ``specs`` as not yet run (what the app shows before a run starts).
+
+    The machine line is filled from this process's own facts (numpy, BLAS) when the workers
+    run on this interpreter; the first worker's ``environment`` event replaces them.
+    """
+    machine = describe_machine()
+    if _same_interpreter(settings.python):  # the workers will load this very numpy and BLAS
+        import numpy
+
+        from overhead_tui.engine.worker import blas_info
+
+        machine.numpy_version = numpy.__version__
+        machine.blas = BlasInfo(**blas_info())
     return RunSummary(
-        machine=describe_machine(),
+        machine=machine,
         settings=settings,
         created=datetime.now(UTC).astimezone().isoformat(timespec="seconds"),
         tool={"name": "overhead-tui", "version": overhead_tui.__version__},
         run_dir=str(run_dir) if run_dir is not None else None,
         scenarios=[new_result(s, size_for(s, settings), settings.dtype) for s in specs],
     )
+
+
+def _same_interpreter(python: str | None) -> bool:
+    """True when workers run on this process's own interpreter."""
+    if python is None:
+        return True
+    try:
+        return os.path.samefile(python, sys.executable)
+    except OSError:
+        return False
 
 
 @dataclass
@@ -113,8 +135,11 @@ class Runner:
         settings: size, dtype, repeats, seed, timeout, interpreter.
         run_dir: directory for ``events.jsonl``, ``summary.json`` and worker logs.
         clock: wall clock for elapsed times (s); injectable for tests.
-        probes: returns probe results by name (``probes.load_probes``), given a progress
-            callback; None runs without probes (no breakdowns).
+        observer: names this process in warnings when it used the CPU while a rung was timed
+            ("the app" from the app; the CLI's default "overhead-tui").
+
+    Scenarios run in :func:`run_order`: the dense kernel first, so every later result gets its
+    × dense the moment it lands; ``summary.scenarios`` keeps the given order.
 
     ``events()`` is a generator and may be consumed from any one thread; ``cancel()`` may be
     called from any other thread and stops the current worker within about 0.1 s.
@@ -126,8 +151,10 @@ class Runner:
         settings: Settings,
         run_dir: Path,
         clock: Callable[[], float] = time.monotonic,
+        observer: str = "overhead-tui",
     ) -> None:
         self.specs = specs
+        self.observer = observer
         self.settings = settings
         self.run_dir = Path(run_dir)
         self.clock = clock
@@ -135,6 +162,7 @@ class Runner:
         self._process: subprocess.Popen[bytes] | None = None
         self._lock = threading.Lock()
         self.summary = planned_summary(specs, settings, self.run_dir)
+        self._environment_seen = False
         self.cpu = read_cpu_model()
 
     @property
@@ -161,9 +189,9 @@ class Runner:
             yield from self._load_probes(log)
             total = len(self.specs)
             try:
-                for index, (spec, result) in enumerate(
-                    zip(self.specs, self.summary.scenarios, strict=True)
-                ):
+                pairs = list(zip(self.specs, self.summary.scenarios, strict=True))
+                for index, position in enumerate(run_order(self.specs)):
+                    spec, result = pairs[position]
                     if self.cancelled:
                         result.error = "cancelled before it ran"
                         continue
@@ -201,27 +229,38 @@ class Runner:
             return
         result.error = None
         before = read_cpu_times()
+        observer_before = own_cpu_s()
         began = self.clock()
         events: list[dict[str, Any]] = []
         outcome: _WorkerOutcome | None = None
+        window = _TimedWindow()
         for item in self._spawn(spec, result.n):
             if isinstance(item, _WorkerOutcome):
                 outcome = item
                 break
+            window.see(item.get("event"), self.clock())
             item["name"] = spec.name
             log_event(log, item)
             events.append(item)
             apply_event(result, item)
-            progress = self._progress(spec.name, item)
+            progress = self._progress(spec.name, item, window.open)
             if progress is not None:
                 yield progress
         assert outcome is not None
+        window.see("timing_ended", self.clock())  # a worker that died inside the window
         result.wall_s = self.clock() - began
         after = read_cpu_times()
+        observer_life_s = own_cpu_s() - observer_before
         result.steal_fraction = steal_fraction(before, after)
+        result.observer = self.observer
+        result.observer_cpu_s = window.observer_cpu_s
+        result.observer_fraction = window.observer_fraction
         done = next((e for e in events if e.get("event") == "done" and "cpu_s" in e), None)
         if done is not None:
-            result.other_cpu_fraction = other_cpu_fraction(before, after, float(done["cpu_s"]))
+            # "other" excludes this process too: its share is judged on its own (observer_*)
+            result.other_cpu_fraction = other_cpu_fraction(
+                before, after, float(done["cpu_s"]) + observer_life_s
+            )
         self._merge_environment(events)
         finish(
             result,
@@ -244,17 +283,25 @@ class Runner:
             },
         )
 
-    def _progress(self, name: str, event: dict[str, Any]) -> ScenarioProgress | None:
+    def _progress(
+        self, name: str, event: dict[str, Any], timed_window: bool
+    ) -> ScenarioProgress | None:
+        """The phase a worker event starts (each phase is named while it runs)."""
         kind = event.get("event")
         repeats = self.settings.repeats
-        if kind == "environment":
+        if kind == "environment":  # the first call (JIT compilation included) follows
             return ScenarioProgress(name, "compiling", 0, repeats)
-        if kind == "calibrated":
-            return ScenarioProgress(name, "running", 0, repeats)
-        if kind == "sample":
-            return ScenarioProgress(name, "running", int(event["index"]) + 1, repeats)
-        if kind == "validated" and event.get("phase") == "first":
+        if kind == "compiled":  # the first call's result is being validated
             return ScenarioProgress(name, "validating", 0, repeats)
+        if kind in ("timing_started", "calibrated"):
+            return ScenarioProgress(name, "running", 0, repeats, timed_window)
+        if kind == "sample":
+            done = int(event["index"]) + 1
+            return ScenarioProgress(name, "running", done, repeats, timed_window)
+        if kind == "timing_ended":  # the last call's result is being validated
+            return ScenarioProgress(name, "validating", repeats, repeats)
+        if kind == "validated" and event.get("phase") == "last" and event.get("ok"):
+            return ScenarioProgress(name, "counting", repeats, repeats)
         return None
 
     def _spawn(self, spec: ScenarioSpec, n: int) -> Iterator[dict[str, Any] | _WorkerOutcome]:
@@ -306,7 +353,9 @@ class Runner:
             if remaining <= 0:
                 timed_out = True
                 break
-            ready, _, _ = select.select([fd], [], [], min(remaining, 0.1))
+            # Blocks until the worker writes or the deadline passes (no polling: cancel()
+            # kills the worker's group, which closes the pipe and wakes this up).
+            ready, _, _ = select.select([fd], [], [], remaining)
             if not ready:
                 continue
             chunk = os.read(fd, 65536)
@@ -340,7 +389,8 @@ class Runner:
         """Hoist the worker-reported interpreter, numpy and BLAS facts into ``machine``."""
         machine = self.summary.machine
         for event in events:
-            if event.get("event") == "environment" and machine.numpy_version is None:
+            if event.get("event") == "environment" and not self._environment_seen:
+                self._environment_seen = True  # the first worker's facts replace the parent's
                 machine.python = PythonInfo(**event["python"])
                 machine.numpy_version = event.get("numpy_version")
                 machine.blas = BlasInfo(**event["blas"])
@@ -348,6 +398,48 @@ class Runner:
                 machine.numba_version = event["numba_version"]
             if event.get("event") == "done" and event.get("numba_threading_layer"):
                 machine.numba_threading_layer = event["numba_threading_layer"]
+
+
+def run_order(specs: list[ScenarioSpec]) -> list[int]:
+    """Indices of ``specs`` in the order they run: dense kernels first, then as given.
+
+    The dense kernel is the reference of every "× dense"; measured first, each later rung's
+    ratio is known the moment its own result lands.
+    """
+    return sorted(range(len(specs)), key=lambda i: (not specs[i].dense_kernel, i))
+
+
+def own_cpu_s() -> float:
+    """User + system CPU seconds this process (all its threads) has used so far."""
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+class _TimedWindow:
+    """Tracks a worker's timed window and this process's CPU time inside it.
+
+    ``observer_cpu_s`` is the CPU time (s) the parent used between the worker's
+    ``timing_started`` and ``timing_ended``; ``observer_fraction`` that over the window's wall
+    time, as a fraction of one CPU. Both None until a window closed.
+    """
+
+    def __init__(self) -> None:
+        self.open = False
+        self._began: tuple[float, float] | None = None
+        self.observer_cpu_s: float | None = None
+        self.observer_fraction: float | None = None
+
+    def see(self, kind: object, now: float) -> None:
+        """Note a worker event ``kind`` seen at wall time ``now`` (s)."""
+        if kind == "timing_started" and not self.open:
+            self.open, self._began = True, (now, own_cpu_s())
+        elif kind == "timing_ended" and self.open and self._began is not None:
+            wall = now - self._began[0]
+            self.observer_cpu_s = max(0.0, own_cpu_s() - self._began[1])
+            self.observer_fraction = self.observer_cpu_s / wall if wall > 0 else None
+            self.open = False
 
 
 def log_event(log: IO[str], event: dict[str, Any]) -> None:
@@ -377,10 +469,13 @@ def load_run_probes(
     results = None if settings.refresh_probes else read_cache(key)
     if results is None:
         results = {}
-        for spec in specs:
+        began = time.monotonic()
+        for index, spec in enumerate(specs):
             if cancelled():
                 return None
-            yield ProbeStarted(spec.name)
+            mean_s = (time.monotonic() - began) / index if index else None
+            remaining = mean_s * (len(specs) - index) if mean_s is not None else None
+            yield ProbeStarted(spec.name, index, len(specs), remaining)
             results[spec.name] = measure_probe(spec, python)
         write_cache(key, results)
     probes = {name: dataclasses.asdict(r) for name, r in results.items()}

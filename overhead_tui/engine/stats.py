@@ -21,6 +21,9 @@ OTHERS_WARN = 0.15
 15 %, a third of one core on a 2-core machine; multi-threaded rungs lose a thread to it)."""
 STEAL_WARN = 0.05
 """Hypervisor steal time share above which a result is flagged (our choice: 5 %)."""
+OBSERVER_WARN = 0.02
+"""Fraction of one CPU the observing process (the app or the CLI) may use while samples are
+timed before the result is flagged (issue 11: 2 %; a quiet observer uses well under 1 %)."""
 
 
 @dataclass(frozen=True)
@@ -71,6 +74,8 @@ def stability_warnings(
     loops: int,
     steal_fraction: float | None = None,
     other_cpu_fraction: float | None = None,
+    observer_fraction: float | None = None,
+    observer: str | None = None,
 ) -> list[str]:
     """Return human-readable warnings for an unstable result (empty when it looks stable).
 
@@ -79,6 +84,8 @@ def stability_warnings(
         loops: kernel calls per sample; a sample lasts ``loops × per-call time``.
         steal_fraction: CPU steal share while the scenario ran, if known.
         other_cpu_fraction: share of all CPUs other processes used meanwhile, if known.
+        observer_fraction: fraction of one CPU the observing process used while the samples
+            were timed, if known; ``observer`` names it ("the app", "overhead-tui").
     """
     warnings: list[str] = []
     if stats.cv >= CV_WARN:
@@ -95,4 +102,9 @@ def stability_warnings(
         warnings.append(f"CPU steal {steal_fraction:.0%} while running (shared VM)")
     if other_cpu_fraction is not None and other_cpu_fraction > OTHERS_WARN:
         warnings.append(f"other processes used {other_cpu_fraction:.0%} of the CPUs meanwhile")
+    if observer_fraction is not None and observer_fraction > OBSERVER_WARN:
+        who = observer or "the observing process"
+        warnings.append(
+            f"{who} itself used {observer_fraction:.1%} of one CPU while the samples were timed"
+        )
     return warnings

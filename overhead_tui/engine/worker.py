@@ -11,10 +11,14 @@ Events, in order (each a JSON object with an ``"event"`` key):
     environment  {python, numpy_version, blas, numba_version, numba_threads}
     compiled     {first_call_s}                  first call: JIT compile + one run
     validated    {ok, max_abs_error, tolerance, reason, phase}
+    build        {info}                          a compiled rung's compiler, flags, report
+    timing_started {}                            the timed window opens: the parent keeps quiet
     calibrated   {loops}
     warmup       {value_s}
     sample       {index, value_s}                seconds per call
-    done         {numba_threading_layer, blas}
+    timing_ended {}                              the timed window closes
+    counted      {sizes, per_fma, bytecode, bytecode_n, method}
+    done         {numba_threading_layer, blas, cpu_s}
     error        {kind, message, traceback}      kind: missing_dependency | import | setup |
                                                  exception | memory
 """
@@ -47,7 +51,9 @@ class _Channel:
         self._out.flush()
 
 
-def _blas_info() -> dict[str, Any]:
+def blas_info() -> dict[str, Any]:
+    """The first BLAS threadpoolctl finds loaded in this process: {library (internal_api),
+    version, architecture (the kernel, e.g. Haswell), threads}; all None without one."""
     from threadpoolctl import threadpool_info
 
     blas = [p for p in threadpool_info() if p.get("user_api") == "blas"]
@@ -123,7 +129,7 @@ def run(spec: dict[str, Any], channel: _Channel) -> int:
             "executable": sys.executable,
         },
         numpy_version=np.__version__,
-        blas=_blas_info(),
+        blas=blas_info(),
         **_numba_state(),
     )
     try:
@@ -143,8 +149,10 @@ def run(spec: dict[str, Any], channel: _Channel) -> int:
         check = validate(module.to_numpy(result), a, b, spec["dtype"])
         channel.emit("validated", phase="first", **_validation_fields(check))
         if not check.ok:
-            channel.emit("done", numba_threading_layer=_threading_layer(), blas=_blas_info())
+            channel.emit("done", numba_threading_layer=_threading_layer(), blas=blas_info())
             return 0
+        # The timed window: the parent (app or CLI) stays quiet between these two events.
+        channel.emit("timing_started")
         warm_s, _ = time_calls(module.kernel, args, 1)
         loops, warmups = calibrate(module.kernel, args, warm_s, spec["min_sample_s"])
         channel.emit("calibrated", loops=loops)
@@ -153,6 +161,7 @@ def run(spec: dict[str, Any], channel: _Channel) -> int:
         for index in range(spec["repeats"]):
             value, result = time_calls(module.kernel, args, loops)
             channel.emit("sample", index=index, value_s=value)
+        channel.emit("timing_ended")
         check = validate(module.to_numpy(result), a, b, spec["dtype"])
         channel.emit("validated", phase="last", **_validation_fields(check))
         if spec.get("count", True):
@@ -162,7 +171,7 @@ def run(spec: dict[str, Any], channel: _Channel) -> int:
     except BaseException as exc:  # SystemExit, KeyboardInterrupt from the kernel too
         return _error(channel, "exception", exc)
     channel.emit(
-        "done", numba_threading_layer=_threading_layer(), blas=_blas_info(), cpu_s=_own_cpu_s()
+        "done", numba_threading_layer=_threading_layer(), blas=blas_info(), cpu_s=_own_cpu_s()
     )
     return 0
 

@@ -154,7 +154,7 @@ class OverheadApp(App[None]):
         except (UsageError, OSError) as exc:
             self.notify(str(exc), severity="error", timeout=10)
             return
-        self.runner = Runner(specs, self.settings, run_dir)
+        self.runner = Runner(specs, self.settings, run_dir, observer="the app")
         self.ladder.running = True
         self.ladder_screen.started_at = self.clock()
         self.sub_title = str(run_dir)
@@ -173,7 +173,8 @@ class OverheadApp(App[None]):
         name = self.ladder.apply(event)
         self.ladder_screen.update_scenario(name)
         top = self.screen
-        if isinstance(top, ScenarioScreen) and name == top.scenario_name:
+        quiet = self.ladder.quiet  # samples are being timed: the ladder paints the backlog later
+        if isinstance(top, ScenarioScreen) and name == top.scenario_name and not quiet:
             top.update_row(self.ladder.rows[name])
         if isinstance(event, RunFinished):
             self.ladder_screen.update_all()

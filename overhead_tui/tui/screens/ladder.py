@@ -7,14 +7,20 @@ from collections.abc import Callable
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.message import Message
+from textual.timer import Timer
 from textual.widgets import DataTable, Footer, Header, ProgressBar, Static
 
-from overhead_tui.format import machine_line
+from overhead_tui.format import machine_line, probe_progress
 from overhead_tui.live import LiveLadder
 from overhead_tui.tui.screens.base import BaseScreen
 from overhead_tui.tui.widgets.ladder_table import LadderTable
 from overhead_tui.tui.widgets.layer_bar import legend
 from overhead_tui.tui.widgets.too_small import TooSmall
+
+TICK_S = 0.1
+"""Seconds between spinner frames while a worker compiles, validates or counts."""
+QUIET_PAINT_S = 1.0
+"""Shortest time between two paints while something is being timed (s)."""
 
 
 class LadderScreen(BaseScreen):
@@ -34,6 +40,10 @@ class LadderScreen(BaseScreen):
         self.ladder = ladder
         self.clock = clock
         self.started_at: float | None = None
+        self._painted_at = float("-inf")
+        """When the table was last painted (``clock`` seconds): throttles quiet windows."""
+        self._deferred: Timer | None = None
+        """The one paint scheduled for updates held back while quiet."""
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -50,7 +60,8 @@ class LadderScreen(BaseScreen):
 
     def on_mount(self) -> None:
         self.update_all()
-        self.set_interval(0.1, self._tick)
+        # The spinner and the elapsed time; paused while something is measured (``quiet``).
+        self._ticker = self.set_interval(TICK_S, self._tick)
         self.query_one(LadderTable).focus()
 
     def on_resize(self) -> None:
@@ -76,12 +87,36 @@ class LadderScreen(BaseScreen):
         self._update_status()
 
     def update_scenario(self, name: str | None) -> None:
-        """Redraw after one scenario changed (bars rescale when a result lands)."""
+        """Redraw after one scenario changed (bars rescale when a result lands).
+
+        While the ladder is ``quiet`` (a rung's samples or a probe are being timed) the timer
+        is paused and an update paints at most once per :data:`QUIET_PAINT_S`; the first
+        event after the window closes paints everything that was held back.
+        """
+        quiet = self.ladder.quiet
+        if quiet:
+            self._ticker.pause()
+            wait = QUIET_PAINT_S - (self.clock() - self._painted_at)
+            if wait > 0:  # one deferred paint for everything held back, never a loop
+                if self._deferred is None:
+                    self._deferred = self.set_timer(wait, self._paint_deferred)
+                return
+        else:
+            self._ticker.resume()
+        if self._deferred is not None:
+            self._deferred.stop()
+            self._deferred = None
+        self._painted_at = self.clock()
         table = self.query_one(LadderTable)
         row = self.ladder.rows.get(name) if name else None
         final = row is not None and not row.active
-        table.refresh_rows(self.ladder, None if final else ([name] if name else None))
+        only = [name] if name and not quiet else None  # after a held-back update: all rows
+        table.refresh_rows(self.ladder, None if final else only)
         self._update_status()
+
+    def _paint_deferred(self) -> None:
+        self._deferred = None
+        self.update_scenario(None)
 
     def _update_status(self) -> None:
         ladder = self.ladder
@@ -91,6 +126,8 @@ class LadderScreen(BaseScreen):
         current = ladder.current
         if current is not None:
             text = f"{current.result.name}: {current.state}"
+        elif ladder.running and ladder.probe is not None:
+            text = probe_progress(ladder.probe)
         elif ladder.running:
             text = "starting"
         elif ladder.cancelled:
@@ -115,7 +152,7 @@ class LadderScreen(BaseScreen):
         self.query_one("#elapsed", Static).update(text)
 
     def _tick(self) -> None:
-        if not self.ladder.running:
+        if not self.ladder.running or self.ladder.quiet:
             return
         table = self.query_one(LadderTable)
         table.frame += 1

@@ -1,0 +1,46 @@
+"""A cold start (no probe cache) says which probe runs, how many remain, and keeps going."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+
+from tests.conftest import FIXTURES
+
+
+def test_cli_shows_probe_progress_on_a_cold_cache(tmp_path):
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "overhead_tui",
+            "run",
+            "--scenarios-dir",
+            str(FIXTURES / "fast"),
+            "--scenario",
+            "fast_python",
+            "--size",
+            "8",
+            "--out",
+            str(tmp_path / "run"),
+        ],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        assert process.stderr is not None
+        first = process.stderr.readline()  # blocks until the first line (or the end)
+        assert first.startswith("measuring probe "), first
+        assert "(1/" in first and "once per machine and interpreter" in first
+        second = process.stderr.readline()
+        assert "(2/" in second and "s left" in second, second
+    finally:
+        process.send_signal(signal.SIGINT)
+        process.wait(timeout=120)
+    assert process.returncode == 130
