@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from overhead_tui.model import ScenarioResult
+from overhead_tui.model import RunSummary, ScenarioResult
+
+DENSE_KERNEL_NAME = "numpy_matmul"
+"""The built-in scenario that declares ``DENSE_KERNEL = True`` (scenarios/numpy_matmul.py)."""
 
 if TYPE_CHECKING:
     from overhead_tui.engine.events import ProbeStarted
@@ -91,6 +94,23 @@ def ladder_row(result: ScenarioResult) -> tuple[str, ...]:
         fmt_ratio(result.vs_dense) if speed else "—",
         fmt_number(result.ns_per_fma) if speed else "—",
         status_text(result),
+    )
+
+
+def dense_reference_note(summary: RunSummary) -> str | None:
+    """Which reference the "× dense" ratios use, when it is not this run's dense kernel.
+
+    None when the run has a dense kernel result (the ratios use it).
+    """
+    if summary.dense is not None:
+        return None
+    chosen = [s for s in summary.scenarios if s.dense_kernel]
+    if chosen:
+        dense = chosen[0]
+        return f"× dense is blank: the dense kernel {dense.name} has no result ({dense.status})"
+    return (
+        "× dense is blank: no dense kernel was selected "
+        f"(add --scenario {DENSE_KERNEL_NAME} to measure it)"
     )
 
 

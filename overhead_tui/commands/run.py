@@ -30,6 +30,7 @@ from overhead_tui.errors import UsageError
 from overhead_tui.export import export
 from overhead_tui.format import (
     LADDER_HEADERS,
+    dense_reference_note,
     fmt_gflops,
     fmt_seconds,
     ladder_row,
@@ -148,8 +149,9 @@ def render_table(summary: RunSummary) -> str:
             lines.append(f"  {r.name}: {r.status} — {r.error}")
         elif r.warnings:
             lines.append(f"  {r.name}: ! {'; '.join(r.warnings)}")
-    if summary.dense is None:
-        lines.append("  (no dense kernel result in this run: × dense is blank)")
+    note = dense_reference_note(summary)
+    if note is not None:
+        lines.append(f"  ({note})")
     return "\n".join(lines)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from overhead_tui.export.base import Exporter
 from overhead_tui.format import (
     LADDER_HEADERS,
+    dense_reference_note,
     fmt_gflops,
     fmt_number,
     fmt_percent,
@@ -237,11 +238,9 @@ class MarkdownExporter(Exporter):
     @staticmethod
     def _notes(summary: RunSummary) -> list[str]:
         notes = []
-        if summary.dense is None:
-            notes.append(
-                "- No dense kernel result in this run (not selected, or it failed): "
-                "× dense is blank."
-            )
+        reference = dense_reference_note(summary)
+        if reference is not None:
+            notes.append(f"- {reference[0].upper()}{reference[1:]}.")
         else:
             notes.append(
                 f"- Dense kernel (× dense = 1): **{summary.dense.name}** "

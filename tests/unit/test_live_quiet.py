@@ -95,3 +95,17 @@ def test_planned_summary_fills_numpy_and_blas_from_this_process():
     assert summary.machine.blas is not None and summary.machine.blas.library
     other = planned_summary([], Settings(python=str(Path("/nonexistent/python"))))
     assert other.machine.numpy_version is None  # another interpreter reports its own
+
+
+def test_dense_reference_note_says_which_reference_the_ratios_use():
+    from overhead_tui.format import dense_reference_note
+    from overhead_tui.model import RunSummary
+
+    summary = RunSummary.load(FIXTURES / "recorded_summary_v3.json")
+    assert summary.dense is not None and dense_reference_note(summary) is None
+    summary.dense.status = "crashed"
+    assert "numpy_matmul has no result (crashed)" in (dense_reference_note(summary) or "")
+    summary.scenarios = [s for s in summary.scenarios if not s.dense_kernel]
+    assert "no dense kernel was selected (add --scenario numpy_matmul" in (
+        dense_reference_note(summary) or ""
+    )

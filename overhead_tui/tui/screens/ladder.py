@@ -10,7 +10,7 @@ from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import DataTable, Footer, Header, ProgressBar, Static
 
-from overhead_tui.format import machine_line, probe_progress
+from overhead_tui.format import dense_reference_note, machine_line, probe_progress
 from overhead_tui.live import LiveLadder
 from overhead_tui.tui.screens.base import BaseScreen
 from overhead_tui.tui.widgets.ladder_table import LadderTable
@@ -177,6 +177,8 @@ def _notes(ladder: LiveLadder) -> str:
     parts = []
     if dense is not None:
         parts.append(f"dense kernel: {dense.name}, n={dense.n}")
+    elif not ladder.running or not any(r.result.dense_kernel for r in ladder.rows.values()):
+        parts.append(dense_reference_note(ladder.summary) or "")
     problems = [
         r.result
         for r in ladder.rows.values()

@@ -183,8 +183,10 @@ numpy; an invalid result never shows a speed.
 the bar shows it on a log scale, so each decade has the same width, and splits it by layer
 (the model breakdown: `d` dispatch, `b` boxing, `s` subscripts, `c` calls, `l` library
 layers, `x` scalar, `v` SIMD, `k` dense kernel, `m` memory, `p` threads, `o` other).
-*state* `ok !` means the timing is unstable (CV ≥ 10 %, outliers, very short samples or CPU
-steal); the drill-in screen says which.
+*state* `ok !` flags a number to doubt; the drill-in screen says which cause: CV ≥ 10 %,
+min or max more than 50 % from the median, samples shorter than 1 ms, hypervisor CPU steal
+above 5 %, other processes using more than 15 % of the CPUs, or overhead-tui itself (the app
+or the CLI) using more than 2 % of one CPU while the samples were timed.
 """
 
 
