@@ -115,13 +115,11 @@ def dense_reference_note(summary: RunSummary) -> str | None:
 
 
 def probe_progress(probe: ProbeStarted) -> str:
-    """What the run does while it measures probes: which, how many remain, time left."""
+    """What the run does while it measures probes: which, how many remain, time left
+    (short: it shares the status line with the progress bar at 80 columns)."""
     remaining = probe.remaining_s
-    left = f"about {remaining:.0f} s left" if remaining is not None else "estimating time left"
-    return (
-        f"measuring probe {probe.name} ({probe.index + 1}/{probe.total}, {left}; "
-        "once per machine and interpreter)"
-    )
+    left = f", ~{remaining:.0f} s left" if remaining is not None else ""
+    return f"probe {probe.index + 1}/{probe.total} {probe.name}{left}"
 
 
 def machine_line(summary_machine: object) -> str:

@@ -167,6 +167,11 @@ class Progress:
     def show(self, event: Event) -> None:
         """Render one runner event."""
         if isinstance(event, ProbeStarted):
+            if event.index == 0:
+                self.note(
+                    f"measuring {event.total} probes: this machine's unit costs, once per "
+                    "machine and interpreter (cached for later runs)"
+                )
             if self.live:
                 self._live(probe_progress(event))
             else:

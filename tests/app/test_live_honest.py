@@ -87,8 +87,9 @@ async def test_cold_start_shows_probe_progress_and_the_machine(tmp_path, monkeyp
     app = OverheadApp(settings, runs_dir=tmp_path / "runs")
     async with app.run_test(size=(80, 24)) as pilot:
         current = app.ladder_screen.query_one("#current")
-        await _wait(pilot, lambda: "measuring probe" in str(current.render()))
-        assert "(1/" in str(current.render())
+        await _wait(pilot, lambda: "probe 1/" in str(current.render()))
+        notes = str(app.ladder_screen.query_one("#notes").render())
+        assert "unit costs once" in notes
         machine = str(app.ladder_screen.query_one("#machine").render())
         assert "numpy None" not in machine and "BLAS unknown" not in machine
         app.stop_run()

@@ -81,10 +81,10 @@ def test_live_ladder_is_quiet_while_samples_or_probes_are_timed():
 
 
 def test_probe_progress_names_the_probe_the_count_and_the_time_left():
-    assert probe_progress(ProbeStarted("dispatch", 2, 11, 41.6)) == (
-        "measuring probe dispatch (3/11, about 42 s left; once per machine and interpreter)"
+    assert (
+        probe_progress(ProbeStarted("dispatch", 2, 11, 41.6)) == "probe 3/11 dispatch, ~42 s left"
     )
-    assert "estimating time left" in probe_progress(ProbeStarted("clock", 0, 11, None))
+    assert probe_progress(ProbeStarted("clock", 0, 11, None)) == "probe 1/11 clock"
 
 
 def test_planned_summary_fills_numpy_and_blas_from_this_process():

@@ -42,6 +42,7 @@ class LadderScreen(BaseScreen):
         self.started_at: float | None = None
         self._painted_at = float("-inf")
         """When the table was last painted (``clock`` seconds): throttles quiet windows."""
+        self._was_quiet = False
         self._deferred: Timer | None = None
         """The one paint scheduled for updates held back while quiet."""
 
@@ -90,14 +91,16 @@ class LadderScreen(BaseScreen):
         """Redraw after one scenario changed (bars rescale when a result lands).
 
         While the ladder is ``quiet`` (a rung's samples or a probe are being timed) the timer
-        is paused and an update paints at most once per :data:`QUIET_PAINT_S`; the first
-        event after the window closes paints everything that was held back.
+        is paused: the event that opens the quiet period paints at once, later ones at most
+        once per :data:`QUIET_PAINT_S` (one deferred paint); the first event after the window
+        closes paints everything that was held back.
         """
-        quiet = self.ladder.quiet
+        quiet, entering = self.ladder.quiet, self.ladder.quiet and not self._was_quiet
+        self._was_quiet = quiet
         if quiet:
             self._ticker.pause()
             wait = QUIET_PAINT_S - (self.clock() - self._painted_at)
-            if wait > 0:  # one deferred paint for everything held back, never a loop
+            if wait > 0 and not entering:  # one deferred paint for all held back, never a loop
                 if self._deferred is None:
                     self._deferred = self.set_timer(wait, self._paint_deferred)
                 return
@@ -175,6 +178,8 @@ def _notes(ladder: LiveLadder) -> str:
     """One line under the table: the dense kernel and the first problem, if any."""
     dense = ladder.summary.dense
     parts = []
+    if ladder.running and ladder.probe is not None:
+        parts.append("measuring this machine's unit costs once (cached for later runs)")
     if dense is not None:
         parts.append(f"dense kernel: {dense.name}, n={dense.n}")
     elif not ladder.running or not any(r.result.dense_kernel for r in ladder.rows.values()):
