@@ -39,7 +39,7 @@ from overhead_tui.engine.events import (
     ScenarioStarted,
 )
 from overhead_tui.engine.results import apply_event, compute_vs_dense, finish, new_result
-from overhead_tui.engine.spawn import worker_command, worker_env
+from overhead_tui.engine.spawn import wait_exited, worker_command, worker_env
 from overhead_tui.errors import UsageError
 from overhead_tui.limits import apply_limits
 from overhead_tui.machine import (
@@ -370,9 +370,10 @@ class Runner:
                     yield event
                     # A child the kernel forked may hold the pipe open: the last event ends it.
                     final = final or event.get("event") in ("done", "error")
-        returncode = None if timed_out else _wait(process, EXIT_GRACE_S)
-        _kill_group(process)
-        returncode = process.wait() if returncode is None else returncode
+        if not timed_out:  # not reaped: the group id stays the worker's until it is killed
+            wait_exited(process, EXIT_GRACE_S)
+        _kill_group(process)  # whatever the scenario started ends with it, on every outcome
+        returncode = process.wait()
         yield _WorkerOutcome(events, returncode, timed_out, self._stderr_tail(spec))
 
     def _stderr_tail(self, spec: ScenarioSpec) -> str:
@@ -494,17 +495,10 @@ def _parse_line(line: bytes) -> dict[str, Any] | None:
     return event if isinstance(event, dict) and "event" in event else None
 
 
-def _wait(process: subprocess.Popen[bytes], seconds: float) -> int | None:
-    """The worker's exit code if it exits within ``seconds``, else None."""
-    try:
-        return process.wait(timeout=seconds)
-    except subprocess.TimeoutExpired:
-        return None
-
-
 def _kill_group(process: subprocess.Popen[bytes]) -> None:
-    """SIGKILL the worker's whole process group (it leads its own session)."""
-    if process.returncode is not None:  # already reaped: its group id may be reused
+    """SIGKILL the worker's whole process group (it leads its own session); nothing once the
+    worker was reaped, as its group id may then be reused (``_read`` kills before reaping)."""
+    if process.returncode is not None:
         return
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(process.pid, signal.SIGKILL)

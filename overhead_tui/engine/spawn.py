@@ -1,6 +1,10 @@
-"""Start worker processes (their command and environment) and run commands with a timeout that
-kills the whole process group, output capped.  Used by the runner, the probes and the
-profilers alike.
+"""Start worker processes (their command and environment) and run commands with a timeout,
+output capped.  Used by the runner, the probes and the profilers alike.
+
+A command's whole process group ends with it, on every outcome: once its leader exits (or
+times out) the group is killed *before* the leader is reaped, so the group id cannot have
+been reused by then (see :func:`wait_exited`), and a child it left behind (a scenario's
+``setup`` that started a process) does not outlive it.
 """
 
 from __future__ import annotations
@@ -10,14 +14,17 @@ import json
 import os
 import signal
 import subprocess
+import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import overhead_tui
 
 DRAIN_S = 5.0
-"""Seconds to collect output after a timed-out profiler's process group was killed."""
+"""Seconds to collect output after a command's process group was killed (a child that left
+the group may hold the pipes open)."""
 OUTPUT_CAP_BYTES = 1_000_000
 """Largest stdout or stderr kept from a profiler run (bytes); the rest is dropped."""
 
@@ -45,8 +52,38 @@ class CommandResult:
 
 
 def _kill_group(process: subprocess.Popen[bytes]) -> None:
+    """SIGKILL ``process``'s whole group (it leads its own session); nothing once it was
+    reaped, as its group id may then belong to someone else."""
+    if process.returncode is not None:
+        return
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(process.pid, signal.SIGKILL)
+
+
+WAIT_POLL_S = 0.01
+"""Seconds between checks while waiting for a process to exit without reaping it."""
+
+
+def wait_exited(process: subprocess.Popen[Any], seconds: float) -> bool:
+    """Wait up to ``seconds`` for ``process`` to exit, *without reaping it*.
+
+    An exited but unreaped process is a zombie: its pid, and so the id of the process group it
+    leads, cannot be reused, so its group can still be killed safely.  True if it exited (or
+    was already reaped), False if it still runs after ``seconds``.
+    """
+    deadline = time.monotonic() + seconds
+    while True:
+        if process.returncode is not None:
+            return True
+        try:
+            info = os.waitid(os.P_PID, process.pid, os.WEXITED | os.WNOWAIT | os.WNOHANG)
+        except ChildProcessError:  # reaped by someone else
+            return True
+        if info is not None:
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(WAIT_POLL_S)
 
 
 def worker_command(python: str, spec: dict[str, Any]) -> list[str]:
@@ -71,7 +108,8 @@ def worker_env() -> dict[str, str]:
 def run_command(
     argv: list[str], timeout_s: float, env: dict[str, str] | None = None
 ) -> CommandResult:
-    """Run ``argv`` in a new session; on timeout SIGKILL its whole process group.
+    """Run ``argv`` in a new session; when it exits, or after ``timeout_s`` seconds, SIGKILL
+    its whole process group (whatever it started ends with it), then collect its output.
 
     Never raises for the command's own failure: a missing executable gives returncode 127.
     """
@@ -86,21 +124,19 @@ def run_command(
         )
     except OSError as exc:
         return CommandResult(127, False, "", str(exc))
-    timed_out = False
+    assert process.stdout is not None and process.stderr is not None
+    readers = [_Reader(process.stdout), _Reader(process.stderr)]
     try:
-        out, err = process.communicate(timeout=timeout_s)
-    except subprocess.TimeoutExpired:
-        timed_out = True
-        _kill_group(process)
-        try:  # a child that left the group may still hold the pipes: do not wait for it
-            out, err = process.communicate(timeout=DRAIN_S)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            out, err = b"", b""
+        timed_out = not wait_exited(process, timeout_s)
     except BaseException:  # Ctrl-C or SIGTERM: take the profiler and the worker down too
         _kill_group(process)
         process.kill()
+        process.wait()
         raise
+    _kill_group(process)
+    returncode = process.wait()
+    # a child that left the group may still hold the pipes: do not wait long for it
+    out, err = (reader.result(DRAIN_S) for reader in readers)
     stdout = out[:OUTPUT_CAP_BYTES].decode("utf-8", "replace")
     stderr = err[-OUTPUT_CAP_BYTES:].decode("utf-8", "replace")
     events = []
@@ -109,4 +145,24 @@ def run_command(
             event = json.loads(line)
             if isinstance(event, dict) and "event" in event:
                 events.append(event)
-    return CommandResult(process.returncode, timed_out, stdout, stderr, events)
+    return CommandResult(returncode, timed_out, stdout, stderr, events)
+
+
+class _Reader:
+    """Read a pipe to its end in a daemon thread (so neither pipe can fill and block)."""
+
+    def __init__(self, pipe: IO[bytes]) -> None:
+        self._pipe = pipe
+        self._chunks: list[bytes] = []
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            while chunk := self._pipe.read1(65536):
+                self._chunks.append(chunk)
+
+    def result(self, seconds: float) -> bytes:
+        """What was read when the pipe ended, or after ``seconds`` (bytes)."""
+        self._thread.join(seconds)
+        return b"".join(list(self._chunks))
