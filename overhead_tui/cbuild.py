@@ -1,10 +1,12 @@
 """Compile C rungs with the system compiler through cffi (API mode), cached per machine.
 
 A C scenario calls :func:`build` from its ``setup``.  The extension is cached in the user
-cache dir under a name that hashes the source, the compiler's version, the flags and the
-dtype, so a second run does not recompile and any change does.  The compiler is run once on
-its own first, to surface its own error message and (for optimised builds) GCC's
-vectorisation report (``-fopt-info-vec-optimized``); cffi then builds the module.
+cache dir under a name that hashes the source, the compiler's version, the flags, the dtype
+and the CPU (:func:`cpu_signature`: ``-march=native`` code built on another CPU sharing the
+home folder may not run here), so a second run does not recompile and any change does.  An
+unwritable cache dir falls back to a private temporary one (noted in the build info).  The
+compiler is run once on its own first, to surface its own error message and (for optimised
+builds) GCC's vectorisation report (``-fopt-info-vec-optimized``); cffi then builds the module.
 
 No compiler, no OpenMP, or a CPU without what a rung needs raises :class:`Unavailable`,
 which the worker reports as ``skipped`` with the reason, never as an error.
@@ -15,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import os
+import platform
 import shutil
 import subprocess
 import sys
@@ -62,13 +65,67 @@ def compiler_version(cc: str) -> str:
     return (proc.stdout.splitlines() or ["unknown"])[0]
 
 
-def cache_dir() -> Path:
-    """Where built C rungs are kept (user cache dir / cbuild)."""
-    import platformdirs
+CPUINFO = Path("/proc/cpuinfo")
+CPU_FIELDS = (
+    "vendor_id",
+    "cpu family",
+    "model",
+    "model name",
+    "stepping",
+    "flags",
+    "CPU implementer",
+    "CPU architecture",
+    "CPU variant",
+    "CPU part",
+    "Features",
+)
+"""The /proc/cpuinfo fields (x86 and ARM) that identify the CPU a native build targets."""
 
-    path = platformdirs.user_cache_path("overhead-tui", appauthor=False) / "cbuild"
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+
+def cpu_signature(path: Path = CPUINFO) -> str:
+    """What identifies this CPU for code the compiler tuned to it: the first processor's model
+    and feature flags from /proc/cpuinfo, else ``platform.machine()`` and ``processor()``."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        text = ""
+    fields = []
+    for line in text.strip().split("\n\n")[0].splitlines():
+        key, _, value = line.partition(":")
+        if key.strip() in CPU_FIELDS:
+            fields.append(f"{key.strip()}: {value.strip()}")
+    return "\n".join(fields) or f"{platform.machine()} {platform.processor()}"
+
+
+def build_key(
+    source: str, version: str, flags: list[str], link_flags: list[str], real: str, cpu: str
+) -> str:
+    """The cache key of a build (12 hex digits): changes with the source, the compiler's
+    version, the compile and link flags, the element type and the CPU signature."""
+    parts = [source, version, *flags, "--link", *link_flags, real, cpu]
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:12]
+
+
+def usable_cache_dir() -> tuple[Path, str | None]:
+    """Where built C rungs are kept, created: (user cache dir / cbuild, None), or a private
+    temporary one when that is not writable: (folder, a warning naming it and the fix).
+
+    Raises:
+        Unavailable: no writable folder at all.
+    """
+    from overhead_tui.folders import private_temp_cache, user_cache_dir, writable_problem
+
+    path = user_cache_dir() / "cbuild"
+    problem = writable_problem(path)
+    if problem is None:
+        return path, None
+    fix = "fix: set XDG_CACHE_HOME to a writable folder"
+    fallback = private_temp_cache()
+    if fallback is None or writable_problem(fallback / "overhead-tui" / "cbuild") is not None:
+        raise Unavailable(f"the build cache {path} is not writable ({problem}); {fix}")
+    fallback = fallback / "overhead-tui" / "cbuild"
+    warning = f"the build cache {path} is not writable ({problem}); built in {fallback}; {fix}"
+    return fallback, warning
 
 
 def build(
@@ -99,11 +156,9 @@ def build(
     real = "double" if dtype == "float64" else "float"
     # not `real`: Python.h's Py_complex has a member so named
     defines = [f"-Dreal_t={real}", f"-DREAL_BYTES={8 if real == 'double' else 4}"]
-    key = hashlib.sha256(
-        "\0".join([source, version, *flags, *(link_flags or []), real]).encode()
-    ).hexdigest()[:12]
+    key = build_key(source, version, flags, link_flags or [], real, cpu_signature())
     module_name = f"_overhead_{name}_{dtype}_{key}"
-    folder = cache_dir()
+    folder, cache_warning = usable_cache_dir()
     import sysconfig
 
     python_cflags = (sysconfig.get_config_var("CFLAGS") or "").split()
@@ -128,6 +183,8 @@ def build(
         "command": " ".join(command),
         "module": module_name,
     }
+    if cache_warning:
+        info["cache_warning"] = cache_warning
     existing = _find(folder, module_name)
     started = time.perf_counter()
     if existing is None:

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from overhead_tui.commands.common import check_sizes, plan
+from overhead_tui.commands.common import check_runs_parent, check_sizes, plan, prepare_cache
 from overhead_tui.discovery import discover, select
 from overhead_tui.errors import UsageError
 from overhead_tui.model import RunSummary, Settings
@@ -61,11 +61,8 @@ def check_settings(settings: Settings) -> str | None:
 def launch(args: argparse.Namespace) -> int:
     """Open the app on a new run with the command-line settings."""
     _, settings = plan(args)  # bad input fails here, before the terminal is taken over
-    if args.out is not None:  # the app makes one run folder per run inside --out
-        try:
-            args.out.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise UsageError(f"cannot use --out {args.out}: {exc.strerror or exc}") from None
+    check_runs_parent(args.out)  # the app makes one run folder per run inside --out
+    prepare_cache()
     if not _require_terminal():
         return EXIT_NO_TTY
     from overhead_tui.tui.app import OverheadApp

@@ -12,6 +12,7 @@ from overhead_tui.commands.common import (
     add_run_options,
     check_export_paths,
     plan,
+    prepare_cache,
     prepare_run_dir,
     stderr_is_tty,
     stop_on_signals,
@@ -82,6 +83,7 @@ def run(args: argparse.Namespace) -> int:
     specs, settings = plan(args)
     check_export_paths([args.json, args.markdown, args.csv])
     run_dir = prepare_run_dir(args.out)
+    prepare_cache()
     runner = Runner(specs, settings, run_dir)
     progress = Progress(sys.stderr, live=stderr_is_tty())
     summary = runner.summary

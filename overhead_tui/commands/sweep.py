@@ -14,6 +14,7 @@ from overhead_tui.commands.common import (
     check_sizes,
     positive_float,
     positive_int,
+    prepare_cache,
     prepare_run_dir,
     stderr_is_tty,
     stop_on_signals,
@@ -163,6 +164,7 @@ def run(args: argparse.Namespace) -> int:
     point failed or none was measured, 130 when stopped by Ctrl-C, SIGTERM or SIGHUP."""
     specs, settings = plan_sweep(args)
     run_dir = prepare_run_dir(args.out)
+    prepare_cache()
     sweep = Sweep(specs, args.sizes, args.budget, settings, run_dir)
     progress = SweepProgress(sys.stderr, live=stderr_is_tty())
     progress.note(

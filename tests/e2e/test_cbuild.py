@@ -63,3 +63,21 @@ void matmul(const real_t *a, const real_t *b, real_t *c, int n) {
 """
     info = cbuild.build("t_ikj", ikj, ["-O3"], "float64")[2]
     assert any("vectorized" in line for line in info["vectorization"])
+
+
+def test_a_build_from_another_cpu_is_not_reused(monkeypatch):
+    first = cbuild.build("t_cpu", SOURCE, ["-O1"], "float64")[2]
+    monkeypatch.setattr(cbuild, "cpu_signature", lambda: "model name: another CPU\nflags: sse2")
+    other = cbuild.build("t_cpu", SOURCE, ["-O1"], "float64")[2]
+    assert other["cached"] is False and other["module"] != first["module"]
+
+
+def test_an_unwritable_cache_builds_in_a_temporary_one(tmp_path, monkeypatch):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocker / "cache"))
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    info = cbuild.build("t_fallback", SOURCE, ["-O1"], "float64")[2]
+    assert "XDG_CACHE_HOME" in info["cache_warning"]
+    assert cbuild.build("t_fallback", SOURCE, ["-O1"], "float64")[2]["cached"] is True

@@ -1,0 +1,128 @@
+"""The folders a run writes to: checked before any measuring, locked while in use.
+
+Three places are written: the run directory (``--out``, else a new one under the user data
+dir, moved by ``XDG_DATA_HOME``), and the user cache dir (moved by ``XDG_CACHE_HOME``) that
+holds the probe cache and the built C rungs.  A run directory is owned by one run at a time
+(an ``fcntl.flock`` on its ``run.lock``, held for the life of the process).  An unwritable
+cache is not fatal: a private temporary one is used instead, with a warning, so the run is
+still measured and saved.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import stat
+import tempfile
+from pathlib import Path
+
+from overhead_tui.errors import UsageError
+
+LOCK_NAME = "run.lock"
+"""The lock file inside a run directory (holds the owning process's pid)."""
+CACHE_ENV = "XDG_CACHE_HOME"
+"""The variable that moves the user cache dir (platformdirs on Linux)."""
+
+_held: dict[Path, int] = {}
+"""Run directories locked by this process: resolved path -> the lock file's descriptor."""
+
+
+def lock_run_dir(path: Path) -> int | None:
+    """Take ``path``'s run lock for the rest of this process's life.
+
+    Returns None when taken (or already held by this process), else the pid recorded by the
+    run that holds it (0 when unknown).
+
+    Raises:
+        OSError: the lock file cannot be created (the folder is not writable).
+    """
+    key = path.resolve()
+    if key in _held:
+        return None
+    fd = os.open(path / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        text = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+        os.close(fd)
+        return int(text) if text.isdigit() else 0
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+    _held[key] = fd
+    return None
+
+
+def unlock_run_dir(path: Path) -> None:
+    """Release ``path``'s run lock if this process holds it (the lock file stays)."""
+    fd = _held.pop(path.resolve(), None)
+    if fd is not None:
+        os.close(fd)
+
+
+def writable_problem(folder: Path) -> str | None:
+    """Why files cannot be written in ``folder`` (created when missing), or None if they can.
+
+    Tries for real (creates and removes a file), so it holds for root and read-only mounts.
+    """
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".overhead-tui-check-"):
+            pass
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    return None
+
+
+def user_cache_dir() -> Path:
+    """The user cache dir of overhead-tui (platformdirs; moved by ``XDG_CACHE_HOME``)."""
+    import platformdirs
+
+    return platformdirs.user_cache_path("overhead-tui", appauthor=False)
+
+
+def private_temp_cache() -> Path | None:
+    """A temporary cache home for this user: ``$TMPDIR/overhead-tui-cache-UID``, made mode 0700
+    and used only if this user owns it and nobody else can write to it (it holds shared
+    libraries that are loaded); else a fresh random one.  None if no temp folder is writable.
+    """
+    base = Path(tempfile.gettempdir())
+    stable = base / f"overhead-tui-cache-{os.getuid()}"
+    with contextlib.suppress(OSError):
+        stable.mkdir(mode=0o700, exist_ok=True)
+        info = stable.lstat()
+        private = stat.S_ISDIR(info.st_mode) and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+        if info.st_uid == os.getuid() and private and writable_problem(stable) is None:
+            return stable
+    try:
+        return Path(tempfile.mkdtemp(prefix="overhead-tui-cache-"))
+    except OSError:
+        return None
+
+
+def ensure_cache() -> str | None:
+    """Make sure the user cache dir is writable, before anything is measured.
+
+    When it is not, point ``XDG_CACHE_HOME`` (of this process, and so of its workers) at a
+    private temporary cache and return a one-line warning naming the folder and the fix; None
+    when the cache is fine.
+
+    Raises:
+        UsageError: neither the cache folder nor a temporary folder is writable.
+    """
+    folder = user_cache_dir()
+    problem = writable_problem(folder)
+    if problem is None:
+        return None
+    fallback = private_temp_cache()
+    fix = f"fix: set {CACHE_ENV} to a writable folder"
+    if fallback is None:
+        raise UsageError(
+            f"the cache folder {folder} is not writable ({problem}), nor is the temporary "
+            f"folder {tempfile.gettempdir()}; {fix}"
+        )
+    os.environ[CACHE_ENV] = str(fallback)
+    return (
+        f"warning: the cache folder {folder} is not writable ({problem}); using {fallback} "
+        f"for now (probes are measured again, C rungs rebuilt); {fix}"
+    )
