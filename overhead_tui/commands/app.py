@@ -61,10 +61,10 @@ def check_settings(settings: Settings) -> str | None:
 def launch(args: argparse.Namespace) -> int:
     """Open the app on a new run with the command-line settings."""
     _, settings = plan(args)  # bad input fails here, before the terminal is taken over
-    check_runs_parent(args.out)  # the app makes one run folder per run inside --out
-    prepare_cache()
     if not _require_terminal():
         return EXIT_NO_TTY
+    check_runs_parent(args.out)  # the app makes one run folder per run inside --out
+    prepare_cache()
     from overhead_tui.tui.app import OverheadApp
 
     app = OverheadApp(
