@@ -6,6 +6,11 @@
   probe (GEMM at n = 1536) and the dense kernels of this run at the same dtype; "% of peak"
   uses it (the theoretical one beside it).
 * Bandwidth: the ``stream_triad`` probe, one core and all cores.
+* Impossible results (:func:`reject_impossible`): a rung faster than :data:`IMPOSSIBLE_MARGIN` ×
+  the theoretical peak (all physical cores, at the measured clock) cannot have computed its
+  product; it gets the status ``impossible`` and loses its speed.
+* The environment (``environment.judge_environment``): a slow dense kernel and thread
+  variables limiting all-threads rungs are warned about on the rung.
 * Arithmetic intensity of an n × n matmul: 2n³ flops over the minimum traffic 3·n²·itemsize
   bytes (read A and B, write C once), i.e. 2n / (3·itemsize) flops per byte; the roofline
   ceiling is min(peak, intensity × bandwidth).
@@ -19,11 +24,19 @@ from typing import Any
 from overhead_tui.cgroup import cgroup_cpu_quota, effective_cores
 from overhead_tui.cpu import CpuModel
 from overhead_tui.engine.inputs import DTYPE_ITEMSIZE
+from overhead_tui.engine.results import clear_speed
+from overhead_tui.environment import judge_environment
+from overhead_tui.format import fmt_gflops
 from overhead_tui.model import RunSummary, ScenarioResult
 
 CPUFREQ_MAX = Path("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq")
 ABOVE_THEORY = 1.05
 """A measured peak above 1.05 × the theoretical one is flagged (turbo, or a wrong clock)."""
+IMPOSSIBLE_MARGIN = 1.1
+"""A rung above 1.1 × the theoretical peak is ``impossible`` (the 10 % absorbs clock rounding)."""
+UNMEASURED_CLOCK_FACTOR = 2.0
+"""Without a measured clock (``--no-probes``, sweep points) and without a cpufreq maximum, the
+bound assumes up to 2 × the nominal clock (turbo on a few cores rarely exceeds it)."""
 
 
 def arithmetic_intensity(n: int, dtype: str) -> float:
@@ -170,13 +183,72 @@ def max_clock_ghz(path: Path = CPUFREQ_MAX) -> float | None:
 
 
 def apply_limits(summary: RunSummary, cpu: CpuModel | None) -> None:
-    """Store the limits in ``summary.machine`` and each ok rung's roofline figures."""
+    """Store the limits in ``summary.machine``, each ok rung's roofline figures and the
+    environment's warnings (``environment.judge_environment``)."""
     limits = machine_limits(cpu, summary.probes, summary)
     summary.machine.set_limits(limits)
     peak = limits["peak_gflops"].get(summary.settings.dtype, {}).get("measured")
     bandwidth = roofline_bandwidth(limits["bandwidth_gbs"])
     for result in summary.scenarios:
         _roofline(result, peak, bandwidth)
+    theoretical = {d: p.get("theoretical") for d, p in limits["peak_gflops"].items()}
+    judge_environment(summary.scenarios, summary.machine, theoretical)
+
+
+def speed_bound(
+    cpu: CpuModel | None, probes: dict[str, Any], dtype: str
+) -> tuple[float | None, str]:
+    """(the theoretical peak no rung can beat (GFLOP/s), how it was computed) or (None, why not).
+
+    All physical cores (affinity and cgroup quota ignored: a bound, not an expectation) at the
+    measured clock (probe ``clock``); without one, the cpufreq maximum, else
+    :data:`UNMEASURED_CLOCK_FACTOR` × the nominal clock.  None for an unknown CPU (no
+    /proc/cpuinfo) or one without any clock: the check is then skipped.
+    """
+    if cpu is None:
+        return None, "no CPU model (no /proc/cpuinfo): impossible results are not detected"
+    cores = cpu.physical_cores or cpu.logical_cpus or 1
+    measured, maximum = probe_value(probes, "clock"), max_clock_ghz()
+    if measured:
+        ghz, basis = measured, "measured clock"
+    elif maximum:
+        ghz, basis = maximum, "maximum clock (cpufreq); none measured"
+    elif cpu.nominal_ghz:
+        ghz = cpu.nominal_ghz * UNMEASURED_CLOCK_FACTOR
+        basis = f"{UNMEASURED_CLOCK_FACTOR:g} × the nominal clock; none measured"
+    else:
+        return None, "no clock known: impossible results are not detected"
+    peak, formula = cpu.peak(dtype, ghz, cores)
+    return peak, f"{formula.rsplit(' = ', 1)[0]}, {basis}"
+
+
+def reject_impossible(summary: RunSummary, cpu: CpuModel | None) -> list[str]:
+    """Mark every ok rung faster than :data:`IMPOSSIBLE_MARGIN` × :func:`speed_bound` as
+    ``impossible``: its reason names both speeds, its speed is cleared (samples kept).
+
+    Run it before × dense, breakdowns and limits, so none of them uses such a rung.  Returns
+    the names of the rungs it marked.
+    """
+    marked = []
+    bounds: dict[str, tuple[float | None, str]] = {}
+    for result in summary.scenarios:
+        if not result.has_speed or not result.gflops:
+            continue
+        if result.dtype not in bounds:
+            bounds[result.dtype] = speed_bound(cpu, summary.probes, result.dtype)
+        bound, how = bounds[result.dtype]
+        if bound is None or result.gflops <= IMPOSSIBLE_MARGIN * bound:
+            continue
+        result.status = "impossible"
+        result.error = (
+            f"faster than the hardware can compute ({fmt_gflops(result.gflops)} GFLOP/s > "
+            f"theoretical peak {fmt_gflops(bound)} = {how}): the result may be cached or "
+            "not computed"
+        )
+        clear_speed(result)
+        result.warnings = []  # timing-stability notes mean nothing without a speed
+        marked.append(result.name)
+    return marked
 
 
 def _roofline(result: ScenarioResult, peak: float | None, bandwidth: float | None) -> None:

@@ -3,7 +3,8 @@
 The app keeps one :class:`LiveLadder`; engine events go in through :meth:`LiveLadder.apply`,
 and screens read rows and progress out of it.  States of a row: ``queued``, ``starting``,
 ``compiling``, ``validating``, ``running``, ``counting`` while it runs, then the final status
-of its result (``ok``, ``invalid``, ``error``, ``timeout``, ``crashed``, ``skipped``).
+of its result (``ok``, ``invalid``, ``impossible``, ``error``, ``timeout``, ``crashed``,
+``skipped``).
 """
 
 from __future__ import annotations

@@ -7,6 +7,7 @@ import platform
 import sys
 
 from overhead_tui.cgroup import affinity_cpus
+from overhead_tui.environment import steering_environment
 from overhead_tui.model import MachineInfo, PythonInfo
 
 
@@ -23,7 +24,13 @@ def cpu_model() -> str:
 
 
 def describe_machine() -> MachineInfo:
-    """Machine facts and the *current* interpreter; the worker later fills numpy and BLAS."""
+    """Machine facts and the *current* interpreter; the worker later fills numpy and BLAS.
+
+    ``environment`` holds the variables steering BLAS, OpenMP, numba and MKL as the workers
+    inherit them (``engine.spawn.worker_env`` passes this process's environment on).
+    """
+    from overhead_tui.engine.spawn import worker_env
+
     return MachineInfo(
         cpu_model=cpu_model(),
         logical_cpus=os.cpu_count() or 0,
@@ -34,6 +41,7 @@ def describe_machine() -> MachineInfo:
             executable=sys.executable,
         ),
         platform=platform.platform(),
+        environment=steering_environment(worker_env()),
     )
 
 

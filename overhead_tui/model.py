@@ -15,6 +15,10 @@ Format history (``schema_version``):
          (physical_cores, effective_cores, cgroup_cpu_quota, isa, simd_width_bits, fma_units,
          clock_ghz, peak_gflops, bandwidth_gbs, ...); optional top-level ``sweep``.  Version 2
          files are upgraded on load (their ``limits`` keys are lifted).
+    4 -- status ``impossible`` (faster than the hardware's theoretical peak: never a speed);
+         ``machine.environment`` (the variables steering BLAS, OpenMP, numba and MKL) and
+         ``machine.blas.source``; per scenario ``blas`` (every BLAS library in its worker).
+         Versions 1-3 load unchanged: the new fields start empty.
 """
 
 from __future__ import annotations
@@ -29,13 +33,23 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """Current ``schema_version`` written by this tool."""
-READABLE_VERSIONS = (1, 2, 3)
+READABLE_VERSIONS = (1, 2, 3, 4)
 """Versions :meth:`RunSummary.load` reads (older ones are upgraded on load)."""
 
-STATUSES: tuple[str, ...] = ("ok", "invalid", "error", "timeout", "crashed", "skipped")
-"""Final statuses of a scenario.  Only ``ok`` carries a speed."""
+STATUSES: tuple[str, ...] = (
+    "ok",
+    "invalid",
+    "impossible",
+    "error",
+    "timeout",
+    "crashed",
+    "skipped",
+)
+"""Final statuses of a scenario.  Only ``ok`` carries a speed.  ``invalid``: a wrong product;
+``impossible``: timed faster than the hardware's theoretical peak (``limits.reject_impossible``),
+so the product was cached or not computed."""
 
 
 class SummaryError(Exception):
@@ -53,6 +67,9 @@ class BlasInfo:
     """Kernel family the library selected at run time, e.g. ``Haswell`` or ``SkylakeX``."""
     threads: int | None = None
     """Size of the BLAS thread pool (threads)."""
+    source: str | None = None
+    """Which worker reported it: the dense kernel's (after its set-up) or, until that ran,
+    numpy's default in the first worker (before set-up)."""
 
 
 @dataclass
@@ -78,6 +95,9 @@ class MachineInfo:
     numba_threading_layer: str | None = None
     blas: BlasInfo = field(default_factory=BlasInfo)
     platform: str = ""
+    environment: dict[str, str] = field(default_factory=dict)
+    """Variables that steer BLAS, OpenMP, numba and MKL threads or kernels, as the workers
+    inherit them (``OPENBLAS_*``, ``OMP_*``, ``MKL_*``, ``NUMBA_*``, ``GOTO*``, ``BLIS_*``)."""
     # -- the CPU model and the machine's limits (``limits.machine_limits``) -----------------
     physical_cores: int | None = None
     effective_cores: float | None = None
@@ -159,7 +179,8 @@ class ScenarioResult:
     """The measured outcome of one scenario (one rung).
 
     Times are in seconds per kernel call (one C = A·B of order ``n``).  Statistics are ``None``
-    unless the status is ``ok``; an ``invalid`` scenario keeps its error but never a speed.
+    unless the status is ``ok``; an ``invalid`` or ``impossible`` scenario keeps its error (and
+    its raw samples) but never a speed.
     """
 
     name: str
@@ -211,6 +232,10 @@ class ScenarioResult:
     """``observer_cpu_s`` over the timed window's wall time: a fraction of one CPU."""
     blas_threads: int | None = None
     numba_threads: int | None = None
+    blas: list[dict[str, Any]] = field(default_factory=list)
+    """Every BLAS library loaded in this rung's worker when it finished (threadpoolctl), numpy's
+    first: [{library, version, architecture (the kernel, e.g. ``Haswell``), threads,
+    threading_layer, filepath}]."""
     events_per_fma: dict[str, Any] | None = None
     """Exact events per multiply-add at ``n`` (``counting``): bytecodes, dispatches, floats,
     python_calls, builtin_calls, numpy_calls, by_opcode {name: count}."""

@@ -52,12 +52,14 @@ def apply_event(result: ScenarioResult, event: dict[str, Any]) -> None:
     elif kind == "environment":
         result.blas_threads = (event.get("blas") or {}).get("threads")
         result.numba_threads = event.get("numba_threads")
+        result.blas = _blas_libraries(event.get("blas"))
     elif kind == "counted":
         result.events_per_fma = event.get("per_fma") or None
         result.bytecode = list(event.get("bytecode", []))
         result.bytecode_n = event.get("bytecode_n")
     elif kind == "done":
         result.blas_threads = (event.get("blas") or {}).get("threads", result.blas_threads)
+        result.blas = _blas_libraries(event.get("blas")) or result.blas
     elif kind == "build":
         result.build = event.get("info")
     elif kind == "error":
@@ -72,6 +74,16 @@ def apply_event(result: ScenarioResult, event: dict[str, Any]) -> None:
         elif event.get("kind") == "memory":
             message = f"out of memory: {message}; fix: choose a smaller --size"
         result.error = message
+
+
+def _blas_libraries(blas: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """Every BLAS a worker reported (``libraries``); older workers sent numpy's alone."""
+    if not blas:
+        return []
+    libraries = blas.get("libraries")
+    if isinstance(libraries, list):
+        return [dict(x) for x in libraries if isinstance(x, dict)]
+    return [{k: v for k, v in blas.items() if k != "libraries"}] if blas.get("library") else []
 
 
 def finish(
@@ -99,7 +111,7 @@ def finish(
     if result.status == "ok":
         _fill_stats(result)
     else:
-        _clear_speed(result)
+        clear_speed(result)
 
 
 def _last_phase(events: list[dict[str, Any]]) -> str:
@@ -156,8 +168,8 @@ def _fill_stats(result: ScenarioResult) -> None:
     )
 
 
-def _clear_speed(result: ScenarioResult) -> None:
-    """An invalid or failed scenario never carries a speed."""
+def clear_speed(result: ScenarioResult) -> None:
+    """An invalid, impossible or failed scenario never carries a speed (samples are kept)."""
     result.min_s = result.median_s = result.iqr_s = result.stdev_s = result.cv = None
     result.gflops = result.vs_dense = result.ns_per_fma = result.compile_s = None
 

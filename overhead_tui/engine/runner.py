@@ -41,7 +41,7 @@ from overhead_tui.engine.events import (
 from overhead_tui.engine.results import apply_event, compute_vs_dense, finish, new_result
 from overhead_tui.engine.spawn import wait_exited, worker_command, worker_env
 from overhead_tui.errors import UsageError
-from overhead_tui.limits import apply_limits
+from overhead_tui.limits import apply_limits, reject_impossible
 from overhead_tui.machine import (
     describe_machine,
     other_cpu_fraction,
@@ -98,7 +98,7 @@ def planned_summary(
         from overhead_tui.engine.worker import blas_info
 
         machine.numpy_version = numpy.__version__
-        machine.blas = BlasInfo(**blas_info())
+        machine.blas = _blas(blas_info(), "numpy's default in this process (no worker yet)")
     return RunSummary(
         machine=machine,
         settings=settings,
@@ -209,7 +209,9 @@ class Runner:
         yield RunFinished(self.summary, cancelled=self.cancelled)
 
     def _derive(self) -> None:
-        """Recompute what depends on several results: × dense, breakdowns, waterfall."""
+        """Recompute what depends on several results: × dense, breakdowns, waterfall (after
+        rejecting speeds the hardware cannot reach, so none of them uses one)."""
+        reject_impossible(self.summary, self.cpu)
         compute_vs_dense(self.summary)
         if self.summary.probes:
             attribute(self.summary, self.summary.probes)
@@ -261,7 +263,7 @@ class Runner:
             result.other_cpu_fraction = other_cpu_fraction(
                 before, after, float(done["cpu_s"]) + observer_life_s
             )
-        self._merge_environment(events)
+        self._merge_environment(events, dense=spec.dense_kernel, name=spec.name)
         finish(
             result,
             events,
@@ -386,19 +388,33 @@ class Runner:
             return ""
         return "\n".join(x for x in lines if not x.startswith("worker finished in"))
 
-    def _merge_environment(self, events: list[dict[str, Any]]) -> None:
-        """Hoist the worker-reported interpreter, numpy and BLAS facts into ``machine``."""
+    def _merge_environment(
+        self, events: list[dict[str, Any]], dense: bool = False, name: str = ""
+    ) -> None:
+        """Hoist the worker-reported interpreter, numpy and BLAS facts into ``machine``.
+
+        ``machine.blas`` is numpy's BLAS in the dense kernel's worker (after its set-up) when
+        that ran, else numpy's default in the first worker (before set-up); ``source`` says so.
+        """
         machine = self.summary.machine
         for event in events:
             if event.get("event") == "environment" and not self._environment_seen:
                 self._environment_seen = True  # the first worker's facts replace the parent's
                 machine.python = PythonInfo(**event["python"])
                 machine.numpy_version = event.get("numpy_version")
-                machine.blas = BlasInfo(**event["blas"])
+                machine.blas = _blas(event["blas"], "numpy's default in the first worker")
             if event.get("event") == "environment" and event.get("numba_version"):
                 machine.numba_version = event["numba_version"]
             if event.get("event") == "done" and event.get("numba_threading_layer"):
                 machine.numba_threading_layer = event["numba_threading_layer"]
+            if event.get("event") == "done" and dense and event.get("blas"):
+                machine.blas = _blas(event["blas"], f"the dense kernel's worker ({name})")
+
+
+def _blas(reported: dict[str, Any], source: str) -> BlasInfo:
+    """A worker's ``blas`` report as :class:`BlasInfo` (extra keys dropped)."""
+    fields = ("library", "version", "architecture", "threads")
+    return BlasInfo(**{k: reported.get(k) for k in fields}, source=source)
 
 
 def run_order(specs: list[ScenarioSpec]) -> list[int]:

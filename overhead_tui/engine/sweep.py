@@ -20,8 +20,8 @@ to the later ones).  Before each size after the first, the point's cost is predi
 last point (time per call scales as n³; the calls the timed samples need; the worker overhead
 observed at the last point, JIT compile included) and the scenario stops with reason
 ``budget`` when the prediction exceeds what is left of its share; its first (smallest)
-size always runs, so every scenario has a point.  A point that fails
-(invalid, error, timeout, crashed, skipped) ends that scenario's sweep, its status being the
+size always runs, so every scenario has a point.  A point that fails (invalid,
+impossible, error, timeout, crashed, skipped) ends that scenario's sweep, its status being the
 reason; sizes above a scenario's ``MAX_SIZE`` end it with reason ``max_size``.
 
 The budget logic is pure functions (:func:`predict_point_s`, :func:`budget_allows`,
@@ -66,7 +66,7 @@ SWEEP_REPEATS = 5
 """Timed samples per point (fewer than a ladder run: many points, a fixed budget)."""
 SWEEP_MIN_SAMPLE_S = 0.02
 """Shortest timed sample of a point (s)."""
-FAILED = ("invalid", "error", "timeout", "crashed", "skipped")
+FAILED = ("invalid", "impossible", "error", "timeout", "crashed", "skipped")
 """Point statuses that end a scenario's sweep (the status is recorded as the reason)."""
 
 
@@ -475,10 +475,13 @@ class Sweep:
 
     def _merge_machine(self, worker: MachineInfo) -> None:
         """Take the workers' environment (interpreter, numpy, BLAS) from the first point that
-        reports it, and numba's version and threading layer from any point that has them."""
+        reports it, numba's version and threading layer from any point that has them, and the
+        BLAS from the dense kernel's points (``BlasInfo.source``)."""
         machine = self.summary.machine
         if machine.numpy_version is None:
             self.summary.machine = machine = replace(worker)
+        if (worker.blas.source or "").startswith("the dense kernel"):
+            machine.blas = worker.blas
         machine.numba_version = machine.numba_version or worker.numba_version
         machine.numba_threading_layer = (
             machine.numba_threading_layer or worker.numba_threading_layer

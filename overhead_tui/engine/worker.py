@@ -9,6 +9,8 @@ dedicated pipe).
 Events, in order (each a JSON object with an ``"event"`` key):
     started      {pid, name, n, dtype}
     environment  {python, numpy_version, blas, numba_version, numba_threads}
+                 blas: numpy's {library, version, architecture, threads, libraries [every
+                 BLAS loaded, numpy's first]}
     compiled     {first_call_s}                  first call: JIT compile + one run
     validated    {ok, max_abs_error, tolerance, reason, phase}
     build        {info}                          a compiled rung's compiler, flags, report
@@ -52,19 +54,35 @@ class _Channel:
 
 
 def blas_info() -> dict[str, Any]:
-    """The first BLAS threadpoolctl finds loaded in this process: {library (internal_api),
-    version, architecture (the kernel, e.g. Haswell), threads}; all None without one."""
+    """numpy's BLAS (library, version, architecture, threads) and ``libraries``: every BLAS
+    loaded in this process, numpy's first (threadpoolctl's order is not numpy's first: scipy's
+    bundled OpenBLAS may come before it).  numpy's is the one under numpy's own folder
+    (``numpy.libs``, ``numpy/.dylibs``); otherwise (a system or conda BLAS) the order stays."""
+    import numpy
     from threadpoolctl import threadpool_info
 
+    numpy_prefix = os.path.dirname(os.path.realpath(numpy.__file__))
     blas = [p for p in threadpool_info() if p.get("user_api") == "blas"]
-    if not blas:
-        return {"library": None, "version": None, "architecture": None, "threads": None}
-    first = blas[0]
+    # stable sort: the library inside numpy's folder (or numpy.libs beside it) first
+    blas.sort(key=lambda p: not os.path.realpath(str(p.get("filepath"))).startswith(numpy_prefix))
+    libraries = [
+        {
+            "library": p.get("internal_api"),
+            "version": p.get("version"),
+            "architecture": p.get("architecture"),
+            "threads": p.get("num_threads"),
+            "threading_layer": p.get("threading_layer"),
+            "filepath": p.get("filepath"),
+        }
+        for p in blas
+    ]
+    first = libraries[0] if libraries else {}
     return {
-        "library": first.get("internal_api"),
+        "library": first.get("library"),
         "version": first.get("version"),
         "architecture": first.get("architecture"),
-        "threads": first.get("num_threads"),
+        "threads": first.get("threads"),
+        "libraries": libraries,
     }
 
 

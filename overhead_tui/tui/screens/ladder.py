@@ -187,7 +187,7 @@ def _notes(ladder: LiveLadder) -> str:
     problems = [
         r.result
         for r in ladder.rows.values()
-        if r.state in ("invalid", "error", "timeout", "crashed")
+        if r.state in ("invalid", "impossible", "error", "timeout", "crashed")
     ]
     if problems:
         first = problems[0]

@@ -14,7 +14,7 @@ from overhead_tui.tui.widgets.log_bar import log_bar
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 """Frames of the running-state spinner."""
 
-FAILED = frozenset({"invalid", "error", "timeout", "crashed"})
+FAILED = frozenset({"invalid", "impossible", "error", "timeout", "crashed"})
 
 
 COLUMNS: tuple[tuple[str, str, int, frozenset[str]], ...] = (
