@@ -120,12 +120,11 @@ def slow_kernel_causes(result: ScenarioResult, machine: MachineInfo) -> list[str
     for lib in result.blas or []:
         kernel = str(lib.get("architecture") or "")
         simd = OPENBLAS_KERNEL_SIMD.get(kernel.lower())
-        if lib.get("library") == "openblas" and simd and native:
-            if _SIMD_LEVEL[simd] < _SIMD_LEVEL[native]:
-                causes.append(
-                    f"BLAS kernel {kernel} ({_SIMD_LABEL[simd]}) on this "
-                    f"{_SIMD_LABEL[native]} machine"
-                )
+        older = simd and native and _SIMD_LEVEL[simd] < _SIMD_LEVEL[native]
+        if lib.get("library") == "openblas" and older:
+            causes.append(
+                f"BLAS kernel {kernel} ({_SIMD_LABEL[simd]}) on this {_SIMD_LABEL[native]} machine"
+            )
     if "OPENBLAS_CORETYPE" in env:
         causes.append(f"OPENBLAS_CORETYPE={env['OPENBLAS_CORETYPE']} is set")
     cores = cores_available(machine)

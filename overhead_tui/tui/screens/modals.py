@@ -159,7 +159,8 @@ HELP = """\
 Each row is a **scenario**: one implementation of C = A·B, a rung of the ladder. Each rung
 removes a **layer** of overhead (boxing, bytecode dispatch, scalar execution, library call
 layers, threads). Every number is measured in a separate worker process and validated against
-numpy; an invalid result never shows a speed.
+numpy; an invalid result never shows a speed, nor does an `impossible` one (timed faster than
+the hardware's theoretical peak: the product was cached or not computed).
 
 | key | action |
 |---|---|
@@ -183,10 +184,17 @@ numpy; an invalid result never shows a speed.
 the bar shows it on a log scale, so each decade has the same width, and splits it by layer
 (the model breakdown: `d` dispatch, `b` boxing, `s` subscripts, `c` calls, `l` library
 layers, `x` scalar, `v` SIMD, `k` dense kernel, `m` memory, `p` threads, `o` other).
-*state* `ok !` flags a number to doubt; the drill-in screen says which cause: CV ≥ 10 %,
-min or max more than 50 % from the median, samples shorter than 1 ms, hypervisor CPU steal
-above 5 %, other processes using more than 15 % of the CPUs, or overhead-tui itself (the app
-or the CLI) using more than 2 % of one CPU while the samples were timed.
+*state* `ok !` flags a number to doubt; the drill-in screen says which cause:
+- the timing is unstable: CV ≥ 10 %, min or max more than 50 % from the median, samples
+  shorter than 1 ms;
+- the machine was busy: hypervisor CPU steal above 5 %, other processes using more than 15 %
+  of the CPUs, or overhead-tui itself (the app or the CLI) using more than 2 % of one CPU
+  while the samples were timed;
+- the dense kernel reaches under half of the theoretical peak, with the likely cause: a BLAS
+  kernel older than the CPU (`OPENBLAS_CORETYPE=Prescott` on an AVX2 machine), fewer BLAS
+  threads than cores, or a thread variable set;
+- a thread variable (`OPENBLAS_NUM_THREADS`, `OMP_NUM_THREADS`, `MKL_NUM_THREADS`,
+  `NUMBA_NUM_THREADS`, ...) limits an all-threads rung to fewer threads than cores.
 """
 
 
