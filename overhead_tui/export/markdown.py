@@ -21,6 +21,15 @@ from overhead_tui.reference import reference_machines, times_below
 from overhead_tui.roofline import roofline
 
 
+def _environment_line(summary: RunSummary) -> list[str]:
+    """The variables steering BLAS, OpenMP, numba and MKL, when any was set."""
+    env = summary.machine.environment
+    if not env:
+        return []
+    text = ", ".join(f"`{k}={v}`" for k, v in env.items())
+    return [f"- **Environment** (steers BLAS, OpenMP, numba, MKL): {text}"]
+
+
 class MarkdownExporter(Exporter):
     """Machine, settings, the ladder table, and notes on unstable, invalid and failed rungs."""
 
@@ -31,7 +40,11 @@ class MarkdownExporter(Exporter):
         lines = [
             "# overhead-tui: matrix-multiply ladder",
             "",
-            f"- **Machine:** {machine_line(summary.machine)}",
+            f"- **Machine:** {machine_line(summary.machine)}"
+            + (
+                f" (BLAS from {summary.machine.blas.source})" if summary.machine.blas.source else ""
+            ),
+            *_environment_line(summary),
             f"- **Settings:** dtype {s.dtype}, n = {s.size or 'each scenario default'}, "
             f"{s.repeats} repeats, samples ≥ {s.min_sample_s:g} s, seed {s.seed}, "
             f"timeout {s.timeout_s:g} s",

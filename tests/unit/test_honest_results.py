@@ -235,7 +235,11 @@ def test_apply_limits_puts_the_warnings_next_to_the_number(monkeypatch):
     (warning,) = summary.scenarios[0].warnings
     assert "AVX-512 machine" in warning and "Prescott" in warning
     assert ladder_row(summary.scenarios[0])[7] == "ok !"
-    assert "OPENBLAS_CORETYPE=Prescott is set" in render(summary, "markdown")
+    report = render(summary, "markdown")
+    assert "OPENBLAS_CORETYPE=Prescott is set" in report  # the warning, in the notes
+    assert "**Environment** (steers BLAS, OpenMP, numba, MKL): `OPENBLAS_CORETYPE=Prescott`" in (
+        report
+    )
 
 
 def test_each_rung_records_every_blas_of_its_worker():
