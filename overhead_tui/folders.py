@@ -24,6 +24,9 @@ LOCK_NAME = "run.lock"
 CACHE_ENV = "XDG_CACHE_HOME"
 """The variable that moves the user cache dir (platformdirs on Linux)."""
 
+WORKER_CACHE_ENV = "OVERHEAD_TUI_CACHE_DIR"
+"""The variable that hands the parent's user cache dir to its workers."""
+
 _held: dict[Path, int] = {}
 """Run directories locked by this process: resolved path -> the lock file's descriptor."""
 
@@ -75,7 +78,14 @@ def writable_problem(folder: Path) -> str | None:
 
 
 def user_cache_dir() -> Path:
-    """The user cache dir of overhead-tui (platformdirs; moved by ``XDG_CACHE_HOME``)."""
+    """The user cache dir of overhead-tui (platformdirs; moved by ``XDG_CACHE_HOME``).
+
+    A worker gets its parent's in ``$OVERHEAD_TUI_CACHE_DIR`` (``engine.spawn.worker_env``),
+    so an interpreter given with ``--python`` needs no platformdirs of its own.
+    """
+    given = os.environ.get(WORKER_CACHE_ENV)
+    if given:
+        return Path(given)
     import platformdirs
 
     return platformdirs.user_cache_path("overhead-tui", appauthor=False)

@@ -111,13 +111,18 @@ def _processes(value: Any, path: Path) -> int:
 
 
 def cache_key(specs: list[ProbeSpec], python: str) -> str:
-    """Hash of what the probe values depend on: CPU, interpreter, probe sources."""
+    """Hash of what the probe values depend on: CPU, interpreter, probe sources.
+
+    The interpreter counts with its ``sys.prefix``: a venv's python is a symlink to its base
+    interpreter (the same real path) but brings its own numpy and BLAS.
+    """
     digest = hashlib.sha256()
     version = subprocess.run(
-        [python, "-c", "import sys; print(sys.version)"],
+        [python, "-c", "import sys; print(sys.version); print(sys.prefix)"],
         capture_output=True,
         text=True,
         check=False,
+        env=worker_env(),
     ).stdout
     for part in (cpu_model(), os.path.realpath(python), version):
         digest.update(part.encode())

@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from overhead_tui.commands.common import prepare_cache
+from overhead_tui.commands.common import check_python, prepare_cache
 from overhead_tui.format import fmt_number
 from overhead_tui.probes import PROCESSES, cache_path, load_probes
 
@@ -34,8 +34,8 @@ def run(args: argparse.Namespace) -> int:
     def progress(name: str) -> None:
         print(f"measuring {name} ...", file=sys.stderr, flush=True)
 
-    python = args.python or sys.executable
     prepare_cache()  # an unwritable cache: a temporary one, said before measuring
+    python = check_python(args.python) if args.python else sys.executable
     results = load_probes(python, refresh=args.refresh, progress=progress)
     print(f"interpreter: {python}")
     print(f"{'probe':<18} {'value':>10}  {'unit':<12} {'spread':>8} {'procs':>5}  layer")

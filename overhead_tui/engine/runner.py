@@ -39,7 +39,12 @@ from overhead_tui.engine.events import (
     ScenarioStarted,
 )
 from overhead_tui.engine.results import apply_event, compute_vs_dense, finish, new_result
-from overhead_tui.engine.spawn import wait_exited, worker_command, worker_env
+from overhead_tui.engine.spawn import (
+    same_interpreter,
+    wait_exited,
+    worker_command,
+    worker_env,
+)
 from overhead_tui.errors import UsageError
 from overhead_tui.limits import apply_limits, reject_impossible
 from overhead_tui.machine import (
@@ -245,6 +250,13 @@ class Runner:
             log_event(log, item)
             events.append(item)
             apply_event(result, item)
+            wrong = self._wrong_interpreter(item)
+            if wrong is not None:  # the requested interpreter is not the one running
+                error = {"event": "error", "kind": "interpreter", "message": wrong}
+                log_event(log, {**error, "name": spec.name})
+                events.append(error)
+                apply_event(result, error)
+                self._stop_worker()
             progress = self._progress(spec.name, item, window.open)
             if progress is not None:
                 yield progress
@@ -284,6 +296,26 @@ class Runner:
                 "median_s": result.median_s,
             },
         )
+
+    def _wrong_interpreter(self, event: dict[str, Any]) -> str | None:
+        """Why a worker's ``environment`` event shows another interpreter than requested, or
+        None (see :func:`~overhead_tui.engine.spawn.same_interpreter`)."""
+        if event.get("event") != "environment":
+            return None
+        requested = self.settings.python or sys.executable
+        reported = str((event.get("python") or {}).get("executable") or "")
+        if same_interpreter(requested, reported):
+            return None
+        return (
+            f"the worker ran on {reported or 'an unknown interpreter'}, not on the requested "
+            f"{requested}; its numbers would describe another interpreter, so it was stopped"
+        )
+
+    def _stop_worker(self) -> None:
+        """Kill the current worker's process group (its outcome is still collected)."""
+        with self._lock:
+            if self._process is not None:
+                _kill_group(self._process)
 
     def _progress(
         self, name: str, event: dict[str, Any], timed_window: bool
@@ -397,6 +429,8 @@ class Runner:
         that ran, else numpy's default in the first worker (before set-up); ``source`` says so.
         """
         machine = self.summary.machine
+        if any(e.get("kind") == "interpreter" for e in events if e.get("event") == "error"):
+            return  # another interpreter than the requested one: its facts are not the run's
         for event in events:
             if event.get("event") == "environment" and not self._environment_seen:
                 self._environment_seen = True  # the first worker's facts replace the parent's

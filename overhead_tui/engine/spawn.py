@@ -10,6 +10,7 @@ been reused by then (see :func:`wait_exited`), and a child it left behind (a sce
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import signal
@@ -21,6 +22,7 @@ from pathlib import Path
 from typing import IO, Any
 
 import overhead_tui
+from overhead_tui.folders import WORKER_CACHE_ENV, user_cache_dir
 
 DRAIN_S = 5.0
 """Seconds to collect output after a command's process group was killed (a child that left
@@ -91,18 +93,89 @@ def worker_command(python: str, spec: dict[str, Any]) -> list[str]:
     return [python, "-m", "overhead_tui.engine.worker", json.dumps(spec)]
 
 
-def worker_env() -> dict[str, str]:
-    """The environment for a worker: this very package importable from any interpreter.
+def package_dir() -> Path:
+    """The folder of this very ``overhead_tui`` package (symlinks resolved)."""
+    return Path(overhead_tui.__file__).resolve().parent
 
+
+def worker_path_dir(package: Path | None = None) -> Path:
+    """A folder holding only ``overhead_tui`` (a symlink to ``package``), for ``PYTHONPATH``.
+
+    The parent folder of the package cannot go on a worker's path: in an installed wheel it is
+    the tool's whole site-packages, whose numpy and BLAS would shadow the target interpreter's
+    own (or fail to load in another Python version).  The folder is per package location
+    (``user cache dir / workerpath / HASH``), created atomically and reused; when the cache dir
+    is not writable, this user's private temporary cache is used.
+    """
+    from overhead_tui.folders import private_temp_cache
+
+    package = (package or package_dir()).resolve()
+    digest = hashlib.sha256(str(package).encode()).hexdigest()[:16]
+    error: OSError | None = None
+    for base in (user_cache_dir(), None):
+        try:
+            if base is None:  # not writable: the private temporary cache (mode 0700, ours)
+                temp = private_temp_cache()
+                if temp is None:
+                    break
+                base = temp / "overhead-tui"
+            folder = base / "workerpath" / digest
+            link = folder / "overhead_tui"
+            if os.path.islink(link) and os.readlink(link) == str(package):
+                return folder
+            folder.mkdir(parents=True, exist_ok=True)
+            staging = folder / f".overhead_tui.{os.getpid()}.{threading.get_ident()}"
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(staging)
+            os.symlink(package, staging, target_is_directory=True)
+            os.replace(staging, link)  # atomic: a concurrent worker sees the old or the new link
+            return folder
+        except OSError as exc:
+            error = exc
+    raise OSError(f"cannot create a folder for the workers' PYTHONPATH: {error}")
+
+
+def worker_env() -> dict[str, str]:
+    """The environment for a worker: this very package importable from any interpreter, and
+    nothing else of the tool's own installation.
+
+    ``PYTHONPATH`` starts with :func:`worker_path_dir` (only ``overhead_tui`` in it), so the
+    worker imports numpy, threadpoolctl, numba ... from its own interpreter's site-packages.
     ``python -m`` puts the current directory first on ``sys.path``, so a folder holding another
     checkout (or anything named ``overhead_tui``) would shadow this package in the worker;
-    ``PYTHONSAFEPATH=1`` (Python ≥ 3.11) keeps it off, and ``PYTHONPATH`` names our copy.
+    ``PYTHONSAFEPATH=1`` (Python ≥ 3.11) keeps it off.
     """
     env = dict(os.environ)
-    parent = str(Path(overhead_tui.__file__).resolve().parent.parent)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [parent, env.get("PYTHONPATH")]))
+    folder = str(worker_path_dir())
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [folder, env.get("PYTHONPATH")]))
     env["PYTHONSAFEPATH"] = "1"
+    env[WORKER_CACHE_ENV] = str(user_cache_dir())
     return env
+
+
+def same_interpreter(requested: str, reported: str) -> bool:
+    """True when a worker started as ``requested`` that reports ``sys.executable`` ==
+    ``reported`` runs the requested interpreter *with its packages*.
+
+    The paths may differ in spelling (``/usr/bin/python3`` is ``python3.11``) but not in the
+    environment: a venv's ``bin/python`` is a symlink to its base interpreter, the same file
+    with other site-packages, so the venv each path belongs to (a ``pyvenv.cfg`` next to it or
+    one folder up, as Python itself looks) must match too.
+    """
+    if os.path.normpath(requested) == os.path.normpath(reported):
+        return True
+    return os.path.realpath(requested) == os.path.realpath(reported) and venv_root(
+        requested
+    ) == venv_root(reported)
+
+
+def venv_root(executable: str) -> str | None:
+    """The venv folder ``executable`` belongs to (holding ``pyvenv.cfg``), or None."""
+    folder = os.path.dirname(os.path.abspath(executable))
+    for candidate in (folder, os.path.dirname(folder)):
+        if os.path.isfile(os.path.join(candidate, "pyvenv.cfg")):
+            return os.path.normpath(candidate)
+    return None
 
 
 def run_command(
