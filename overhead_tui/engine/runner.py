@@ -115,13 +115,9 @@ def planned_summary(
 
 
 def _same_interpreter(python: str | None) -> bool:
-    """True when workers run on this process's own interpreter."""
-    if python is None:
-        return True
-    try:
-        return os.path.samefile(python, sys.executable)
-    except OSError:
-        return False
+    """True when workers run on this process's own interpreter *and packages* (a venv's python
+    is the same file as its base's: see :func:`~overhead_tui.engine.spawn.same_interpreter`)."""
+    return python is None or same_interpreter(python, sys.executable)
 
 
 @dataclass

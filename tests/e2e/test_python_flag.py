@@ -203,3 +203,18 @@ def test_run_on_a_python_312_venv_records_312(cli, venv312, tmp_path):
     result = summary.scenario("python_naive")
     assert result.status == "ok"
     assert result.events_per_fma is None  # opcode tracing on 3.12 would give wrong counts
+
+
+def test_another_venv_of_the_same_binary_does_not_get_this_numpy(tmp_path):
+    """Before the first worker reports, the machine line shows this process's numpy only
+    when the workers run on this interpreter with its packages."""
+    from overhead_tui.engine.runner import planned_summary
+
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "pyvenv.cfg").write_text("home = x\n")
+    (venv / "bin" / "python").symlink_to(os.path.realpath(sys.executable))
+    specs = select(discover(), ["python_naive"])
+    other = planned_summary(specs, Settings(python=str(venv / "bin" / "python")))
+    assert other.machine.numpy_version is None
+    assert planned_summary(specs, Settings(python=sys.executable)).machine.numpy_version
