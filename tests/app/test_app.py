@@ -188,6 +188,7 @@ async def test_help_settings_and_palette_commands(tmp_path):
         await pilot.click("#apply")
         await _wait(pilot, lambda: app.ladder.summary.finished)
         assert app.settings.size == 4
+        assert not app.settings.probes  # --no-probes survives the settings screen
         assert app.ladder.summary.scenario("fast_python").n == 4
         titles = [c.title for c in app.get_system_commands(app.screen)]
         assert {"Run the ladder", "Export", "Settings", "Help", "Open scenario fast_python"} <= set(

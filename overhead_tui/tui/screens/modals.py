@@ -147,6 +147,8 @@ class SettingsScreen(ModalScreen[Settings | None]):
             python=s.python,
             scenarios=[str(n) for n in names],
             scenarios_dirs=s.scenarios_dirs,
+            probes=s.probes,  # --no-probes and --refresh-probes survive a change of settings
+            refresh_probes=s.refresh_probes,
         )
 
     def action_cancel(self) -> None:
