@@ -29,6 +29,8 @@ PROBE_TIMEOUT_S = 120.0
 PROCESSES = 3
 """Worker processes per probe; the value is their median (see :func:`measure_probe`)."""
 _REQUIRED = ("NAME", "TITLE", "UNIT", "LAYER")
+NUMBA_TARGET_VARS = ("NUMBA_CPU_NAME", "NUMBA_CPU_FEATURES")
+"""Environment variables choosing the code numba compiles (part of the cache key)."""
 
 
 @dataclass(frozen=True)
@@ -111,7 +113,7 @@ def _processes(value: Any, path: Path) -> int:
 
 
 def cache_key(specs: list[ProbeSpec], python: str) -> str:
-    """Hash of what the probe values depend on: CPU, interpreter, probe sources."""
+    """Hash of what the probe values depend on: CPU, interpreter, numba's target, probe sources."""
     digest = hashlib.sha256()
     version = subprocess.run(
         [python, "-c", "import sys; print(sys.version)"],
@@ -119,7 +121,8 @@ def cache_key(specs: list[ProbeSpec], python: str) -> str:
         text=True,
         check=False,
     ).stdout
-    for part in (cpu_model(), os.path.realpath(python), version):
+    target = [f"{var}={os.environ.get(var)!r}" for var in NUMBA_TARGET_VARS]
+    for part in (cpu_model(), os.path.realpath(python), version, *target):
         digest.update(part.encode())
     for spec in specs:
         digest.update(spec.path.read_bytes())
