@@ -301,3 +301,32 @@ def test_forced_avx2_compiles_packed_ymm_fmas_without_spills():
         vectors, width, fmas, spills, scalar, warning = out[dtype]
         assert (vectors, width, spills, scalar, warning) == (12, 256, False, 0, None)
         assert fmas == 12 * 4  # CHAIN dependent FMAs per chain and step
+
+
+def test_probes_command_prints_the_text_details(monkeypatch, capsys):
+    import argparse
+
+    from overhead_tui.commands import probes as command
+    from overhead_tui.probes import ProbeResult
+
+    result = ProbeResult("simd_fma", "SIMD FMA peak", "GFLOP/s", "simd_compute", 140.0, 0.01)
+    result.samples = [140.0]
+    result.details = {"isa": "avx2", "spills": False, "lanes": 4, "asm_warning": "2 scalar FMAs"}
+    monkeypatch.setattr(command, "load_probes", lambda *a, **k: {"simd_fma": result})
+    assert command.run(argparse.Namespace(refresh=False, python=sys.executable)) == 0
+    out = capsys.readouterr().out
+    for line in ("isa = avx2", "spills = no", "lanes = 4", "asm_warning = 2 scalar FMAs"):
+        assert line in out
+
+
+def test_the_probe_cache_key_follows_numba_target_variables(monkeypatch):
+    from overhead_tui.probes import cache_key, discover_probes
+
+    specs = discover_probes()
+    monkeypatch.delenv("NUMBA_CPU_NAME", raising=False)
+    monkeypatch.delenv("NUMBA_CPU_FEATURES", raising=False)
+    host = cache_key(specs, sys.executable)
+    monkeypatch.setenv("NUMBA_CPU_NAME", "haswell")
+    named = cache_key(specs, sys.executable)
+    monkeypatch.setenv("NUMBA_CPU_FEATURES", "")
+    assert len({host, named, cache_key(specs, sys.executable)}) == 3
