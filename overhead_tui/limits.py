@@ -11,6 +11,11 @@
   product; it gets the status ``impossible`` and loses its speed.
 * The environment (``environment.judge_environment``): a slow dense kernel and thread
   variables limiting all-threads rungs are warned about on the rung.
+* ``limit_warnings``: readings that cannot all be right — all cores below one core (bandwidth,
+  SIMD peak), a SIMD probe whose compiled code cannot reach the peak (``asm_warning``, or
+  narrower vectors than the FMA units), and a ceiling below a rung measured on the same
+  threads (a one-thread rung above the one-core SIMD peak, a parallel rung above the all-cores
+  peak).
 * Arithmetic intensity of an n × n matmul: 2n³ flops over the minimum traffic 3·n²·itemsize
   bytes (read A and B, write C once), i.e. 2n / (3·itemsize) flops per byte; the roofline
   ceiling is min(peak, intensity × bandwidth).
@@ -37,6 +42,10 @@ IMPOSSIBLE_MARGIN = 1.1
 UNMEASURED_CLOCK_FACTOR = 2.0
 """Without a measured clock (``--no-probes``, sweep points) and without a cpufreq maximum, the
 bound assumes up to 2 × the nominal clock (turbo on a few cores rarely exceeds it)."""
+ABOVE_CEILING = 1.05
+"""A rung above 1.05 × a ceiling measured on the same threads is flagged (within it: noise)."""
+DTYPE_PREFIX = {"float64": "", "float32": "float32_"}
+"""Prefix of a dtype's keys in the ``simd_fma`` probe's details."""
 
 
 def arithmetic_intensity(n: int, dtype: str) -> float:
@@ -98,6 +107,9 @@ def _peak_entry(
         entry["flop_per_cycle_per_core"] = cpu.flop_per_cycle(dtype)
     entry["measured"], entry["measured_by"] = measured_peak(dtype, probes, summary)
     entry["one_core"] = probe_value(probes, *ONE_CORE_PEAK[dtype])
+    if cpu is not None and entry["one_core"] and clock["measured"]:
+        entry["one_core_theoretical"] = cpu.flop_per_cycle(dtype) * clock["measured"]
+        entry["one_core_ratio"] = entry["one_core"] / entry["one_core_theoretical"]
     theory = entry.get("theoretical")
     if entry["measured"] and theory:
         entry["ratio"] = entry["measured"] / theory
@@ -151,6 +163,9 @@ def machine_limits(
         dtype: _peak_entry(dtype, cpu, cores, clock, probes, summary)
         for dtype in ("float64", "float32")
     }
+    limits["limit_warnings"] += simd_peak_warnings(probes, cpu)
+    if summary is not None:
+        limits["limit_warnings"] += ceiling_warnings(limits["peak_gflops"], summary)
     return limits
 
 
@@ -164,6 +179,61 @@ def bandwidth_warnings(bandwidth: dict[str, float | None]) -> list[str]:
             "re-measure with `overhead-tui probes --refresh`"
         ]
     return []
+
+
+def simd_peak_warnings(probes: dict[str, Any], cpu: CpuModel | None = None) -> list[str]:
+    """Doubts about the ``simd_fma`` probe per dtype: all cores below one core, and compiled
+    code that cannot reach the peak (its ``asm_warning``, or vectors narrower than the FMAs)."""
+    details = (probes.get("simd_fma") or {}).get("details") or {}
+    warnings = []
+    for dtype, prefix in DTYPE_PREFIX.items():
+        every = probe_value(probes, *MEASURED_PEAK_SOURCES[dtype][0])
+        one = probe_value(probes, *ONE_CORE_PEAK[dtype])
+        if one and every and every < one:
+            warnings.append(
+                f"{dtype} SIMD peak on all cores ({every:.3g} GFLOP/s) is below one core's "
+                f"({one:.3g} GFLOP/s): other load disturbed the all-cores run; re-measure "
+                "with `overhead-tui probes --refresh`"
+            )
+        if isinstance(asm := details.get(f"{prefix}asm_warning"), str):
+            warnings.append(
+                f"{dtype} SIMD peak probe ({details.get('isa', '?')} code for "
+                f"{details.get('target_cpu', '?')}): {asm}; it measures less than the peak"
+            )
+    width = details.get("simd_width_bits")
+    if cpu is not None and isinstance(width, int) and 0 < width < cpu.fma_width_bits:
+        warnings.append(
+            f"the SIMD peak probe ran {width}-bit code ({details.get('isa', '?')}, target "
+            f"{details.get('target_from', '?')}) on {cpu.fma_width_bits}-bit FMA units: "
+            f"at most {width / cpu.fma_width_bits:.2g} of the theoretical peak"
+        )
+    return warnings
+
+
+def ceiling_warnings(peaks: dict[str, dict[str, Any]], summary: RunSummary) -> list[str]:
+    """Ceilings below a rung measured on the same threads (beyond :data:`ABOVE_CEILING`).
+
+    A rung without the ``parallel`` layer runs on one thread: it cannot beat the one-core SIMD
+    peak; a parallel rung cannot beat the all-cores peak.  Either means the ceiling was
+    measured low (a disturbed probe, or code that misses the hardware).
+    """
+    peak = peaks.get(summary.settings.dtype, {})
+    warnings = []
+    for result in summary.scenarios:
+        if not result.has_speed or not result.gflops:
+            continue
+        if "parallel" in result.layers:
+            threads, name, ceiling = "all threads", "all-cores peak", peak.get("measured")
+        else:
+            threads, name, ceiling = "one thread", "one-core SIMD peak", peak.get("one_core")
+        if ceiling and result.gflops > ABOVE_CEILING * ceiling:
+            warnings.append(
+                f"{result.name} ({threads}) runs at {result.gflops:.3g} GFLOP/s, above the "
+                f"{name} ({ceiling:.3g} GFLOP/s): that ceiling was measured low (a disturbed "
+                "probe, or its code misses the hardware); re-measure with `overhead-tui "
+                "probes --refresh`"
+            )
+    return warnings
 
 
 def roofline_bandwidth(bandwidth: dict[str, float | None]) -> float | None:

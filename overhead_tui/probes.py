@@ -8,6 +8,7 @@ re-measured when any of these changes, or on request (``overhead-tui probes --re
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -29,6 +30,8 @@ PROBE_TIMEOUT_S = 120.0
 PROCESSES = 3
 """Worker processes per probe; the value is their median (see :func:`measure_probe`)."""
 _REQUIRED = ("NAME", "TITLE", "UNIT", "LAYER")
+NUMBA_TARGET_VARS = ("NUMBA_CPU_NAME", "NUMBA_CPU_FEATURES")
+"""Environment variables choosing the code numba compiles (part of the cache key)."""
 
 
 @dataclass(frozen=True)
@@ -111,7 +114,8 @@ def _processes(value: Any, path: Path) -> int:
 
 
 def cache_key(specs: list[ProbeSpec], python: str) -> str:
-    """Hash of what the probe values depend on: CPU, interpreter, probe sources.
+    """Hash of what the probe values depend on: CPU, interpreter, numba's target, probe sources
+    (the probe files and the package modules they measure with).
 
     The interpreter counts with its ``sys.prefix``: a venv's python is a symlink to its base
     interpreter (the same real path) but brings its own numpy and BLAS.
@@ -124,10 +128,15 @@ def cache_key(specs: list[ProbeSpec], python: str) -> str:
         check=False,
         env=worker_env(),
     ).stdout
-    for part in (cpu_model(), os.path.realpath(python), version):
+    target = [f"{var}={os.environ.get(var)!r}" for var in NUMBA_TARGET_VARS]
+    for part in (cpu_model(), os.path.realpath(python), version, *target):
         digest.update(part.encode())
     for spec in specs:
         digest.update(spec.path.read_bytes())
+    engine = Path(__file__).resolve().parent / "engine"
+    for helper in ("probing.py", "simd.py", "timing.py"):
+        with contextlib.suppress(OSError):
+            digest.update((engine / helper).read_bytes())
     return digest.hexdigest()[:16]
 
 

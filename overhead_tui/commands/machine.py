@@ -101,6 +101,11 @@ def _report(cpu: CpuModel | None, limits: dict[str, Any]) -> None:
             f"{'':9}measured compute peak {fmt_number(peak.get('measured'))} GFLOP/s{ratio}"
             f" (best: {peak.get('measured_by') or '—'}); one core "
             f"{fmt_number(peak.get('one_core'))} GFLOP/s"
+            + (
+                f" = {peak['one_core_ratio']:.2f} × one core's theoretical"
+                if peak.get("one_core_ratio")
+                else ""
+            )
             + (f" — {peak['warning']}" if peak.get("warning") else "")
         )
     bandwidth = limits["bandwidth_gbs"]

@@ -56,7 +56,11 @@ def run(args: argparse.Namespace) -> int:
             f"{spread:>6}{flag} {len(result.samples):>5}  {result.layer}{note}"
         )
         for key, value in sorted(result.details.items()):
-            if isinstance(value, (int, float)) and key != "within_process_spread":
+            if isinstance(value, bool):
+                print(f"{'':<20}{key} = {'yes' if value else 'no'}")
+            elif isinstance(value, str):
+                print(f"{'':<20}{key} = {value}")
+            elif isinstance(value, (int, float)) and key != "within_process_spread":
                 print(f"{'':<20}{key} = {fmt_number(float(value))}")
     print(
         "value = median over the probe's worker processes (procs); spread = (max − min) / "

@@ -4,6 +4,9 @@ A probe (``probes/NAME.py``) declares ``NAME``, ``TITLE``, ``UNIT``, ``LAYER`` a
 defines ``measure(ctx) -> dict`` returning ``{"samples": [unit costs], "details": {...}}``;
 the worker adds the median (``value``) and the relative IQR (``spread``).  Each probe runs in
 its own worker process, like a scenario.
+
+Probes import from the package only through this module; the SIMD helpers of
+:mod:`overhead_tui.engine.simd` (target ISA, accumulator choice, asm check) are re-exported here.
 """
 
 from __future__ import annotations
@@ -14,7 +17,26 @@ from itertools import repeat
 from typing import Any
 
 from overhead_tui.counting.opcodes import EventCounts, count_events
+from overhead_tui.engine.simd import (
+    SimdTarget,
+    analyse_asm,
+    asm_warning,
+    choose_accumulators,
+    numba_target,
+)
 from overhead_tui.engine.timing import Timer, calibrate, time_calls
+
+__all__ = [
+    "ProbeContext",
+    "SimdTarget",
+    "analyse_asm",
+    "asm_warning",
+    "baseline_loop",
+    "choose_accumulators",
+    "dispatch_samples",
+    "numba_target",
+    "paired_samples",
+]
 
 
 class ProbeContext:

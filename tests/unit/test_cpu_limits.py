@@ -130,3 +130,101 @@ def test_all_core_bandwidth_below_one_core_is_flagged_and_the_roofline_uses_the_
     assert roofline_bandwidth(limits["bandwidth_gbs"]) == 29.9
     probes["stream_triad"]["value"] = 39.0
     assert machine_limits(None, probes)["limit_warnings"] == []
+
+
+def _rung(name, layers, gflops):
+    from overhead_tui.model import ScenarioResult
+
+    n = 100
+    flops = 2 * n**3
+    return ScenarioResult(
+        name=name,
+        title=name,
+        rung=1,
+        layers=layers,
+        removes=[],
+        n=n,
+        dtype="float64",
+        flops=flops,
+        status="ok",
+        median_s=flops / gflops / 1e9,
+        gflops=gflops,
+    )
+
+
+def test_simd_all_cores_below_one_core_and_asm_warnings_are_flagged():
+    """Zen 3 (AVX2): float32 all cores 46.4 below one core 52.6 went unflagged."""
+    probes = {
+        "clock": {"value": 3.06},
+        "simd_fma": {
+            "value": 32.0,
+            "details": {
+                "one_core_gflops": 19.1,
+                "float32_gflops": 46.4,
+                "float32_one_core_gflops": 52.6,
+                "isa": "avx2",
+                "target_cpu": "znver3",
+                "target_from": "host",
+                "simd_width_bits": 256,
+                "asm_warning": "24 stack loads/stores in the hot loop (register spills)",
+            },
+        },
+    }
+    limits = machine_limits(_cpu("zen3-epyc-constructed.txt"), probes)
+    warnings = limits["limit_warnings"]
+    assert len(warnings) == 2
+    assert "float64 SIMD peak probe (avx2 code for znver3): 24 stack" in warnings[0]
+    assert warnings[1].startswith("float32 SIMD peak on all cores (46.4 GFLOP/s) is below one")
+    f64 = limits["peak_gflops"]["float64"]
+    assert f64["one_core_theoretical"] == pytest.approx(16 * 3.06)
+    assert f64["one_core_ratio"] == pytest.approx(19.1 / (16 * 3.06))
+
+
+def test_simd_code_narrower_than_the_fma_units_is_flagged():
+    probes = {
+        "simd_fma": {
+            "value": 140.0,
+            "details": {
+                "one_core_gflops": 70.0,
+                "isa": "avx2",
+                "target_from": "NUMBA_CPU_NAME='haswell', NUMBA_CPU_FEATURES=''",
+                "simd_width_bits": 256,
+            },
+        }
+    }
+    spr = _cpu("sapphire-rapids-constructed.txt")  # 2 × 512-bit FMA
+    assert machine_limits(_cpu("zen4-epyc-2vcpu.txt"), probes)["limit_warnings"] == []  # 2 × 256
+    warnings = machine_limits(spr, probes)["limit_warnings"]
+    assert warnings == [
+        "the SIMD peak probe ran 256-bit code (avx2, target NUMBA_CPU_NAME='haswell', "
+        "NUMBA_CPU_FEATURES='') on 512-bit FMA units: at most 0.5 of the theoretical peak"
+    ]
+    probes["simd_fma"]["details"]["simd_width_bits"] = 512
+    assert machine_limits(spr, probes)["limit_warnings"] == []
+
+
+def test_a_ceiling_below_a_rung_on_the_same_threads_is_flagged():
+    """Zen 3: the roofline drew "SIMD one core 19.9" under a 1-thread BLAS doing 40."""
+    from overhead_tui.model import RunSummary
+
+    probes = {"simd_fma": {"value": 60.0, "details": {"one_core_gflops": 19.9}}}
+    summary = RunSummary(
+        probes=probes,
+        scenarios=[
+            _rung("numpy_matmul_1thread", ["dense_kernel"], 40.0),
+            _rung("c_tiled_simd", ["simd_compute", "memory"], 20.5),  # within 5 %: noise
+            _rung("c_openmp", ["simd_compute", "memory", "parallel"], 70.0),
+            _rung("numpy_matmul", ["dense_kernel", "parallel"], 65.0),  # is the peak itself
+        ],
+    )
+    warnings = machine_limits(None, probes, summary)["limit_warnings"]
+    assert len(warnings) == 2
+    assert warnings[0].startswith(
+        "numpy_matmul_1thread (one thread) runs at 40 GFLOP/s, above the one-core SIMD peak "
+        "(19.9 GFLOP/s)"
+    )
+    assert warnings[1].startswith(
+        "c_openmp (all threads) runs at 70 GFLOP/s, above the all-cores peak (65 GFLOP/s)"
+    )
+    summary.scenarios[0].status = "invalid"  # only rungs with a speed count
+    assert len(machine_limits(None, probes, summary)["limit_warnings"]) == 1

@@ -1,0 +1,315 @@
+"""The SIMD code numba compiles for, how many accumulators fill it, and what its assembly shows.
+
+Used by the ``simd_fma`` probe (through ``engine.probing``) so that its peak holds on any CPU:
+
+* :func:`numba_target` — the CPU name and feature string numba's JIT compiles for
+  (``NUMBA_CPU_NAME`` / ``NUMBA_CPU_FEATURES`` when set, else the host's, read through
+  llvmlite), and :func:`simd_target` — the pure mapping of those to an ISA, vector width and
+  register count.  ``NUMBA_CPU_NAME=haswell`` alone keeps the *host's* feature flags (on an
+  AVX-512 host numba still emits zmm code); add ``NUMBA_CPU_FEATURES=`` (empty: the named
+  CPU's own features) to compile AVX2 code.
+* :func:`choose_accumulators` — independent vector chains: at least FMA latency × FMA pipes
+  to keep every pipe busy, at most the registers left after the operands.
+* :func:`analyse_asm` / :func:`asm_warning` — the hot loop of the compiled kernel: packed
+  FMAs per register width, scalar FMAs, and stack loads/stores (register spills).
+
+Nothing here imports numba at module level; only :func:`numba_target` needs it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+FMA_LATENCY = 4
+"""Cycles from an FMA's inputs to its result: 4 on Zen 1-5, Skylake and later (5 on Haswell)."""
+FMA_PIPES = 2
+"""FMA pipes per core on every x86 CPU in ``cpu.py``'s table."""
+RESERVED_REGISTERS = 4
+"""Vector registers left for the operands (x, y broadcast) and a temporary."""
+
+_LEVEL_FEATURES = {
+    "avx512": frozenset({"avx512f", "avx2", "avx", "fma", "sse2"}),
+    "avx2": frozenset({"avx2", "avx", "fma", "sse2"}),
+    "avx": frozenset({"avx", "sse2"}),
+    "sse": frozenset({"sse2"}),
+}
+_NAME_LEVELS = {
+    "avx512": "skylake-avx512 cascadelake cooperlake cannonlake icelake-client icelake-server "
+    "rocketlake tigerlake sapphirerapids emeraldrapids graniterapids graniterapids-d "
+    "diamondrapids knl knm znver4 znver5 x86-64-v4",
+    "avx2": "haswell broadwell skylake core-avx2 alderlake raptorlake meteorlake arrowlake "
+    "arrowlake-s lunarlake pantherlake gracemont sierraforest grandridge clearwaterforest "
+    "znver1 znver2 znver3 bdver4 x86-64-v3",
+    "avx": "sandybridge ivybridge corei7-avx core-avx-i btver2 bdver1 bdver2 bdver3",
+    "sse": "x86-64 x86-64-v2 generic nehalem westmere corei7 core2 penryn atom silvermont slm "
+    "goldmont goldmont-plus tremont btver1 k8 opteron athlon64 amdfam10 nocona",
+}
+_NAME_FEATURES = {
+    name: _LEVEL_FEATURES[level] for level, names in _NAME_LEVELS.items() for name in names.split()
+}
+"""Features LLVM implies for a CPU name when the feature string does not say otherwise."""
+_BUILDS_ON = (("avx", "sse2"), ("avx2", "avx"), ("fma", "avx"), ("avx512f", "avx2"))
+"""(feature, the one it builds on), in dependency order: LLVM drops a feature whose base is
+disabled unless the string enables it explicitly."""
+
+
+@dataclass(frozen=True)
+class SimdTarget:
+    """What numba compiles for.
+
+    Attributes:
+        isa: ``avx512``, ``avx2``, ``avx``, ``sse``, ``neon`` or ``unknown``.
+        width_bits: widest vector register (bits).
+        registers: vector registers the compiler may use.
+        fma: the ISA has fused multiply-add.
+        cpu_name: the LLVM CPU name compiled for.
+        source: where the target came from (``host`` or the environment variables set).
+    """
+
+    isa: str
+    width_bits: int
+    registers: int
+    fma: bool
+    cpu_name: str = ""
+    source: str = "host"
+
+
+def parse_features(features: str) -> tuple[set[str], set[str]]:
+    """(enabled, disabled) feature names of an LLVM feature string ``+avx2,-avx512f,...``."""
+    enabled, disabled = set(), set()
+    for flag in filter(None, (f.strip() for f in features.split(","))):
+        (disabled if flag[0] == "-" else enabled).add(flag.lstrip("+-"))
+    return enabled, disabled
+
+
+def simd_target(cpu_name: str, features: str, source: str = "host") -> SimdTarget:
+    """The ISA LLVM compiles for given a CPU name and a feature string (pure).
+
+    The feature string modifies the name's own features (``+x`` adds, ``-x`` removes, and a
+    removed feature drops those built on it); an empty string means the name's features.
+    """
+    enabled, disabled = parse_features(features)
+    have = (set(_NAME_FEATURES.get(cpu_name.lower(), ())) | enabled) - disabled
+    dropped = set(disabled)
+    for feature, base in _BUILDS_ON:
+        if base in dropped and feature not in enabled:
+            have.discard(feature)
+            dropped.add(feature)
+    target = {"cpu_name": cpu_name, "source": source}
+    if "avx512f" in have:
+        return SimdTarget("avx512", 512, 32, True, **target)
+    if "avx2" in have or "avx" in have:
+        return SimdTarget("avx2" if "avx2" in have else "avx", 256, 16, "fma" in have, **target)
+    if have & {"sse2", "sse4.2", "sse4.1", "ssse3", "sse3"}:
+        return SimdTarget("sse", 128, 16, False, **target)
+    if have & {"neon", "asimd"}:
+        return SimdTarget("neon", 128, 32, True, **target)
+    return SimdTarget("unknown", 128, 16, False, **target)
+
+
+def numba_target() -> SimdTarget:
+    """The target of numba's JIT in this process, as its CPU codegen chooses it.
+
+    ``NUMBA_CPU_NAME`` replaces the host CPU name; ``NUMBA_CPU_FEATURES`` (when set, even
+    empty) replaces the host's feature flags, which otherwise apply on top of the name.
+    """
+    import llvmlite.binding as ll
+    from numba.core import config
+    from numba.core.codegen import get_host_cpu_features
+
+    name = config.CPU_NAME or ll.get_host_cpu_name()
+    features = config.CPU_FEATURES
+    if features is None:
+        features = get_host_cpu_features()
+    source = ", ".join(
+        f"{var}={value!r}"
+        for var, value in (
+            ("NUMBA_CPU_NAME", config.CPU_NAME),
+            ("NUMBA_CPU_FEATURES", config.CPU_FEATURES),
+        )
+        if value is not None
+    )
+    return simd_target(name, features, source or "host")
+
+
+@dataclass(frozen=True)
+class Accumulators:
+    """How many independent accumulators a multiply-add block keeps.
+
+    Attributes:
+        vectors: independent vector chains (registers holding accumulators).
+        lanes: elements per vector register.
+        needed: FMA latency × pipes: fewer chains leave a pipe idle.
+    """
+
+    vectors: int
+    lanes: int
+    needed: int
+
+    @property
+    def elements(self) -> int:
+        """Accumulator elements in the block: vectors × lanes."""
+        return self.vectors * self.lanes
+
+
+def choose_accumulators(
+    width_bits: int,
+    registers: int,
+    itemsize: int,
+    latency: int = FMA_LATENCY,
+    pipes: int = FMA_PIPES,
+    reserved: int = RESERVED_REGISTERS,
+) -> Accumulators:
+    """Independent accumulators for a vector width, register count and element size (bytes).
+
+    Twice latency × pipes chains (so a chain issued late does not idle a pipe), capped at the
+    registers minus ``reserved``: 16 zmm on AVX-512, 12 ymm on AVX2, 12 xmm on SSE.
+    """
+    lanes = max(1, width_bits // (8 * itemsize))
+    needed = latency * pipes
+    vectors = max(1, min(2 * needed, registers - reserved))
+    return Accumulators(vectors, lanes, needed)
+
+
+_REGISTER_BITS = {"zmm": 512, "ymm": 256, "xmm": 128, "v": 128}
+_LABEL = re.compile(r"^\s*([.\w$]+):")
+_JUMP = re.compile(r"^\s*(?:j[a-z]+|b(?:\.[a-z]+)?|cbn?z|tbn?z)\s+(?:[^,]+,\s*)*([.\w$]+)\s*$")
+_X86_FMA = re.compile(r"^\s*v?fn?m(?:add|sub)(?:132|213|231)?([ps])([sd])\b(.*)$")
+_ARM_FMA = re.compile(r"^\s*(fmla|fmls|fn?madd|fn?msub)\s+(.*)$")
+_X86_STACK = re.compile(r"\(%rsp[,)]|\[rsp\b")
+_X86_FRAME = re.compile(r"\(%rbp[,)]|\[rbp\b")
+_ARM_STACK = re.compile(r"\[sp\b")
+_MEMORY = re.compile(r"\(%\w+[,)]|\[")
+_NO_ACCESS = re.compile(r"^\s*(lea\w?|prefetch\w*|nop\w?)\b")
+
+
+@dataclass(frozen=True)
+class AsmReport:
+    """The hot loop of a compiled kernel.
+
+    Attributes:
+        packed_fma: packed FMAs in the hot loop by register (``zmm``, ``ymm``, ``xmm``, ``v``).
+        scalar_fma: scalar FMAs (``vfmadd231sd`` ...) in the hot loop.
+        stack_accesses: loads/stores addressing the stack in the hot loop (spills).
+        memory_accesses: instructions with a memory operand in the hot loop (stack included):
+            accumulators kept in registers need none.
+        hot_loop: a loop holding FMAs was found (else the counts cover the whole text).
+    """
+
+    packed_fma: dict[str, int] = field(default_factory=dict)
+    scalar_fma: int = 0
+    stack_accesses: int = 0
+    memory_accesses: int = 0
+    hot_loop: bool = False
+
+    @property
+    def width_bits(self) -> int | None:
+        """The widest register packed FMAs use (bits), or None without packed FMAs."""
+        return max((_REGISTER_BITS[r] for r, n in self.packed_fma.items() if n), default=None)
+
+    @property
+    def fma_on_widest(self) -> int:
+        """Packed FMAs on the widest register used."""
+        widest = self.width_bits
+        return sum(n for r, n in self.packed_fma.items() if _REGISTER_BITS[r] == widest)
+
+    @property
+    def spills(self) -> bool:
+        """The hot loop reads or writes the stack."""
+        return self.stack_accesses > 0
+
+
+def _fma(line: str) -> tuple[str | None, bool] | None:
+    """(register kind of a packed FMA, or None; True for scalar) of one line, or None."""
+    if match := _X86_FMA.match(line):
+        packed, operands = match.group(1) == "p", match.group(3)
+        if not packed:
+            return None, True
+        return next((r for r in ("zmm", "ymm") if r in operands), "xmm"), False
+    if match := _ARM_FMA.match(line):  # fmla/fmls: vector; fmadd/fmsub: scalar
+        return ("v", False) if match.group(1).startswith("fml") else (None, True)
+    return None
+
+
+def _count(lines: list[str], frame_pointer: bool) -> AsmReport:
+    packed: dict[str, int] = {}
+    scalar = stack = memory = 0
+    for line in lines:
+        code = line.split("#", 1)[0].split("//", 1)[0]
+        if _LABEL.match(code) or code.lstrip().startswith("."):
+            continue
+        found = _fma(code)
+        if found is not None:
+            kind, is_scalar = found
+            if is_scalar:
+                scalar += 1
+            else:
+                packed[kind] = packed.get(kind, 0) + 1
+        on_frame = frame_pointer and _X86_FRAME.search(code)
+        if on_frame or _X86_STACK.search(code) or _ARM_STACK.search(code):
+            stack += 1
+        if _MEMORY.search(code) and not _NO_ACCESS.match(code):
+            memory += 1
+    return AsmReport(packed, scalar, stack, memory)
+
+
+def analyse_asm(asm: str) -> AsmReport:
+    """FMAs and stack accesses of the hot loop: the backward-branch loop holding most FMAs.
+
+    A loop is the text from a label to a later jump back to it; among loops with the same
+    number of FMAs the shortest wins.  ``(%rbp)`` counts as the stack only where the text sets
+    up a frame pointer (``mov %rsp, %rbp``); elsewhere rbp is an ordinary register.
+    """
+    lines = asm.splitlines()
+    frame_pointer = bool(re.search(r"movq?\s+%rsp,\s*%rbp|mov\s+rbp,\s*rsp", asm))
+    labels: dict[str, int] = {}
+    best: tuple[int, int, AsmReport] | None = None
+    for index, line in enumerate(lines):
+        if label := _LABEL.match(line):
+            labels[label.group(1)] = index
+            continue
+        jump = _JUMP.match(line.split("#", 1)[0])
+        if jump is None or jump.group(1) not in labels:
+            continue
+        start = labels[jump.group(1)]
+        report = _count(lines[start : index + 1], frame_pointer)
+        fmas = sum(report.packed_fma.values()) + report.scalar_fma
+        if fmas and (best is None or (fmas, start - index) > (best[0], best[1])):
+            best = (fmas, start - index, report)
+    if best is None:
+        whole = _count(lines, frame_pointer)
+        return AsmReport(whole.packed_fma, whole.scalar_fma)
+    found = best[2]
+    return AsmReport(
+        found.packed_fma, found.scalar_fma, found.stack_accesses, found.memory_accesses, True
+    )
+
+
+def asm_warning(report: AsmReport, target: SimdTarget) -> str | None:
+    """What keeps the kernel from the SIMD peak, in one line, or None when the asm looks right."""
+    problems = []
+    if not report.packed_fma:
+        problems.append(
+            "no packed FMA in the compiled kernel"
+            + ("" if target.fma else f" (the target {target.isa} has no FMA)")
+        )
+    elif report.width_bits and report.width_bits < target.width_bits:
+        problems.append(
+            f"packed FMAs on {report.width_bits}-bit registers while the target "
+            f"({target.cpu_name}, {target.isa}) has {target.width_bits}-bit ones"
+        )
+    if report.scalar_fma:
+        problems.append(f"{report.scalar_fma} scalar FMAs in the hot loop")
+    if report.spills:
+        problems.append(
+            f"{report.stack_accesses} stack loads/stores in the hot loop (register spills)"
+        )
+    elif report.memory_accesses:
+        problems.append(
+            f"{report.memory_accesses} memory loads/stores in the hot loop "
+            "(accumulators not kept in registers)"
+        )
+    if not report.hot_loop and report.packed_fma:
+        problems.append("no loop around the FMAs found in the asm")
+    return "; ".join(problems) or None
