@@ -17,6 +17,7 @@ from rich.markup import escape
 from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.filter import Monochrome, NoColor
 from textual.message import Message
 from textual.screen import Screen
 from textual.worker import get_current_worker
@@ -31,6 +32,7 @@ from overhead_tui.live import LiveLadder
 from overhead_tui.model import RunSummary, Settings
 from overhead_tui.profilers.capabilities import detect
 from overhead_tui.profilers.profile import profile_scenario
+from overhead_tui.terminal import colour_wanted
 from overhead_tui.tui.screens.capabilities import CapabilitiesScreen
 from overhead_tui.tui.screens.ladder import LadderScreen
 from overhead_tui.tui.screens.machines import MachinesScreen
@@ -98,6 +100,8 @@ class OverheadApp(App[None]):
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         super().__init__()
+        if not colour_wanted():
+            self._drop_colour()
         self.settings = settings or (summary.settings if summary else Settings())
         if summary is not None and not summary.waterfall:
             summary.waterfall = waterfall(summary)  # older summaries: derived from the timings
@@ -110,6 +114,12 @@ class OverheadApp(App[None]):
         self.all_specs: list[ScenarioSpec] = []
         self.discovery_error: str | None = None
         self.ladder = LiveLadder(summary or RunSummary(settings=self.settings), finished=True)
+
+    def _drop_colour(self) -> None:
+        """No colour at all (``NO_COLOR`` or ``TERM=dumb``): Textual's own ``NO_COLOR`` filter
+        turns colours grey, still 24-bit escapes; this one leaves the terminal's defaults."""
+        self._filters = [f for f in self._filters if not isinstance(f, Monochrome)]
+        self._filters.append(NoColor())
 
     def on_mount(self) -> None:
         try:
