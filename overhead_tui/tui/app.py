@@ -26,6 +26,7 @@ from overhead_tui.attribution import waterfall
 from overhead_tui.discovery import ScenarioSpec, discover, select
 from overhead_tui.engine.events import Event, RunFinished
 from overhead_tui.engine.runner import Runner, new_run_dir, planned_summary
+from overhead_tui.engine.spawn import Cancel
 from overhead_tui.errors import UsageError
 from overhead_tui.export import export
 from overhead_tui.live import LiveLadder
@@ -111,6 +112,7 @@ class OverheadApp(App[None]):
         self.check_settings = check_settings or (lambda s: None)
         self.clock = clock
         self.runner: Runner | None = None
+        self._profiling: Cancel | None = None
         self.all_specs: list[ScenarioSpec] = []
         self.discovery_error: str | None = None
         self.ladder = LiveLadder(summary or RunSummary(settings=self.settings), finished=True)
@@ -299,11 +301,19 @@ class OverheadApp(App[None]):
 
     @work(thread=True, exclusive=True, group="profile", exit_on_error=False)
     def _profile(self, spec: ScenarioSpec, n: int) -> None:
+        cancel = self._profiling = Cancel()
         result = profile_scenario(
-            spec, n, self.settings.dtype, duration_s=2.0, python=self.settings.python
+            spec, n, self.settings.dtype, duration_s=2.0, python=self.settings.python, cancel=cancel
         )
+        if cancel.is_set():  # quitting: the profile is incomplete and nobody is waiting
+            return
         result["backends"].get("pyspy", {}).pop("_stacks", None)
         self.call_from_thread(self._profiled, spec.name, result)
+
+    def stop_profiling(self) -> None:
+        """Kill the running profiler's process group and skip the backends after it."""
+        if self._profiling is not None:
+            self._profiling.set()
 
     def _profiled(self, name: str, profile: dict[str, object]) -> None:
         row = self.ladder.rows.get(name)
@@ -349,12 +359,14 @@ class OverheadApp(App[None]):
         self._show(HelpScreen, HelpScreen)
 
     async def action_quit(self) -> None:
-        """Stop the running worker (its process group is killed) and exit."""
+        """Stop the running worker and profiler (their process groups are killed) and exit."""
         self.stop_run()
+        self.stop_profiling()
         self.exit()
 
     def on_unmount(self) -> None:
         self.stop_run()
+        self.stop_profiling()
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
