@@ -500,3 +500,22 @@ def test_each_log_says_how_its_worker_ended(cli, tmp_path):
     # the crash reason still comes from faulthandler, not from the lines above
     summary = RunSummary.load(tmp_path / "run" / "summary.json")
     assert "runner:" not in (summary.scenario("segfaults").error or "")
+
+
+def test_open_announces_a_large_summary_and_refuses_a_huge_one(cli, tmp_path):
+    data = json.loads((FIXTURES / "recorded_summary.json").read_text())
+    data["scenarios"][0]["samples_s"] = [0.098 + i * 1e-9 for i in range(400_000)]
+    large = tmp_path / "large.json"
+    large.write_text(json.dumps(data))
+    megabytes = large.stat().st_size / 1e6
+    assert megabytes > 5  # above the size that is announced
+    proc = cli("open", large)
+    # read and validated (no error about it), then refused only for want of a terminal
+    assert proc.stderr.splitlines()[0] == f"overhead-tui: reading {large} ({megabytes:.0f} MB) ..."
+    assert proc.returncode == 2 and "needs a terminal" in proc.stderr
+    huge = tmp_path / "huge.json"
+    with open(huge, "wb") as fh:  # sparse: no disk space, and never read
+        fh.truncate(766_000_000)
+    proc = cli("open", huge)
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1
+    assert "is 766 MB, above the 200 MB limit for a summary" in proc.stderr
