@@ -101,8 +101,6 @@ class OverheadApp(App[None]):
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         super().__init__()
-        if not colour_wanted():
-            self._drop_colour()
         self.settings = settings or (summary.settings if summary else Settings())
         if summary is not None and not summary.waterfall:
             summary.waterfall = waterfall(summary)  # older summaries: derived from the timings
@@ -124,6 +122,8 @@ class OverheadApp(App[None]):
         self._filters.append(NoColor())
 
     def on_mount(self) -> None:
+        if not colour_wanted() and not self.is_headless:  # tests and snapshots keep colour
+            self._drop_colour()
         try:
             self.all_specs = discover([Path(d) for d in self.settings.scenarios_dirs])
         except UsageError as exc:
