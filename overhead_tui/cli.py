@@ -23,6 +23,7 @@ from overhead_tui.commands import sweep as sweep_command
 from overhead_tui.commands.common import add_run_options
 from overhead_tui.errors import UsageError
 from overhead_tui.model import SummaryError
+from overhead_tui.terminal import use_ascii_fallback
 
 EXIT_USAGE = 2
 """Exit code for bad input (argparse uses the same)."""
@@ -68,6 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Parse ``argv`` and run the command; returns the process exit code."""
+    use_ascii_fallback()  # an ascii stdout gets "x" for "×", never a UnicodeEncodeError
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

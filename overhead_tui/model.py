@@ -25,8 +25,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import os
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -37,6 +39,9 @@ SCHEMA_VERSION = 4
 """Current ``schema_version`` written by this tool."""
 READABLE_VERSIONS = (1, 2, 3, 4)
 """Versions :meth:`RunSummary.load` reads (older ones are upgraded on load)."""
+
+MAX_SUMMARY_BYTES = 200_000_000
+"""Largest summary file :meth:`RunSummary.load` reads (bytes); a run's is usually under 1 MB."""
 
 STATUSES: tuple[str, ...] = (
     "ok",
@@ -353,11 +358,14 @@ class RunSummary:
                 raise SummaryError(f"{path} is not a run directory (no summary.json in it)")
             path = path / "summary.json"
         try:
-            text = path.read_text(encoding="utf-8")
+            if (size := path.stat().st_size) > MAX_SUMMARY_BYTES:
+                raise SummaryError(
+                    f"{path} is {size / 1e6:,.0f} MB, above the {MAX_SUMMARY_BYTES / 1e6:.0f} MB "
+                    "limit for a summary (a run's is usually under 1 MB); is it a summary.json?"
+                )
+            data = json.loads(path.read_bytes())  # bytes: no second copy of the text
         except (OSError, UnicodeDecodeError) as exc:
             raise SummaryError(f"cannot read {path}: {exc}") from None
-        try:
-            data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise SummaryError(f"{path} is not JSON ({exc}); is it a summary.json?") from None
         try:
@@ -398,7 +406,46 @@ def validate_summary(data: Any) -> None:
             f"{', '.join(map(str, READABLE_VERSIONS))})"
         )
     validator = jsonschema.Draft202012Validator(summary_schema())
+    if validator.is_valid(condensed(data)):  # the fast path: long number lists checked once
+        return
     error = jsonschema.exceptions.best_match(validator.iter_errors(data))
     if error is not None:
         where = ".".join(str(p) for p in error.absolute_path) or "(top level)"
         raise SummaryError(f"invalid summary at {where}: {error.message}")
+
+
+CONDENSE_ABOVE = 16
+"""Lists of numbers longer than this are condensed for validation (see :func:`condensed`)."""
+
+_KINDS: tuple[Callable[[Any], bool], ...] = (
+    lambda x: type(x) is int,
+    lambda x: type(x) is float and x.is_integer(),
+    lambda x: type(x) is float and not x.is_integer(),  # NaN too
+)
+"""Kinds of number the schema tells apart (``integer`` takes 2 and 2.0, not 2.5)."""
+
+
+def condensed(data: Any) -> Any:
+    """``data`` with each long list of numbers replaced by a few representatives, for a fast
+    schema check (validating millions of samples one by one takes minutes).
+
+    The representatives are the smallest and the largest number and the first of each kind
+    (int, integral float, other float): the schema's item checks (type number or integer,
+    minimum, maximum) pass for every item exactly when they pass for these, and the schema
+    puts no constraint on a list's length.  Other lists and dicts are walked.
+    """
+    if isinstance(data, dict):
+        return {k: condensed(v) for k, v in data.items()}
+    if not isinstance(data, list):
+        return data
+    if len(data) <= CONDENSE_ABOVE or not set(map(type, data)) <= {int, float}:
+        return [condensed(x) for x in data]
+    try:
+        total = sum(data)
+    except OverflowError:  # an int too large for a float
+        total = math.nan
+    numbers = data if total == total else [x for x in data if x == x]  # NaN left out
+    picks = [min(numbers), max(numbers)] if numbers else []
+    for kind in _KINDS:
+        picks += [x for x in (next(filter(kind, data), None),) if x is not None]
+    return picks

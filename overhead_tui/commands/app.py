@@ -10,7 +10,7 @@ from typing import Any
 from overhead_tui.commands.common import check_runs_parent, check_sizes, plan, prepare_cache
 from overhead_tui.discovery import discover, select
 from overhead_tui.errors import UsageError
-from overhead_tui.model import RunSummary, Settings
+from overhead_tui.model import MAX_SUMMARY_BYTES, RunSummary, Settings
 
 EXIT_NO_TTY = 2
 
@@ -74,8 +74,24 @@ def launch(args: argparse.Namespace) -> int:
     return app.return_code or 0
 
 
+LARGE_SUMMARY_BYTES = 5_000_000
+"""Summaries above this size (bytes) are announced on stderr before loading (a few seconds)."""
+
+
+def announce_large(path: Path) -> None:
+    """Say on stderr that a large summary is being read (nothing for a usual one)."""
+    file = path / "summary.json" if path.is_dir() else path
+    try:
+        size = file.stat().st_size
+    except OSError:
+        return  # the load says what is wrong
+    if LARGE_SUMMARY_BYTES < size <= MAX_SUMMARY_BYTES:
+        print(f"overhead-tui: reading {file} ({size / 1e6:,.0f} MB) ...", file=sys.stderr)
+
+
 def run(args: argparse.Namespace) -> int:
     """``open``: load and validate the summary, then show it."""
+    announce_large(args.path)
     summary = RunSummary.load(args.path)  # SummaryError -> one line, exit 2
     if not _require_terminal():
         return EXIT_NO_TTY

@@ -15,6 +15,7 @@ from overhead_tui.compare import (
     facts_lines,
     run_notes,
 )
+from overhead_tui.errors import UsageError
 from overhead_tui.model import RunSummary
 
 LEFT_ALIGNED = {0, 5, 6}
@@ -63,10 +64,29 @@ def run(args: argparse.Namespace) -> int:
     """Load both runs (SummaryError -> one line, exit 2), then print or show the comparison."""
     run_a, run_b = RunSummary.load(args.a), RunSummary.load(args.b)
     comparison = compare_runs(run_a, run_b, args.alpha, labels=(str(args.a), str(args.b)))
+    if not comparison.rows:
+        raise UsageError(nothing_in_common(comparison))
     if args.app:
         return open_in_app(comparison, run_a)
     print(render_comparison(comparison))
     return 0
+
+
+def nothing_in_common(comparison: Comparison) -> str:
+    """The one line said when the two runs share no scenario (there is no table to show)."""
+    a, b = _few(comparison.only_in_a), _few(comparison.only_in_b)
+    return (
+        f"{comparison.label_a} and {comparison.label_b} have no scenario in common "
+        f"(A ran: {a}; B ran: {b}); compare two runs of the same rungs"
+    )
+
+
+def _few(names: list[str], most: int = 3) -> str:
+    """Up to ``most`` names, then how many more: ``a, b, c and 17 more``; ``none`` if empty."""
+    if not names:
+        return "none"
+    shown = ", ".join(names[:most])
+    return f"{shown} and {len(names) - most} more" if len(names) > most else shown
 
 
 def render_comparison(comparison: Comparison) -> str:

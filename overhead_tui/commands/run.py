@@ -95,8 +95,7 @@ def run(args: argparse.Namespace) -> int:
     if args.profile and not runner.cancelled:
         profile_all(summary, specs, tuple(args.profile), progress)
         summary.save(run_dir / "summary.json")
-    print(render_table(summary))
-    export_failed = False
+    export_failed = False  # exports first: nothing printed below can lose them
     for path, fmt in ((args.json, "json"), (args.markdown, "markdown"), (args.csv, "csv")):
         if path is not None:
             try:
@@ -105,6 +104,7 @@ def run(args: argparse.Namespace) -> int:
             except UsageError as exc:  # the results are safe in the run directory
                 progress.note(f"overhead-tui: error: {exc}")
                 export_failed = True
+    print(render_table(summary))
     progress.note(f"run directory: {run_dir}")
     if runner.cancelled:
         return EXIT_INTERRUPTED

@@ -280,8 +280,11 @@ class Runner:
             self.settings.timeout_s,
             outcome.stderr_tail,
         )
-        if self.cancelled and result.status != "ok":
+        stopped = self.cancelled and result.status != "ok"
+        if stopped:
             result.status, result.error = "skipped", "cancelled while running"
+        log_path = self.run_dir / "logs" / f"{spec.name}.stderr.txt"
+        append_outcome(log_path, outcome_line(result.status, outcome, stopped))
         log_event(
             log,
             {
@@ -414,7 +417,7 @@ class Runner:
                 lines = fh.read().decode("utf-8", "replace").splitlines()
         except OSError:
             return ""
-        return "\n".join(x for x in lines if not x.startswith("worker finished in"))
+        return "\n".join(x for x in lines if not x.startswith(WORKER_END_LINES))
 
     def _merge_environment(
         self, events: list[dict[str, Any]], dense: bool = False, name: str = ""
@@ -487,6 +490,37 @@ class _TimedWindow:
             self.observer_cpu_s = max(0.0, own_cpu_s() - self._began[1])
             self.observer_fraction = self.observer_cpu_s / wall if wall > 0 else None
             self.open = False
+
+
+WORKER_END_LINES = ("worker finished", "worker ended")
+"""How the worker's own last line in its log begins (not a crash detail)."""
+
+
+def outcome_line(status: str, outcome: _WorkerOutcome, cancelled: bool = False) -> str:
+    """How the worker ended as the runner saw it: ``runner: status crashed; worker killed by
+    SIGSEGV`` (exit code or signal; timed out or cancelled, then its group was killed)."""
+    code = outcome.returncode
+    if code is None:
+        how = "worker never started"
+    elif code < 0:
+        try:
+            how = f"worker killed by {signal.Signals(-code).name}"
+        except ValueError:
+            how = f"worker killed by signal {-code}"
+    else:
+        how = f"worker exited with code {code}"
+    if outcome.timed_out:
+        how = f"timed out, process group killed; {how}"
+    elif cancelled:
+        how = f"cancelled, process group killed; {how}"
+    return f"runner: status {status}; {how}"
+
+
+def append_outcome(path: Path, line: str) -> None:
+    """Append ``line`` (see :func:`outcome_line`) to the scenario's log; a log that cannot be
+    written is no reason to lose the result."""
+    with contextlib.suppress(OSError), open(path, "a", encoding="utf-8") as fh:
+        fh.write(line + "\n")
 
 
 def log_event(log: IO[str], event: dict[str, Any]) -> None:

@@ -17,6 +17,7 @@ import signal
 import subprocess
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -41,6 +42,8 @@ class CommandResult:
     stderr: str
     events: list[dict[str, Any]] = field(default_factory=list)
     """The worker's JSON-line events found in stdout (a profiler may print there too)."""
+    cancelled: bool = False
+    """Stopped (or never started) because its :class:`Cancel` was set."""
 
     def event(self, name: str) -> dict[str, Any] | None:
         """The last event called ``name``, if any."""
@@ -86,6 +89,37 @@ def wait_exited(process: subprocess.Popen[Any], seconds: float) -> bool:
         if time.monotonic() >= deadline:
             return False
         time.sleep(WAIT_POLL_S)
+
+
+class Cancel:
+    """Stops :func:`run_command` calls from another thread: :meth:`set` kills the process
+    group of every command running under it, and later calls return at once (``cancelled``)."""
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+        self._lock = threading.Lock()
+        self._running: set[subprocess.Popen[bytes]] = set()
+
+    def set(self) -> None:
+        """Cancel: SIGKILL the running commands' process groups; refuse new ones."""
+        with self._lock:
+            self._event.set()
+            for process in self._running:
+                _kill_group(process)
+
+    def is_set(self) -> bool:
+        """True once :meth:`set` was called."""
+        return self._event.is_set()
+
+    def _add(self, process: subprocess.Popen[bytes]) -> None:
+        with self._lock:
+            self._running.add(process)
+            if self._event.is_set():  # set between the check and the start
+                _kill_group(process)
+
+    def _discard(self, process: subprocess.Popen[bytes]) -> None:
+        with self._lock:
+            self._running.discard(process)
 
 
 def worker_command(python: str, spec: dict[str, Any]) -> list[str]:
@@ -179,13 +213,20 @@ def venv_root(executable: str) -> str | None:
 
 
 def run_command(
-    argv: list[str], timeout_s: float, env: dict[str, str] | None = None
+    argv: list[str],
+    timeout_s: float,
+    env: dict[str, str] | None = None,
+    cancel: Cancel | None = None,
 ) -> CommandResult:
     """Run ``argv`` in a new session; when it exits, or after ``timeout_s`` seconds, SIGKILL
     its whole process group (whatever it started ends with it), then collect its output.
 
     Never raises for the command's own failure: a missing executable gives returncode 127.
+    ``cancel`` (also :func:`cancel_scope`'s, when not given) kills it from another thread.
     """
+    cancel = cancel or _SCOPE.cancel
+    if cancel is not None and cancel.is_set():
+        return CommandResult(None, False, "", "cancelled", cancelled=True)
     try:
         process = subprocess.Popen(
             argv,
@@ -199,6 +240,8 @@ def run_command(
         return CommandResult(127, False, "", str(exc))
     assert process.stdout is not None and process.stderr is not None
     readers = [_Reader(process.stdout), _Reader(process.stderr)]
+    if cancel is not None:
+        cancel._add(process)
     try:
         timed_out = not wait_exited(process, timeout_s)
     except BaseException:  # Ctrl-C or SIGTERM: take the profiler and the worker down too
@@ -206,6 +249,9 @@ def run_command(
         process.kill()
         process.wait()
         raise
+    finally:
+        if cancel is not None:
+            cancel._discard(process)
     _kill_group(process)
     returncode = process.wait()
     # a child that left the group may still hold the pipes: do not wait long for it
@@ -218,7 +264,8 @@ def run_command(
             event = json.loads(line)
             if isinstance(event, dict) and "event" in event:
                 events.append(event)
-    return CommandResult(returncode, timed_out, stdout, stderr, events)
+    cancelled = cancel is not None and cancel.is_set()
+    return CommandResult(returncode, timed_out, stdout, stderr, events, cancelled)
 
 
 class _Reader:
@@ -239,3 +286,22 @@ class _Reader:
         """What was read when the pipe ended, or after ``seconds`` (bytes)."""
         self._thread.join(seconds)
         return b"".join(list(self._chunks))
+
+
+class _Scope(threading.local):
+    cancel: Cancel | None = None
+
+
+_SCOPE = _Scope()
+"""The :class:`Cancel` of :func:`cancel_scope` in this thread, if any."""
+
+
+@contextlib.contextmanager
+def cancel_scope(cancel: Cancel | None) -> Iterator[None]:
+    """Inside, every :func:`run_command` of this thread runs under ``cancel`` (the profiler
+    backends call it several times; they need not pass it along)."""
+    previous, _SCOPE.cancel = _SCOPE.cancel, cancel
+    try:
+        yield
+    finally:
+        _SCOPE.cancel = previous

@@ -47,6 +47,8 @@ class _Channel:
         os.dup2(2, 1)  # anything written to fd 1 from now on goes to stderr
         sys.stdout = sys.stderr
         self._out: IO[str] = os.fdopen(private_fd, "w", buffering=1, encoding="utf-8")
+        self.error_kind: str | None = None
+        """The ``kind`` of the error event sent, if one was."""
 
     def emit(self, event: str, **fields: Any) -> None:
         self._out.write(json.dumps({"event": event, **fields}) + "\n")
@@ -118,6 +120,8 @@ def _error(channel: _Channel, kind: str, exc: BaseException) -> int:
     message = f"{type(exc).__name__}: {exc}".strip()
     module = getattr(exc, "name", None) if isinstance(exc, ImportError) else None
     channel.emit("error", kind=kind, message=message, traceback=tb, module=module)
+    channel.error_kind = kind
+    print(f"worker error ({kind}):\n{tb}", file=sys.stderr, end="")  # the log has it too
     return 3
 
 
@@ -420,7 +424,12 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     modes = {"probe": run_probe, "profile": run_profile, "callgrind": run_callgrind}
     code = modes.get(spec.get("mode", ""), run)(spec, channel)
-    print(f"worker finished in {time.perf_counter() - started:.3f} s", file=sys.stderr)
+    took = time.perf_counter() - started
+    if code == 0 and channel.error_kind is None:
+        print(f"worker finished ok in {took:.3f} s", file=sys.stderr)
+    else:
+        why = f"error ({channel.error_kind})" if channel.error_kind else f"exit code {code}"
+        print(f"worker ended with {why} after {took:.3f} s", file=sys.stderr)
     return code
 
 

@@ -13,7 +13,13 @@ from collections.abc import Callable
 from typing import Any
 
 from overhead_tui.discovery import ScenarioSpec
-from overhead_tui.engine.spawn import run_command, worker_command, worker_env
+from overhead_tui.engine.spawn import (
+    Cancel,
+    cancel_scope,
+    run_command,
+    worker_command,
+    worker_env,
+)
 from overhead_tui.profilers import callgrind, perf, pyspy
 from overhead_tui.profilers.capabilities import BACKENDS, Capability, detect
 
@@ -36,12 +42,35 @@ def profile_scenario(
     python: str | None = None,
     seed: int = 0,
     progress: Callable[[str], None] | None = None,
+    cancel: Cancel | None = None,
 ) -> dict[str, Any]:
     """Run ``spec`` under each backend; missing backends are reported, never raised.
 
     Returns the profile JSON; ``_stacks`` (py-spy samples, for the stack exports) is kept
-    in memory only.
+    in memory only.  ``cancel.set()`` from another thread kills the running backend's process
+    group and skips the rest: the result then has ``"cancelled": True`` (and is incomplete).
     """
+    with cancel_scope(cancel):
+        result = _profile_scenario(
+            spec, n, dtype, backends, duration_s, timeout_s, python, seed, progress, cancel
+        )
+    if cancel is not None and cancel.is_set():
+        result["cancelled"] = True
+    return result
+
+
+def _profile_scenario(
+    spec: ScenarioSpec,
+    n: int,
+    dtype: str,
+    backends: tuple[str, ...],
+    duration_s: float,
+    timeout_s: float,
+    python: str | None,
+    seed: int,
+    progress: Callable[[str], None] | None,
+    cancel: Cancel | None,
+) -> dict[str, Any]:
     python = python or sys.executable
     worker = {
         "mode": "profile",
@@ -76,6 +105,8 @@ def profile_scenario(
             )
         return result
     for name, cap in caps.items():
+        if cancel is not None and cancel.is_set():  # the rest is not started
+            break
         if progress:
             progress(name)
         if not cap.ok:

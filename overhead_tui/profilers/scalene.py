@@ -84,7 +84,7 @@ def profile(
                     json.dumps({**worker, "duration_s": duration}),
                 ],
                 timeout_s,
-                worker_env(),
+                {**worker_env(), "TMPDIR": tmp},  # Scalene's own temp folder goes in ours
             )
             try:
                 data = json.loads(out.read_text(encoding="utf-8")) if out.exists() else {}

@@ -17,6 +17,7 @@ from rich.markup import escape
 from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.filter import Monochrome, NoColor
 from textual.message import Message
 from textual.screen import Screen
 from textual.worker import get_current_worker
@@ -25,12 +26,14 @@ from overhead_tui.attribution import waterfall
 from overhead_tui.discovery import ScenarioSpec, discover, select
 from overhead_tui.engine.events import Event, RunFinished
 from overhead_tui.engine.runner import Runner, new_run_dir, planned_summary
+from overhead_tui.engine.spawn import Cancel
 from overhead_tui.errors import UsageError
 from overhead_tui.export import export
 from overhead_tui.live import LiveLadder
 from overhead_tui.model import RunSummary, Settings
 from overhead_tui.profilers.capabilities import detect
 from overhead_tui.profilers.profile import profile_scenario
+from overhead_tui.terminal import colour_wanted
 from overhead_tui.tui.screens.capabilities import CapabilitiesScreen
 from overhead_tui.tui.screens.ladder import LadderScreen
 from overhead_tui.tui.screens.machines import MachinesScreen
@@ -107,11 +110,20 @@ class OverheadApp(App[None]):
         self.check_settings = check_settings or (lambda s: None)
         self.clock = clock
         self.runner: Runner | None = None
+        self._profiling: Cancel | None = None
         self.all_specs: list[ScenarioSpec] = []
         self.discovery_error: str | None = None
         self.ladder = LiveLadder(summary or RunSummary(settings=self.settings), finished=True)
 
+    def _drop_colour(self) -> None:
+        """No colour at all (``NO_COLOR`` or ``TERM=dumb``): Textual's own ``NO_COLOR`` filter
+        turns colours grey, still 24-bit escapes; this one leaves the terminal's defaults."""
+        self._filters = [f for f in self._filters if not isinstance(f, Monochrome)]
+        self._filters.append(NoColor())
+
     def on_mount(self) -> None:
+        if not colour_wanted() and not self.is_headless:  # tests and snapshots keep colour
+            self._drop_colour()
         try:
             self.all_specs = discover([Path(d) for d in self.settings.scenarios_dirs])
         except UsageError as exc:
@@ -289,11 +301,19 @@ class OverheadApp(App[None]):
 
     @work(thread=True, exclusive=True, group="profile", exit_on_error=False)
     def _profile(self, spec: ScenarioSpec, n: int) -> None:
+        cancel = self._profiling = Cancel()
         result = profile_scenario(
-            spec, n, self.settings.dtype, duration_s=2.0, python=self.settings.python
+            spec, n, self.settings.dtype, duration_s=2.0, python=self.settings.python, cancel=cancel
         )
+        if cancel.is_set():  # quitting: the profile is incomplete and nobody is waiting
+            return
         result["backends"].get("pyspy", {}).pop("_stacks", None)
         self.call_from_thread(self._profiled, spec.name, result)
+
+    def stop_profiling(self) -> None:
+        """Kill the running profiler's process group and skip the backends after it."""
+        if self._profiling is not None:
+            self._profiling.set()
 
     def _profiled(self, name: str, profile: dict[str, object]) -> None:
         row = self.ladder.rows.get(name)
@@ -339,12 +359,14 @@ class OverheadApp(App[None]):
         self._show(HelpScreen, HelpScreen)
 
     async def action_quit(self) -> None:
-        """Stop the running worker (its process group is killed) and exit."""
+        """Stop the running worker and profiler (their process groups are killed) and exit."""
         self.stop_run()
+        self.stop_profiling()
         self.exit()
 
     def on_unmount(self) -> None:
         self.stop_run()
+        self.stop_profiling()
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)

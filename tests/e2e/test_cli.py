@@ -476,3 +476,46 @@ def test_machine_json_to_stdout(tmp_path):
     assert limits["peak_gflops"]["float64"]["measured"] > 0
     assert "theoretical" in proc.stderr and "memory bandwidth" in proc.stderr
     assert not (tmp_path / "-").exists()
+
+
+def test_each_log_says_how_its_worker_ended(cli, tmp_path):
+    names = ("raises", "setup_fails", "segfaults", "noisy")
+    args = [a for name in names for a in ("--scenario", name)]
+    proc = cli("run", "--scenarios-dir", FAULTY, *args, *FAST, "--out", tmp_path / "run")
+    assert proc.returncode == 1, proc.stderr
+    logs = {name: (tmp_path / "run" / "logs" / f"{name}.stderr.txt").read_text() for name in names}
+    # the worker's own last word, then the runner's
+    assert "worker ended with error (exception) after" in logs["raises"]
+    assert "worker ended with error (setup) after" in logs["setup_fails"]
+    assert "worker finished ok in" in logs["noisy"]
+    assert all("worker finished in" not in log for log in logs.values())
+    # a raised error's traceback is in the scenario's log, not only in events.jsonl
+    assert "Traceback" in logs["setup_fails"] and "KeyError: 'missing key'" in logs["setup_fails"]
+    assert "RuntimeError: kernel exploded on purpose" in logs["raises"]
+    last = {name: log.splitlines()[-1] for name, log in logs.items()}
+    assert last["raises"] == "runner: status error; worker exited with code 3"
+    assert last["setup_fails"] == "runner: status error; worker exited with code 3"
+    assert last["segfaults"] == "runner: status crashed; worker killed by SIGSEGV"
+    assert last["noisy"] == "runner: status ok; worker exited with code 0"
+    # the crash reason still comes from faulthandler, not from the lines above
+    summary = RunSummary.load(tmp_path / "run" / "summary.json")
+    assert "runner:" not in (summary.scenario("segfaults").error or "")
+
+
+def test_open_announces_a_large_summary_and_refuses_a_huge_one(cli, tmp_path):
+    data = json.loads((FIXTURES / "recorded_summary.json").read_text())
+    data["scenarios"][0]["samples_s"] = [0.098 + i * 1e-9 for i in range(400_000)]
+    large = tmp_path / "large.json"
+    large.write_text(json.dumps(data))
+    megabytes = large.stat().st_size / 1e6
+    assert megabytes > 5  # above the size that is announced
+    proc = cli("open", large)
+    # read and validated (no error about it), then refused only for want of a terminal
+    assert proc.stderr.splitlines()[0] == f"overhead-tui: reading {large} ({megabytes:.0f} MB) ..."
+    assert proc.returncode == 2 and "needs a terminal" in proc.stderr
+    huge = tmp_path / "huge.json"
+    with open(huge, "wb") as fh:  # sparse: no disk space, and never read
+        fh.truncate(766_000_000)
+    proc = cli("open", huge)
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1
+    assert "is 766 MB, above the 200 MB limit for a summary" in proc.stderr

@@ -126,3 +126,18 @@ def test_a_bad_alpha_is_exit_2(cli):
 def test_app_without_a_terminal_says_so(cli):
     proc = cli("compare", RECORDED_SUMMARY, RECORDED_SUMMARY, "--app")
     assert proc.returncode == 2 and "needs a terminal" in proc.stderr
+
+
+def test_runs_without_a_rung_in_common_are_one_line_and_exit_2(tmp_path, cli):
+    run_a = RunSummary.load(RECORDED_SUMMARY)
+    run_b = RunSummary.load(RECORDED_SUMMARY)
+    run_a.scenarios = run_a.scenarios[:2]
+    run_b.scenarios = run_b.scenarios[2:]
+    run_a.save(tmp_path / "a.json")
+    run_b.save(tmp_path / "b.json")
+    proc = cli("compare", tmp_path / "a.json", tmp_path / "b.json")
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert proc.stderr.count("\n") == 1
+    assert "no scenario in common" in proc.stderr
+    assert run_a.scenarios[0].name in proc.stderr

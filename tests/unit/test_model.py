@@ -4,7 +4,13 @@ import json
 
 import pytest
 
-from overhead_tui.model import SCHEMA_VERSION, RunSummary, SummaryError
+from overhead_tui.model import (
+    MAX_SUMMARY_BYTES,
+    SCHEMA_VERSION,
+    RunSummary,
+    SummaryError,
+    condensed,
+)
 from tests.conftest import RECORDED_SUMMARY, SUMMARY_V1
 
 
@@ -36,6 +42,15 @@ def _mutated(tmp_path, change):
         (lambda d: d.update(schema_version=99), "schema_version 99 is not supported"),
         (lambda d: d.pop("schema_version"), "not an overhead-tui summary"),
         (lambda d: d["scenarios"][2].update(median_s=-1), "scenarios.2.median_s"),
+        # one bad item in a long list of samples (condensed for the fast check) is still found
+        (
+            lambda d: d["scenarios"][1].update(samples_s=[0.1] * 500 + [-1.0] + [0.2] * 99),
+            "scenarios.1.samples_s.500",
+        ),
+        (
+            lambda d: d["scenarios"][1].update(samples_s=[0.1] * 500 + ["0.2"]),
+            "scenarios.1.samples_s.500",
+        ),
     ],
 )
 def test_invalid_summaries_are_rejected_with_the_place(tmp_path, change, message):
@@ -79,3 +94,33 @@ def test_version_2_limits_are_lifted_into_machine():
     assert summary.machine.peak_gflops["float64"]["measured"] == 100.0
     assert summary.machine.limits["bandwidth_gbs"]["all_cores"] == 30.0
     assert "limits" not in summary.to_json()["machine"]
+
+
+def test_long_number_lists_are_condensed_to_what_the_schema_checks():
+    samples = [0.5, 2.0, 3, float("nan"), 0.25] * 100
+    assert condensed({"a": [{"s": samples}], "b": "x"}) == {
+        "a": [{"s": [0.25, 3, 3, 2.0, 0.5]}],
+        "b": "x",
+    }
+    assert condensed([True] * 40) == [True] * 40  # not numbers: kept whole
+    assert condensed([1, 2, 3]) == [1, 2, 3]  # short lists are kept whole
+
+
+def test_a_large_summary_loads_whole(tmp_path):
+    data = json.loads(RECORDED_SUMMARY.read_text())
+    samples = [0.098 + i * 1e-9 for i in range(1_000_000)]  # about 20 MB of JSON
+    data["scenarios"][0]["samples_s"] = samples
+    path = tmp_path / "summary.json"
+    path.write_text(json.dumps(data))
+    assert path.stat().st_size > 15_000_000
+    summary = RunSummary.load(path)
+    assert summary.scenarios[0].samples_s == samples
+    assert summary.scenarios[1].name == data["scenarios"][1]["name"]
+
+
+def test_a_summary_above_the_size_limit_is_refused_unread(tmp_path, monkeypatch):
+    path = tmp_path / "summary.json"
+    with open(path, "wb") as fh:  # sparse: takes no disk space
+        fh.truncate(MAX_SUMMARY_BYTES + 1)
+    with pytest.raises(SummaryError, match=r"is 200 MB, above the 200 MB limit"):
+        RunSummary.load(path)

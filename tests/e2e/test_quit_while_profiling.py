@@ -1,0 +1,157 @@
+"""``q`` while profiling: the app exits, the profiler's processes and temp folders go with it."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pty
+import select
+import signal
+import sys
+import tempfile
+import threading
+import time
+
+import pytest
+
+from overhead_tui.discovery import discover
+from overhead_tui.engine.spawn import Cancel
+from overhead_tui.profilers import profile as profile_module
+from overhead_tui.profilers import scalene
+from overhead_tui.profilers.capabilities import detect
+from overhead_tui.profilers.profile import profile_scenario
+from tests.conftest import RECORDED_SUMMARY, process_alive, wait_gone
+
+SLOW = 'echo $$ > "{pidfile}"; exec sleep 300'
+"""A stand-in for a profiled worker that would run for five minutes; it says its pid first."""
+
+APP = """
+import sys
+from overhead_tui.profilers import profile
+profile.worker_command = lambda python, spec: ["sh", "-c", {slow!r}]
+from overhead_tui.cli import main
+sys.exit(main(["open", {summary!r}]))
+"""
+
+
+def wait_for_file(path, timeout=60.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if path.exists() and path.read_text().strip():
+            return path.read_text()
+        time.sleep(0.05)
+    raise AssertionError(f"{path} never appeared")
+
+
+class PtyApp:
+    """A Python program on a pseudo-terminal: read what it draws, send keys, wait for its end."""
+
+    def __init__(self, argv, env):
+        self.pid, self.fd = pty.fork()
+        if self.pid == 0:
+            os.execve(argv[0], argv, env)
+        self.output = b""
+        self.status = None
+
+    def read(self, timeout=0.2):
+        ready, _, _ = select.select([self.fd], [], [], timeout)
+        if not ready:
+            return True
+        try:
+            chunk = os.read(self.fd, 65536)
+        except OSError:  # EIO: the program closed the terminal
+            return False
+        self.output += chunk
+        return bool(chunk)
+
+    def wait_for(self, text, timeout=60.0):
+        deadline = time.monotonic() + timeout
+        while text not in self.output and time.monotonic() < deadline:
+            if not self.read():
+                break
+        assert text in self.output, f"{text!r} never drawn"
+
+    def wait_exit(self, timeout=60.0):
+        """The exit status, or None if still running after ``timeout`` s."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            self.read(0.05)
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                self.status = status
+                return status
+        return None
+
+    def close(self):
+        if self.status is None:
+            os.kill(self.pid, 9)
+            os.waitpid(self.pid, 0)
+        os.close(self.fd)
+
+
+def test_q_while_profiling_exits_and_leaves_nothing(tmp_path):
+    pidfile = tmp_path / "profiled.pid"
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    script = APP.format(slow=SLOW.format(pidfile=pidfile), summary=str(RECORDED_SUMMARY))
+    env = {**os.environ, "TMPDIR": str(temp), "TERM": "xterm-256color"}
+    app = PtyApp([sys.executable, "-c", script], env)
+    try:
+        app.wait_for(b"python_zip_sum")
+        os.write(app.fd, b"p")
+        profiled = int(wait_for_file(pidfile))
+        assert process_alive(profiled)
+        os.write(app.fd, b"q")
+        status = app.wait_exit(timeout=60)  # the stand-in would run for 300 s
+        assert status is not None, "the app did not exit after q"
+        assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+        assert wait_gone(profiled, timeout=10)
+        assert list(temp.iterdir()) == []
+    finally:
+        app.close()
+        if pidfile.exists() and pidfile.read_text().strip():  # a failed test leaves nothing
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(int(pidfile.read_text()), signal.SIGKILL)
+
+
+def test_cancel_kills_the_running_command_and_skips_the_backends_after_it(tmp_path, monkeypatch):
+    pidfile = tmp_path / "profiled.pid"
+    slow = SLOW.format(pidfile=pidfile)
+    monkeypatch.setattr(profile_module, "worker_command", lambda python, spec: ["sh", "-c", slow])
+    spec = next(s for s in discover([]) if s.name == "python_naive")
+    cancel = Cancel()
+    results = []
+    thread = threading.Thread(
+        target=lambda: results.append(profile_scenario(spec, 8, cancel=cancel)), daemon=True
+    )
+    thread.start()
+    profiled = int(wait_for_file(pidfile))
+    cancel.set()
+    thread.join(timeout=60)
+    assert not thread.is_alive()
+    assert wait_gone(profiled, timeout=10)
+    (result,) = results
+    assert result["cancelled"] is True
+    assert all(part["status"] != "ok" for part in result["backends"].values())
+
+
+@pytest.mark.skipif(not detect(("scalene",))["scalene"].ok, reason="Scalene is not installed")
+def test_scalene_leaves_no_temp_folder(tmp_path, monkeypatch):
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    monkeypatch.setenv("TMPDIR", str(temp))
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    spec = next(s for s in discover([]) if s.name == "python_naive")
+    worker = {
+        "mode": "profile",
+        "name": spec.name,
+        "path": str(spec.path),
+        "n": 16,
+        "dtype": "float64",
+        "seed": 0,
+        "duration_s": 0.5,
+        "requires": [],
+    }
+    part = scalene.profile(sys.executable, worker, spec, timeout_s=120)
+    assert part["status"] in ("ok", "failed")  # either way, nothing is left behind
+    assert list(temp.iterdir()) == []
