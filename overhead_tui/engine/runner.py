@@ -40,6 +40,8 @@ from overhead_tui.engine.events import (
 )
 from overhead_tui.engine.results import apply_event, compute_vs_dense, finish, new_result
 from overhead_tui.engine.spawn import (
+    Cancel,
+    cancel_scope,
     same_interpreter,
     wait_exited,
     worker_command,
@@ -160,6 +162,8 @@ class Runner:
         self.run_dir = Path(run_dir)
         self.clock = clock
         self._cancel = threading.Event()
+        self._commands = Cancel()
+        """Stops the probe workers (``run_command``) when the run is cancelled."""
         self._process: subprocess.Popen[bytes] | None = None
         self._lock = threading.Lock()
         self.summary = planned_summary(specs, settings, self.run_dir)
@@ -172,8 +176,10 @@ class Runner:
         return self._cancel.is_set()
 
     def cancel(self) -> None:
-        """Stop the run: kill the current worker's process group; later scenarios are skipped."""
+        """Stop the run: kill the current worker's (or probe's) process group; later scenarios
+        are skipped."""
         self._cancel.set()
+        self._commands.set()
         with self._lock:
             if self._process is not None:
                 _kill_group(self._process)
@@ -220,7 +226,7 @@ class Runner:
 
     def _load_probes(self, log: IO[str]) -> Iterator[Event]:
         """Probe unit costs into ``summary.probes`` (see :func:`load_run_probes`)."""
-        probes = yield from load_run_probes(self.settings, lambda: self.cancelled, log)
+        probes = yield from load_run_probes(self.settings, self._commands, log)
         if probes is not None:
             self.summary.probes = probes
 
@@ -256,7 +262,10 @@ class Runner:
             progress = self._progress(spec.name, item, window.open)
             if progress is not None:
                 yield progress
-        assert outcome is not None
+        if outcome is None:  # cancelled before its worker could start
+            result.status, result.error = "skipped", "cancelled before it ran"
+            log_event(log, {"event": "result", "name": spec.name, "status": result.status})
+            return
         window.see("timing_ended", self.clock())  # a worker that died inside the window
         result.wall_s = self.clock() - began
         after = read_cpu_times()
@@ -530,14 +539,16 @@ def log_event(log: IO[str], event: dict[str, Any]) -> None:
 
 
 def load_run_probes(
-    settings: Settings, cancelled: Callable[[], bool], log: IO[str]
+    settings: Settings, cancel: Cancel, log: IO[str]
 ) -> Generator[ProbeStarted, None, dict[str, Any] | None]:
     """Probe unit costs for a run or sweep: the per-machine cache, or measured now.
 
     Yields ``ProbeStarted`` before each probe it measures (one worker each) and returns
-    {name: probe result as a dict}; None when ``settings.probes`` is off, the caller was
-    cancelled, or the probe files cannot be read (logged as ``probes_failed``).
+    {name: probe result as a dict}; None when ``settings.probes`` is off, ``cancel`` was set
+    (it also kills the probe worker that runs), or the probe files cannot be read (logged as
+    ``probes_failed``).
     """
+    cancelled = cancel.is_set
     if not settings.probes or cancelled():
         return None
     python = settings.python or sys.executable
@@ -557,7 +568,10 @@ def load_run_probes(
             mean_s = (time.monotonic() - began) / index if index else None
             remaining = mean_s * (len(specs) - index) if mean_s is not None else None
             yield ProbeStarted(spec.name, index, len(specs), remaining)
-            results[spec.name] = measure_probe(spec, python)
+            with cancel_scope(cancel):
+                results[spec.name] = measure_probe(spec, python)
+        if cancelled():  # the last probe was killed: its error is not a measurement
+            return None
         write_cache(key, results)
     probes = {name: dataclasses.asdict(r) for name, r in results.items()}
     summary = {

@@ -44,6 +44,7 @@ from overhead_tui.discovery import ScenarioSpec
 from overhead_tui.engine.events import ProbeStarted, ScenarioProgress
 from overhead_tui.engine.results import compute_vs_dense
 from overhead_tui.engine.runner import Runner, load_run_probes, log_event
+from overhead_tui.engine.spawn import Cancel
 from overhead_tui.engine.timing import calibrate_loops
 from overhead_tui.format import fmt_gflops
 from overhead_tui.limits import apply_limits
@@ -314,6 +315,8 @@ class Sweep:
         self.run_dir = Path(run_dir)
         self.clock = clock
         self._cancel = threading.Event()
+        self._commands = Cancel()
+        """Stops the probe workers when the sweep is cancelled."""
         self._lock = threading.Lock()
         self._runner: Runner | None = None
         self.cpu = read_cpu_model()
@@ -345,6 +348,7 @@ class Sweep:
     def cancel(self) -> None:
         """Stop the sweep: the running worker is killed, no further point starts."""
         self._cancel.set()
+        self._commands.set()
         with self._lock:
             if self._runner is not None:
                 self._runner.cancel()
@@ -390,7 +394,7 @@ class Sweep:
 
     def _load_probes(self, log: IO[str]) -> Iterator[SweepEvent]:
         """Probe unit costs into ``summary.probes``, as ``run`` does (not per point)."""
-        probes = yield from load_run_probes(self.settings, lambda: self.cancelled, log)
+        probes = yield from load_run_probes(self.settings, self._commands, log)
         if probes is not None:
             self.summary.probes = probes
 

@@ -44,3 +44,25 @@ def test_cli_shows_probe_progress_on_a_cold_cache(tmp_path):
         process.send_signal(signal.SIGINT)
         process.wait(timeout=120)
     assert process.returncode == 130
+    # the probe worker that was measuring is killed with the run, not left to finish
+    assert not _children_of(process.pid)
+
+
+def _children_of(pid: int) -> list[str]:
+    """Command lines of live workers started by ``pid`` (they carry ``parent_pid``)."""
+    import glob
+
+    from tests.conftest import wait_gone
+
+    found = []
+    for path in glob.glob("/proc/[0-9]*/cmdline"):
+        try:
+            with open(path, "rb") as fh:
+                cmd = fh.read().decode(errors="replace")
+        except OSError:
+            continue
+        if f'"parent_pid": {pid}' in cmd:
+            child = int(path.split("/")[2])
+            if not wait_gone(child, timeout=10):
+                found.append(cmd)
+    return found
