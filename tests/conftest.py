@@ -1,9 +1,18 @@
-"""Shared fixtures: paths, a CLI runner and a recorded summary."""
+"""Shared fixtures: paths, a CLI runner, a recorded summary, and private user folders.
+
+Every test, and every process it starts, sees its own cache, data, config and state folders
+(``XDG_*_HOME`` in a temporary folder): the suite never reads or writes the user's
+``~/.cache`` or ``~/.local/share``, and a cold machine behaves like a warm one because the probe
+cache there is seeded with a recorded run's probe values (a run reads them instead of spending
+a minute measuring).
+"""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -42,16 +51,83 @@ def process_alive(pid: int) -> bool:
         return False
 
 
-def wait_gone(pid: int, timeout: float = 5.0) -> bool:
-    """Wait until ``pid`` is gone (see :func:`process_alive`); True if it went in time."""
-    import time
+def wait_until(condition, timeout: float = 120.0, what: str = "the condition", interval=0.05):
+    """Poll ``condition()`` until it returns something true, and return that.
 
+    For waits on events outside the test (a file appearing, a line in a log, a process
+    exiting): the limit is generous because a loaded machine is slow, and only a fault
+    reaches it.  Raises AssertionError naming ``what`` when ``timeout`` seconds pass.
+    """
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if not process_alive(pid):
-            return True
-        time.sleep(0.02)
-    return False
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what} did not happen within {timeout:g} s")
+        time.sleep(interval)
+
+
+def wait_gone(pid: int, timeout: float = 60.0) -> bool:
+    """Wait until ``pid`` is gone (see :func:`process_alive`); True if it went in time.
+
+    The limit is generous on purpose: a loaded machine can take seconds to reap a process; a
+    process that should have been killed and was not outlives it by far.
+    """
+    try:
+        return wait_until(lambda: not process_alive(pid), timeout, interval=0.02)
+    except AssertionError:
+        return False
+
+
+USER_DIR_VARIABLES = ("XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME")
+"""The folders platformdirs derives the user cache, data (runs), config and state paths from."""
+
+
+def seed_probe_cache(cache: Path, recorded: Path = RECORDED_SUMMARY_V3) -> Path:
+    """Write the probe cache file ``cache`` with the probe values of the recorded run.
+
+    Written with the project's own :func:`overhead_tui.probes.write_cache` under the key a run
+    computes on this machine for this interpreter (:func:`overhead_tui.probes.cache_key`), so a
+    run or ``machine`` reads these values instead of measuring the probes.  Returns ``cache``.
+    """
+    from overhead_tui.probes import ProbeResult, cache_key, discover_probes, write_cache
+
+    probes = json.loads(recorded.read_text(encoding="utf-8"))["probes"]
+    results = {name: ProbeResult(**fields) for name, fields in probes.items()}
+    write_cache(cache_key(discover_probes(), sys.executable), results, cache)
+    return cache
+
+
+@pytest.fixture(scope="session", autouse=True)
+def private_user_dirs(tmp_path_factory):
+    """Point the XDG folders at a temporary folder for the whole session (tests and their
+    subprocesses inherit the environment) and seed the probe cache there.
+
+    Yields (the seeded probe cache file, its content).  Each xdist worker has its own folders.
+    """
+    from overhead_tui.probes import cache_path
+
+    root = tmp_path_factory.mktemp("user-dirs")
+    with pytest.MonkeyPatch.context() as patch:
+        for variable in USER_DIR_VARIABLES:
+            patch.setenv(variable, str(root / variable.lower()))
+        cache = seed_probe_cache(cache_path())
+        yield cache, cache.read_bytes()
+
+
+@pytest.fixture(autouse=True)
+def seeded_probe_cache(private_user_dirs):
+    """The seeded probe cache file, restored before each test (an earlier one may change it)."""
+    cache, content = private_user_dirs
+    try:
+        current = cache.read_bytes()
+    except OSError:
+        current = None
+    if current != content:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        cache.write_bytes(content)
+    return cache
 
 
 @pytest.fixture

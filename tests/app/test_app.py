@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import time
 
 import pytest
@@ -16,7 +15,15 @@ from overhead_tui.tui.screens.ladder import LadderScreen
 from overhead_tui.tui.screens.modals import ExportScreen, HelpScreen, SettingsScreen
 from overhead_tui.tui.screens.scenario import ScenarioScreen
 from overhead_tui.tui.widgets.too_small import MIN_HEIGHT, MIN_WIDTH
-from tests.conftest import FAULTY, FIXTURES, RECORDED_SUMMARY, RECORDED_SUMMARY_V3, SUMMARY_V1
+from tests.conftest import (
+    FAULTY,
+    FIXTURES,
+    RECORDED_SUMMARY,
+    RECORDED_SUMMARY_V3,
+    SUMMARY_V1,
+    process_alive,
+    wait_gone,
+)
 
 FAST_DIR = FIXTURES / "fast"
 
@@ -33,12 +40,20 @@ def _settings(*names, folder=FAST_DIR, **kw):
     return Settings(scenarios=list(names), scenarios_dirs=[str(folder)], **options)
 
 
-async def _wait(pilot, condition, timeout=60.0):
+async def _wait(pilot, condition, what="the condition", timeout=120.0):
+    """Let the app run until ``condition()`` holds (a run's state, a screen, a file).
+
+    Only a fault reaches the generous limit; the message names what did not happen.
+    """
     deadline = time.monotonic() + timeout
     while not condition():
         if time.monotonic() > deadline:
-            raise AssertionError("condition not reached in time")
+            raise AssertionError(f"{what} did not happen within {timeout:g} s")
         await pilot.pause(0.05)
+
+
+def _finished(app):
+    return app.ladder.summary.finished and not app.ladder.running
 
 
 def _states(app):
@@ -50,9 +65,12 @@ async def test_rows_fill_then_drill_in_and_export(tmp_path):
     app = OverheadApp(_settings("fast_python", "fast_dense"), runs_dir=tmp_path / "runs")
     async with app.run_test(size=(120, 40)) as pilot:
         assert set(_states(app)) == {"fast_python", "fast_dense"}
-        await _wait(pilot, lambda: app.ladder.summary.finished and not app.ladder.running)
-        await pilot.pause(0.1)
-        assert all(s in ("ok", "ok !") for s in _states(app).values()), _states(app)
+        await _wait(pilot, lambda: _finished(app), "the run finishing")
+        await _wait(
+            pilot,
+            lambda: all(s in ("ok", "ok !") for s in _states(app).values()),
+            f"both rows showing ok (they show {_states(app)})",
+        )
         table = app.ladder_screen.query_one(DataTable)
         assert str(table.get_cell("fast_dense", "vs_dense")) == "1.0×"
         # drill into the second row
@@ -68,7 +86,9 @@ async def test_rows_fill_then_drill_in_and_export(tmp_path):
         assert isinstance(app.screen, ExportScreen)
         app.screen.query_one(Input).value = str(tmp_path / "export")
         await pilot.press("enter")
-        await pilot.pause(0.1)
+        exported = [tmp_path / "export" / f for f in ("ladder.csv", "report.md", "summary.json")]
+        await _wait(pilot, lambda: all(p.exists() for p in exported), "the exported files")
+        await _wait(pilot, lambda: isinstance(app.screen, LadderScreen), "the export closing")
     files = sorted(p.name for p in (tmp_path / "export").iterdir())
     assert files == ["ladder.csv", "report.md", "summary.json"]
     summary = RunSummary.load(tmp_path / "export" / "summary.json")
@@ -78,18 +98,17 @@ async def test_rows_fill_then_drill_in_and_export(tmp_path):
 
 
 async def test_quit_during_a_run_kills_the_worker_and_keeps_results(tmp_path):
-    settings = _settings("raises", "hangs", folder=FAULTY, timeout_s=60)
+    # a timeout far beyond the wait below: only quitting can end the hanging worker in time
+    settings = _settings("raises", "hangs", folder=FAULTY, timeout_s=3600)
     app = OverheadApp(settings, runs_dir=tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
-        await _wait(pilot, lambda: _worker_pid(tmp_path, "hangs") is not None)
+        await _wait(
+            pilot, lambda: _worker_pid(tmp_path, "hangs") is not None, "the hangs worker starting"
+        )
         pid = _worker_pid(tmp_path, "hangs")
-        os.kill(pid, 0)  # alive
-        started = time.monotonic()
+        assert process_alive(pid)
         await pilot.press("q")
-    deadline = started + 1.0
-    while time.monotonic() < deadline and _alive(pid):
-        time.sleep(0.02)
-    assert not _alive(pid), "worker survived quitting the app"
+    assert wait_gone(pid), "worker survived quitting the app"
     summary = RunSummary.load(next(tmp_path.iterdir()))
     assert summary.scenario("raises").status == "error"  # finished result kept on disk
     assert "exploded" in summary.scenario("raises").error
@@ -108,26 +127,12 @@ def _worker_pid(runs, name):
     return None
 
 
-def _alive(pid):
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    # a zombie is dead for our purpose
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().split()[2] != "Z"
-    except OSError:
-        return False
-
-
 async def test_invalid_rung_shows_status_not_speed(tmp_path):
     app = OverheadApp(_settings("wrong", folder=FAULTY), runs_dir=tmp_path)
     async with app.run_test(size=(120, 30)) as pilot:
-        await _wait(pilot, lambda: app.ladder.summary.finished)
-        await pilot.pause(0.1)
+        await _wait(pilot, lambda: _finished(app), "the run finishing")
+        await _wait(pilot, lambda: _states(app)["wrong"] == "invalid", "the row showing invalid")
         table = app.ladder_screen.query_one(DataTable)
-        assert str(table.get_cell("wrong", "state")) == "invalid"
         assert str(table.get_cell("wrong", "median")) == "—"
         assert str(table.get_cell("wrong", "gflops")) == "—"
         await pilot.press("enter")
@@ -184,9 +189,12 @@ async def test_help_settings_and_palette_commands(tmp_path):
         assert isinstance(app.screen, SettingsScreen)  # refused with a message
         assert "too big" in str(app.screen.query_one("#error").render())
         app.screen.query_one("#size", Input).value = "4"
-        await pilot.pause(0.3)  # a Button ignores clicks during its 0.2 s press effect
+        # a Button ignores clicks during its press effect (the "-active" class, 0.2 s)
+        apply = app.screen.query_one("#apply")
+        await _wait(pilot, lambda: not apply.has_class("-active"), "the press effect ending")
         await pilot.click("#apply")
-        await _wait(pilot, lambda: app.ladder.summary.finished)
+        await _wait(pilot, lambda: not isinstance(app.screen, SettingsScreen), "settings applied")
+        await _wait(pilot, lambda: _finished(app), "the run with the new settings finishing")
         assert app.settings.size == 4
         assert not app.settings.probes  # --no-probes survives the settings screen
         assert app.ladder.summary.scenario("fast_python").n == 4
@@ -200,10 +208,11 @@ async def test_help_settings_and_palette_commands(tmp_path):
 async def test_rerun_makes_a_new_run_directory(tmp_path, key):
     app = OverheadApp(_settings("fast_dense"), runs_dir=tmp_path)
     async with app.run_test() as pilot:
-        await _wait(pilot, lambda: app.ladder.summary.finished and not app.ladder.running)
+        await _wait(pilot, lambda: _finished(app), "the first run finishing")
+        first = app.runner
         await pilot.press(key)
-        await pilot.pause(0.2)
-        await _wait(pilot, lambda: app.ladder.summary.finished and not app.ladder.running)
+        await _wait(pilot, lambda: app.runner is not first, "a second run starting")
+        await _wait(pilot, lambda: _finished(app), "the second run finishing")
     assert len(list(tmp_path.iterdir())) == 2
 
 
@@ -246,10 +255,13 @@ async def test_profile_key_stores_results_and_shows_the_tabs(monkeypatch, tmp_pa
         assert "tab-nativetab" not in {p.id for p in app.screen.query("TabPane")}
         await pilot.press("p")
         await app.workers.wait_for_complete()
-        await pilot.pause(0.2)
+        wanted = {"tab-nativetab", "tab-stackstab", "tab-linestab"}
+        await _wait(
+            pilot,
+            lambda: wanted <= {p.id for p in app.screen.query("TabPane")},
+            "the profile tabs appearing",
+        )
         assert calls == [("python_naive", 128)]
-        tabs = {p.id for p in app.screen.query("TabPane")}
-        assert {"tab-nativetab", "tab-stackstab", "tab-linestab"} <= tabs
         saved = RunSummary.load(tmp_path / "summary.json")
         assert saved.scenario("python_naive").profile["backends"]["perf"]["status"] == "ok"
         await pilot.press("escape", "c")
@@ -299,11 +311,9 @@ async def test_roofline_and_machines_screens(monkeypatch, tmp_path):
         assert "T = 64" in _static_text(tiles)
         tile_input = app.screen.query_one("#tile", Input)
         tile_input.value = "512"
-        await pilot.pause(0.1)
-        assert "T = 512" in _static_text(tiles)
+        await _wait(pilot, lambda: "T = 512" in _static_text(tiles), "the tile table for 512")
         tile_input.value = "0"
-        await pilot.pause(0.1)
-        assert "whole number" in _static_text(tiles)
+        await _wait(pilot, lambda: "whole number" in _static_text(tiles), "the tile size refused")
         await pilot.press("escape")
         assert isinstance(app.screen, LadderScreen)
 

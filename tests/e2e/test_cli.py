@@ -2,23 +2,33 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import math
 import os
 import re
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
 
 from overhead_tui.discovery import discover
 from overhead_tui.model import RunSummary
-from tests.conftest import FAST, FAULTY, FIXTURES, wait_gone
+from tests.conftest import (
+    FAST,
+    FAULTY,
+    FIXTURES,
+    RECORDED_SUMMARY,
+    RECORDED_SUMMARY_V3,
+    seed_probe_cache,
+    wait_gone,
+    wait_until,
+)
 
 FAULTS = {
     "raises": ("error", "RuntimeError: kernel exploded on purpose"),
-    "hangs": ("timeout", "no result after 3 s"),
+    "hangs": ("timeout", "no result after 10 s"),
     "aborts": ("crashed", "SIGABRT"),
     "segfaults": ("crashed", "SIGSEGV"),
     "exits": ("crashed", "exited with code 7"),
@@ -38,8 +48,10 @@ def test_every_fault_is_reported_and_the_run_goes_on(cli, tmp_path):
         FAULTY,
         *args,
         *FAST,
+        # every scenario's limit: long enough for a slow start on a loaded machine, and the
+        # time the hanging one costs the test
         "--timeout",
-        "3",
+        "10",
         "--out",
         tmp_path / "run",
         "--json",
@@ -115,7 +127,6 @@ def test_full_builtin_ladder_at_a_tiny_size(cli, tmp_path):
             ["run", "--scenario", "numpy_matmul", "--size", "16000000"],
             "above numpy_matmul's maximum",
         ),
-        (["run", "--scenario", "numpy_matmul", "--size", "16384", "--dtype", "float64"], None),
         (["run", "--dtype", "int8"], "invalid choice: 'int8'"),
         (["run", "--repeats", "-1"], "-1 is below 1"),
         (["run", "--timeout", "0"], "must be above 0"),
@@ -132,15 +143,23 @@ def test_full_builtin_ladder_at_a_tiny_size(cli, tmp_path):
 )
 def test_bad_input_is_one_line_and_exit_2(cli, args, message):
     proc = cli(*args)
-    if message is None:  # the memory check: only fails where 16384² does not fit
-        assert proc.returncode in (0, 1, 2)
-        if proc.returncode == 2:
-            assert "GiB" in proc.stderr
-        return
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert message in proc.stderr
     assert "Traceback" not in proc.stderr
     assert len(proc.stderr.strip().splitlines()) <= 3  # argparse adds its usage line
+
+
+def test_a_size_too_big_for_the_memory_is_one_line_and_exit_2(monkeypatch, capsys):
+    """The memory check with the available memory fixed at 8 GiB: on a machine where
+    16384² fits, the real command would start an hour-long run instead."""
+    from overhead_tui.cli import main
+
+    monkeypatch.setattr("overhead_tui.commands.common.available_memory_bytes", lambda: 8 << 30)
+    args = ["run", "--scenario", "numpy_matmul", "--size", "16384", "--dtype", "float64"]
+    assert main([*args, "--no-probes"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "only 8.0 GiB is available" in err
+    assert "fix: choose a smaller --size" in err
 
 
 def test_python_without_numpy_is_rejected(cli, tmp_path):
@@ -185,7 +204,7 @@ def test_ctrl_c_keeps_finished_results_and_stops_the_worker(tmp_path):
     )
     worker_pid = _wait_for_worker(out / "events.jsonl", "hangs")
     proc.send_signal(signal.SIGINT)
-    _, stderr = proc.communicate(timeout=30)
+    _, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 130, stderr
     assert "interrupted" in stderr
     summary = RunSummary.load(out)
@@ -193,26 +212,28 @@ def test_ctrl_c_keeps_finished_results_and_stops_the_worker(tmp_path):
     assert statuses == {"raises": "error", "hangs": "skipped", "noisy": "skipped"}
     assert summary.scenario("raises").error  # the finished result is kept
     assert not summary.finished
-    time.sleep(0.2)
-    with pytest.raises(ProcessLookupError):
-        os.kill(worker_pid, 0)
+    assert wait_gone(worker_pid), "the worker outlived the interrupted run"
 
 
-def _wait_for_worker(log, name, timeout=60.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if log.exists():
-            for line in log.read_text().splitlines():
-                event = json.loads(line)
-                if event.get("name") == name and event.get("event") == "environment":
-                    time.sleep(0.2)
-                    return next(
-                        json.loads(x)["pid"]
-                        for x in log.read_text().splitlines()
-                        if json.loads(x).get("name") == name and "pid" in json.loads(x)
-                    )
-        time.sleep(0.05)
-    raise AssertionError(f"{name} never started")
+def _logged_events(log):
+    """The events in a run's ``events.jsonl`` so far (a line being written is left out)."""
+    events = []
+    for line in log.read_text().splitlines() if log.exists() else []:
+        with contextlib.suppress(json.JSONDecodeError):
+            events.append(json.loads(line))
+    return events
+
+
+def _wait_for_worker(log, name, timeout=120.0):
+    """The pid of ``name``'s worker once it reported its environment (past its start-up)."""
+
+    def pid():
+        events = [e for e in _logged_events(log) if e.get("name") == name]
+        if any(e.get("event") == "environment" for e in events):
+            return next(e["pid"] for e in events if "pid" in e)
+        return None
+
+    return wait_until(pid, timeout, f"{name}'s worker starting")
 
 
 def test_open_corrupt_or_foreign_summary_is_one_line(cli, tmp_path):
@@ -344,7 +365,7 @@ def test_parent_stopped_or_killed_leaves_no_worker(tmp_path, sig):
     )
     worker_pid = _wait_for_worker(out / "events.jsonl", "hangs")
     proc.send_signal(sig)
-    proc.communicate(timeout=30)
+    proc.communicate(timeout=120)
     assert proc.returncode == (130 if sig == signal.SIGTERM else -signal.SIGKILL)
     assert wait_gone(worker_pid), "the worker outlived its parent"
 
@@ -370,22 +391,18 @@ def test_probes_give_positive_plausible_unit_costs(tmp_path):
     boxing = measure_probe(
         specs["boxing"], sys.executable, processes=1, repeats=3, min_sample_s=0.01
     )
-    assert dispatch.error is None and 0.1 < dispatch.value < 50  # ns per dispatch
-    assert boxing.error is None and 0.1 < boxing.value < 200  # ns per float
+    # measured and well-formed; plausible ranges are the benchmark's (scripts/benchmark.py)
+    for probe, unit in ((dispatch, "ns/dispatch"), (boxing, "ns/float")):
+        assert probe.error is None and probe.unit == unit
+        assert math.isfinite(probe.value) and probe.value > 0
+        assert len(probe.samples) == 1 and probe.samples[0] == probe.value  # one process
     assert boxing.details["floats_per_trip"] == 8.0  # eight multiplies per loop trip
 
 
 def test_run_with_probes_writes_breakdowns_and_waterfall(tmp_path):
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
-    cache = tmp_path / "cache" / "overhead-tui" / "probes.json"
-    cache.parent.mkdir(parents=True)
     # a prepared cache (real values from the recorded run) keyed for this machine
-    from overhead_tui.probes import cache_key, discover_probes
-
-    recorded = json.loads((FIXTURES / "recorded_summary.json").read_text())["probes"]
-    cache.write_text(
-        json.dumps({"key": cache_key(discover_probes(), sys.executable), "probes": recorded})
-    )
+    seed_probe_cache(tmp_path / "cache" / "overhead-tui" / "probes.json", RECORDED_SUMMARY)
     proc = subprocess.run(
         [
             sys.executable,
@@ -421,7 +438,16 @@ def test_run_with_probes_writes_breakdowns_and_waterfall(tmp_path):
     assert hoisted.events_per_fma["floats"] == pytest.approx(2.0, rel=0.1)
     assert hoisted.breakdown["layers"]["interpreter_dispatch"] > 0
     # at n = 24 the jitted rung's Python wrapper is a few bytecodes per 13,824 multiply-adds
-    assert summary.scenario("numba_ikj").breakdown["layers"].get("interpreter_dispatch", 0) < 0.05
+    # (counted, not timed); its time share follows from the count, the probe and the median
+    numba = summary.scenario("numba_ikj")
+    assert numba.events_per_fma["dispatches"] * 24**3 < 100
+    assert hoisted.events_per_fma["dispatches"] > 1
+    for scenario in (hoisted, numba):
+        breakdown = scenario.breakdown
+        row = next(r for r in breakdown["rows"] if r["layer"] == "interpreter_dispatch")
+        assert row["ns_per_fma"] == pytest.approx(row["events_per_fma"] * row["unit_cost"])
+        assert row["share"] == pytest.approx(row["ns_per_fma"] / breakdown["measured_ns_per_fma"])
+        assert math.isfinite(row["share"]) and row["share"] >= 0
     assert [(w["from"], w["to"]) for w in summary.waterfall] == [
         ("python_hoisted", "numba_ikj"),
         ("numba_ikj", "numpy_matmul"),
@@ -456,14 +482,7 @@ def test_workers_use_this_package_not_one_in_the_current_folder(tmp_path):
 
 
 def test_machine_json_to_stdout(tmp_path):
-    from overhead_tui.probes import cache_key, discover_probes
-
-    cache = tmp_path / "cache" / "overhead-tui" / "probes.json"
-    cache.parent.mkdir(parents=True)
-    recorded = json.loads((FIXTURES / "recorded_summary_v3.json").read_text())["probes"]
-    cache.write_text(
-        json.dumps({"key": cache_key(discover_probes(), sys.executable), "probes": recorded})
-    )
+    seed_probe_cache(tmp_path / "cache" / "overhead-tui" / "probes.json", RECORDED_SUMMARY_V3)
     proc = subprocess.run(
         [sys.executable, "-m", "overhead_tui", "machine", "--json", "-"],
         capture_output=True,

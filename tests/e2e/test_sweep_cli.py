@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
 
 from overhead_tui.cli import main
 from overhead_tui.model import RunSummary
 from overhead_tui.probes import ProbeResult
-from tests.conftest import FAULTY, FIXTURES, run_cli, wait_gone
+from tests.conftest import FAULTY, FIXTURES, run_cli, wait_gone, wait_until
 
 FAST_DIR = FIXTURES / "fast"
 QUICK = ["--repeats", "2", "--min-time", "0.002", "--no-probes"]
@@ -325,7 +325,7 @@ def test_ctrl_c_keeps_finished_points(tmp_path):
     )
     pid = _wait_for_worker(out / "points" / "hangs_late-8" / "events.jsonl")
     proc.send_signal(signal.SIGINT)
-    _, stderr = proc.communicate(timeout=30)
+    _, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 130, stderr
     summary = RunSummary.load(out)
     sweep = summary.sweep
@@ -338,14 +338,16 @@ def test_ctrl_c_keeps_finished_points(tmp_path):
     assert wait_gone(pid), "the hanging worker survived Ctrl-C"
 
 
-def _wait_for_worker(log, timeout=60.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if log.exists():
-            for line in log.read_text().splitlines():
-                event = json.loads(line)
-                if event.get("event") == "started" and "pid" in event:
-                    time.sleep(0.3)
-                    return event["pid"]
-        time.sleep(0.05)
-    raise AssertionError(f"no worker started ({log})")
+def _wait_for_worker(log, timeout=120.0):
+    """The pid of the point's worker once it reported its environment (past its start-up)."""
+
+    def pid():
+        events = []
+        for line in log.read_text().splitlines() if log.exists() else []:
+            with contextlib.suppress(json.JSONDecodeError):  # a line being written
+                events.append(json.loads(line))
+        if any(e.get("event") == "environment" for e in events):
+            return next(e["pid"] for e in events if e.get("event") == "started" and "pid" in e)
+        return None
+
+    return wait_until(pid, timeout, f"a worker starting ({log})")

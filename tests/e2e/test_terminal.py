@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -13,84 +15,112 @@ import pytest
 
 from overhead_tui.format import fmt_ratio
 from overhead_tui.model import RunSummary
-from tests.conftest import RECORDED_SUMMARY
+from tests.conftest import RECORDED_SUMMARY, RECORDED_SUMMARY_V3, USER_DIR_VARIABLES
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 BINARY = Path(sys.executable).parent / "overhead-tui"
 
 
 class Tmux:
+    """One command in a detached tmux session on a private server (never the user's tmux).
+
+    The server starts with this process's environment, so the command sees the suite's
+    private XDG folders (tests/conftest.py) like any other subprocess; they are also set on
+    the command line in case a tmux server shares its global environment.
+    """
+
     def __init__(self, command: str, size: tuple[int, int]) -> None:
         self.name = f"ot-{uuid.uuid4().hex[:8]}"
         width, height = size
-        subprocess.run(
-            [
-                "tmux",
-                "new-session",
-                "-d",
-                "-s",
-                self.name,
-                "-x",
-                str(width),
-                "-y",
-                str(height),
-                f"{command}; echo EXITED $?; sleep 30",
-            ],
-            check=True,
+        env = " ".join(
+            f"{v}={shlex.quote(os.environ[v])}" for v in USER_DIR_VARIABLES if v in os.environ
+        )
+        self._tmux(
+            "new-session",
+            "-d",
+            "-s",
+            self.name,
+            "-x",
+            str(width),
+            "-y",
+            str(height),
+            f"env {env} {command}; echo EXITED $?; sleep 600",
+        )
+        self.socket = self._tmux("display-message", "-p", "#{socket_path}").stdout.strip()
+
+    def _tmux(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            ["tmux", "-L", self.name, "-f", "/dev/null", *args],
+            capture_output=True,
+            text=True,
+            check=check,
         )
 
     def screen(self) -> str:
-        return subprocess.run(
-            ["tmux", "capture-pane", "-p", "-t", self.name],
-            capture_output=True,
-            text=True,
-            check=False,
-        ).stdout
+        return self._tmux("capture-pane", "-p", "-t", self.name, check=False).stdout
 
     def keys(self, *keys: str) -> None:
+        """Send keys at once; wait for what each one does before sending the next kind."""
         for key in keys:
-            subprocess.run(["tmux", "send-keys", "-t", self.name, key], check=True)
-            time.sleep(0.3)
+            self._tmux("send-keys", "-t", self.name, key)
 
-    def wait_for(self, text: str, timeout: float = 30.0) -> str:
+    def wait_until(self, condition, what: str, timeout: float = 120.0) -> str:
+        """The screen once ``condition(screen)`` holds; the limit only catches a fault."""
         deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
+        while True:
             screen = self.screen()
-            if text in screen:
+            if condition(screen):
                 return screen
-            time.sleep(0.2)
-        raise AssertionError(f"{text!r} never appeared; screen:\n{self.screen()}")
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{what} did not happen in {timeout:g} s; screen:\n{screen}")
+            time.sleep(0.1)
+
+    def wait_for(self, *texts: str, timeout: float = 120.0) -> str:
+        """The screen once it shows every one of ``texts`` (a frame may be captured half
+        drawn, so everything a test looks at on one screen is waited for together)."""
+        return self.wait_until(
+            lambda screen: all(t in screen for t in texts), f"{texts!r} appearing", timeout
+        )
 
     def close(self) -> None:
-        subprocess.run(["tmux", "kill-session", "-t", self.name], check=False)
+        self._tmux("kill-server", check=False)
+        if self.socket:
+            Path(self.socket).unlink(missing_ok=True)
 
 
 @pytest.mark.parametrize("size", [(80, 24), (160, 48)], ids=["80x24", "160x48"])
 def test_open_drill_in_and_quit_in_tmux(size):
     tmux = Tmux(f"{BINARY} open {RECORDED_SUMMARY}", size)
     try:
-        screen = tmux.wait_for("python_zip_sum")
         naive = RunSummary.load(RECORDED_SUMMARY).scenario("python_naive")
-        assert fmt_ratio(naive.vs_dense) in screen and "GFLOP/s" in screen
+        tmux.wait_for("python_zip_sum", fmt_ratio(naive.vs_dense), "GFLOP/s")
         tmux.keys("Enter")
-        screen = tmux.wait_for("Timings")
-        assert "ijk triple loop" in screen
-        tmux.keys("Escape", "q")
+        tmux.wait_for("Timings", "ijk triple loop")
+        # a lone Escape followed at once by q would read as Alt+q: wait for the ladder first
+        tmux.keys("Escape")
+        tmux.wait_until(lambda screen: "Timings" not in screen, "the ladder coming back")
+        tmux.keys("q")
         assert "EXITED 0" in tmux.wait_for("EXITED")
     finally:
         tmux.close()
 
 
 def test_live_run_in_tmux_fills_rows(tmp_path):
+    """The app started as a user starts it (probes on: read from the suite's seeded cache)."""
     tmux = Tmux(
         f"{BINARY} --scenario python_hoisted --scenario numpy_matmul --size 32 "
         f"--repeats 2 --min-time 0.005 --out {tmp_path}",
         (100, 30),
     )
     try:
-        screen = tmux.wait_for("done", timeout=60)
-        assert screen.count(" ok") >= 2
+        tmux.wait_until(
+            lambda screen: "done" in screen and screen.count(" ok") >= 2, "both rows done and ok"
+        )
         tmux.keys("q")
         assert "EXITED 0" in tmux.wait_for("EXITED")
     finally:
         tmux.close()
+    # the probes came from the seeded cache, not from a minute of measuring
+    recorded = RunSummary.load(RECORDED_SUMMARY_V3).probes["dispatch"]["value"]
+    (summary,) = tmp_path.glob("**/summary.json")  # the app makes a run folder in --out
+    assert RunSummary.load(summary).probes["dispatch"]["value"] == recorded

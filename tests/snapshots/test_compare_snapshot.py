@@ -9,23 +9,14 @@ with Pilot in ``tests/app/test_compare_screen.py``).  Regenerate after an intend
 
 from __future__ import annotations
 
-from importlib.metadata import version
-
 import pytest
 from textual.app import App
 
 from overhead_tui.compare import compare_runs
 from overhead_tui.tui.screens.compare import CompareScreen
-from tests.snapshots.test_screens import SNAPSHOT_VERSIONS
 from tests.unit.test_compare import changed_run, recorded_run
 
-pytestmark = [
-    pytest.mark.snapshot,
-    pytest.mark.skipif(
-        any(version(p) != v for p, v in SNAPSHOT_VERSIONS.items()),
-        reason=f"snapshots were recorded with {SNAPSHOT_VERSIONS}",
-    ),
-]
+pytestmark = pytest.mark.snapshot
 
 
 class CompareHost(App[None]):

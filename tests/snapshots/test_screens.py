@@ -7,23 +7,13 @@ pytest-textual-snapshot versions below; other versions render differently.
 
 from __future__ import annotations
 
-from importlib.metadata import version
-
 import pytest
 
 from overhead_tui.model import RunSummary
 from overhead_tui.tui.app import OverheadApp
 from tests.conftest import RECORDED_SUMMARY, RECORDED_SUMMARY_V3, SUMMARY_V1
 
-SNAPSHOT_VERSIONS = {"textual": "8.2.8", "pytest-textual-snapshot": "1.1.0"}
-
-pytestmark = [
-    pytest.mark.snapshot,
-    pytest.mark.skipif(
-        any(version(p) != v for p, v in SNAPSHOT_VERSIONS.items()),
-        reason=f"snapshots were recorded with {SNAPSHOT_VERSIONS}",
-    ),
-]
+pytestmark = pytest.mark.snapshot
 
 
 def _app():

@@ -7,25 +7,16 @@ sizes) on the reference machine.  Regenerate after an intended change with
 
 from __future__ import annotations
 
-from importlib.metadata import version
-
 import pytest
 
 from overhead_tui.model import RunSummary
 from overhead_tui.tui.app import OverheadApp
 from overhead_tui.tui.screens.sweep import SweepScreen
 from tests.conftest import FIXTURES
-from tests.snapshots.test_screens import SNAPSHOT_VERSIONS
 
 SWEEP_SUMMARY = FIXTURES / "sweep_summary.json"
 
-pytestmark = [
-    pytest.mark.snapshot,
-    pytest.mark.skipif(
-        any(version(p) != v for p, v in SNAPSHOT_VERSIONS.items()),
-        reason=f"snapshots were recorded with {SNAPSHOT_VERSIONS}",
-    ),
-]
+pytestmark = pytest.mark.snapshot
 
 
 def _summary() -> RunSummary:
