@@ -37,9 +37,7 @@ def test_cli_shows_probe_progress_on_a_cold_cache(tmp_path):
         assert process.stderr is not None
         first = process.stderr.readline()  # blocks until the first line (or the end)
         assert first.startswith("measuring ") and "once per machine and interpreter" in first
-        assert process.stderr.readline().startswith("probe 1/")
-        second = process.stderr.readline()
-        assert second.startswith("probe 2/") and "s left" in second, second
+        assert process.stderr.readline().startswith("probe 1/")  # while the first is measured
     finally:
         process.send_signal(signal.SIGINT)
         process.wait(timeout=120)
