@@ -9,6 +9,8 @@ of its result (``ok``, ``invalid``, ``impossible``, ``error``, ``timeout``, ``cr
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from overhead_tui.engine.events import (
@@ -21,6 +23,9 @@ from overhead_tui.engine.events import (
     ScenarioStarted,
 )
 from overhead_tui.model import RunSummary, ScenarioResult
+
+QUIET_EVERY_S = 1.0
+"""Shortest time between two progress events passed on while samples are timed (s)."""
 
 ACTIVE_STATES = frozenset({"starting", "compiling", "validating", "running", "counting"})
 """States of a scenario whose worker is alive."""
@@ -130,3 +135,26 @@ class LiveLadder:
     def ordered(self) -> list[LadderRow]:
         """Rows in rung order."""
         return sorted(self.rows.values(), key=lambda r: (r.result.rung, r.result.name))
+
+
+def quiet_events(
+    events: Iterable[Event], clock: Callable[[], float] = time.monotonic
+) -> Iterator[Event]:
+    """Pass ``events`` on, holding back progress inside a timed window.
+
+    Inside a worker's timed window (``ScenarioProgress.timed_window``) the first progress
+    event is passed on, then at most one per :data:`QUIET_EVERY_S`; every other event passes.
+    A progress event is a full snapshot of its scenario's state, so the ones held back carry
+    nothing the next one lacks: a view woken less often shows the same thing.
+    """
+    passed_at = float("-inf")
+    in_window = False
+    for event in events:
+        if isinstance(event, ScenarioProgress) and event.timed_window:
+            now = clock()
+            if in_window and now - passed_at < QUIET_EVERY_S:
+                continue
+            in_window, passed_at = True, now
+        else:
+            in_window = False
+        yield event

@@ -335,7 +335,11 @@ class Runner:
             return ScenarioProgress(name, "compiling", 0, repeats)
         if kind == "compiled":  # the first call's result is being validated
             return ScenarioProgress(name, "validating", 0, repeats)
-        if kind in ("timing_started", "calibrated"):
+        if kind == "validated" and event.get("phase") == "first" and event.get("ok"):
+            # calibration and warm-up follow; the samples start right after them, so views
+            # paint "running" now, while the worker calibrates, not as the samples begin
+            return ScenarioProgress(name, "running", 0, repeats)
+        if kind == "timing_started":
             return ScenarioProgress(name, "running", 0, repeats, timed_window)
         if kind == "sample":
             done = int(event["index"]) + 1

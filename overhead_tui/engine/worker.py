@@ -14,9 +14,9 @@ Events, in order (each a JSON object with an ``"event"`` key):
     compiled     {first_call_s}                  first call: JIT compile + one run
     validated    {ok, max_abs_error, tolerance, reason, phase}
     build        {info}                          a compiled rung's compiler, flags, report
-    timing_started {}                            the timed window opens: the parent keeps quiet
     calibrated   {loops}
     warmup       {value_s}
+    timing_started {}                            the samples begin: the parent keeps quiet
     sample       {index, value_s}                seconds per call
     timing_ended {}                              the timed window closes
     counted      {sizes, per_fma, bytecode, bytecode_n, method}
@@ -173,13 +173,13 @@ def run(spec: dict[str, Any], channel: _Channel) -> int:
         if not check.ok:
             channel.emit("done", numba_threading_layer=_threading_layer(), blas=blas_info())
             return 0
-        # The timed window: the parent (app or CLI) stays quiet between these two events.
-        channel.emit("timing_started")
         warm_s, _ = time_calls(module.kernel, args, 1)
         loops, warmups = calibrate(module.kernel, args, warm_s, spec["min_sample_s"])
         channel.emit("calibrated", loops=loops)
         for value in warmups:
             channel.emit("warmup", value_s=value)
+        # The timed window (the samples): the parent (app or CLI) stays quiet in between.
+        channel.emit("timing_started")
         for index in range(spec["repeats"]):
             value, result = time_calls(module.kernel, args, loops)
             channel.emit("sample", index=index, value_s=value)

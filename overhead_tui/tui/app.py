@@ -29,7 +29,7 @@ from overhead_tui.engine.runner import Runner, new_run_dir, planned_summary
 from overhead_tui.engine.spawn import Cancel
 from overhead_tui.errors import UsageError
 from overhead_tui.export import export
-from overhead_tui.live import LiveLadder
+from overhead_tui.live import LiveLadder, quiet_events
 from overhead_tui.model import RunSummary, Settings
 from overhead_tui.profilers.capabilities import detect
 from overhead_tui.profilers.profile import profile_scenario
@@ -175,7 +175,7 @@ class OverheadApp(App[None]):
     @work(thread=True, exclusive=True, group="run", exit_on_error=False)
     def _drive(self, runner: Runner) -> None:
         worker = get_current_worker()
-        for event in runner.events():
+        for event in quiet_events(runner.events()):  # the app sleeps while samples are timed
             if worker.is_cancelled:
                 runner.cancel()
             self.post_message(self.EngineEvent(event))

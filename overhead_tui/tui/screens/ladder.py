@@ -7,7 +7,6 @@ from collections.abc import Callable
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.message import Message
-from textual.timer import Timer
 from textual.widgets import DataTable, Footer, Header, ProgressBar, Static
 
 from overhead_tui.format import dense_reference_note, machine_line, probe_progress
@@ -19,8 +18,6 @@ from overhead_tui.tui.widgets.too_small import TooSmall
 
 TICK_S = 0.1
 """Seconds between spinner frames while a worker compiles, validates or counts."""
-QUIET_PAINT_S = 1.0
-"""Shortest time between two paints while something is being timed (s)."""
 
 
 class LadderScreen(BaseScreen):
@@ -40,11 +37,7 @@ class LadderScreen(BaseScreen):
         self.ladder = ladder
         self.clock = clock
         self.started_at: float | None = None
-        self._painted_at = float("-inf")
-        """When the table was last painted (``clock`` seconds): throttles quiet windows."""
         self._was_quiet = False
-        self._deferred: Timer | None = None
-        """The one paint scheduled for updates held back while quiet."""
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -90,40 +83,47 @@ class LadderScreen(BaseScreen):
     def update_scenario(self, name: str | None) -> None:
         """Redraw after one scenario changed (bars rescale when a result lands).
 
-        While the ladder is ``quiet`` (a rung's samples or a probe are being timed) the timer
-        is paused: the event that opens the quiet period paints at once, later ones at most
-        once per :data:`QUIET_PAINT_S` (one deferred paint); the first event after the window
-        closes paints everything that was held back.
+        While the ladder is ``quiet`` (a rung's samples or a probe are being timed) the
+        spinner's timer is paused; the event that opens a sample window paints nothing (the
+        row was painted before the samples began), later ones redraw only the running row and
+        the progress line, and the app passes them on at most once a second
+        (``live.quiet_events``).
         """
         quiet, entering = self.ladder.quiet, self.ladder.quiet and not self._was_quiet
         self._was_quiet = quiet
         if quiet:
             self._ticker.pause()
-            wait = QUIET_PAINT_S - (self.clock() - self._painted_at)
-            if wait > 0 and not entering:  # one deferred paint for all held back, never a loop
-                if self._deferred is None:
-                    self._deferred = self.set_timer(wait, self._paint_deferred)
-                return
         else:
             self._ticker.resume()
-        if self._deferred is not None:
-            self._deferred.stop()
-            self._deferred = None
-        self._painted_at = self.clock()
         table = self.query_one(LadderTable)
+        probes_begin = entering and self.ladder.probe is not None  # the notes say what they are
+        if entering and not probes_begin:
+            return  # the row already reads "running 0/N" (painted before the samples began)
+        if quiet and not probes_begin:
+            current = self.ladder.current
+            table.refresh_rows(self.ladder, [current.result.name] if current else [])
+            self._update_progress()
+            return
         row = self.ladder.rows.get(name) if name else None
-        final = row is not None and not row.active
-        only = [name] if name and not quiet else None  # after a held-back update: all rows
-        table.refresh_rows(self.ladder, None if final else only)
+        if row is not None and row.active:  # a phase changed: that row and the progress line
+            table.refresh_rows(self.ladder, [row.result.name])
+            self._update_progress()
+            return
+        table.refresh_rows(self.ladder)  # a result landed (bars rescale) or the run changed
         self._update_status()
-
-    def _paint_deferred(self) -> None:
-        self._deferred = None
-        self.update_scenario(None)
 
     def _update_status(self) -> None:
         ladder = self.ladder
         self.query_one("#machine", Static).update(machine_line(ladder.summary.machine))
+        self._update_progress()
+        self.query_one("#notes", Static).update(_notes(ladder))
+        has_layers = any(r.result.breakdown for r in ladder.rows.values())
+        # a class, not ``display``: an inline style would beat the "terminal too small" rule
+        self.query_one("#legend", Static).set_class(not has_layers, "-no-layers")
+
+    def _update_progress(self) -> None:
+        """The progress bar, what runs now, and the elapsed time."""
+        ladder = self.ladder
         bar = self.query_one(ProgressBar)
         bar.update(progress=round(ladder.fraction_done * 100))
         current = ladder.current
@@ -141,10 +141,6 @@ class LadderScreen(BaseScreen):
             text = "press r to run"
         self.query_one("#current", Static).update(text)
         self._update_elapsed()
-        self.query_one("#notes", Static).update(_notes(ladder))
-        has_layers = any(r.result.breakdown for r in ladder.rows.values())
-        # a class, not ``display``: an inline style would beat the "terminal too small" rule
-        self.query_one("#legend", Static).set_class(not has_layers, "-no-layers")
 
     def _update_elapsed(self) -> None:
         if self.ladder.running and self.started_at is not None:
