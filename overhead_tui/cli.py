@@ -22,8 +22,8 @@ from overhead_tui.commands import run as run_command
 from overhead_tui.commands import sweep as sweep_command
 from overhead_tui.commands.common import add_run_options
 from overhead_tui.errors import UsageError
-from overhead_tui.model import SummaryError
-from overhead_tui.terminal import use_ascii_fallback
+from overhead_tui.present.terminal import use_ascii_fallback
+from overhead_tui.summary.records import SummaryError
 
 EXIT_USAGE = 2
 """Exit code for bad input (argparse uses the same)."""

@@ -10,7 +10,7 @@ nanosecond), reference counting and deallocation of the previous result.
 
 from itertools import repeat
 
-from overhead_tui.engine.probing import paired_samples
+from overhead_tui.api import paired_samples
 
 NAME = "boxing"
 TITLE = "float boxing"

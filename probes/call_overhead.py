@@ -8,7 +8,7 @@ protocol of a builtin).
 
 from itertools import repeat
 
-from overhead_tui.engine.probing import paired_samples
+from overhead_tui.api import paired_samples
 
 NAME = "call_overhead"
 TITLE = "function calls"

@@ -12,7 +12,7 @@ tight loop `y = x is z` in the same way.
 import random
 from itertools import repeat
 
-from overhead_tui.engine.probing import baseline_loop, paired_samples
+from overhead_tui.api import baseline_loop, paired_samples
 
 NAME = "container_access"
 TITLE = "list subscripts"

@@ -5,7 +5,7 @@ time per trip divided by the exactly counted dispatches per trip is the cost of 
 decoding and executing one cheap instruction in the eval loop.
 """
 
-from overhead_tui.engine.probing import dispatch_samples
+from overhead_tui.api import dispatch_samples
 
 NAME = "dispatch"
 TITLE = "bytecode dispatch"

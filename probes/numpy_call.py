@@ -11,7 +11,7 @@ from itertools import repeat
 
 import numpy as np
 
-from overhead_tui.engine.probing import paired_samples
+from overhead_tui.api import paired_samples
 
 NAME = "numpy_call"
 TITLE = "numpy call layers"

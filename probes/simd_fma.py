@@ -30,7 +30,7 @@ from itertools import islice
 import numpy as np
 from numba import get_num_threads, njit, prange
 
-from overhead_tui.engine.probing import (
+from overhead_tui.api import (
     analyse_asm,
     asm_warning,
     choose_accumulators,

@@ -3,7 +3,7 @@ with -O3 -march=native (the vectorisation report is kept in the summary). No cac
 C's row is re-read for every k.
 """
 
-from overhead_tui.cbuild import matmul, prepare
+from overhead_tui.api import matmul, prepare
 
 NAME = "c_ikj_O3_native"
 TITLE = "C, ikj, -O3 -march=native (auto-vectorised)"

@@ -3,7 +3,7 @@ boxing, but every operand is loaded from and stored to memory, as in the paper's
 (Leiserson et al. 2020, Table 1, version 3).
 """
 
-from overhead_tui.cbuild import matmul, prepare
+from overhead_tui.api import matmul, prepare
 
 NAME = "c_naive_O0"
 TITLE = "C, ijk triple loop, -O0"

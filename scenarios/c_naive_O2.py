@@ -2,7 +2,7 @@
 (stride n), so it is latency- and cache-bound and cannot be vectorised.
 """
 
-from overhead_tui.cbuild import matmul, prepare
+from overhead_tui.api import matmul, prepare
 
 NAME = "c_naive_O2"
 TITLE = "C, ijk triple loop, -O2"

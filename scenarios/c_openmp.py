@@ -5,7 +5,7 @@ OMP_NUM_THREADS or all CPUs.
 
 from threadpoolctl import threadpool_limits
 
-from overhead_tui.cbuild import matmul, prepare
+from overhead_tui.api import matmul, prepare
 
 NAME = "c_openmp"
 TITLE = "C, tiled SIMD, OpenMP threads over column panels"

@@ -3,7 +3,7 @@ stays in a 32 KiB L1 data cache while it is reused (the paper's divide-and-conqu
 the same recursively).
 """
 
-from overhead_tui.cbuild import matmul, prepare
+from overhead_tui.api import matmul, prepare
 
 NAME = "c_tiled"
 TITLE = "C, cache-blocked 32×32 tiles, -O3 -march=native"

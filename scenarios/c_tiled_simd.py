@@ -3,7 +3,7 @@
 extensions otherwise, as in the paper's AVX-intrinsics step.
 """
 
-from overhead_tui.cbuild import matmul, prepare
+from overhead_tui.api import matmul, prepare
 
 NAME = "c_tiled_simd"
 TITLE = "C, tiled + explicit SIMD (AVX2/FMA intrinsics)"

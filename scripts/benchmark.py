@@ -26,8 +26,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from overhead_tui.format import fmt_gflops, fmt_ratio
-from overhead_tui.model import RunSummary
+from overhead_tui.present.format import fmt_gflops, fmt_ratio
+from overhead_tui.summary.records import RunSummary
 
 Check = tuple[str, str, Callable[[float], bool]]
 """(what, expected as text, test on the measured value)."""

@@ -14,7 +14,8 @@ import statistics
 import sys
 import time
 
-from overhead_tui.probes import discover_probes, measure_probe
+from overhead_tui.engine.probe_runs import measure_probe
+from overhead_tui.plugins.probes import discover_probes
 
 NS_PROBES = ("dispatch", "boxing", "container_access", "call_overhead")
 

@@ -9,7 +9,7 @@ import asyncio
 import os
 from pathlib import Path
 
-from overhead_tui.model import RunSummary
+from overhead_tui.summary.records import RunSummary
 from overhead_tui.tui.app import OverheadApp
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -66,7 +66,7 @@ async def main() -> None:
 
 async def shoot_compare() -> Path:
     """The Compare screen: the recorded v2 run against the recorded v3 run."""
-    from overhead_tui.compare import compare_runs
+    from overhead_tui.analysis.compare import compare_runs
     from overhead_tui.tui.screens.compare import compare_app
 
     a, b = RunSummary.load(RECORDED), RunSummary.load(RECORDED_V3)

@@ -87,11 +87,13 @@ USER_DIR_VARIABLES = ("XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG
 def seed_probe_cache(cache: Path, recorded: Path = RECORDED_SUMMARY_V3) -> Path:
     """Write the probe cache file ``cache`` with the probe values of the recorded run.
 
-    Written with the project's own :func:`overhead_tui.probes.write_cache` under the key a run
-    computes on this machine for this interpreter (:func:`overhead_tui.probes.cache_key`), so a
-    run or ``machine`` reads these values instead of measuring the probes.  Returns ``cache``.
+    Written with the project's own :func:`overhead_tui.engine.probe_runs.write_cache` under the
+    key a run computes on this machine for this interpreter
+    (:func:`overhead_tui.engine.probe_runs.cache_key`), so a run or ``machine`` reads these values
+    instead of measuring the probes.  Returns ``cache``.
     """
-    from overhead_tui.probes import ProbeResult, cache_key, discover_probes, write_cache
+    from overhead_tui.engine.probe_runs import ProbeResult, cache_key, write_cache
+    from overhead_tui.plugins.probes import discover_probes
 
     probes = json.loads(recorded.read_text(encoding="utf-8"))["probes"]
     results = {name: ProbeResult(**fields) for name, fields in probes.items()}
@@ -106,7 +108,7 @@ def private_user_dirs(tmp_path_factory):
 
     Yields (the seeded probe cache file, its content).  Each xdist worker has its own folders.
     """
-    from overhead_tui.probes import cache_path
+    from overhead_tui.engine.probe_runs import cache_path
 
     root = tmp_path_factory.mktemp("user-dirs")
     with pytest.MonkeyPatch.context() as patch:

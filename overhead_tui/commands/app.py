@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from overhead_tui.commands.common import check_runs_parent, check_sizes, plan, prepare_cache
-from overhead_tui.discovery import discover, select
 from overhead_tui.errors import UsageError
-from overhead_tui.model import MAX_SUMMARY_BYTES, RunSummary, Settings
+from overhead_tui.plugins.scenarios import discover, select
+from overhead_tui.summary.records import MAX_SUMMARY_BYTES, RunSummary, Settings
 
 EXIT_NO_TTY = 2
 

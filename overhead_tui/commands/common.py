@@ -15,13 +15,13 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from overhead_tui.discovery import SUPPORTED_DTYPES, ScenarioSpec, discover, select
+from overhead_tui.engine.folders import ensure_cache, lock_run_dir, writable_problem
 from overhead_tui.engine.inputs import available_memory_bytes, estimated_bytes
 from overhead_tui.engine.runner import size_for
 from overhead_tui.engine.spawn import worker_env
 from overhead_tui.errors import UsageError
-from overhead_tui.folders import ensure_cache, lock_run_dir, writable_problem
-from overhead_tui.model import Settings
+from overhead_tui.plugins.scenarios import SUPPORTED_DTYPES, ScenarioSpec, discover, select
+from overhead_tui.summary.records import Settings
 
 
 def non_negative_int(text: str) -> int:

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from overhead_tui.compare import (
+from overhead_tui.analysis.compare import (
     COMPARE_HEADERS,
     DEFAULT_ALPHA,
     Comparison,
@@ -16,7 +16,7 @@ from overhead_tui.compare import (
     run_notes,
 )
 from overhead_tui.errors import UsageError
-from overhead_tui.model import RunSummary
+from overhead_tui.summary.records import RunSummary
 
 LEFT_ALIGNED = {0, 5, 6}
 """Columns of the text table aligned left (scenario, verdict, note); numbers align right."""

@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from overhead_tui.commands.common import add_scenario_dirs
-from overhead_tui.discovery import discover
+from overhead_tui.plugins.scenarios import discover
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:

@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import Any
 
 from overhead_tui.commands.common import check_export_paths
-from overhead_tui.cpu import CpuModel, read_cpu_model
+from overhead_tui.engine.probe_runs import load_probes
 from overhead_tui.errors import UsageError
-from overhead_tui.format import fmt_number
-from overhead_tui.limits import machine_limits
-from overhead_tui.probes import load_probes
+from overhead_tui.machine.cpu import CpuModel, read_cpu_model
+from overhead_tui.machine.limits import machine_limits
+from overhead_tui.present.format import fmt_number
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:

@@ -7,8 +7,8 @@ import sys
 from typing import Any
 
 from overhead_tui.commands.common import check_python, prepare_cache
-from overhead_tui.format import fmt_number
-from overhead_tui.probes import PROCESSES, cache_path, load_probes
+from overhead_tui.engine.probe_runs import PROCESSES, cache_path, load_probes
+from overhead_tui.present.format import fmt_number
 
 SPREAD_WARN = 0.10
 """Run-to-run spread at or above which a probe is flagged (10 %)."""

@@ -15,16 +15,16 @@ from overhead_tui.commands.common import (
     positive_float,
     positive_int,
 )
-from overhead_tui.discovery import discover, select
 from overhead_tui.engine.runner import size_for
 from overhead_tui.errors import UsageError
 from overhead_tui.export.stacks import to_collapsed, to_speedscope
-from overhead_tui.format import fmt_number, fmt_percent
-from overhead_tui.layers import layer_label
-from overhead_tui.model import Settings
+from overhead_tui.plugins.scenarios import discover, select
+from overhead_tui.present.format import fmt_number, fmt_percent
 from overhead_tui.profilers.capabilities import BACKENDS
 from overhead_tui.profilers.profile import profile_scenario
 from overhead_tui.profilers.pyspy import RATE_HZ
+from overhead_tui.summary.layers import layer_label
+from overhead_tui.summary.records import Settings
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:

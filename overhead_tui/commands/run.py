@@ -17,7 +17,6 @@ from overhead_tui.commands.common import (
     stderr_is_tty,
     stop_on_signals,
 )
-from overhead_tui.discovery import ScenarioSpec
 from overhead_tui.engine.events import (
     Event,
     ProbeStarted,
@@ -29,7 +28,8 @@ from overhead_tui.engine.events import (
 from overhead_tui.engine.runner import Runner
 from overhead_tui.errors import UsageError
 from overhead_tui.export import export
-from overhead_tui.format import (
+from overhead_tui.plugins.scenarios import ScenarioSpec
+from overhead_tui.present.format import (
     LADDER_HEADERS,
     dense_reference_note,
     fmt_gflops,
@@ -37,9 +37,9 @@ from overhead_tui.format import (
     ladder_row,
     probe_progress,
 )
-from overhead_tui.model import RunSummary
 from overhead_tui.profilers.capabilities import BACKENDS
 from overhead_tui.profilers.profile import profile_scenario
+from overhead_tui.summary.records import RunSummary
 
 QUIET_DRAW_S = 1.0
 """Shortest time between two progress lines while a rung's samples are timed (s)."""

@@ -20,7 +20,6 @@ from overhead_tui.commands.common import (
     stop_on_signals,
 )
 from overhead_tui.commands.run import EXIT_INTERRUPTED, Progress
-from overhead_tui.discovery import ScenarioSpec, discover, select
 from overhead_tui.engine.events import ProbeStarted, ScenarioProgress
 from overhead_tui.engine.sweep import (
     DEFAULT_BUDGET_S,
@@ -38,8 +37,9 @@ from overhead_tui.engine.sweep import (
     sweep_rows,
 )
 from overhead_tui.errors import UsageError
-from overhead_tui.format import fmt_gflops, fmt_seconds
-from overhead_tui.model import RunSummary, Settings
+from overhead_tui.plugins.scenarios import ScenarioSpec, discover, select
+from overhead_tui.present.format import fmt_gflops, fmt_seconds
+from overhead_tui.summary.records import RunSummary, Settings
 
 
 def parse_sizes(text: str) -> tuple[int, ...]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from overhead_tui.model import RunSummary, ScenarioResult
+from overhead_tui.summary.records import RunSummary, ScenarioResult
 
 
 @dataclass(frozen=True)

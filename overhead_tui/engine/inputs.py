@@ -6,8 +6,7 @@ from typing import Any
 
 import numpy as np
 
-DTYPE_ITEMSIZE: dict[str, int] = {"float64": 8, "float32": 4}
-"""Bytes per element of each supported dtype."""
+from overhead_tui.summary.vocabulary import DTYPE_ITEMSIZE
 
 
 def make_inputs(n: int, dtype: str, seed: int) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:

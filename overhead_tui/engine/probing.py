@@ -16,7 +16,7 @@ from collections.abc import Callable
 from itertools import repeat
 from typing import Any
 
-from overhead_tui.counting.opcodes import EventCounts, count_events
+from overhead_tui.engine.counting.opcodes import EventCounts, count_events
 from overhead_tui.engine.simd import (
     SimdTarget,
     analyse_asm,

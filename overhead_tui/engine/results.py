@@ -9,9 +9,9 @@ from __future__ import annotations
 import signal
 from typing import Any
 
-from overhead_tui.discovery import ScenarioSpec
 from overhead_tui.engine.stats import describe, stability_warnings
-from overhead_tui.model import RunSummary, ScenarioResult
+from overhead_tui.plugins.scenarios import ScenarioSpec
+from overhead_tui.summary.records import RunSummary, ScenarioResult
 
 
 def new_result(spec: ScenarioSpec, n: int, dtype: str) -> ScenarioResult:
@@ -111,7 +111,7 @@ def finish(
     if result.status == "ok":
         _fill_stats(result)
     else:
-        clear_speed(result)
+        result.clear_speed()
 
 
 def _last_phase(events: list[dict[str, Any]]) -> str:
@@ -166,12 +166,6 @@ def _fill_stats(result: ScenarioResult) -> None:
         result.observer_fraction,
         result.observer,
     )
-
-
-def clear_speed(result: ScenarioResult) -> None:
-    """An invalid, impossible or failed scenario never carries a speed (samples are kept)."""
-    result.min_s = result.median_s = result.iqr_s = result.stdev_s = result.cv = None
-    result.gflops = result.vs_dense = result.ns_per_fma = result.compile_s = None
 
 
 def compute_vs_dense(summary: RunSummary) -> None:

@@ -26,9 +26,7 @@ from pathlib import Path
 from typing import IO, Any
 
 import overhead_tui
-from overhead_tui.attribution import attribute
-from overhead_tui.cpu import read_cpu_model
-from overhead_tui.discovery import ScenarioSpec
+from overhead_tui.analysis.attribution import attribute
 from overhead_tui.engine.events import (
     Event,
     ProbeStarted,
@@ -38,6 +36,7 @@ from overhead_tui.engine.events import (
     ScenarioProgress,
     ScenarioStarted,
 )
+from overhead_tui.engine.probe_runs import cache_key, measure_probe, read_cache, write_cache
 from overhead_tui.engine.results import apply_event, compute_vs_dense, finish, new_result
 from overhead_tui.engine.spawn import (
     Cancel,
@@ -48,15 +47,17 @@ from overhead_tui.engine.spawn import (
     worker_env,
 )
 from overhead_tui.errors import UsageError
-from overhead_tui.limits import apply_limits, reject_impossible
-from overhead_tui.machine import (
+from overhead_tui.machine.cpu import read_cpu_model
+from overhead_tui.machine.host import (
     describe_machine,
     other_cpu_fraction,
     read_cpu_times,
     steal_fraction,
 )
-from overhead_tui.model import BlasInfo, PythonInfo, RunSummary, ScenarioResult, Settings
-from overhead_tui.probes import cache_key, discover_probes, measure_probe, read_cache, write_cache
+from overhead_tui.machine.limits import apply_limits, reject_impossible
+from overhead_tui.plugins.probes import discover_probes
+from overhead_tui.plugins.scenarios import ScenarioSpec
+from overhead_tui.summary.records import BlasInfo, PythonInfo, RunSummary, ScenarioResult, Settings
 
 EXIT_GRACE_S = 5.0
 """Seconds a worker may take to exit after its last event (or after closing its channel)

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import IO, Any
 
 import overhead_tui
-from overhead_tui.folders import WORKER_CACHE_ENV, user_cache_dir
+from overhead_tui.engine.folders import WORKER_CACHE_ENV, user_cache_dir
 
 DRAIN_S = 5.0
 """Seconds to collect output after a command's process group was killed (a child that left
@@ -141,7 +141,7 @@ def worker_path_dir(package: Path | None = None) -> Path:
     (``user cache dir / workerpath / HASH``), created atomically and reused; when the cache dir
     is not writable, this user's private temporary cache is used.
     """
-    from overhead_tui.folders import private_temp_cache
+    from overhead_tui.engine.folders import private_temp_cache
 
     package = (package or package_dir()).resolve()
     digest = hashlib.sha256(str(package).encode()).hexdigest()[:16]

@@ -9,7 +9,8 @@ rewritten atomically after every point.
 
 **The machine's limits.**  Like ``run``, a sweep first loads the probes (the per-machine cache,
 or measured now when it is stale, yielding ``ProbeStarted``) unless ``settings.probes`` is
-False, stores them in ``summary.probes`` and applies :func:`overhead_tui.limits.apply_limits`
+False, stores them in ``summary.probes`` and applies
+:func:`overhead_tui.machine.limits.apply_limits`
 (clock, peaks, bandwidth in ``machine``; arithmetic intensity and % of peak per rung).  The
 probes are not charged to the budget.  The points themselves run without probes: no model
 breakdowns per point.
@@ -39,17 +40,17 @@ from pathlib import Path
 from typing import IO, Any
 
 import overhead_tui
-from overhead_tui.cpu import read_cpu_model
-from overhead_tui.discovery import ScenarioSpec
 from overhead_tui.engine.events import ProbeStarted, ScenarioProgress
 from overhead_tui.engine.results import compute_vs_dense
 from overhead_tui.engine.runner import Runner, load_run_probes, log_event
 from overhead_tui.engine.spawn import Cancel
 from overhead_tui.engine.timing import calibrate_loops
-from overhead_tui.format import fmt_gflops
-from overhead_tui.limits import apply_limits
-from overhead_tui.machine import describe_machine
-from overhead_tui.model import MachineInfo, RunSummary, ScenarioResult, Settings
+from overhead_tui.machine.cpu import read_cpu_model
+from overhead_tui.machine.host import describe_machine
+from overhead_tui.machine.limits import apply_limits
+from overhead_tui.plugins.scenarios import ScenarioSpec
+from overhead_tui.summary.records import MachineInfo, RunSummary, ScenarioResult, Settings
+from overhead_tui.summary.units import fmt_gflops
 
 DEFAULT_SIZES: tuple[int, ...] = (8, 16, 32, 64, 128, 256, 512, 1024)
 """Matrix orders of a sweep when ``--sizes`` is not given (powers of two)."""

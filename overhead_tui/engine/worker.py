@@ -226,8 +226,8 @@ def _count(module: ModuleType, spec: dict[str, Any]) -> dict[str, Any]:
                 f"not counted: opcode tracing is unreliable on Python {platform.python_version()}"
             ),
         }
-    from overhead_tui.counting.opcodes import count_events
-    from overhead_tui.counting.scaling import COUNT_SIZES, extrapolate
+    from overhead_tui.engine.counting.opcodes import count_events
+    from overhead_tui.engine.counting.scaling import COUNT_SIZES, extrapolate
     from overhead_tui.engine.inputs import make_inputs
 
     sizes = [s for s in COUNT_SIZES if s <= spec["max_size"]]

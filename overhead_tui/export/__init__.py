@@ -12,7 +12,7 @@ from overhead_tui.export.base import Exporter
 from overhead_tui.export.csv import CsvExporter
 from overhead_tui.export.json import JsonExporter
 from overhead_tui.export.markdown import MarkdownExporter
-from overhead_tui.model import RunSummary
+from overhead_tui.summary.records import RunSummary
 
 EXPORTERS: dict[str, type[Exporter]] = {
     "json": JsonExporter,

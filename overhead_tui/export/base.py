@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 
-from overhead_tui.model import RunSummary
+from overhead_tui.summary.records import RunSummary
 
 
 class Exporter(ABC):

@@ -6,7 +6,7 @@ import csv
 import io
 
 from overhead_tui.export.base import Exporter
-from overhead_tui.model import RunSummary
+from overhead_tui.summary.records import RunSummary
 
 COLUMNS: tuple[str, ...] = (
     "rung",

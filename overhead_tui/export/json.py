@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from overhead_tui.export.base import Exporter
-from overhead_tui.model import RunSummary
+from overhead_tui.summary.records import RunSummary
 
 
 class JsonExporter(Exporter):

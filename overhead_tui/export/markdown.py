@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from overhead_tui.analysis.paper import compare, load_table
+from overhead_tui.analysis.roofline import roofline
 from overhead_tui.export.base import Exporter
-from overhead_tui.format import (
+from overhead_tui.machine.reference import reference_machines, times_below
+from overhead_tui.present.format import (
     LADDER_HEADERS,
     dense_reference_note,
     fmt_gflops,
@@ -14,11 +17,8 @@ from overhead_tui.format import (
     ladder_row,
     machine_line,
 )
-from overhead_tui.layers import LAYERS, SHORT_LABELS, layer_label
-from overhead_tui.model import RunSummary
-from overhead_tui.paper import compare, load_table
-from overhead_tui.reference import reference_machines, times_below
-from overhead_tui.roofline import roofline
+from overhead_tui.summary.layers import LAYERS, SHORT_LABELS, layer_label
+from overhead_tui.summary.records import RunSummary
 
 
 def _environment_line(summary: RunSummary) -> list[str]:

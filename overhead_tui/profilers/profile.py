@@ -12,7 +12,6 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from overhead_tui.discovery import ScenarioSpec
 from overhead_tui.engine.spawn import (
     Cancel,
     cancel_scope,
@@ -20,6 +19,7 @@ from overhead_tui.engine.spawn import (
     worker_command,
     worker_env,
 )
+from overhead_tui.plugins.scenarios import ScenarioSpec
 from overhead_tui.profilers import callgrind, perf, pyspy
 from overhead_tui.profilers.capabilities import BACKENDS, Capability, detect
 

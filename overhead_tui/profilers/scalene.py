@@ -17,8 +17,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from overhead_tui.discovery import ScenarioSpec
 from overhead_tui.engine.spawn import run_command, worker_env
+from overhead_tui.plugins.scenarios import ScenarioSpec
 
 WORKER_SCRIPT = Path(__file__).resolve().parent.parent / "engine" / "worker.py"
 RETRIES = 2

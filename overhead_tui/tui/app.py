@@ -1,7 +1,7 @@
 """The Textual app: runs the ladder live through the engine and shows the results.
 
 Data flows one way: the runner (in a thread worker) yields engine events, which are posted to
-the app as messages, applied to a :class:`~overhead_tui.live.LiveLadder`, and drawn by the
+the app as messages, applied to a :class:`~overhead_tui.present.live.LiveLadder`, and drawn by the
 screens.  Run it for development with ``textual run --dev overhead_tui.tui.app:OverheadApp``.
 """
 
@@ -22,18 +22,18 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.worker import get_current_worker
 
-from overhead_tui.attribution import waterfall
-from overhead_tui.discovery import ScenarioSpec, discover, select
+from overhead_tui.analysis.attribution import waterfall
 from overhead_tui.engine.events import Event, RunFinished
 from overhead_tui.engine.runner import Runner, new_run_dir, planned_summary
 from overhead_tui.engine.spawn import Cancel
 from overhead_tui.errors import UsageError
 from overhead_tui.export import export
-from overhead_tui.live import LiveLadder, quiet_events
-from overhead_tui.model import RunSummary, Settings
+from overhead_tui.plugins.scenarios import ScenarioSpec, discover, select
+from overhead_tui.present.live import LiveLadder, quiet_events
+from overhead_tui.present.terminal import colour_wanted
 from overhead_tui.profilers.capabilities import detect
 from overhead_tui.profilers.profile import profile_scenario
-from overhead_tui.terminal import colour_wanted
+from overhead_tui.summary.records import RunSummary, Settings
 from overhead_tui.tui.screens.capabilities import CapabilitiesScreen
 from overhead_tui.tui.screens.ladder import LadderScreen
 from overhead_tui.tui.screens.machines import MachinesScreen
@@ -43,6 +43,7 @@ from overhead_tui.tui.screens.roofline import RooflineScreen
 from overhead_tui.tui.screens.scenario import ScenarioScreen
 from overhead_tui.tui.screens.sweep import SweepScreen
 from overhead_tui.tui.screens.waterfall import WaterfallScreen
+from overhead_tui.tui.widgets.ladder_table import LadderTable
 
 EXPORT_FILES: tuple[tuple[str, str], ...] = (
     ("summary.json", "json"),
@@ -183,6 +184,9 @@ class OverheadApp(App[None]):
     def on_overhead_app_engine_event(self, message: EngineEvent) -> None:
         event = message.event
         name = self.ladder.apply(event)
+        home = next((s for s in self.screen_stack if isinstance(s, LadderScreen)), None)
+        if home is None or not home.query(LadderTable):
+            return  # the app is closing: its widgets are going (the ladder keeps the state)
         self.ladder_screen.update_scenario(name)
         top = self.screen
         quiet = self.ladder.quiet  # samples are being timed: the ladder paints the backlog later

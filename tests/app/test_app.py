@@ -9,7 +9,7 @@ import time
 import pytest
 from textual.widgets import DataTable, Input, TabbedContent
 
-from overhead_tui.model import RunSummary, Settings
+from overhead_tui.summary.records import RunSummary, Settings
 from overhead_tui.tui.app import OverheadApp
 from overhead_tui.tui.screens.ladder import LadderScreen
 from overhead_tui.tui.screens.modals import ExportScreen, HelpScreen, SettingsScreen

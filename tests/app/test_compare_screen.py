@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from textual.widgets import DataTable, Static
 
-from overhead_tui.compare import compare_runs
-from overhead_tui.model import RunSummary
+from overhead_tui.analysis.compare import compare_runs
+from overhead_tui.summary.records import RunSummary
 from overhead_tui.tui.app import OverheadApp
 from overhead_tui.tui.screens.compare import CompareScreen, compare_app
 from overhead_tui.tui.screens.ladder import LadderScreen

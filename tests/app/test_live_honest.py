@@ -7,7 +7,7 @@ import time
 from textual.widgets import DataTable
 
 from overhead_tui.engine.events import ScenarioProgress
-from overhead_tui.model import Settings
+from overhead_tui.summary.records import Settings
 from overhead_tui.tui.app import OverheadApp
 from overhead_tui.tui.screens.ladder import LadderScreen
 from tests.conftest import FIXTURES

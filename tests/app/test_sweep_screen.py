@@ -8,7 +8,7 @@ import math
 from rich.console import Console
 from textual.widgets import Static
 
-from overhead_tui.model import RunSummary
+from overhead_tui.summary.records import RunSummary
 from overhead_tui.tui.app import OverheadApp
 from overhead_tui.tui.screens.ladder import LadderScreen
 from overhead_tui.tui.screens.sweep import MAX_X_TICKS, SweepScreen, size_ticks

@@ -13,8 +13,8 @@ import sys
 
 import pytest
 
-from overhead_tui.discovery import discover
-from overhead_tui.model import RunSummary
+from overhead_tui.plugins.scenarios import discover
+from overhead_tui.summary.records import RunSummary
 from tests.conftest import (
     FAST,
     FAULTY,
@@ -372,7 +372,8 @@ def test_parent_stopped_or_killed_leaves_no_worker(tmp_path, sig):
 
 def test_probes_give_positive_plausible_unit_costs(tmp_path):
     """Two cheap probes, each in its own worker process (the others run in the benchmark)."""
-    from overhead_tui.probes import discover_probes, measure_probe
+    from overhead_tui.engine.probe_runs import measure_probe
+    from overhead_tui.plugins.probes import discover_probes
 
     specs = {s.name: s for s in discover_probes()}
     assert set(specs) >= {

@@ -6,7 +6,7 @@ import json
 import re
 
 from overhead_tui.cli import main
-from overhead_tui.model import RunSummary
+from overhead_tui.summary.records import RunSummary
 from tests.conftest import RECORDED_SUMMARY
 from tests.unit.test_compare import SWEEP_SUMMARY, changed_run
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from overhead_tui import cbuild, folders
 from overhead_tui.commands.common import prepare_run_dir
+from overhead_tui.engine import cbuild, folders
 from overhead_tui.errors import UsageError
 from tests.conftest import FAST, FAULTY, FIXTURES
 

@@ -11,11 +11,11 @@ import sys
 
 import pytest
 
-from overhead_tui.cgroup import cgroup_cpu_quota, effective_cores
-from overhead_tui.cpu import read_cpu_model
-from overhead_tui.environment import OPENBLAS_KERNEL_SIMD
-from overhead_tui.limits import speed_bound
-from overhead_tui.model import RunSummary
+from overhead_tui.machine.cgroup import cgroup_cpu_quota, effective_cores
+from overhead_tui.machine.cpu import read_cpu_model
+from overhead_tui.machine.environment import OPENBLAS_KERNEL_SIMD
+from overhead_tui.machine.limits import speed_bound
+from overhead_tui.summary.records import RunSummary
 from tests.conftest import FAST, FAULTY
 
 

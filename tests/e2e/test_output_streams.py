@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from overhead_tui.terminal import colour_wanted, to_ascii
+from overhead_tui.present.terminal import colour_wanted, to_ascii
 from tests.conftest import FAST, RECORDED_SUMMARY
 
 SCENARIOS = ["--scenario", "python_naive", "--scenario", "numpy_matmul"]

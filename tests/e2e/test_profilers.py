@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from overhead_tui.discovery import discover
+from overhead_tui.plugins.scenarios import discover
 from overhead_tui.profilers import perf, pyspy
 from overhead_tui.profilers.capabilities import detect
 from tests.conftest import FAULTY, wait_until

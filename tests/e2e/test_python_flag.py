@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from overhead_tui.commands.common import check_python
-from overhead_tui.discovery import discover, select
 from overhead_tui.engine import spawn
 from overhead_tui.engine.runner import Runner
 from overhead_tui.errors import UsageError
-from overhead_tui.model import RunSummary, Settings
+from overhead_tui.plugins.scenarios import discover, select
+from overhead_tui.summary.records import RunSummary, Settings
 from tests.conftest import FAST
 
 

@@ -14,8 +14,8 @@ import time
 
 import pytest
 
-from overhead_tui.discovery import discover
 from overhead_tui.engine.spawn import Cancel
+from overhead_tui.plugins.scenarios import discover
 from overhead_tui.profilers import profile as profile_module
 from overhead_tui.profilers import scalene
 from overhead_tui.profilers.capabilities import detect

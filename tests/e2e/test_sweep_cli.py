@@ -11,8 +11,8 @@ import sys
 import pytest
 
 from overhead_tui.cli import main
-from overhead_tui.model import RunSummary
-from overhead_tui.probes import ProbeResult
+from overhead_tui.engine.probe_runs import ProbeResult
+from overhead_tui.summary.records import RunSummary
 from tests.conftest import FAULTY, FIXTURES, run_cli, wait_gone, wait_until
 
 FAST_DIR = FIXTURES / "fast"
@@ -249,7 +249,9 @@ def test_a_scenario_that_failed_is_never_shown_ok(cli, tmp_path):
 def test_the_probes_give_the_machine_limits_and_are_cached(tmp_path, monkeypatch, capsys):
     """A sweep loads the probes like ``run``: measured (with run's messages) when the cache
     is missing, from the cache afterwards; ``--no-probes`` skips them."""
-    monkeypatch.setattr("overhead_tui.probes.cache_path", lambda: tmp_path / "probes.json")
+    monkeypatch.setattr(
+        "overhead_tui.engine.probe_runs.cache_path", lambda: tmp_path / "probes.json"
+    )
     measured = []
 
     def measure(spec, python):  # instant, fixed values instead of 40 s of measuring

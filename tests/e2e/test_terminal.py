@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from overhead_tui.format import fmt_ratio
-from overhead_tui.model import RunSummary
+from overhead_tui.present.format import fmt_ratio
+from overhead_tui.summary.records import RunSummary
 from tests.conftest import RECORDED_SUMMARY, RECORDED_SUMMARY_V3, USER_DIR_VARIABLES
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 from textual.app import App
 
-from overhead_tui.compare import compare_runs
+from overhead_tui.analysis.compare import compare_runs
 from overhead_tui.tui.screens.compare import CompareScreen
 from tests.unit.test_compare import changed_run, recorded_run
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from overhead_tui.model import RunSummary
+from overhead_tui.summary.records import RunSummary
 from overhead_tui.tui.app import OverheadApp
 from tests.conftest import RECORDED_SUMMARY, RECORDED_SUMMARY_V3, SUMMARY_V1
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from overhead_tui.model import RunSummary
+from overhead_tui.summary.records import RunSummary
 from overhead_tui.tui.app import OverheadApp
 from overhead_tui.tui.screens.sweep import SweepScreen
 from tests.conftest import FIXTURES

@@ -6,8 +6,8 @@ import math
 
 import pytest
 
-from overhead_tui.attribution import UnitCosts, attribute, breakdown, waterfall
-from overhead_tui.model import RunSummary, ScenarioResult
+from overhead_tui.analysis.attribution import UnitCosts, attribute, breakdown, waterfall
+from overhead_tui.summary.records import RunSummary, ScenarioResult
 
 PROBES = {
     "dispatch": {"value": 2.0},

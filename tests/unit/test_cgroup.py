@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from overhead_tui.cgroup import cgroup_cpu_quota, effective_cores, parse_cfs, parse_cpu_max
+from overhead_tui.machine.cgroup import cgroup_cpu_quota, effective_cores, parse_cfs, parse_cpu_max
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from overhead_tui.compare import (
+from overhead_tui.analysis.compare import (
     SettingDifference,
     compare_runs,
     comparison_cells,
@@ -18,7 +18,7 @@ from overhead_tui.compare import (
     rank_test,
     run_notes,
 )
-from overhead_tui.model import RunSummary
+from overhead_tui.summary.records import RunSummary
 from tests.conftest import FIXTURES, RECORDED_SUMMARY
 
 SWEEP_SUMMARY = FIXTURES / "sweep_summary.json"
@@ -288,7 +288,7 @@ def test_the_same_run_twice_is_said_to_be_one_run():
 
 def test_the_comparison_modules_do_not_import_textual():
     code = (
-        "import sys, overhead_tui.compare, overhead_tui.commands.compare; "
+        "import sys, overhead_tui.analysis.compare, overhead_tui.commands.compare; "
         "assert not {'textual', 'rich'} & set(sys.modules), 'textual imported'"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)

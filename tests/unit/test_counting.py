@@ -8,8 +8,8 @@ from itertools import repeat
 import numpy as np
 import pytest
 
-from overhead_tui.counting.opcodes import count_events
-from overhead_tui.counting.scaling import extrapolate
+from overhead_tui.engine.counting.opcodes import count_events
+from overhead_tui.engine.counting.scaling import extrapolate
 
 
 def _loop(n, x, z):

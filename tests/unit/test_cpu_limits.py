@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from overhead_tui.cpu import parse_cpuinfo
-from overhead_tui.limits import arithmetic_intensity, machine_limits
+from overhead_tui.machine.cpu import parse_cpuinfo
+from overhead_tui.machine.limits import arithmetic_intensity, machine_limits
 from tests.conftest import FIXTURES
 
 CPUINFO = FIXTURES / "cpuinfo"
@@ -71,7 +71,7 @@ def test_limits_flag_a_measured_peak_above_theory():
 
 
 def test_reference_hardware_file_is_valid_and_compares():
-    from overhead_tui.reference import load_reference, times_below
+    from overhead_tui.machine.reference import load_reference, times_below
 
     machines = {m["name"]: m for m in load_reference()}
     assert machines["NVIDIA A100 80GB PCIe"]["fp32_gflops"] == 19500
@@ -113,7 +113,7 @@ def test_measured_peaks_per_dtype_take_the_best_source():
 
 
 def test_theoretical_peak_counts_only_the_effective_cores(monkeypatch):
-    import overhead_tui.limits as limits_module
+    import overhead_tui.machine.limits as limits_module
 
     monkeypatch.setattr(limits_module, "cgroup_cpu_quota", lambda: 1.5)
     limits = machine_limits(_cpu("zen4-epyc-2vcpu.txt"), {"clock": {"value": 2.0}})
@@ -122,7 +122,7 @@ def test_theoretical_peak_counts_only_the_effective_cores(monkeypatch):
 
 
 def test_all_core_bandwidth_below_one_core_is_flagged_and_the_roofline_uses_the_higher():
-    from overhead_tui.limits import roofline_bandwidth
+    from overhead_tui.machine.limits import roofline_bandwidth
 
     probes = {"stream_triad": {"value": 21.8, "details": {"one_thread_gbs": 29.9}}}
     limits = machine_limits(_cpu("zen4-epyc-2vcpu.txt"), probes)
@@ -133,7 +133,7 @@ def test_all_core_bandwidth_below_one_core_is_flagged_and_the_roofline_uses_the_
 
 
 def _rung(name, layers, gflops):
-    from overhead_tui.model import ScenarioResult
+    from overhead_tui.summary.records import ScenarioResult
 
     n = 100
     flops = 2 * n**3
@@ -205,7 +205,7 @@ def test_simd_code_narrower_than_the_fma_units_is_flagged():
 
 def test_a_ceiling_below_a_rung_on_the_same_threads_is_flagged():
     """Zen 3: the roofline drew "SIMD one core 19.9" under a 1-thread BLAS doing 40."""
-    from overhead_tui.model import RunSummary
+    from overhead_tui.summary.records import RunSummary
 
     probes = {"simd_fma": {"value": 60.0, "details": {"one_core_gflops": 19.9}}}
     summary = RunSummary(

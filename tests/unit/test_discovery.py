@@ -4,9 +4,9 @@ import shutil
 
 import pytest
 
-from overhead_tui.discovery import ScenarioFileError, discover, read_spec, select
 from overhead_tui.errors import UsageError
-from overhead_tui.layers import LAYERS
+from overhead_tui.plugins.scenarios import ScenarioFileError, discover, read_spec, select
+from overhead_tui.summary.layers import LAYERS
 from tests.conftest import FAULTY, FIXTURES
 
 BUILTIN = [
@@ -101,7 +101,8 @@ def test_select_unknown_name_suggests_close_matches():
 
 
 def test_probe_processes_declaration(tmp_path):
-    from overhead_tui.probes import PROCESSES, discover_probes
+    from overhead_tui.engine.probe_runs import PROCESSES
+    from overhead_tui.plugins.probes import discover_probes
 
     builtin = {s.name: s for s in discover_probes()}
     assert builtin["boxing"].processes == 7 and builtin["dispatch"].processes == 0

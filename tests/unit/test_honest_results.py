@@ -9,19 +9,19 @@ import json
 
 import pytest
 
-from overhead_tui.attribution import waterfall
-from overhead_tui.cpu import parse_cpuinfo
+from overhead_tui.analysis.attribution import waterfall
 from overhead_tui.engine.results import apply_event, compute_vs_dense
-from overhead_tui.environment import (
+from overhead_tui.export import EXPORTERS
+from overhead_tui.machine.cpu import parse_cpuinfo
+from overhead_tui.machine.environment import (
     dense_kernel_warning,
     judge_environment,
     steering_environment,
     thread_limit_warnings,
 )
-from overhead_tui.export import EXPORTERS
-from overhead_tui.format import ladder_row
-from overhead_tui.limits import apply_limits, measured_peak, reject_impossible, speed_bound
-from overhead_tui.model import MachineInfo, RunSummary, ScenarioResult
+from overhead_tui.machine.limits import apply_limits, measured_peak, reject_impossible, speed_bound
+from overhead_tui.present.format import ladder_row
+from overhead_tui.summary.records import MachineInfo, RunSummary, ScenarioResult
 from tests.conftest import FIXTURES
 
 ZEN4 = parse_cpuinfo((FIXTURES / "cpuinfo" / "zen4-epyc-2vcpu.txt").read_text())
@@ -73,7 +73,7 @@ def test_speed_bound_is_every_core_at_the_measured_clock():
 
 
 def test_speed_bound_falls_back_without_a_clock_and_skips_an_unknown_cpu(monkeypatch):
-    monkeypatch.setattr("overhead_tui.limits.max_clock_ghz", lambda: None)
+    monkeypatch.setattr("overhead_tui.machine.limits.max_clock_ghz", lambda: None)
     bound, how = speed_bound(ZEN4, {}, "float64")
     assert ZEN4.nominal_ghz and bound == pytest.approx(2 * 16 * 2 * ZEN4.nominal_ghz)
     assert "nominal" in how
@@ -230,7 +230,7 @@ def test_judging_twice_never_duplicates_warnings():
 def test_apply_limits_puts_the_warnings_next_to_the_number(monkeypatch):
     summary = RunSummary(scenarios=[_dense(10.0)], probes=dict(CLOCK_3GHZ))
     summary.machine.environment = {"OPENBLAS_CORETYPE": "Prescott"}
-    monkeypatch.setattr("overhead_tui.limits.cgroup_cpu_quota", lambda: None)
+    monkeypatch.setattr("overhead_tui.machine.limits.cgroup_cpu_quota", lambda: None)
     apply_limits(summary, ZEN4)
     (warning,) = summary.scenarios[0].warnings
     assert "AVX-512 machine" in warning and "Prescott" in warning

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from overhead_tui.discovery import discover
 from overhead_tui.engine.events import (
     ProbeStarted,
     RunFinished,
@@ -15,9 +14,10 @@ from overhead_tui.engine.events import (
 )
 from overhead_tui.engine.runner import _TimedWindow, own_cpu_s, planned_summary, run_order
 from overhead_tui.engine.stats import OBSERVER_WARN, describe, stability_warnings
-from overhead_tui.format import probe_progress
-from overhead_tui.live import LiveLadder
-from overhead_tui.model import Settings
+from overhead_tui.plugins.scenarios import discover
+from overhead_tui.present.format import probe_progress
+from overhead_tui.present.live import LiveLadder
+from overhead_tui.summary.records import Settings
 from tests.conftest import FIXTURES
 
 
@@ -98,8 +98,8 @@ def test_planned_summary_fills_numpy_and_blas_from_this_process():
 
 
 def test_dense_reference_note_says_which_reference_the_ratios_use():
-    from overhead_tui.format import dense_reference_note
-    from overhead_tui.model import RunSummary
+    from overhead_tui.present.format import dense_reference_note
+    from overhead_tui.summary.records import RunSummary
 
     summary = RunSummary.load(FIXTURES / "recorded_summary_v3.json")
     assert summary.dense is not None and dense_reference_note(summary) is None
@@ -112,7 +112,7 @@ def test_dense_reference_note_says_which_reference_the_ratios_use():
 
 
 def test_quiet_events_pass_one_progress_a_second_inside_a_timed_window():
-    from overhead_tui.live import quiet_events
+    from overhead_tui.present.live import quiet_events
 
     now = [0.0]
     events = [

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from overhead_tui.model import (
+from overhead_tui.summary.records import (
     MAX_SUMMARY_BYTES,
     SCHEMA_VERSION,
     RunSummary,

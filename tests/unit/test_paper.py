@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from overhead_tui.discovery import discover
-from overhead_tui.model import RunSummary
-from overhead_tui.paper import compare, load_table
+from overhead_tui.analysis.paper import compare, load_table
+from overhead_tui.plugins.scenarios import discover
+from overhead_tui.summary.records import RunSummary
 from tests.conftest import RECORDED_SUMMARY
 
 

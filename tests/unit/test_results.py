@@ -6,9 +6,9 @@ import signal
 
 import pytest
 
-from overhead_tui.discovery import discover
 from overhead_tui.engine.results import apply_event, compute_vs_dense, finish, new_result
-from overhead_tui.model import RunSummary
+from overhead_tui.plugins.scenarios import discover
+from overhead_tui.summary.records import RunSummary
 
 GOOD = [
     {"event": "started", "pid": 1},

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from overhead_tui.model import RunSummary
-from overhead_tui.reference import (
+from overhead_tui.analysis.roofline import ridge_point, roofline
+from overhead_tui.machine.reference import (
     ReferenceError,
     load_reference,
     machine_ridge_point,
@@ -13,7 +13,7 @@ from overhead_tui.reference import (
     tile_intensity,
     tile_table,
 )
-from overhead_tui.roofline import ridge_point, roofline
+from overhead_tui.summary.records import RunSummary
 from tests.conftest import RECORDED_SUMMARY_V3
 
 
@@ -110,7 +110,7 @@ def test_bad_user_reference_file_names_the_problem(tmp_path, text, message):
 
 def test_a_broken_user_file_keeps_the_shipped_machines(tmp_path, monkeypatch):
     from overhead_tui.export import export
-    from overhead_tui.reference import reference_machines
+    from overhead_tui.machine.reference import reference_machines
 
     bad = tmp_path / "bad.toml"
     bad.write_text("[[machines]\n")
@@ -136,7 +136,7 @@ def test_labels_that_would_overlap_on_screen_are_joined():
 
 
 def test_every_bad_entry_is_named_and_the_good_ones_kept(tmp_path):
-    from overhead_tui.reference import reference_machines_and_problems
+    from overhead_tui.machine.reference import reference_machines_and_problems
 
     user = tmp_path / "mixed.toml"
     user.write_text(

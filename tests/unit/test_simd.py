@@ -307,7 +307,7 @@ def test_probes_command_prints_the_text_details(monkeypatch, capsys):
     import argparse
 
     from overhead_tui.commands import probes as command
-    from overhead_tui.probes import ProbeResult
+    from overhead_tui.engine.probe_runs import ProbeResult
 
     result = ProbeResult("simd_fma", "SIMD FMA peak", "GFLOP/s", "simd_compute", 140.0, 0.01)
     result.samples = [140.0]
@@ -320,7 +320,8 @@ def test_probes_command_prints_the_text_details(monkeypatch, capsys):
 
 
 def test_the_probe_cache_key_follows_numba_target_variables(monkeypatch):
-    from overhead_tui.probes import cache_key, discover_probes
+    from overhead_tui.engine.probe_runs import cache_key
+    from overhead_tui.plugins.probes import discover_probes
 
     specs = discover_probes()
     monkeypatch.delenv("NUMBA_CPU_NAME", raising=False)

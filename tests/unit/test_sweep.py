@@ -8,8 +8,8 @@ import argparse
 import pytest
 
 from overhead_tui.commands.sweep import parse_sizes, render_sweep_table
-from overhead_tui.discovery import discover, select
 from overhead_tui.engine.events import ProbeStarted
+from overhead_tui.engine.probe_runs import ProbeResult
 from overhead_tui.engine.results import new_result
 from overhead_tui.engine.sweep import (
     PointCost,
@@ -24,8 +24,8 @@ from overhead_tui.engine.sweep import (
     sweep_rows,
     timed_calls,
 )
-from overhead_tui.model import MachineInfo, RunSummary, ScenarioResult, Settings
-from overhead_tui.probes import ProbeResult
+from overhead_tui.plugins.scenarios import discover, select
+from overhead_tui.summary.records import MachineInfo, RunSummary, ScenarioResult, Settings
 from tests.conftest import FIXTURES
 
 
@@ -207,7 +207,7 @@ def fake_sweep(monkeypatch, tmp_path):
     clock = FakeClock()
     measured = []
     cache = tmp_path / "cache" / "probes.json"
-    monkeypatch.setattr("overhead_tui.probes.cache_path", lambda: cache)
+    monkeypatch.setattr("overhead_tui.engine.probe_runs.cache_path", lambda: cache)
 
     def build(names, sizes, budget_s=60.0, probes=True, probe_s=0.0, fail_from=None):
         def measure(spec, python):

@@ -13,7 +13,7 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import DataTable, Footer, Header, Static
 
-from overhead_tui.compare import (
+from overhead_tui.analysis.compare import (
     COMPARE_HEADERS,
     Comparison,
     RungComparison,
@@ -22,7 +22,7 @@ from overhead_tui.compare import (
     facts_lines,
     run_notes,
 )
-from overhead_tui.model import RunSummary
+from overhead_tui.summary.records import RunSummary
 from overhead_tui.tui.screens.base import BaseScreen
 from overhead_tui.tui.widgets.too_small import TooSmall
 

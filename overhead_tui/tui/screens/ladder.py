@@ -9,8 +9,8 @@ from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import DataTable, Footer, Header, ProgressBar, Static
 
-from overhead_tui.format import dense_reference_note, machine_line, probe_progress
-from overhead_tui.live import LiveLadder
+from overhead_tui.present.format import dense_reference_note, machine_line, probe_progress
+from overhead_tui.present.live import LiveLadder
 from overhead_tui.tui.screens.base import BaseScreen
 from overhead_tui.tui.widgets.ladder_table import LadderTable
 from overhead_tui.tui.widgets.layer_bar import legend

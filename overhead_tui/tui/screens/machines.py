@@ -9,10 +9,9 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Footer, Header, Input, Label, Static
 
-from overhead_tui.format import fmt_gflops, fmt_number, fmt_ratio
-from overhead_tui.limits import roofline_bandwidth
-from overhead_tui.model import RunSummary
-from overhead_tui.reference import (
+from overhead_tui.analysis.roofline import ridge_point
+from overhead_tui.machine.limits import roofline_bandwidth
+from overhead_tui.machine.reference import (
     machine_ridge_point,
     peak_of,
     reference_machines,
@@ -20,7 +19,8 @@ from overhead_tui.reference import (
     times_below,
     user_reference_path,
 )
-from overhead_tui.roofline import ridge_point
+from overhead_tui.present.format import fmt_gflops, fmt_number, fmt_ratio
+from overhead_tui.summary.records import RunSummary
 from overhead_tui.tui.screens.base import BaseScreen
 from overhead_tui.tui.widgets.too_small import TooSmall
 

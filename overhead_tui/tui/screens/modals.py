@@ -11,8 +11,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Markdown, Select, SelectionList
 
-from overhead_tui.discovery import SUPPORTED_DTYPES, ScenarioSpec
-from overhead_tui.model import Settings
+from overhead_tui.plugins.scenarios import SUPPORTED_DTYPES, ScenarioSpec
+from overhead_tui.summary.records import Settings
 
 
 class ExportScreen(ModalScreen[Path | None]):

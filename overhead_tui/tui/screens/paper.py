@@ -8,9 +8,9 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Footer, Header, Static
 
-from overhead_tui.format import fmt_gflops, fmt_ratio
-from overhead_tui.model import RunSummary
-from overhead_tui.paper import compare, load_table
+from overhead_tui.analysis.paper import compare, load_table
+from overhead_tui.present.format import fmt_gflops, fmt_ratio
+from overhead_tui.summary.records import RunSummary
 from overhead_tui.tui.screens.base import BaseScreen
 from overhead_tui.tui.widgets.too_small import TooSmall
 

@@ -10,9 +10,9 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Footer, Header, Static
 
-from overhead_tui.format import fmt_gflops, fmt_number, fmt_percent
-from overhead_tui.model import RunSummary
-from overhead_tui.roofline import Roofline, RooflinePoint, roofline
+from overhead_tui.analysis.roofline import Roofline, RooflinePoint, roofline
+from overhead_tui.present.format import fmt_gflops, fmt_number, fmt_percent
+from overhead_tui.summary.records import RunSummary
 from overhead_tui.tui.screens.base import BaseScreen
 from overhead_tui.tui.widgets.loglog_plot import LogLogFigure, LogLogPlot, PointLabel, Series
 from overhead_tui.tui.widgets.too_small import TooSmall

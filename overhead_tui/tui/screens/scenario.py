@@ -8,8 +8,8 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Footer, Header, Static, TabbedContent, TabPane
 
-from overhead_tui.layers import layer_label
-from overhead_tui.live import LadderRow
+from overhead_tui.present.live import LadderRow
+from overhead_tui.summary.layers import layer_label
 from overhead_tui.tui.screens.base import BaseScreen
 from overhead_tui.tui.widgets.tabs import scenario_tabs
 from overhead_tui.tui.widgets.too_small import TooSmall

@@ -17,7 +17,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Footer, Header, Static
 
 from overhead_tui.engine.sweep import point_cell, sweep_rows
-from overhead_tui.model import RunSummary
+from overhead_tui.summary.records import RunSummary
 from overhead_tui.tui.screens.base import BaseScreen
 from overhead_tui.tui.widgets.loglog_plot import LogLogFigure, LogLogPlot, Series
 from overhead_tui.tui.widgets.too_small import TooSmall

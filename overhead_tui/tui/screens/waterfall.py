@@ -11,9 +11,9 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Footer, Header, Static
 
-from overhead_tui.format import fmt_number, fmt_ratio
-from overhead_tui.layers import layer_label
-from overhead_tui.model import RunSummary
+from overhead_tui.present.format import fmt_number, fmt_ratio
+from overhead_tui.summary.layers import layer_label
+from overhead_tui.summary.records import RunSummary
 from overhead_tui.tui.screens.base import BaseScreen
 from overhead_tui.tui.widgets.layer_bar import LAYER_GLYPHS
 from overhead_tui.tui.widgets.too_small import TooSmall

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from overhead_tui.layers import SHORT_LABELS, layer_label
+from overhead_tui.summary.layers import SHORT_LABELS, layer_label
 
 LAYER_GLYPHS: dict[str, tuple[str, str]] = {
     "interpreter_dispatch": ("d", "black on #5fafff"),

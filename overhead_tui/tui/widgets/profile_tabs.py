@@ -10,9 +10,9 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Label, Static
 
-from overhead_tui.format import fmt_number, fmt_percent
-from overhead_tui.layers import LAYERS, layer_label
-from overhead_tui.model import ScenarioResult
+from overhead_tui.present.format import fmt_number, fmt_percent
+from overhead_tui.summary.layers import LAYERS, layer_label
+from overhead_tui.summary.records import ScenarioResult
 from overhead_tui.tui.widgets.layer_bar import LAYER_GLYPHS, stacked_bar
 from overhead_tui.tui.widgets.tabs import ScenarioTab
 

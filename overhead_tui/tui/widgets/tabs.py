@@ -16,9 +16,9 @@ from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Label, Sparkline, Static
 
-from overhead_tui.format import fmt_gflops, fmt_number, fmt_percent, fmt_ratio, fmt_seconds
-from overhead_tui.layers import layer_label
-from overhead_tui.model import ScenarioResult
+from overhead_tui.present.format import fmt_gflops, fmt_number, fmt_percent, fmt_ratio, fmt_seconds
+from overhead_tui.summary.layers import layer_label
+from overhead_tui.summary.records import ScenarioResult
 from overhead_tui.tui.widgets.layer_bar import LAYER_GLYPHS, stacked_bar
 
 

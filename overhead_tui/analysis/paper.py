@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-from overhead_tui.model import RunSummary
+from overhead_tui.summary.records import RunSummary
 
 
 @dataclass(frozen=True)

@@ -37,8 +37,8 @@ import math
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from overhead_tui.format import fmt_number, fmt_seconds
-from overhead_tui.model import RunSummary, ScenarioResult
+from overhead_tui.summary.records import RunSummary, ScenarioResult
+from overhead_tui.summary.units import fmt_number, fmt_seconds
 
 DEFAULT_ALPHA = 0.05
 """Significance level: a p-value below it is significant."""

@@ -16,7 +16,7 @@ Float objects created are *derived* from the executed instructions: in CPython 3
 ``BINARY_OP_{ADD,SUBTRACT,MULTIPLY}_FLOAT`` creates exactly one float (``PyFloat_FromDouble``;
 the free list serves the memory, so allocator counters such as ``sys.getallocatedblocks`` or
 tracemalloc miss it).  Floats created inside generic (unspecialised) instructions, such as a
-read from an ``array.array``, are not visible this way; ``overhead_tui.counting.callgrind``
+read from an ``array.array``, are not visible this way; ``overhead_tui.engine.counting.callgrind``
 counts every ``PyFloat_FromDouble`` call exactly where valgrind is available.
 """
 
@@ -57,19 +57,6 @@ SUBSCRIPT_STORES = frozenset(
         "STORE_SUBSCR_ADAPTIVE",
     }
 )
-GENERIC_OPS = frozenset(
-    {
-        "BINARY_OP",
-        "BINARY_OP_ADAPTIVE",
-        "BINARY_SUBSCR",
-        "BINARY_SUBSCR_ADAPTIVE",
-        "STORE_SUBSCR",
-        "STORE_SUBSCR_ADAPTIVE",
-    }
-)
-"""Unspecialised arithmetic and subscript instructions (``*_ADAPTIVE`` is the name 3.11 shows
-for one that failed to specialise): they dispatch on the operands' types through type slots
-(``PyNumber_Multiply``, ``PyObject_GetItem``), the ``dynamic_dispatch`` layer."""
 
 _IGNORED_C_CALLS = frozenset({"setprofile", "settrace"})
 

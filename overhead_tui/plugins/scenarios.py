@@ -10,7 +10,7 @@ Required declarations::
     NAME = "python_naive"          # snake_case, unique across all folders
     TITLE = "Pure Python, ijk loop"
     RUNG = 1                       # order on the ladder
-    LAYERS = ("interpreter_dispatch", "boxing", ...)   # standard layer names (overhead_tui.layers)
+    LAYERS = ("interpreter_dispatch", "boxing", ...)   # standard names (summary.layers)
     REMOVES = ()                   # layers dropped relative to the rung before
     DEFAULT_SIZE = 128             # matrix order n
     MAX_SIZE = 512
@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from overhead_tui.errors import UsageError
-from overhead_tui.layers import LAYERS
+from overhead_tui.summary.layers import LAYERS
 
 SUPPORTED_DTYPES: tuple[str, ...] = ("float64", "float32")
 """dtypes the engine can generate inputs and validate results for."""
@@ -78,7 +78,7 @@ class ScenarioSpec:
 
 def builtin_scenarios_dir() -> Path:
     """The built-in ``scenarios/`` folder (in a wheel: ``overhead_tui/_builtin/scenarios``)."""
-    package = Path(__file__).resolve().parent
+    package = Path(__file__).resolve().parent.parent
     shipped = package / "_builtin" / "scenarios"
     return shipped if shipped.is_dir() else package.parent / "scenarios"
 

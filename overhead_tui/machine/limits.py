@@ -26,13 +26,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from overhead_tui.cgroup import cgroup_cpu_quota, effective_cores
-from overhead_tui.cpu import CpuModel
-from overhead_tui.engine.inputs import DTYPE_ITEMSIZE
-from overhead_tui.engine.results import clear_speed
-from overhead_tui.environment import judge_environment
-from overhead_tui.format import fmt_gflops
-from overhead_tui.model import RunSummary, ScenarioResult
+from overhead_tui.machine.cgroup import cgroup_cpu_quota, effective_cores
+from overhead_tui.machine.cpu import CpuModel
+from overhead_tui.machine.environment import judge_environment
+from overhead_tui.summary.records import RunSummary, ScenarioResult
+from overhead_tui.summary.units import fmt_gflops
+from overhead_tui.summary.vocabulary import DTYPE_ITEMSIZE
 
 CPUFREQ_MAX = Path("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq")
 ABOVE_THEORY = 1.05
@@ -124,7 +123,7 @@ def _peak_entry(
 def machine_limits(
     cpu: CpuModel | None, probes: dict[str, Any], summary: RunSummary | None = None
 ) -> dict[str, Any]:
-    """The machine's model and limits: the :data:`overhead_tui.model.LIMIT_FIELDS` keys.
+    """The machine's model and limits: the :data:`overhead_tui.summary.records.LIMIT_FIELDS` keys.
 
     The theoretical peak counts min(physical cores, effective cores) cores: an affinity mask
     or a cgroup quota caps what this process can reach.
@@ -315,7 +314,7 @@ def reject_impossible(summary: RunSummary, cpu: CpuModel | None) -> list[str]:
             f"theoretical peak {fmt_gflops(bound)} = {how}): the result may be cached or "
             "not computed"
         )
-        clear_speed(result)
+        result.clear_speed()
         result.warnings = []  # timing-stability notes mean nothing without a speed
         marked.append(result.name)
     return marked

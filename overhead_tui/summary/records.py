@@ -43,19 +43,6 @@ READABLE_VERSIONS = (1, 2, 3, 4)
 MAX_SUMMARY_BYTES = 200_000_000
 """Largest summary file :meth:`RunSummary.load` reads (bytes); a run's is usually under 1 MB."""
 
-STATUSES: tuple[str, ...] = (
-    "ok",
-    "invalid",
-    "impossible",
-    "error",
-    "timeout",
-    "crashed",
-    "skipped",
-)
-"""Final statuses of a scenario.  Only ``ok`` carries a speed.  ``invalid``: a wrong product;
-``impossible``: timed faster than the hardware's theoretical peak (``limits.reject_impossible``),
-so the product was cached or not computed."""
-
 
 class SummaryError(Exception):
     """A summary file cannot be read: missing, not JSON, or not a valid overhead-tui summary."""
@@ -262,6 +249,12 @@ class ScenarioResult:
     breakdown: dict[str, Any] | None = None
     """Model breakdown (``attribution``): {method, explained, layers {layer: fraction}, rows}."""
 
+    def clear_speed(self) -> None:
+        """Drop every speed figure: an invalid, impossible or failed scenario never carries
+        one (its samples are kept)."""
+        self.min_s = self.median_s = self.iqr_s = self.stdev_s = self.cv = None
+        self.gflops = self.vs_dense = self.ns_per_fma = self.compile_s = None
+
     @property
     def has_speed(self) -> bool:
         """True when the scenario may be shown as a speed (validated and timed)."""
@@ -383,7 +376,7 @@ def _build(cls: type, data: dict[str, Any]) -> Any:
 @cache
 def summary_schema() -> dict[str, Any]:
     """The JSON Schema of the summary (``summary.schema.json`` in this package)."""
-    text = resources.files("overhead_tui").joinpath("summary.schema.json").read_text("utf-8")
+    text = resources.files("overhead_tui").joinpath("summary/schema.json").read_text("utf-8")
     schema: dict[str, Any] = json.loads(text)
     return schema
 

@@ -38,8 +38,8 @@ import itertools
 from dataclasses import dataclass
 from typing import Any
 
-from overhead_tui.counting.opcodes import GENERIC_OPS
-from overhead_tui.model import RunSummary, ScenarioResult
+from overhead_tui.summary.records import RunSummary, ScenarioResult
+from overhead_tui.summary.vocabulary import GENERIC_OPS
 
 LIST_LOADS = frozenset({"BINARY_SUBSCR_LIST_INT", "BINARY_SUBSCR_TUPLE_INT"})
 LIST_STORES = frozenset({"STORE_SUBSCR_LIST_INT"})

@@ -20,13 +20,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from overhead_tui.limits import (
+from overhead_tui.machine.limits import (
     ONE_CORE_PEAK,
     arithmetic_intensity,
     probe_value,
     roofline_bandwidth,
 )
-from overhead_tui.model import RunSummary
+from overhead_tui.summary.records import RunSummary
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ Variables that steer BLAS, OpenMP, numba and MKL threads or kernels (``OPENBLAS_
   with the ``parallel`` layer promises every core; ``OPENBLAS_NUM_THREADS=1`` and the like turn
   it into a one-thread rung.
 
-Pure functions on a :class:`~overhead_tui.model.RunSummary`; no processes, no UI.
+Pure functions on a :class:`~overhead_tui.summary.records.RunSummary`; no processes, no UI.
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from overhead_tui.format import fmt_gflops, fmt_percent
-from overhead_tui.model import MachineInfo, ScenarioResult
+from overhead_tui.summary.records import MachineInfo, ScenarioResult
+from overhead_tui.summary.units import fmt_gflops, fmt_percent
 
 STEERING_PREFIXES: tuple[str, ...] = ("OPENBLAS_", "OMP_", "MKL_", "NUMBA_", "GOTO", "BLIS_")
 """Name prefixes of the variables recorded in ``machine.environment``."""

@@ -22,7 +22,7 @@ from overhead_tui.engine.events import (
     ScenarioProgress,
     ScenarioStarted,
 )
-from overhead_tui.model import RunSummary, ScenarioResult
+from overhead_tui.summary.records import RunSummary, ScenarioResult
 
 QUIET_EVERY_S = 1.0
 """Shortest time between two progress events passed on while samples are timed (s)."""

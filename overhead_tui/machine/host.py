@@ -6,9 +6,9 @@ import os
 import platform
 import sys
 
-from overhead_tui.cgroup import affinity_cpus
-from overhead_tui.environment import steering_environment
-from overhead_tui.model import MachineInfo, PythonInfo
+from overhead_tui.machine.cgroup import affinity_cpus
+from overhead_tui.machine.environment import steering_environment
+from overhead_tui.summary.records import MachineInfo, PythonInfo
 
 
 def cpu_model() -> str:
@@ -27,10 +27,9 @@ def describe_machine() -> MachineInfo:
     """Machine facts and the *current* interpreter; the worker later fills numpy and BLAS.
 
     ``environment`` holds the variables steering BLAS, OpenMP, numba and MKL as the workers
-    inherit them (``engine.spawn.worker_env`` passes this process's environment on).
+    inherit them (``engine.spawn.worker_env`` passes this process's environment on unchanged
+    for these names).
     """
-    from overhead_tui.engine.spawn import worker_env
-
     return MachineInfo(
         cpu_model=cpu_model(),
         logical_cpus=os.cpu_count() or 0,
@@ -41,7 +40,7 @@ def describe_machine() -> MachineInfo:
             executable=sys.executable,
         ),
         platform=platform.platform(),
-        environment=steering_environment(worker_env()),
+        environment=steering_environment(dict(os.environ)),
     )
 
 

@@ -10,8 +10,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from overhead_tui.engine.inputs import DTYPE_ITEMSIZE
-from overhead_tui.limits import arithmetic_intensity
+from overhead_tui.machine.limits import arithmetic_intensity
+from overhead_tui.summary.vocabulary import DTYPE_ITEMSIZE
 
 PEAK_FIELDS = ("fp64_gflops", "fp32_gflops", "fp16_tensor_gflops", "fp16_amx_gflops")
 """Peak fields a machine may give (GFLOP/s); ``bandwidth_gbs`` is GB/s."""

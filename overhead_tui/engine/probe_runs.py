@@ -1,9 +1,9 @@
-"""Probes: discovery, out-of-process measurement and a per-machine cache.
+"""Probe runs: out-of-process measurement of the probes and a per-machine cache.
 
-A probe (``probes/NAME.py``, discovered by file path like scenarios) measures one unit cost
-(see ``engine.probing``).  Results are cached in the user cache dir (platformdirs), keyed by
-the CPU model, the interpreter (path and version) and the probe files' contents, so they are
-re-measured when any of these changes, or on request (``overhead-tui probes --refresh``).
+Each probe (``plugins.probes``) is measured in several worker processes; results are cached in
+the user cache dir (platformdirs), keyed by the CPU model, the interpreter (path, version and
+prefix), numba's target and the probe files' contents, so they are re-measured when any of
+these changes, or on request (``overhead-tui probes --refresh``).
 """
 
 from __future__ import annotations
@@ -20,33 +20,20 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from overhead_tui.discovery import ScenarioFileError, literal_assignments, parse_module
 from overhead_tui.engine.spawn import run_command, worker_command, worker_env
-from overhead_tui.layers import LAYERS
-from overhead_tui.machine import cpu_model
+from overhead_tui.machine.host import cpu_model
+from overhead_tui.plugins.probes import ProbeSpec, discover_probes
 
 PROBE_TIMEOUT_S = 120.0
 """Seconds before a probe's worker is killed."""
+
+
 PROCESSES = 3
 """Worker processes per probe; the value is their median (see :func:`measure_probe`)."""
-_REQUIRED = ("NAME", "TITLE", "UNIT", "LAYER")
+
+
 NUMBA_TARGET_VARS = ("NUMBA_CPU_NAME", "NUMBA_CPU_FEATURES")
 """Environment variables choosing the code numba compiles (part of the cache key)."""
-
-
-@dataclass(frozen=True)
-class ProbeSpec:
-    """A probe's static declarations."""
-
-    name: str
-    title: str
-    unit: str
-    layer: str
-    path: Path
-    description: str = ""
-    requires: tuple[str, ...] = ()
-    processes: int = 0
-    """Worker processes to measure in (``PROCESSES`` in the probe file; 0: the default)."""
 
 
 @dataclass
@@ -64,53 +51,6 @@ class ProbeResult:
     """The value measured in each worker process."""
     details: dict[str, Any] = field(default_factory=dict)
     error: str | None = None
-
-
-def builtin_probes_dir() -> Path:
-    """The built-in ``probes/`` folder (in a wheel: ``overhead_tui/_builtin/probes``)."""
-    package = Path(__file__).resolve().parent
-    shipped = package / "_builtin" / "probes"
-    return shipped if shipped.is_dir() else package.parent / "probes"
-
-
-def discover_probes(folder: Path | None = None) -> list[ProbeSpec]:
-    """Probes in ``folder`` (default: built-in), by name.
-
-    Raises:
-        ScenarioFileError: a probe file is broken or declares an unknown layer.
-    """
-    specs = []
-    for path in sorted((folder or builtin_probes_dir()).glob("*.py")):
-        if path.name.startswith("_"):
-            continue
-        _, tree = parse_module(path)
-        values = literal_assignments(tree, path, _REQUIRED)
-        missing = [k for k in _REQUIRED if k not in values]
-        if missing:
-            raise ScenarioFileError(f"{path}: missing declaration {missing[0]}")
-        if values["LAYER"] not in LAYERS:
-            raise ScenarioFileError(f"{path}: unknown layer {values['LAYER']!r}")
-        import ast
-
-        specs.append(
-            ProbeSpec(
-                name=values["NAME"],
-                title=values["TITLE"],
-                unit=values["UNIT"],
-                layer=values["LAYER"],
-                path=path.resolve(),
-                description=(ast.get_docstring(tree) or "").strip(),
-                requires=tuple(values.get("REQUIRES", ())),
-                processes=_processes(values.get("PROCESSES", 0), path),
-            )
-        )
-    return specs
-
-
-def _processes(value: Any, path: Path) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 31:
-        raise ScenarioFileError(f"{path}: PROCESSES must be 1 to 31 (0: the default)")
-    return value
 
 
 def cache_key(specs: list[ProbeSpec], python: str) -> str:
@@ -133,7 +73,7 @@ def cache_key(specs: list[ProbeSpec], python: str) -> str:
         digest.update(part.encode())
     for spec in specs:
         digest.update(spec.path.read_bytes())
-    engine = Path(__file__).resolve().parent / "engine"
+    engine = Path(__file__).resolve().parent.parent / "engine"
     for helper in ("probing.py", "simd.py", "timing.py"):
         with contextlib.suppress(OSError):
             digest.update((engine / helper).read_bytes())

@@ -1,0 +1,37 @@
+"""The summary's vocabulary: the names every part of the package shares.
+
+Statuses of a scenario, dtypes and their sizes, and the class of bytecode instructions the
+model charges to dynamic dispatch.  Layers have their own module (``summary.layers``).
+"""
+
+from __future__ import annotations
+
+DTYPE_ITEMSIZE: dict[str, int] = {"float64": 8, "float32": 4}
+"""Bytes per element of each supported dtype (IEEE 754 binary64 and binary32)."""
+
+STATUSES: tuple[str, ...] = (
+    "ok",
+    "invalid",
+    "impossible",
+    "error",
+    "timeout",
+    "crashed",
+    "skipped",
+)
+"""Final statuses of a scenario.  Only ``ok`` carries a speed.  ``invalid``: a wrong product;
+``impossible``: timed faster than the hardware's theoretical peak (``limits.reject_impossible``),
+so the product was cached or not computed."""
+
+GENERIC_OPS = frozenset(
+    {
+        "BINARY_OP",
+        "BINARY_OP_ADAPTIVE",
+        "BINARY_SUBSCR",
+        "BINARY_SUBSCR_ADAPTIVE",
+        "STORE_SUBSCR",
+        "STORE_SUBSCR_ADAPTIVE",
+    }
+)
+"""Unspecialised arithmetic and subscript instructions (``*_ADAPTIVE`` is the name 3.11 shows
+for one that failed to specialise): they dispatch on the operands' types through type slots
+(``PyNumber_Multiply``, ``PyObject_GetItem``), the ``dynamic_dispatch`` layer."""
