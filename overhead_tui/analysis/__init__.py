@@ -1,0 +1,1 @@
+"""Analysis of measured results: pure functions over summaries (no processes, no Textual)."""
