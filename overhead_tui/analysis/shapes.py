@@ -289,22 +289,28 @@ FP16_FIELDS = ("fp16_tensor_gflops", "fp16_amx_gflops")
 """Reference figures of a 16-bit matrix unit (GFLOP/s)."""
 
 
+PRECISIONS: tuple[tuple[str, tuple[str, ...], int], ...] = (
+    ("float64", ("fp64_gflops",), 8),
+    ("float32", ("fp32_gflops",), 4),
+    ("float16", FP16_FIELDS, 2),
+)
+"""(precision, reference peak fields, itemsize in bytes)."""
+
+
 def reference_crossings(
     machines: Sequence[dict[str, Any]], k: int, n: int, dtype: str
 ) -> list[ReferenceCrossing]:
-    """Each reference machine's predicted crossing at this run's precision and, where it
-    quotes a 16-bit matrix-unit peak, in float16 (2-byte elements).  Machines without the
-    needed peak and bandwidth are left out of that precision."""
+    """Each reference machine's predicted crossing in every precision it quotes a peak for:
+    this run's ``dtype`` first, then the others (float16: a 16-bit matrix unit, 2-byte
+    elements, the inference case).  Machines without a bandwidth are left out."""
+    order = sorted(PRECISIONS, key=lambda p: p[0] != dtype)
     rows = []
-    precision_field = "fp64_gflops" if dtype == "float64" else "fp32_gflops"
     for machine in machines:
         bandwidth = machine.get("bandwidth_gbs")
         if not bandwidth:
             continue
-        options = [(dtype, machine.get(precision_field), 8 if dtype == "float64" else 4)]
-        fp16 = next((machine[f] for f in FP16_FIELDS if machine.get(f)), None)
-        options.append(("float16", fp16, 2))
-        for precision, peak, itemsize in options:
+        for precision, fields, itemsize in order:
+            peak = next((machine[f] for f in fields if machine.get(f)), None)
             if not peak:
                 continue
             ridge = float(peak) / float(bandwidth)

@@ -201,6 +201,10 @@ def test_reference_machines_predicted_batches():
     assert fp16.ridge == pytest.approx(312000 / 1935)
     xeon = [r for r in rows if r.machine == "Intel Xeon 6980P"]
     assert [r.precision for r in xeon] == ["float16"]  # it quotes no FP64 peak
+    b200 = [r.precision for r in rows if r.machine == "NVIDIA B200"]
+    assert b200 == ["float32"]  # its only figure, shown even in a float64 run
+    a100 = [r.precision for r in rows if r.machine.startswith("NVIDIA A100")]
+    assert a100 == ["float64", "float32", "float16"]  # the run's precision first
 
 
 def test_summary_with_shapes_validates_and_loads():
