@@ -19,9 +19,11 @@ intensity never reaches R (B too small for this machine): no crossing.
 
 **Measured crossing (our definition).**  The bandwidth slope is ``bandwidth × I(m)``.  Each
 measured point's *slope efficiency* is ``e(m) = gflops(m) / (bandwidth × I(m))``.  The curve
-starts on the slope at its smallest batch with some efficiency e₀ (a kernel may stream B at
-less than the STREAM-triad bandwidth: one core, a naive loop); the crossing is the **first
-measured batch m whose efficiency fell to half of e₀ or below** (:data:`CROSSING_FRACTION`).
+starts on the slope with some efficiency e₀, the median over its :data:`REFERENCE_POINTS`
+smallest batches (a kernel may stream B at less than the STREAM-triad bandwidth: one core, a
+naive loop); the crossing is the **first measured batch m from which on every point's
+efficiency is at most half of e₀** (:data:`CROSSING_FRACTION`): it left the slope and stayed
+off it, so one slow point of a disturbed sample does not count as the crossing.
 Why half: if the time of a call is the memory time plus the compute time (no overlap),
 ``1/gflops = 1/(e₀·bandwidth·I) + 1/peak`` and the efficiency is exactly e₀/2 where
 e₀·bandwidth·I = peak, i.e. at the kernel's own ridge; with perfect overlap
@@ -36,13 +38,17 @@ slope), not about whether the kernel reaches the probe's bandwidth.
 from __future__ import annotations
 
 import math
+import statistics
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 CROSSING_FRACTION = 0.5
 """A point has left the bandwidth slope when its slope efficiency is ≤ this fraction of the
-efficiency at the smallest batch (see the module docstring)."""
+efficiency at the smallest batches (see the module docstring)."""
+REFERENCE_POINTS = 3
+"""The slope efficiency the curve starts with is the median over this many smallest batches
+(one disturbed point on a shared machine does not move it)."""
 
 
 def intensity(m: int, k: int, n: int, itemsize: int) -> float:
@@ -127,9 +133,11 @@ def measured_crossing(
     def efficiency(m: int, gflops: float) -> float:
         return gflops / (bandwidth_gbs * intensity(m, k, n, itemsize))
 
-    first = efficiency(*ordered[0])
-    for m, gflops in ordered[1:]:
-        if efficiency(m, gflops) <= fraction * first:
+    values = [(m, efficiency(m, gflops)) for m, gflops in ordered]
+    reference = statistics.median(e for _, e in values[:REFERENCE_POINTS])
+    threshold = fraction * reference
+    for index, (m, _) in enumerate(values):
+        if index and all(e <= threshold for _, e in values[index:]):
             return m
     return None
 

@@ -216,3 +216,13 @@ def test_summary_with_shapes_validates_and_loads():
     data = summary.to_json()
     validate_summary(data)
     assert RunSummary.from_json(data).shapes == record.to_json()
+
+
+def test_one_disturbed_point_is_not_the_crossing():
+    k = n = 2048
+    ms = [1, 2, 4, 8, 16, 32, 64, 128]
+    curve = dict(_roofline_curve(ms, k, n, 8, 50.0, 10.0, overlap=False))
+    curve[2] /= 3  # a sample slowed down by another process
+    assert measured_crossing(list(curve.items()), k, n, 8, 10.0) == 32
+    curve[1] *= 3  # and one faster (B partly in cache): the median of three holds
+    assert measured_crossing(list(curve.items()), k, n, 8, 10.0) == 32
