@@ -226,3 +226,11 @@ def test_one_disturbed_point_is_not_the_crossing():
     assert measured_crossing(list(curve.items()), k, n, 8, 10.0) == 32
     curve[1] *= 3  # and one faster (B partly in cache): the median of three holds
     assert measured_crossing(list(curve.items()), k, n, 8, 10.0) == 32
+
+
+def test_the_markdown_report_of_a_run_with_shapes_has_the_section():
+    from overhead_tui.export.markdown import MarkdownExporter
+    from tests.conftest import FIXTURES
+
+    text = MarkdownExporter().render(RunSummary.load(FIXTURES / "shapes_summary.json"))
+    assert "From GEMV to GEMM" in text and "prediction from published figures" in text
