@@ -19,6 +19,7 @@ from overhead_tui.commands import machine as machine_command
 from overhead_tui.commands import probes as probes_command
 from overhead_tui.commands import profile as profile_command
 from overhead_tui.commands import run as run_command
+from overhead_tui.commands import shapes as shapes_command
 from overhead_tui.commands import sweep as sweep_command
 from overhead_tui.commands.common import add_run_options
 from overhead_tui.errors import UsageError
@@ -38,6 +39,7 @@ COMMANDS = {
     "machine": machine_command,
     "sweep": sweep_command,
     "compare": compare_command,
+    "shapes": shapes_command,
 }
 
 
@@ -52,6 +54,9 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand."""
     parser = OneLineErrorParser(
         prog="overhead-tui",
+        # no abbreviations at the top: argparse classifies every argument with the top-level
+        # options first, so `shapes --n 64` would be an ambiguous prefix of --no-probes
+        allow_abbrev=False,
         description="Measure how far pure Python, numpy and compiled rungs of a matrix-multiply "
         "ladder are from the dense kernel, and why. Without a command, opens the app and runs "
         "the ladder (the run options below apply).",

@@ -16,6 +16,7 @@ REMOVES = ("scalar_compute",)
 DEFAULT_SIZE = 512
 MAX_SIZE = 4096
 DTYPES = ("float64", "float32")
+SHAPES = True  # any A (m×k)·B (k×n)
 REQUIRES = ("numba",)
 
 

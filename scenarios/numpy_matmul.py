@@ -12,6 +12,7 @@ REMOVES = ()
 DEFAULT_SIZE = 1024
 MAX_SIZE = 16384
 DTYPES = ("float64", "float32")
+SHAPES = True  # any A (m×k)·B (k×n)
 DENSE_KERNEL = True
 
 

@@ -14,6 +14,7 @@ REMOVES = ("memory", "simd_compute", "parallel")
 DEFAULT_SIZE = 1024
 MAX_SIZE = 16384
 DTYPES = ("float64", "float32")
+SHAPES = True  # any A (m×k)·B (k×n)
 
 _limits = []
 

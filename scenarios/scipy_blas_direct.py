@@ -15,6 +15,7 @@ REMOVES = ("library_layers",)
 DEFAULT_SIZE = 1024
 MAX_SIZE = 16384
 DTYPES = ("float64", "float32")
+SHAPES = True  # any A (m×k)·B (k×n)
 REQUIRES = ("scipy",)
 
 

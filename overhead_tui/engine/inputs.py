@@ -9,27 +9,40 @@ import numpy as np
 from overhead_tui.summary.vocabulary import DTYPE_ITEMSIZE
 
 
-def make_inputs(n: int, dtype: str, seed: int) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
-    """Return A and B, both ``n × n`` C-contiguous arrays of ``dtype``, uniform in [-1, 1).
+def make_inputs(
+    n: int, dtype: str, seed: int, m: int | None = None, k: int | None = None
+) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    """Return A (``m × k``) and B (``k × n``), C-contiguous arrays of ``dtype``, uniform in
+    [-1, 1); ``m`` and ``k`` default to ``n`` (the square product of the ladder).
 
     They are drawn in float64 from ``numpy.random.default_rng(seed)`` and then cast, so a
     float32 run sees the rounded float64 matrices of the same seed.
     """
+    m = n if m is None else m
+    k = n if k is None else k
     rng = np.random.default_rng(seed)
-    a = rng.uniform(-1.0, 1.0, size=(n, n))
-    b = rng.uniform(-1.0, 1.0, size=(n, n))
+    a = rng.uniform(-1.0, 1.0, size=(m, k))
+    b = rng.uniform(-1.0, 1.0, size=(k, n))
     return np.ascontiguousarray(a, dtype=dtype), np.ascontiguousarray(b, dtype=dtype)
 
 
-def estimated_bytes(n: int, dtype: str) -> int:
-    """Upper estimate of the memory one worker needs at order ``n`` (bytes).
+def flops_of(n: int, m: int | None = None, k: int | None = None) -> int:
+    """Floating-point operations of C (m×n) = A (m×k)·B (k×n): 2·m·k·n (``m``, ``k``
+    default to ``n``: 2n³)."""
+    return 2 * (n if m is None else m) * (n if k is None else k) * n
+
+
+def estimated_bytes(n: int, dtype: str, m: int | None = None, k: int | None = None) -> int:
+    """Upper estimate of the memory one worker needs at order ``n`` (bytes); with ``m`` and
+    ``k``, for the m × k times k × n product (the largest of the three matrices counts thrice).
 
     Counts A, B and C in ``dtype``, the float64 reference and its |A|·|B| bound (4 × 8 bytes
     per element), and a Python-object representation of A, B and C (lists of float objects:
     an 8-byte pointer plus a 24-byte float per element, CPython 3.11 ``sys.getsizeof(1.0)``).
     """
     per_element = 3 * DTYPE_ITEMSIZE[dtype] + 4 * 8 + 3 * (8 + 24)
-    return n * n * per_element
+    mm, kk = (n if m is None else m), (n if k is None else k)
+    return max(mm * kk, kk * n, mm * n) * per_element
 
 
 def available_memory_bytes() -> int | None:

@@ -9,13 +9,17 @@ from __future__ import annotations
 import signal
 from typing import Any
 
+from overhead_tui.engine.inputs import flops_of
 from overhead_tui.engine.stats import describe, stability_warnings
 from overhead_tui.plugins.scenarios import ScenarioSpec
 from overhead_tui.summary.records import RunSummary, ScenarioResult
 
 
-def new_result(spec: ScenarioSpec, n: int, dtype: str) -> ScenarioResult:
-    """A not-yet-run result (status ``skipped``) carrying the scenario's declarations."""
+def new_result(
+    spec: ScenarioSpec, n: int, dtype: str, m: int | None = None, k: int | None = None
+) -> ScenarioResult:
+    """A not-yet-run result (status ``skipped``) carrying the scenario's declarations; with
+    ``m``/``k`` for the rectangular product A (m×k)·B (k×n) (``None``: n)."""
     return ScenarioResult(
         name=spec.name,
         title=spec.title,
@@ -24,7 +28,9 @@ def new_result(spec: ScenarioSpec, n: int, dtype: str) -> ScenarioResult:
         removes=list(spec.removes),
         n=n,
         dtype=dtype,
-        flops=2 * n**3,
+        flops=flops_of(n, m, k),
+        m=m,
+        k=k,
         description=spec.description,
         kernel_source=spec.kernel_source,
         dense_kernel=spec.dense_kernel,

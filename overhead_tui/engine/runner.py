@@ -71,6 +71,11 @@ def size_for(spec: ScenarioSpec, settings: Settings) -> int:
     return settings.size if settings.size is not None else spec.default_size
 
 
+def is_rectangular(settings: Settings, n: int) -> bool:
+    """True when ``settings`` ask for A (m×k)·B (k×n) with m or k other than ``n``."""
+    return (settings.m or n) != n or (settings.k or n) != n
+
+
 def default_runs_dir() -> Path:
     """Where run directories go by default: the user data dir (platformdirs) / runs."""
     import platformdirs
@@ -113,7 +118,10 @@ def planned_summary(
         created=datetime.now(UTC).astimezone().isoformat(timespec="seconds"),
         tool={"name": "overhead-tui", "version": overhead_tui.__version__},
         run_dir=str(run_dir) if run_dir is not None else None,
-        scenarios=[new_result(s, size_for(s, settings), settings.dtype) for s in specs],
+        scenarios=[
+            new_result(s, size_for(s, settings), settings.dtype, settings.m, settings.k)
+            for s in specs
+        ],
     )
 
 
@@ -235,6 +243,13 @@ class Runner:
         if self.settings.dtype not in spec.dtypes:
             supported = ", ".join(spec.dtypes)
             result.error = f"does not support {self.settings.dtype} (supports {supported})"
+            log_event(log, {"event": "skipped", "name": spec.name, "reason": result.error})
+            return
+        if is_rectangular(self.settings, result.n) and not spec.shapes:
+            result.error = (
+                f"does not support non-square shapes (m={result.m or result.n}, "
+                f"k={result.k or result.n}, n={result.n}): it does not declare SHAPES = True"
+            )
             log_event(log, {"event": "skipped", "name": spec.name, "reason": result.error})
             return
         result.error = None
@@ -364,6 +379,8 @@ class Runner:
             "max_size": spec.max_size,
             "parent_pid": os.getpid(),
         }
+        if is_rectangular(self.settings, n):  # A (m×k)·B (k×n); opcode counts assume n³
+            worker_spec.update(m=self.settings.m, k=self.settings.k, count=False)
         python = self.settings.python or sys.executable
         stderr_path = self.run_dir / "logs" / f"{spec.name}.stderr.txt"
         with open(stderr_path, "wb") as stderr_file, self._lock:

@@ -134,7 +134,8 @@ def run(spec: dict[str, Any], channel: _Channel) -> int:
     from overhead_tui.engine.validate import validate
 
     channel.emit("started", pid=os.getpid(), name=spec["name"], n=spec["n"], dtype=spec["dtype"])
-    a, b = make_inputs(spec["n"], spec["dtype"], spec["seed"])
+    # a rectangular product when the spec has m/k: A (m×k), B (k×n)
+    a, b = make_inputs(spec["n"], spec["dtype"], spec["seed"], spec.get("m"), spec.get("k"))
     try:
         module = _import_scenario(spec["path"], spec["name"])
     except ModuleNotFoundError as exc:

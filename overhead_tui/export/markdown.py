@@ -67,6 +67,7 @@ class MarkdownExporter(Exporter):
             self._waterfall(summary),
             self._paper(summary),
             self._roofline(summary),
+            self._shapes(summary),
         )
         for section in sections:  # an empty section leaves no blank lines behind
             if section:
@@ -123,6 +124,16 @@ class MarkdownExporter(Exporter):
             "min(measured peak, intensity × bandwidth) (Williams et al., CACM 2009).",
         ]
         return lines + MarkdownExporter._reference(summary)
+
+    @staticmethod
+    def _shapes(summary: RunSummary) -> list[str]:
+        """A batch sweep (``overhead-tui shapes``): table, crossings, reference predictions."""
+        if not summary.shapes:
+            return []
+        from overhead_tui.export.shapes import shapes_markdown_lines
+        from overhead_tui.machine.reference import reference_machines
+
+        return shapes_markdown_lines(summary, reference_machines()[0])
 
     @staticmethod
     def _reference(summary: RunSummary) -> list[str]:

@@ -47,9 +47,13 @@ DTYPE_PREFIX = {"float64": "", "float32": "float32_"}
 """Prefix of a dtype's keys in the ``simd_fma`` probe's details."""
 
 
-def arithmetic_intensity(n: int, dtype: str) -> float:
-    """Flops per byte of the minimum traffic of an n × n matmul: 2n³ / (3n²·itemsize)."""
-    return 2.0 * n / (3.0 * DTYPE_ITEMSIZE[dtype])
+def arithmetic_intensity(n: int, dtype: str, m: int | None = None, k: int | None = None) -> float:
+    """Flops per byte of the minimum traffic of an n × n matmul: 2n³ / (3n²·itemsize); with
+    ``m``/``k``, of A (m×k)·B (k×n): 2mkn / (itemsize·(mk + kn + mn))."""
+    if m is None and k is None:
+        return 2.0 * n / (3.0 * DTYPE_ITEMSIZE[dtype])
+    m, k = (n if m is None else m), (n if k is None else k)
+    return 2.0 * m * k * n / (DTYPE_ITEMSIZE[dtype] * (m * k + k * n + m * n))
 
 
 def probe_value(probes: dict[str, Any], name: str, detail: str | None = None) -> float | None:
@@ -321,7 +325,7 @@ def reject_impossible(summary: RunSummary, cpu: CpuModel | None) -> list[str]:
 
 
 def _roofline(result: ScenarioResult, peak: float | None, bandwidth: float | None) -> None:
-    result.arithmetic_intensity = arithmetic_intensity(result.n, result.dtype)
+    result.arithmetic_intensity = arithmetic_intensity(result.n, result.dtype, result.m, result.k)
     if not result.has_speed or result.gflops is None:
         result.pct_peak = None
         return

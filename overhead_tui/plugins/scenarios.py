@@ -19,8 +19,10 @@ Required declarations::
     def kernel(*args): ...         # the timed C = A·B
     def to_numpy(result): ...      # result -> numpy array for validation
 
-Optional: ``DENSE_KERNEL = True`` (the reference rung) and ``REQUIRES = ("numba",)`` (modules
-whose absence skips the scenario instead of failing it).  The module docstring is the
+Optional: ``DENSE_KERNEL = True`` (the reference rung), ``REQUIRES = ("numba",)`` (modules
+whose absence skips the scenario instead of failing it) and ``SHAPES = True`` (the kernel
+computes rectangular products C (m×n) = A (m×k)·B (k×n); without it a non-square shape is
+skipped with a reason).  The module docstring is the
 description.
 """
 
@@ -74,6 +76,8 @@ class ScenarioSpec:
     kernel_source: str = ""
     dense_kernel: bool = False
     requires: tuple[str, ...] = ()
+    shapes: bool = False
+    """Declares ``SHAPES = True``: the kernel handles m × k times k × n with m, k, n unequal."""
 
 
 def builtin_scenarios_dir() -> Path:
@@ -147,6 +151,7 @@ def read_spec(path: Path) -> ScenarioSpec:
         kernel_source=_kernel_source(source, tree),
         dense_kernel=bool(values.get("DENSE_KERNEL", False)),
         requires=_string_tuple(values.get("REQUIRES", ()), path, "REQUIRES"),
+        shapes=_flag(values.get("SHAPES", False), path, "SHAPES"),
     )
     _check(spec)
     return spec
@@ -223,6 +228,13 @@ def reflow(text: str) -> str:
     """Join the hard-wrapped lines of each paragraph (blank-line separated) into one line."""
     paragraphs = [" ".join(p.split()) for p in text.split("\n\n")]
     return "\n\n".join(p for p in paragraphs if p)
+
+
+def _flag(value: Any, path: Path, key: str) -> bool:
+    """A declared ``True``/``False``."""
+    if not isinstance(value, bool):
+        raise ScenarioFileError(f"{path}: {key} must be True or False, got {value!r}")
+    return value
 
 
 def _string_tuple(value: Any, path: Path, key: str) -> tuple[str, ...]:

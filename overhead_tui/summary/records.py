@@ -164,6 +164,10 @@ class Settings:
     """Measure (or load cached) probes and compute model breakdowns."""
     refresh_probes: bool = False
     """Re-measure the probes even when the per-machine cache is current."""
+    m: int | None = None
+    """Rows of A and C for a rectangular product C (m×n) = A (m×k)·B (k×n) (``None``: n)."""
+    k: int | None = None
+    """Columns of A, rows of B for a rectangular product (``None``: n)."""
 
 
 @dataclass
@@ -183,7 +187,8 @@ class ScenarioResult:
     n: int
     dtype: str
     flops: int
-    """2·n³ floating-point operations per call (one multiply and one add per FMA)."""
+    """2·m·k·n floating-point operations per call (one multiply and one add per FMA); 2·n³
+    for the square product."""
     status: str = "skipped"
     error: str | None = None
     description: str = ""
@@ -248,6 +253,10 @@ class ScenarioResult:
     """Profiler results (``profilers.profile``): {n, baseline_per_call_s, backends {...}}."""
     breakdown: dict[str, Any] | None = None
     """Model breakdown (``attribution``): {method, explained, layers {layer: fraction}, rows}."""
+    m: int | None = None
+    """Rows of A and C of a rectangular product C (m×n) = A (m×k)·B (k×n); None: square, n."""
+    k: int | None = None
+    """Columns of A, rows of B of a rectangular product; None: square, n."""
 
     def clear_speed(self) -> None:
         """Drop every speed figure: an invalid, impossible or failed scenario never carries
@@ -283,6 +292,11 @@ class RunSummary:
     """A size sweep (``engine.sweep``) when one was run: {sizes [n], budget_s (s), dtype,
     points [{scenario, n, status, median_s (s), gflops (GFLOP/s), samples_s [s]}],
     stopped {scenario: reason}}."""
+    shapes: dict[str, Any] | None = None
+    """A batch sweep of rectangular products (``overhead-tui shapes``) when one was run:
+    {k, n, dtype, batches [m], budget_s, points [{scenario, m, status, median_s, gflops,
+    intensity, attainable_gflops, bound}], crossing {scenario: {measured_m, predicted_m}},
+    ...} (typed view: ``analysis.shapes.ShapesRecord``)."""
     schema_version: int = SCHEMA_VERSION
 
     def scenario(self, name: str) -> ScenarioResult | None:
@@ -326,6 +340,7 @@ class RunSummary:
             probes=data.get("probes", {}),
             waterfall=data.get("waterfall", []),
             sweep=data.get("sweep"),
+            shapes=data.get("shapes"),
             schema_version=SCHEMA_VERSION,  # version 1 is upgraded: its new keys start empty
         )
 

@@ -41,6 +41,7 @@ from overhead_tui.tui.screens.modals import ExportScreen, HelpScreen, SettingsSc
 from overhead_tui.tui.screens.paper import PaperScreen
 from overhead_tui.tui.screens.roofline import RooflineScreen
 from overhead_tui.tui.screens.scenario import ScenarioScreen
+from overhead_tui.tui.screens.shapes import ShapesScreen
 from overhead_tui.tui.screens.sweep import SweepScreen
 from overhead_tui.tui.screens.waterfall import WaterfallScreen
 from overhead_tui.tui.widgets.ladder_table import LadderTable
@@ -134,6 +135,8 @@ class OverheadApp(App[None]):
         self.push_screen(LadderScreen(self.ladder, self.clock))
         if self.saved is not None and self.saved.sweep:
             self.push_screen(SweepScreen(self.saved))
+        if self.saved is not None and self.saved.shapes:
+            self.push_screen(ShapesScreen(self.saved))
         if self.discovery_error and self.saved is None:
             self.notify(self.discovery_error, severity="error", timeout=10)
         elif self.autorun:
@@ -354,6 +357,10 @@ class OverheadApp(App[None]):
         """Show the run's size sweep (GFLOP/s against n), if it has one."""
         self._show(SweepScreen, lambda: SweepScreen(self.ladder.summary))
 
+    def action_shapes(self) -> None:
+        """Show the run's batch sweep (GFLOP/s against m of (m×k)·(k×n)), if it has one."""
+        self._show(ShapesScreen, lambda: ShapesScreen(self.ladder.summary))
+
     def action_waterfall(self) -> None:
         """Show the waterfall of the current run."""
         self._show(WaterfallScreen, lambda: WaterfallScreen(self.ladder.summary))
@@ -405,6 +412,9 @@ class OverheadApp(App[None]):
             self.action_machines,
         )
         yield SystemCommand("Sweep", "GFLOP/s against n (overhead-tui sweep)", self.action_sweep)
+        yield SystemCommand(
+            "Shapes", "GFLOP/s against the batch m (overhead-tui shapes)", self.action_shapes
+        )
         yield SystemCommand("Help", "Keys and vocabulary", self.action_help)
         for row in self.ladder.ordered():
             yield SystemCommand(  # palette text is markup: names and titles are escaped

@@ -1,0 +1,343 @@
+"""From GEMV to GEMM: where a rectangular product C (m×n) = A (m×k)·B (k×n) sits on the roofline.
+
+B is the fixed "weights" matrix (k × n), m the batch.  Everything here is pure arithmetic on
+numbers given to it (tested on fixed numbers); the measurement is ``engine.shapes``.
+
+**Intensity.**  A product does 2·m·k·n flops and must move at least A, B and C once:
+``itemsize·(m·k + k·n + m·n)`` bytes, so its arithmetic intensity is
+``I(m) = 2mkn / (itemsize·(mk + kn + mn))`` flop/byte.  At m = 1 (a matrix-vector product)
+with k = n, I ≈ 2 / itemsize (¼ flop/byte in float64): B is read once for two flops per element.
+I grows almost linearly in m while B dominates the traffic and saturates at
+2kn / (itemsize·(k + n)) as m → ∞.
+
+**Roofs.**  The attainable speed is ``min(peak, bandwidth × I)`` GFLOP/s (GB/s × flop/byte);
+the product is *memory*-bound while ``bandwidth × I < peak``, *compute*-bound from there on.
+
+**Predicted crossing.**  The ridge point R = peak / bandwidth (flop/byte).  Solving I(m) = R:
+``m* = R·s·k·n / (2kn − R·s·(k + n))`` (s the itemsize); when the denominator is ≤ 0 the
+intensity never reaches R (B too small for this machine): no crossing.
+
+**Measured crossing (our definition).**  The bandwidth slope is ``bandwidth × I(m)``.  Each
+measured point's *slope efficiency* is ``e(m) = gflops(m) / (bandwidth × I(m))``.  The curve
+starts on the slope with some efficiency e₀, the median over its :data:`REFERENCE_POINTS`
+smallest batches (a kernel may stream B at less than the STREAM-triad bandwidth: one core, a
+naive loop); the crossing is the **first measured batch m from which on every point's
+efficiency is at most half of e₀** (:data:`CROSSING_FRACTION`): it left the slope and stayed
+off it, so one slow point of a disturbed sample does not count as the crossing.
+Why half: if the time of a call is the memory time plus the compute time (no overlap),
+``1/gflops = 1/(e₀·bandwidth·I) + 1/peak`` and the efficiency is exactly e₀/2 where
+e₀·bandwidth·I = peak, i.e. at the kernel's own ridge; with perfect overlap
+(gflops = min(peak, e₀·bandwidth·I)) it is e₀/2 at twice the ridge.  So the first batch at
+half efficiency is the ridge within a factor of two (plus the batch spacing), whatever the
+kernel's streaming efficiency, and a noisy point near the slope does not trigger it (a 2×
+drop is well above the run-to-run noise of a shared machine).  Normalising by e₀ rather than
+by the triad bandwidth makes the definition about the curve's *shape* (it leaves its own
+slope), not about whether the kernel reaches the probe's bandwidth.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+CROSSING_FRACTION = 0.5
+"""A point has left the bandwidth slope when its slope efficiency is ≤ this fraction of the
+efficiency at the smallest batches (see the module docstring)."""
+REFERENCE_POINTS = 3
+"""The slope efficiency the curve starts with is the median over this many smallest batches
+(one disturbed point on a shared machine does not move it)."""
+
+
+def intensity(m: int, k: int, n: int, itemsize: int) -> float:
+    """Arithmetic intensity of A (m×k)·B (k×n) (flop/byte): 2mkn / (itemsize·(mk + kn + mn)).
+
+    Raises:
+        ValueError: a dimension or the itemsize is below 1.
+    """
+    if min(m, k, n, itemsize) < 1:
+        raise ValueError(f"shape and itemsize must be ≥ 1, got m={m} k={k} n={n} s={itemsize}")
+    return 2.0 * m * k * n / (itemsize * (m * k + k * n + m * n))
+
+
+def attainable_gflops(
+    intensity_fpb: float, peak_gflops: float | None, bandwidth_gbs: float | None
+) -> float | None:
+    """The roofline bound min(peak, bandwidth × intensity) (GFLOP/s); None without both roofs."""
+    if not peak_gflops or not bandwidth_gbs:
+        return None
+    return min(peak_gflops, bandwidth_gbs * intensity_fpb)
+
+
+def bound(
+    intensity_fpb: float, peak_gflops: float | None, bandwidth_gbs: float | None
+) -> str | None:
+    """Which roof binds at ``intensity_fpb`` (flop/byte): ``"memory"`` while bandwidth ×
+    intensity is below the peak, ``"compute"`` from there on; None without both roofs."""
+    if not peak_gflops or not bandwidth_gbs:
+        return None
+    return "memory" if bandwidth_gbs * intensity_fpb < peak_gflops else "compute"
+
+
+def ridge_point(peak_gflops: float | None, bandwidth_gbs: float | None) -> float | None:
+    """peak / bandwidth (flop/byte): the intensity where the two roofs meet; None without both."""
+    if not peak_gflops or not bandwidth_gbs:
+        return None
+    return peak_gflops / bandwidth_gbs
+
+
+def predicted_crossing(k: int, n: int, itemsize: int, ridge: float | None) -> float | None:
+    """The batch m (fractional) at which I(m) reaches ``ridge`` (flop/byte), or None when it
+    never does (I saturates at 2kn / (itemsize·(k + n)) below the ridge) or no ridge is known.
+
+    From 2mkn = R·s·(mk + kn + mn): m = R·s·k·n / (2kn − R·s·(k + n)).
+    """
+    if ridge is None or ridge <= 0:
+        return None
+    denominator = 2.0 * k * n - ridge * itemsize * (k + n)
+    if denominator <= 0:
+        return None
+    return ridge * itemsize * k * n / denominator
+
+
+def large_weights_crossing(itemsize: int, ridge: float | None) -> float | None:
+    """The predicted crossing for weights much larger than the batch (k = n → ∞): R·s / 2."""
+    return None if ridge is None or ridge <= 0 else ridge * itemsize / 2.0
+
+
+def measured_crossing(
+    points: Sequence[tuple[int, float]],
+    k: int,
+    n: int,
+    itemsize: int,
+    bandwidth_gbs: float | None,
+    fraction: float = CROSSING_FRACTION,
+) -> int | None:
+    """The first measured batch that left the bandwidth slope (see the module docstring).
+
+    Args:
+        points: (m, GFLOP/s) of the ok points, any order (sorted here by m).
+        k, n: B's shape; itemsize: bytes per element; bandwidth_gbs: the slope's bandwidth.
+        fraction: a point left the slope when its efficiency ≤ fraction × the first point's.
+
+    Returns:
+        That batch m, or None: fewer than two points, no bandwidth, or the curve stayed on
+        its slope up to the largest batch.
+    """
+    ordered = sorted((m, g) for m, g in points if g and g > 0)
+    if len(ordered) < 2 or not bandwidth_gbs:
+        return None
+
+    def efficiency(m: int, gflops: float) -> float:
+        return gflops / (bandwidth_gbs * intensity(m, k, n, itemsize))
+
+    values = [(m, efficiency(m, gflops)) for m, gflops in ordered]
+    reference = statistics.median(e for _, e in values[:REFERENCE_POINTS])
+    threshold = fraction * reference
+    for index, (m, _) in enumerate(values):
+        if index and all(e <= threshold for _, e in values[index:]):
+            return m
+    return None
+
+
+# -- typed records of the summary's top-level ``shapes`` ------------------------------------
+
+
+@dataclass
+class ShapePoint:
+    """One measured (scenario, m): times in s, speeds in GFLOP/s, intensity in flop/byte."""
+
+    scenario: str
+    m: int
+    status: str
+    median_s: float | None
+    gflops: float | None
+    intensity: float
+    attainable_gflops: float | None
+    """min(peak, bandwidth × intensity) with the scenario's roofs (GFLOP/s)."""
+    bound: str | None
+    """``memory`` or ``compute``: the roof that binds at this intensity (None: no roofs)."""
+    error: str | None = None
+    wall_s: float | None = None
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Roofs:
+    """A scenario's roofs: the measured peak (GFLOP/s) and bandwidth (GB/s) on its threads."""
+
+    threads: str
+    """``all cores`` (a rung with the ``parallel`` layer) or ``one core``."""
+    peak_gflops: float | None
+    bandwidth_gbs: float | None
+
+    @property
+    def ridge(self) -> float | None:
+        """peak / bandwidth (flop/byte)."""
+        return ridge_point(self.peak_gflops, self.bandwidth_gbs)
+
+
+@dataclass
+class Crossing:
+    """Where a scenario's curve leaves the bandwidth slope: ``measured_m`` (a measured batch,
+    None if it never left it) and ``predicted_m`` (from the ridge point; None if unknown)."""
+
+    measured_m: int | None
+    predicted_m: float | None
+
+
+@dataclass
+class ShapesRecord:
+    """The summary's top-level ``shapes`` as typed records (``RunSummary.shapes`` is its JSON)."""
+
+    k: int
+    n: int
+    dtype: str
+    batches: list[int] = field(default_factory=list)
+    budget_s: float | None = None
+    size_reason: str = ""
+    """Why B has this size (the cache sizes it must exceed)."""
+    points: list[ShapePoint] = field(default_factory=list)
+    crossing: dict[str, Crossing] = field(default_factory=dict)
+    roofs: dict[str, Roofs] = field(default_factory=dict)
+    stopped: dict[str, str] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON dict stored in ``RunSummary.shapes``."""
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ShapesRecord:
+        """Rebuild from ``RunSummary.shapes`` (keys it does not know are ignored)."""
+        known = set(ShapePoint.__dataclass_fields__)
+        return cls(
+            k=int(data["k"]),
+            n=int(data["n"]),
+            dtype=str(data["dtype"]),
+            batches=list(data.get("batches", [])),
+            budget_s=data.get("budget_s"),
+            size_reason=data.get("size_reason", ""),
+            points=[
+                ShapePoint(**{k: v for k, v in p.items() if k in known})
+                for p in data.get("points", [])
+            ],
+            crossing={
+                name: Crossing(c.get("measured_m"), c.get("predicted_m"))
+                for name, c in data.get("crossing", {}).items()
+            },
+            roofs={
+                name: Roofs(r.get("threads", ""), r.get("peak_gflops"), r.get("bandwidth_gbs"))
+                for name, r in data.get("roofs", {}).items()
+            },
+            stopped=dict(data.get("stopped", {})),
+        )
+
+    @property
+    def itemsize(self) -> int:
+        """Bytes per element of ``dtype``."""
+        return 4 if self.dtype == "float32" else 8
+
+    def scenarios(self) -> list[str]:
+        """Scenario names in the order they were swept."""
+        names = [p.scenario for p in self.points]
+        return list(dict.fromkeys([*self.roofs, *names, *self.stopped]))
+
+    def curve(self, scenario: str) -> list[tuple[int, float]]:
+        """(m, GFLOP/s) of a scenario's ok points, by increasing m."""
+        return sorted(
+            (p.m, p.gflops)
+            for p in self.points
+            if p.scenario == scenario and p.status == "ok" and p.gflops
+        )
+
+    def recompute(self) -> None:
+        """Fill each point's intensity, attainable bound and binding roof, and each scenario's
+        crossing, from ``roofs`` and the measured points."""
+        for point in self.points:
+            roofs = self.roofs.get(point.scenario) or Roofs("", None, None)
+            point.intensity = intensity(point.m, self.k, self.n, self.itemsize)
+            point.attainable_gflops = attainable_gflops(
+                point.intensity, roofs.peak_gflops, roofs.bandwidth_gbs
+            )
+            point.bound = bound(point.intensity, roofs.peak_gflops, roofs.bandwidth_gbs)
+        for name in self.scenarios():
+            roofs = self.roofs.get(name) or Roofs("", None, None)
+            self.crossing[name] = Crossing(
+                measured_crossing(
+                    self.curve(name), self.k, self.n, self.itemsize, roofs.bandwidth_gbs
+                ),
+                predicted_crossing(self.k, self.n, self.itemsize, roofs.ridge),
+            )
+
+
+# -- the reference machines -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ReferenceCrossing:
+    """A reference machine's predicted batch from its published figures (a prediction).
+
+    ``precision``: ``float64``/``float32`` (this run's dtype) or ``float16`` (tensor/AMX
+    peak, 2-byte elements: the inference case); ``ridge`` flop/byte; ``predicted_m`` at this
+    run's k × n; ``large_weights_m`` for k = n → ∞ (R·s/2).
+    """
+
+    machine: str
+    precision: str
+    peak_gflops: float
+    bandwidth_gbs: float
+    ridge: float
+    predicted_m: float | None
+    large_weights_m: float
+
+
+FP16_FIELDS = ("fp16_tensor_gflops", "fp16_amx_gflops")
+"""Reference figures of a 16-bit matrix unit (GFLOP/s)."""
+
+
+PRECISIONS: tuple[tuple[str, tuple[str, ...], int], ...] = (
+    ("float64", ("fp64_gflops",), 8),
+    ("float32", ("fp32_gflops",), 4),
+    ("float16", FP16_FIELDS, 2),
+)
+"""(precision, reference peak fields, itemsize in bytes)."""
+
+
+def reference_crossings(
+    machines: Sequence[dict[str, Any]], k: int, n: int, dtype: str
+) -> list[ReferenceCrossing]:
+    """Each reference machine's predicted crossing in every precision it quotes a peak for:
+    this run's ``dtype`` first, then the others (float16: a 16-bit matrix unit, 2-byte
+    elements, the inference case).  Machines without a bandwidth are left out."""
+    order = sorted(PRECISIONS, key=lambda p: p[0] != dtype)
+    rows = []
+    for machine in machines:
+        bandwidth = machine.get("bandwidth_gbs")
+        if not bandwidth:
+            continue
+        for precision, fields, itemsize in order:
+            peak = next((machine[f] for f in fields if machine.get(f)), None)
+            if not peak:
+                continue
+            ridge = float(peak) / float(bandwidth)
+            rows.append(
+                ReferenceCrossing(
+                    machine=str(machine["name"]),
+                    precision=precision,
+                    peak_gflops=float(peak),
+                    bandwidth_gbs=float(bandwidth),
+                    ridge=ridge,
+                    predicted_m=predicted_crossing(k, n, itemsize, ridge),
+                    large_weights_m=ridge * itemsize / 2.0,
+                )
+            )
+    return rows
+
+
+def fmt_batch(m: float | None) -> str:
+    """A batch for tables: ``—`` when unknown, whole numbers as such, else one decimal."""
+    if m is None or not math.isfinite(m):
+        return "—"
+    return f"{m:.0f}" if abs(m - round(m)) < 0.05 or m >= 100 else f"{m:.1f}"

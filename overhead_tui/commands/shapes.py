@@ -1,0 +1,254 @@
+"""``overhead-tui shapes``: GFLOP/s against the batch m of C (m×n) = A (m×k)·B (k×n), B fixed
+and larger than the last-level cache — when does a matrix product leave the memory roof?"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+from overhead_tui.commands.common import (
+    add_measurement_options,
+    add_scenario_dirs,
+    check_export_paths,
+    check_python,
+    positive_float,
+    positive_int,
+    prepare_cache,
+    prepare_run_dir,
+    stderr_is_tty,
+    stop_on_signals,
+)
+from overhead_tui.commands.run import EXIT_INTERRUPTED, Progress
+from overhead_tui.commands.sweep import parse_sizes
+from overhead_tui.engine.events import ProbeStarted, ScenarioProgress
+from overhead_tui.engine.inputs import available_memory_bytes, estimated_bytes
+from overhead_tui.engine.shapes import (
+    DEFAULT_BUDGET_S,
+    DEFAULT_SCENARIOS,
+    FAILED,
+    SHAPES_MIN_SAMPLE_S,
+    SHAPES_REPEATS,
+    BatchFinished,
+    BatchStarted,
+    ShapesEvent,
+    ShapesSweep,
+    default_batches,
+    default_weights_order,
+    read_cache_sizes,
+)
+from overhead_tui.engine.sweep import ScenarioStopped
+from overhead_tui.errors import UsageError
+from overhead_tui.export.shapes import render_shapes_markdown, render_shapes_table
+from overhead_tui.plugins.scenarios import ScenarioSpec, discover, select
+from overhead_tui.present.format import fmt_gflops, fmt_seconds
+from overhead_tui.summary.records import RunSummary, Settings
+from overhead_tui.summary.vocabulary import DTYPE_ITEMSIZE
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Register ``shapes``."""
+    parser = subparsers.add_parser(
+        "shapes",
+        help="GFLOP/s against the batch m of (m×k)·(k×n): when a product leaves the memory roof",
+        description="Multiply A (m×k) by a fixed B (k×n) for m = 1, 2, 4, ... up to n, one "
+        "worker per point, within a time budget split among the scenarios. B defaults to "
+        "k = n large enough to hold twice the last-level cache (read from sysfs), so m = 1 is "
+        "a matrix-vector product bound by memory bandwidth. Each point is placed on the "
+        "roofline (arithmetic intensity, min(peak, bandwidth × intensity), which roof binds) "
+        "from the probes' measured peak and bandwidth; the crossing where the curve leaves the "
+        "bandwidth slope is given measured and predicted. Saves summary.json (top-level "
+        "'shapes').",
+    )
+    parser.add_argument(
+        "--scenario",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help=f"sweep this scenario (repeatable; default: {', '.join(DEFAULT_SCENARIOS)})",
+    )
+    add_scenario_dirs(parser)
+    parser.add_argument(
+        "--k",
+        type=positive_int,
+        metavar="K",
+        help="inner order: A is m×K, B is K×N (default: N, or from the cache sizes)",
+    )
+    parser.add_argument(
+        "--n",
+        type=positive_int,
+        metavar="N",
+        help="columns of B and C (default: K, or from "
+        "the cache sizes: B ≥ 2× the last-level cache)",
+    )
+    parser.add_argument(
+        "--batches",
+        type=parse_sizes,
+        metavar="M,M,...",
+        help="batches m, comma-separated (default: 1, 2, 4, ... up to N, and N)",
+    )
+    parser.add_argument(
+        "--budget",
+        type=positive_float,
+        default=DEFAULT_BUDGET_S,
+        metavar="S",
+        help=f"total seconds, split among the scenarios (default: {DEFAULT_BUDGET_S:g}; the "
+        "probes, when measured, come on top)",
+    )
+    parser.add_argument("--json", type=Path, metavar="PATH", help="also write the summary JSON")
+    parser.add_argument(
+        "--markdown",
+        type=Path,
+        metavar="PATH",
+        help="write a Markdown report: table, crossing, reference machines (prediction)",
+    )
+    add_measurement_options(
+        parser, repeats=SHAPES_REPEATS, min_time_s=SHAPES_MIN_SAMPLE_S, unit="point"
+    )
+    parser.add_argument(
+        "--app", action="store_true", help="afterwards, show the Shapes screen in the app"
+    )
+    return parser
+
+
+def choose_shape(args: argparse.Namespace) -> tuple[int, int, list[int], str]:
+    """(k, n, batches, why B has this size) from the options and the cache sizes."""
+    itemsize = DTYPE_ITEMSIZE[args.dtype]
+    if args.k is None and args.n is None:
+        order, reason = default_weights_order(read_cache_sizes(), itemsize)
+        k = n = order
+    else:
+        k = args.k or args.n
+        n = args.n or args.k
+        mib = itemsize * k * n / 2**20
+        reason = f"k = {k}, n = {n} as given: B is {mib:.3g} MiB"
+    batches = list(args.batches) if args.batches else default_batches(n)
+    return k, n, batches, reason
+
+
+def plan_shapes(args: argparse.Namespace) -> tuple[list[ScenarioSpec], Settings]:
+    """Select the scenarios and check the shapes and interpreter before anything runs.
+
+    Raises:
+        UsageError: unknown scenario, broken scenario file, B above a chosen scenario's
+            maximum, the largest product too big for memory, unusable interpreter, or --app
+            without a terminal.
+    """
+    if args.app and not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise UsageError("--app needs a terminal (stdin and stdout are not a TTY); fix: drop --app")
+    check_export_paths([args.json, args.markdown])
+    specs = select(discover(list(args.scenarios_dir)), list(args.scenario or DEFAULT_SCENARIOS))
+    k, n, batches, _ = choose_shape(args)
+    for spec in specs:
+        if max(k, n) > spec.max_size:
+            raise UsageError(
+                f"k = {k}, n = {n} is above {spec.name}'s maximum of {spec.max_size}; fix: "
+                f"give --k/--n of {spec.max_size} or less, or drop --scenario {spec.name}"
+            )
+    available = available_memory_bytes()
+    need = estimated_bytes(n, args.dtype, m=max(batches), k=k)
+    if available is not None and need > available:
+        raise UsageError(
+            f"m = {max(batches)}, k = {k}, n = {n} needs about {need / 2**30:.1f} GiB but only "
+            f"{available / 2**30:.1f} GiB is available; fix: choose smaller --k/--n/--batches"
+        )
+    settings = Settings(
+        dtype=args.dtype,
+        repeats=args.repeats,
+        seed=args.seed,
+        timeout_s=args.timeout,
+        min_sample_s=args.min_time,
+        python=check_python(args.python) if args.python else None,
+        scenarios=[s.name for s in specs],
+        scenarios_dirs=[str(d) for d in args.scenarios_dir],
+        probes=not args.no_probes,
+        refresh_probes=args.refresh_probes,
+    )
+    return specs, settings
+
+
+def run(args: argparse.Namespace) -> int:
+    """Sweep the batches; exit 0 when every run point is ok (budget stops and scenarios
+    without shape support are normal), 1 when a point failed or none was measured, 130 when
+    stopped."""
+    specs, settings = plan_shapes(args)
+    k, n, batches, reason = choose_shape(args)
+    run_dir = prepare_run_dir(args.out)
+    prepare_cache()
+    sweep = ShapesSweep(specs, k, n, batches, args.budget, settings, run_dir, reason)
+    progress = ShapesProgress(sys.stderr, live=stderr_is_tty())
+    progress.note(reason)
+    progress.note(
+        f"sweeping {', '.join(sweep.names)} at m = {', '.join(map(str, sweep.batches))} "
+        f"within {args.budget:g} s ({settings.dtype})"
+    )
+    with stop_on_signals(progress.note, sweep.cancel):
+        for event in sweep.events():
+            progress.show(event)
+    summary = sweep.summary
+    print(render_shapes_table(summary))
+    write_exports(summary, args)
+    progress.note(f"run directory: {run_dir}")
+    if summary.wall_s is not None:
+        progress.note(f"wall time: {summary.wall_s:.1f} s")
+    if args.app:
+        show_in_app(summary)
+    if sweep.cancelled:
+        return EXIT_INTERRUPTED
+    points = (summary.shapes or {}).get("points", [])
+    failed = [p for p in points if p["status"] in FAILED and p["status"] != "skipped"]
+    measured = [p for p in points if p["status"] == "ok"]
+    return 1 if failed or not measured else 0
+
+
+def write_exports(summary: RunSummary, args: argparse.Namespace) -> None:
+    """``--json`` (the whole summary) and ``--markdown`` (the shapes report)."""
+    if args.json is not None:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(summary.dumps(), encoding="utf-8")
+    if args.markdown is not None:
+        from overhead_tui.machine.reference import reference_machines
+
+        machines, _ = reference_machines()
+        args.markdown.parent.mkdir(parents=True, exist_ok=True)
+        args.markdown.write_text(render_shapes_markdown(summary, machines), encoding="utf-8")
+
+
+def show_in_app(summary: RunSummary) -> None:
+    """Open the app on ``summary`` (a summary with ``shapes`` opens on the Shapes screen)."""
+    from overhead_tui.commands.app import check_settings
+    from overhead_tui.tui.app import OverheadApp
+
+    OverheadApp(summary=summary, check_settings=check_settings).run()
+
+
+class ShapesProgress(Progress):
+    """Progress on stderr: a live line on a terminal, one line per point always."""
+
+    def __init__(self, stream: TextIO, live: bool) -> None:
+        super().__init__(stream, live)
+        self._point = ""
+
+    def show(self, event: ShapesEvent) -> None:  # type: ignore[override]
+        """Render one sweep event (probes as ``run`` shows them)."""
+        if isinstance(event, ProbeStarted):
+            super().show(event)
+        elif isinstance(event, BatchStarted):
+            self._point = f"[{event.index + 1}/{event.total}] {event.scenario} m={event.m}"
+            guess = f" (about {event.predicted_s:.1f} s)" if event.predicted_s else ""
+            self._live(f"{self._point}: starting{guess}")
+        elif isinstance(event, ScenarioProgress):
+            detail = event.phase
+            if event.phase == "running":
+                detail += f" sample {event.samples_done}/{event.samples_total}"
+            self._live(f"{self._point}: {detail}")
+        elif isinstance(event, BatchFinished):
+            p = event.point
+            if p.status == "ok" and p.gflops and p.median_s:
+                text = f"ok  {fmt_gflops(p.gflops)} GFLOP/s  ({fmt_seconds(p.median_s)})"
+            else:
+                text = f"{p.status}  {p.error or ''}".rstrip()
+            self.note(f"{self._point}: {text}")
+        elif isinstance(event, ScenarioStopped):
+            self.note(f"    {event.scenario}: stopped ({event.reason}): {event.detail}")

@@ -1,0 +1,197 @@
+"""Text and Markdown views of a batch sweep (``RunSummary.shapes``): the table of points, the
+crossings, and the reference machines' predicted batches (labelled as prediction)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from overhead_tui.analysis.shapes import (
+    ShapesRecord,
+    fmt_batch,
+    large_weights_crossing,
+    reference_crossings,
+)
+from overhead_tui.present.format import fmt_gflops
+from overhead_tui.summary.records import RunSummary
+
+HEADER = ("scenario", "m", "status", "median", "GFLOP/s", "flop/B", "roof GFLOP/s", "bound")
+
+
+def _seconds(value: float | None) -> str:
+    if value is None:
+        return "—"
+    if value >= 1:
+        return f"{value:.2f} s"
+    if value >= 1e-3:
+        return f"{value * 1e3:.2f} ms"
+    return f"{value * 1e6:.1f} µs"
+
+
+def point_rows(record: ShapesRecord) -> list[tuple[str, ...]]:
+    """One row per point (scenario, m, status, median, GFLOP/s, intensity, attainable,
+    bound) as text, in sweep order; a ``*`` marks the measured crossing's batch."""
+    rows = []
+    for point in record.points:
+        crossing = record.crossing.get(point.scenario)
+        mark = " *" if crossing is not None and crossing.measured_m == point.m else ""
+        rows.append(
+            (
+                point.scenario,
+                f"{point.m}{mark}",
+                point.status,
+                _seconds(point.median_s),
+                fmt_gflops(point.gflops) if point.gflops else "—",
+                f"{point.intensity:.3g}",
+                fmt_gflops(point.attainable_gflops) if point.attainable_gflops else "—",
+                point.bound or "—",
+            )
+        )
+    return rows
+
+
+def crossing_rows(record: ShapesRecord) -> list[tuple[str, ...]]:
+    """Per scenario: roofs (threads, peak, bandwidth, ridge), measured and predicted crossing,
+    the climb from the smallest to the largest batch, why it stopped."""
+    rows = []
+    for name in record.scenarios():
+        roofs = record.roofs.get(name)
+        crossing = record.crossing.get(name)
+        curve = record.curve(name)
+        climb = (
+            f"{curve[-1][1] / curve[0][1]:.1f}× (m {curve[0][0]}→{curve[-1][0]})"
+            if len(curve) >= 2
+            else "—"
+        )
+        rows.append(
+            (
+                name,
+                roofs.threads if roofs else "—",
+                fmt_gflops(roofs.peak_gflops) if roofs and roofs.peak_gflops else "—",
+                f"{roofs.bandwidth_gbs:.3g}" if roofs and roofs.bandwidth_gbs else "—",
+                f"{roofs.ridge:.3g}" if roofs and roofs.ridge else "—",
+                fmt_batch(crossing.measured_m) if crossing else "—",
+                fmt_batch(crossing.predicted_m) if crossing else "—",
+                climb,
+                record.stopped.get(name, ""),
+            )
+        )
+    return rows
+
+
+CROSSING_HEADER = (
+    "scenario",
+    "threads",
+    "peak GFLOP/s",
+    "GB/s",
+    "ridge flop/B",
+    "measured m",
+    "predicted m",
+    "climb",
+    "stopped",
+)
+
+
+def _aligned(header: tuple[str, ...], rows: list[tuple[str, ...]], left: set[int]) -> list[str]:
+    table = [header, *rows]
+    widths = [max(len(r[i]) for r in table) for i in range(len(header))]
+    return [
+        "  ".join(
+            c.ljust(w) if i in left else c.rjust(w)
+            for i, (c, w) in enumerate(zip(r, widths, strict=True))
+        ).rstrip()
+        for r in table
+    ]
+
+
+def render_shapes_table(summary: RunSummary) -> str:
+    """The sweep as aligned text: the points, then the crossings (stdout of the command)."""
+    if not summary.shapes:
+        return "no shapes sweep in this summary"
+    record = ShapesRecord.from_json(summary.shapes)
+    lines = [
+        f"C (m×{record.n}) = A (m×{record.k}) · B ({record.k}×{record.n}), {record.dtype}",
+        *_aligned(HEADER, point_rows(record), {0, 2, 7}),
+        "",
+        *_aligned(CROSSING_HEADER, crossing_rows(record), {0, 1, 8}),
+        "  measured m (marked *): the first batch whose GFLOP/s fell to half its share of the "
+        "bandwidth slope at the smallest batch, or below; predicted m: where the intensity "
+        "reaches the ridge (peak / bandwidth)",
+    ]
+    failed = [p for p in record.points if p.status != "ok"]
+    lines += [f"  {p.scenario} at m={p.m}: {p.status} — {p.error}" for p in failed]
+    return "\n".join(lines)
+
+
+def _md_table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> list[str]:
+    return [
+        "| " + " | ".join(header) + " |",
+        "|" + "|".join("---" for _ in header) + "|",
+        *("| " + " | ".join(r) + " |" for r in rows),
+    ]
+
+
+def render_shapes_markdown(summary: RunSummary, machines: list[dict[str, Any]]) -> str:
+    """The sweep as Markdown: points, crossings and, as *prediction*, the reference machines'
+    batches at which the same product becomes compute-bound."""
+    if not summary.shapes:
+        return ""
+    return "\n".join(shapes_markdown_lines(summary, machines)) + "\n"
+
+
+def shapes_markdown_lines(summary: RunSummary, machines: list[dict[str, Any]]) -> list[str]:
+    """The Markdown section of a batch sweep (empty without one)."""
+    if not summary.shapes:
+        return []
+    record = ShapesRecord.from_json(summary.shapes)
+    lines = [
+        "## From GEMV to GEMM: batch sweep",
+        "",
+        f"C (m×{record.n}) = A (m×{record.k}) · B ({record.k}×{record.n}), {record.dtype}. "
+        f"{record.size_reason}".rstrip(),
+        "",
+        *_md_table(HEADER, point_rows(record)),
+        "",
+        "### Crossing (measured on this machine)",
+        "",
+        *_md_table(CROSSING_HEADER, crossing_rows(record)),
+        "",
+        "Measured m: the first batch whose GFLOP/s fell to half (or less) of its share of the "
+        "bandwidth slope at the smallest batch. Predicted m: where the arithmetic intensity "
+        "2mkn / (itemsize·(mk + kn + mn)) reaches the ridge point (peak / bandwidth) of the "
+        "scenario's roofs.",
+    ]
+    rows = reference_crossings(machines, record.k, record.n, record.dtype)
+    if rows:
+        lines += [
+            "",
+            "### Reference machines (prediction from published figures, not measured)",
+            "",
+            *_md_table(
+                (
+                    "machine",
+                    "precision",
+                    "peak GFLOP/s",
+                    "GB/s",
+                    "ridge flop/B",
+                    f"predicted m (k = n = {record.n})",
+                    "predicted m (k = n → ∞)",
+                ),
+                [
+                    (
+                        r.machine,
+                        r.precision,
+                        fmt_gflops(r.peak_gflops),
+                        f"{r.bandwidth_gbs:g}",
+                        f"{r.ridge:.3g}",
+                        fmt_batch(r.predicted_m) if r.predicted_m else "never",
+                        fmt_batch(large_weights_crossing(_itemsize(r.precision), r.ridge)),
+                    )
+                    for r in rows
+                ],
+            ),
+        ]
+    return lines
+
+
+def _itemsize(precision: str) -> int:
+    return {"float64": 8, "float32": 4, "float16": 2}[precision]
