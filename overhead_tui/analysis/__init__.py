@@ -1,0 +1,1 @@
+"""Analysis: derived figures of a run (model breakdown, uncertainty, roofline, comparisons)."""
