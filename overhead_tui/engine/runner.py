@@ -362,6 +362,8 @@ class Runner:
             "requires": list(spec.requires),
             "max_size": spec.max_size,
             "parent_pid": os.getpid(),
+            # like with like: the interpreter's speed of the moment, in the rung's own worker
+            "reference_dispatch": self.settings.probes and "interpreter_dispatch" in spec.layers,
         }
         python = self.settings.python or sys.executable
         stderr_path = self.run_dir / "logs" / f"{spec.name}.stderr.txt"
