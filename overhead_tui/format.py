@@ -64,6 +64,27 @@ def fmt_percent(value: float | None) -> str:
     return f"{value * 100:.1f} %"
 
 
+def fmt_share_interval(interval: list[float] | tuple[float, float] | None) -> str:
+    """A share's interval as ``[12–18 %]`` (percent, no decimals), or "" when absent."""
+    if not interval:
+        return ""
+    low, high = interval[0] * 100, interval[1] * 100
+    return f"[{low:.0f}–{high:.0f} %]"
+
+
+def fmt_cost(value: float | None, interval: list[float] | None, below: bool = False) -> str:
+    """A unit cost with its interval: ``4.2 [3.9–4.5]``; ``below resolution [0–1.2]`` when its
+    probe measured ≤ 0 (never a negative cost)."""
+    bounds = (
+        f" [{fmt_number(interval[0])}–{fmt_number(interval[1])}]"
+        if interval and interval[0] != interval[1]
+        else ""
+    )
+    if below:
+        return "below resolution" + bounds
+    return fmt_number(value) + bounds
+
+
 def status_text(result: ScenarioResult) -> str:
     """The status word, with ``!`` appended when the result carries stability warnings."""
     return result.status + (" !" if result.status == "ok" and result.warnings else "")

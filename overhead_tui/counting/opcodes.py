@@ -206,6 +206,7 @@ def operand_names(code: CodeType) -> dict[int, tuple[str, list[str | None]]]:
 
         def pop(k: int) -> list[str | None]:
             return [stack.pop() if stack else None for _ in range(k)][::-1]
+
         if op in ("LOAD_FAST", "LOAD_DEREF", "LOAD_NAME", "LOAD_GLOBAL"):
             stack.append(ins.argval if isinstance(ins.argval, str) else None)
             continue
