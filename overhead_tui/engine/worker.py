@@ -270,6 +270,9 @@ def _count(module: ModuleType, spec: dict[str, Any]) -> dict[str, Any]:
         if len(sizes) >= 4
         else {}
     )
+    if per_fma:
+        per_fma["n"] = n  # the counts are per multiply-add at this n (extrapolated from sizes)
+        per_fma["counted_sizes"] = sizes
     opcodes = sorted({k for c in per_size for k in c.by_opcode})
     if len(sizes) >= 4:
         per_fma["by_opcode"] = {

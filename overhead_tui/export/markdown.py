@@ -5,6 +5,7 @@ from __future__ import annotations
 from overhead_tui.export.base import Exporter
 from overhead_tui.format import (
     LADDER_HEADERS,
+    compiles,
     dense_reference_note,
     fmt_gflops,
     fmt_number,
@@ -310,7 +311,13 @@ class MarkdownExporter(Exporter):
                 notes.append(f"- **{r.name}**: {'; '.join(r.warnings)}")
             if r.status == "ok" and r.compile_s is not None and r.compile_s > 0.05:
                 notes.append(
-                    f"- {r.name}: JIT compile / first call {fmt_seconds(r.compile_s)}"
+                    f"- {r.name}: "
+                    + (
+                        "JIT compile / first call"
+                        if compiles(r)
+                        else "first call (nothing compiled)"
+                    )
+                    + f" {fmt_seconds(r.compile_s)}"
                     " (excluded from the samples)"
                 )
         if not notes:

@@ -17,6 +17,8 @@ from textual.widget import Widget
 from textual.widgets import Label, Sparkline, Static
 
 from overhead_tui.format import (
+    counts_label,
+    first_call_label,
     fmt_cost,
     fmt_gflops,
     fmt_number,
@@ -88,7 +90,7 @@ class TimingsTab(ScenarioTab):
                 f"{r.ns_per_fma:.3g}" if r.ns_per_fma is not None else "—",
             ),
             ("IQR", fmt_seconds(r.iqr_s), "× dense kernel", fmt_ratio(r.vs_dense)),
-            ("CV", fmt_percent(r.cv), "JIT compile (first call − median)", _compile(r)),
+            ("CV", fmt_percent(r.cv), first_call_label(r), _compile(r)),
             ("std dev", fmt_seconds(r.stdev_s), "CPU steal", fmt_percent(r.steal_fraction)),
             (
                 "max |error|",
@@ -251,9 +253,8 @@ class BytecodeTab(ScenarioTab):
             box=None,
             padding=(0, 2),
             header_style="bold",
-            caption=f"per multiply-add at n = {self.result.bytecode_n or '?'} (counted with "
-            f"opcode tracing); at the timed n = {self.result.n}: "
-            f"{fmt_number(counted_at.get('dispatches'))} dispatches per FMA",
+            caption=f"{counts_label(self.result)}: "
+            f"{fmt_number(counted_at.get('dispatches'))} dispatches per FMA at n = {self.result.n}",
         )
         for header, justify in (
             ("code", "left"),
