@@ -66,6 +66,7 @@ class MarkdownExporter(Exporter):
             self._notes(summary),
             self._probes(summary),
             self._breakdowns(summary),
+            self._agreement(summary),
             self._waterfall(summary),
             self._paper(summary),
             self._roofline(summary),
@@ -254,6 +255,34 @@ class MarkdownExporter(Exporter):
             "half of the rung's samples (interval arithmetic); interpreted unit costs are scaled "
             "to the speed of the rung's own worker (its reference-loop timing beside the "
             "samples).",
+        ]
+        return lines
+
+    @staticmethod
+    def _agreement(summary: RunSummary) -> list[str]:
+        rows = [r for r in summary.scenarios if (r.breakdown or {}).get("agreement")]
+        if not rows:
+            return []
+        lines = [
+            "## Model and perf side by side",
+            "",
+            "| scenario | layer | model | perf | verdict |",
+            "|---|---|---:|---:|---|",
+        ]
+        for r in rows:
+            for layer, e in r.breakdown["agreement"]["layers"].items():
+                model = (
+                    f"{fmt_percent(e['model'])} {fmt_share_interval(e.get('model_interval'))}"
+                    if e.get("model") is not None
+                    else "—"
+                )
+                perf = f"{fmt_percent(e['perf'])} {fmt_share_interval(e.get('perf_interval'))}"
+                lines.append(f"| {r.name} | {layer} | {model} | {perf} | {e['verdict']} |")
+        lines += [
+            "",
+            "perf's interval: ± 2 binomial standard errors of its samples; agree when the "
+            "intervals overlap; not separable: perf books list subscripts and type dispatch "
+            "inside the eval loop on interpreter_dispatch (compare the merged row).",
         ]
         return lines
 

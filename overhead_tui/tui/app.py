@@ -22,7 +22,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.worker import get_current_worker
 
-from overhead_tui.attribution import waterfall
+from overhead_tui.attribution import attach_agreement, waterfall
 from overhead_tui.discovery import ScenarioSpec, discover, select
 from overhead_tui.engine.events import Event, RunFinished
 from overhead_tui.engine.runner import Runner, new_run_dir, planned_summary
@@ -320,6 +320,7 @@ class OverheadApp(App[None]):
         if row is None:
             return
         row.result.profile = profile
+        attach_agreement(row.result)
         run_dir = self.ladder.summary.run_dir
         if run_dir:
             try:

@@ -183,3 +183,31 @@ def test_numpy_scalar_ops_are_counted():
     counts = count_events(kernel, (np.ones(20), 20))
     assert counts.numpy_scalars >= 40  # 20 subscripts and 20 additions on numpy scalars
     assert counts.array_loads == 0
+
+
+def test_agreement_side_by_side_with_verdicts():
+    from overhead_tui.attribution import agreement
+
+    b = {
+        "layers": {"interpreter_dispatch": 0.5, "container_access": 0.2, "boxing": 0.1},
+        "intervals": {
+            "interpreter_dispatch": [0.4, 0.6],
+            "container_access": [0.1, 0.3],
+            "boxing": [0.08, 0.12],
+        },
+    }
+    perf = {
+        "status": "ok",
+        "samples": "10000",
+        "layers": {"interpreter_dispatch": 0.72, "boxing": 0.3},
+    }
+    found = agreement(b, perf)["layers"]
+    assert found["container_access"]["verdict"] == "not separable"
+    assert found["interpreter_dispatch"]["verdict"] == "not separable"
+    merged = found["interpreter_dispatch+container_access"]
+    assert merged["model_interval"] == pytest.approx([0.5, 0.9])
+    assert merged["verdict"] == "agree"
+    assert found["boxing"]["verdict"] == "disagree"  # 0.3 ± 0.009 against [0.08, 0.12]
+    assert found["boxing"]["perf_interval"] == pytest.approx(
+        [0.3 - 2 * (0.21 / 10000) ** 0.5, 0.3 + 2 * (0.21 / 10000) ** 0.5]
+    )
