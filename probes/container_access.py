@@ -6,10 +6,13 @@ b[k][j]` over 128 × 128 lists of distinct float objects (the ladder's data layo
 subscripts' memory accesses are included).  Per trip, the time minus the exactly counted
 dispatches at the tight-loop ns per dispatch (timed interleaved), divided by the counted list
 subscripts, is the cost of one subscript load.  Stores (`lst[k] = y`) are timed against the
-tight loop `y = x is z` in the same way.
+tight loop `y = x is z` in the same way.  `array.array` reads and writes (`y = arr[k]`,
+`arr[k] = y` on typecode 'd': unspecialised subscripts, the read creating a float) are timed
+against the same tight loop: `array_load_ns` includes the float the read creates.
 """
 
 import random
+from array import array
 from itertools import repeat
 
 from overhead_tui.api import baseline_loop, paired_samples
@@ -41,6 +44,14 @@ def _store(n, lst):
     return y
 
 
+def _array_load(n, arr):
+    k = 1
+    y = None
+    for _ in repeat(None, n):
+        y = arr[k]
+    return y
+
+
 def measure(ctx):
     rng = random.Random(0)
     a = [[rng.random() for _ in range(ORDER)] for _ in range(ORDER)]
@@ -63,10 +74,16 @@ def measure(ctx):
         samples.append((per_rep_ns - dispatches * ns_per_dispatch) / loads)
     stores, _ = paired_samples(ctx, _store, ([0.5] * 8,), TRIPS)
     stores.sort()
+    array_loads, _ = paired_samples(ctx, _array_load, (array("d", [0.5] * 8),), TRIPS)
+    array_stores, _ = paired_samples(ctx, _store, (array("d", [0.5] * 8),), TRIPS)
+    array_loads.sort()
+    array_stores.sort()
     return {
         "samples": samples,
         "details": {
             "store_ns": stores[len(stores) // 2],
+            "array_load_ns": array_loads[len(array_loads) // 2],
+            "array_store_ns": array_stores[len(array_stores) // 2],
             "loads_per_rep": loads,
             "dispatches_per_rep": dispatches,
         },

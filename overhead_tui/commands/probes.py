@@ -51,6 +51,8 @@ def run(args: argparse.Namespace) -> int:
         spread = "—" if result.spread is None else f"{result.spread * 100:.0f} %"
         flag = " !" if result.spread is not None and result.spread >= SPREAD_WARN else "  "
         note = "  (≤ 0: below the resolution; counted as 0)" if result.value <= 0 else ""
+        if result.interval:
+            note += f"  [{fmt_number(result.interval[0])}–{fmt_number(result.interval[1])}]"
         print(
             f"{result.name:<18} {fmt_number(result.value):>10}  {result.unit:<12} "
             f"{spread:>6}{flag} {len(result.samples):>5}  {result.layer}{note}"
@@ -61,10 +63,20 @@ def run(args: argparse.Namespace) -> int:
             elif isinstance(value, str):
                 print(f"{'':<20}{key} = {value}")
             elif isinstance(value, (int, float)) and key != "within_process_spread":
-                print(f"{'':<20}{key} = {fmt_number(float(value))}")
+                print(f"{'':<20}{key} = {_detail(key, float(value), result)}")
     print(
         "value = median over the probe's worker processes (procs); spread = (max − min) / "
         f"median of them; ! marks a spread ≥ {SPREAD_WARN:.0%} (a shared VM: compare ratios "
         "in one run)"
     )
     return 1 if failed else 0
+
+
+def _detail(key: str, value: float, result: Any) -> str:
+    """A detail's value and per-process interval; a cost ≤ 0 is "below resolution", never
+    printed as a (negative) cost."""
+    bounds = (result.detail_intervals or {}).get(key)
+    interval = f" [{fmt_number(bounds[0])}–{fmt_number(bounds[1])}]" if bounds else ""
+    if key.endswith("_ns") and value <= 0:
+        return f"below resolution (measured {fmt_number(value)}; counted as 0){interval}"
+    return fmt_number(value) + interval

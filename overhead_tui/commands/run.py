@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
+from overhead_tui.analysis.attribution import attach_agreement
 from overhead_tui.commands.common import (
     add_run_options,
     check_export_paths,
@@ -132,6 +133,7 @@ def profile_all(
         )
         profile["backends"].get("pyspy", {}).pop("_stacks", None)
         result.profile = profile
+        attach_agreement(result)
 
 
 def render_table(summary: RunSummary) -> str:

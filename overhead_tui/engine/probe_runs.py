@@ -51,6 +51,11 @@ class ProbeResult:
     """The value measured in each worker process."""
     details: dict[str, Any] = field(default_factory=dict)
     error: str | None = None
+    interval: list[float] | None = None
+    """[min, max] of the per-process values: a distribution-free interval for the median
+    process value (coverage 1 − 2·0.5ⁿ for n processes, ``analysis.uncertainty``)."""
+    detail_intervals: dict[str, list[float]] = field(default_factory=dict)
+    """[min, max] over the processes of each numeric detail (e.g. ``store_ns``)."""
 
 
 def cache_key(specs: list[ProbeSpec], python: str) -> str:
@@ -101,7 +106,8 @@ def measure_probe(
     A shared VM runs the same loop at speeds up to 40 % apart from one process to the next,
     so a single process is not a unit cost.  The value is the median of the per-process
     values; ``spread`` is their range over that median (the run-to-run spread); ``samples``
-    are the per-process values and ``details`` those of the median process.
+    are the per-process values and ``details`` those of the median process; ``interval`` and
+    ``detail_intervals`` the per-process ranges (see ``analysis.uncertainty``).
     """
     result = ProbeResult(spec.name, spec.title, spec.unit, spec.layer)
     runs = []
@@ -118,6 +124,19 @@ def measure_probe(
     result.samples = values
     result.spread = (max(values) - min(values)) / abs(result.value) if result.value else None
     result.details["within_process_spread"] = middle["spread"]
+    result.interval = [min(values), max(values)]
+    for key, v in middle["details"].items():
+        if (
+            isinstance(v, (int, float))
+            and not isinstance(v, bool)
+            and key != "within_process_spread"
+        ):
+            found = [
+                float(r["details"][key])
+                for r in runs
+                if isinstance(r["details"].get(key), (int, float))
+            ]
+            result.detail_intervals[key] = [min(found), max(found)]
     return result
 
 

@@ -55,6 +55,8 @@ def apply_event(result: ScenarioResult, event: dict[str, Any]) -> None:
         result.warmups_s.append(float(event["value_s"]))
     elif kind == "sample":
         result.samples_s.append(float(event["value_s"]))
+    elif kind == "reference":
+        result.reference_dispatch_ns.extend(float(x) for x in event.get("dispatch_ns", []))
     elif kind == "environment":
         result.blas_threads = (event.get("blas") or {}).get("threads")
         result.numba_threads = event.get("numba_threads")

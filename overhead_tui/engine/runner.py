@@ -378,6 +378,8 @@ class Runner:
             "requires": list(spec.requires),
             "max_size": spec.max_size,
             "parent_pid": os.getpid(),
+            # like with like: the interpreter's speed of the moment, in the rung's own worker
+            "reference_dispatch": self.settings.probes and "interpreter_dispatch" in spec.layers,
         }
         if is_rectangular(self.settings, n):  # A (m×k)·B (k×n); opcode counts assume n³
             worker_spec.update(m=self.settings.m, k=self.settings.k, count=False)

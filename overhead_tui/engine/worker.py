@@ -19,6 +19,9 @@ Events, in order (each a JSON object with an ``"event"`` key):
     timing_started {}                            the samples begin: the parent keeps quiet
     sample       {index, value_s}                seconds per call
     timing_ended {}                              the timed window closes
+    reference    {dispatch_ns [ns], phase}       the probes' reference loop in this worker,
+                                                 right before and after the samples (when
+                                                 spec["reference_dispatch"])
     counted      {sizes, per_fma, bytecode, bytecode_n, method}
     done         {numba_threading_layer, blas, cpu_s}
     error        {kind, message, traceback}      kind: missing_dependency | import | setup |
@@ -179,12 +182,14 @@ def run(spec: dict[str, Any], channel: _Channel) -> int:
         channel.emit("calibrated", loops=loops)
         for value in warmups:
             channel.emit("warmup", value_s=value)
+        _reference(spec, channel, "before")
         # The timed window (the samples): the parent (app or CLI) stays quiet in between.
         channel.emit("timing_started")
         for index in range(spec["repeats"]):
             value, result = time_calls(module.kernel, args, loops)
             channel.emit("sample", index=index, value_s=value)
         channel.emit("timing_ended")
+        _reference(spec, channel, "after")
         check = validate(module.to_numpy(result), a, b, spec["dtype"])
         channel.emit("validated", phase="last", **_validation_fields(check))
         if spec.get("count", True):
@@ -197,6 +202,17 @@ def run(spec: dict[str, Any], channel: _Channel) -> int:
         "done", numba_threading_layer=_threading_layer(), blas=blas_info(), cpu_s=_own_cpu_s()
     )
     return 0
+
+
+def _reference(spec: dict[str, Any], channel: _Channel, phase: str) -> None:
+    """Time the dispatch probe's reference loop here, back to back with the samples, so the
+    model can scale the cached probe costs to this worker's speed (``attribution``)."""
+    if not spec.get("reference_dispatch"):
+        return
+    from overhead_tui.engine.probing import ProbeContext, dispatch_samples
+
+    samples, _ = dispatch_samples(ProbeContext(repeats=3, min_sample_s=0.01), trips=50_000)
+    channel.emit("reference", dispatch_ns=samples, phase=phase)
 
 
 def _own_cpu_s() -> float:
@@ -239,12 +255,25 @@ def _count(module: ModuleType, spec: dict[str, Any]) -> dict[str, Any]:
         per_size.append(count_events(module.kernel, args if isinstance(args, tuple) else (args,)))
     n = spec["n"]
     fmas = float(n) ** 3
-    fields = ("bytecodes", "dispatches", "python_calls", "builtin_calls", "numpy_calls", "floats")
+    fields = (
+        "bytecodes",
+        "dispatches",
+        "python_calls",
+        "builtin_calls",
+        "numpy_calls",
+        "floats",
+        "array_loads",
+        "array_stores",
+        "numpy_scalars",
+    )
     per_fma = (
         {f: extrapolate(sizes, [getattr(c, f) for c in per_size], n) / fmas for f in fields}
         if len(sizes) >= 4
         else {}
     )
+    if per_fma:
+        per_fma["n"] = n  # the counts are per multiply-add at this n (extrapolated from sizes)
+        per_fma["counted_sizes"] = sizes
     opcodes = sorted({k for c in per_size for k in c.by_opcode})
     if len(sizes) >= 4:
         per_fma["by_opcode"] = {
@@ -261,7 +290,8 @@ def _count(module: ModuleType, spec: dict[str, Any]) -> dict[str, Any]:
         "per_fma": per_fma,
         "bytecode": bytecode,
         "bytecode_n": sizes[-1],
-        "method": "sys.settrace opcode events + sys.setprofile; floats derived",
+        "method": "sys.settrace opcode events + sys.setprofile; floats derived (array reads "
+        "by their operand's type)",
     }
 
 

@@ -20,6 +20,53 @@ if TYPE_CHECKING:
     from overhead_tui.engine.events import ProbeStarted
 
 
+def fmt_share_interval(interval: list[float] | tuple[float, float] | None) -> str:
+    """A share's interval as ``[12–18 %]`` (percent, no decimals), or "" when absent."""
+    if not interval:
+        return ""
+    low, high = interval[0] * 100, interval[1] * 100
+    return f"[{low:.0f}–{high:.0f} %]"
+
+
+def fmt_cost(value: float | None, interval: list[float] | None, below: bool = False) -> str:
+    """A unit cost with its interval: ``4.2 [3.9–4.5]``; ``below resolution [0–1.2]`` when its
+    probe measured ≤ 0 (never a negative cost)."""
+    bounds = (
+        f" [{fmt_number(interval[0])}–{fmt_number(interval[1])}]"
+        if interval and interval[0] != interval[1]
+        else ""
+    )
+    if below:
+        return "below resolution" + bounds
+    return fmt_number(value) + bounds
+
+
+COMPILING_MARKERS = ("numba", "@njit", "@jit", "torch.compile", "cython")
+"""Words in a kernel's source that mean its first call compiles something."""
+
+
+def compiles(result: ScenarioResult) -> bool:
+    """True when the rung compiles code: a build (C) or a JIT in its source (numba, torch)."""
+    source = result.kernel_source or ""
+    return bool(result.build) or any(m in source for m in COMPILING_MARKERS)
+
+
+def first_call_label(result: ScenarioResult) -> str:
+    """The label of ``compile_s``: "JIT compile" only where something is compiled."""
+    if compiles(result):
+        return "JIT compile (first call − median)"
+    return "first call − median (nothing compiled)"
+
+
+def counts_label(result: ScenarioResult) -> str:
+    """Where the Bytecode tab's counts were made and what they are scaled to."""
+    counted = result.bytecode_n
+    return (
+        f"counted at n = {counted if counted is not None else '?'} (per multiply-add at that n, "
+        f"opcode tracing); the model uses them extrapolated to the timed n = {result.n}"
+    )
+
+
 def status_text(result: ScenarioResult) -> str:
     """The status word, with ``!`` appended when the result carries stability warnings."""
     return result.status + (" !" if result.status == "ok" and result.warnings else "")

@@ -252,7 +252,11 @@ class ScenarioResult:
     profile: dict[str, Any] | None = None
     """Profiler results (``profilers.profile``): {n, baseline_per_call_s, backends {...}}."""
     breakdown: dict[str, Any] | None = None
-    """Model breakdown (``attribution``): {method, explained, layers {layer: fraction}, rows}."""
+    """Model breakdown (``attribution``): {method, explained, explained_interval [low, high],
+    layers {layer: fraction}, intervals {layer: [low, high]}, rows, scale, agreement}."""
+    reference_dispatch_ns: list[float] = field(default_factory=list)
+    """ns per dispatch of the probes' reference loop, timed in this rung's worker right before
+    and after its samples (rungs carrying ``interpreter_dispatch``; empty otherwise)."""
     m: int | None = None
     """Rows of A and C of a rectangular product C (m×n) = A (m×k)·B (k×n); None: square, n."""
     k: int | None = None

@@ -22,7 +22,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.worker import get_current_worker
 
-from overhead_tui.analysis.attribution import waterfall
+from overhead_tui.analysis.attribution import attach_agreement, waterfall
 from overhead_tui.engine.events import Event, RunFinished
 from overhead_tui.engine.runner import Runner, new_run_dir, planned_summary
 from overhead_tui.engine.spawn import Cancel
@@ -327,6 +327,7 @@ class OverheadApp(App[None]):
         if row is None:
             return
         row.result.profile = profile
+        attach_agreement(row.result)
         run_dir = self.ladder.summary.run_dir
         if run_dir:
             try:

@@ -16,8 +16,14 @@ Float objects created are *derived* from the executed instructions: in CPython 3
 ``BINARY_OP_{ADD,SUBTRACT,MULTIPLY}_FLOAT`` creates exactly one float (``PyFloat_FromDouble``;
 the free list serves the memory, so allocator counters such as ``sys.getallocatedblocks`` or
 tracemalloc miss it).  Floats created inside generic (unspecialised) instructions, such as a
-read from an ``array.array``, are not visible this way; ``overhead_tui.engine.counting.callgrind``
-counts every ``PyFloat_FromDouble`` call exactly where valgrind is available.
+read from an ``array.array``, are found by their operands: at the first execution of each
+unspecialised subscript or arithmetic instruction, the variable that pushed its container (or
+operands) is found by a symbolic walk of the instruction's source line (``LOAD_FAST``,
+``COPY``, ``SWAP``; :func:`operand_names`) and its type is read from the frame.  A read from an
+``array.array`` of typecode ``d``/``f`` creates one float (``array_loads``, added to
+``floats``); a write unboxes one (``array_stores``); an operation on a numpy array or scalar
+creates a numpy scalar (``numpy_scalars``).  ``profilers.callgrind`` counts every
+``PyFloat_FromDouble`` call exactly where valgrind is available.
 """
 
 from __future__ import annotations
@@ -76,7 +82,14 @@ class EventCounts:
     numpy_calls: int = 0
     """The part of ``builtin_calls`` that went to numpy functions and methods."""
     floats: int = 0
-    """Float objects created, derived from float-producing instructions (see module doc)."""
+    """Float objects created, derived from float-producing instructions and array reads."""
+    array_loads: int = 0
+    """Unspecialised subscript loads from a float ``array.array`` (each creates a float)."""
+    array_stores: int = 0
+    """Unspecialised subscript stores into a float ``array.array`` (each unboxes a float)."""
+    numpy_scalars: int = 0
+    """Unspecialised instructions acting on numpy arrays or scalars (each creates a numpy
+    scalar object)."""
     instructions: list[tuple[str, int, str, str, int]] = field(default_factory=list)
     """Executed instructions: (code name, offset, adaptive opname, argrepr, count)."""
 
@@ -89,6 +102,9 @@ class EventCounts:
             "builtin_calls": self.builtin_calls / fmas,
             "numpy_calls": self.numpy_calls / fmas,
             "floats": self.floats / fmas,
+            "array_loads": self.array_loads / fmas,
+            "array_stores": self.array_stores / fmas,
+            "numpy_scalars": self.numpy_scalars / fmas,
             "by_opcode": {k: v / fmas for k, v in sorted(self.by_opcode.items())},
         }
 
@@ -112,13 +128,23 @@ def count_events(fn: Callable[..., Any], args: tuple[Any, ...], warmups: int = 2
     offsets: Counter[tuple[CodeType, int]] = Counter()
     c_calls: Counter[str] = Counter()
     python_calls = 0
+    generic: dict[CodeType, dict[int, tuple[str, list[str | None]]]] = {}
+    kinds: dict[tuple[CodeType, int], str] = {}
 
     def tracer(frame: FrameType, event: str, arg: Any) -> Any:
         if event == "call":
             frame.f_trace_opcodes = True
             frame.f_trace_lines = False
         elif event == "opcode":
-            offsets[(frame.f_code, frame.f_lasti)] += 1
+            key = (frame.f_code, frame.f_lasti)
+            if key not in offsets:  # first execution: what do its generic operands hold?
+                code = frame.f_code
+                if code not in generic:
+                    generic[code] = operand_names(code)
+                found = generic[code].get(frame.f_lasti)
+                if found is not None:
+                    kinds[key] = _operand_kind(found[0], found[1], frame.f_locals)
+            offsets[key] += 1
         return tracer
 
     def profiler(frame: FrameType, event: str, arg: Any) -> None:
@@ -135,7 +161,93 @@ def count_events(fn: Callable[..., Any], args: tuple[Any, ...], warmups: int = 2
     finally:
         sys.settrace(None)
         sys.setprofile(None)
-    return _name(offsets, c_calls, python_calls - 1)  # minus the kernel's own call
+    counts = _name(offsets, c_calls, python_calls - 1)  # minus the kernel's own call
+    for key, kind in kinds.items():
+        if kind == "array_load":
+            counts.array_loads += offsets[key]
+        elif kind == "array_store":
+            counts.array_stores += offsets[key]
+        elif kind == "numpy":
+            counts.numpy_scalars += offsets[key]
+    counts.floats += counts.array_loads
+    return counts
+
+
+_GENERIC_BASE = frozenset({"BINARY_SUBSCR", "STORE_SUBSCR", "BINARY_OP"})
+
+
+def operand_names(code: CodeType) -> dict[int, tuple[str, list[str | None]]]:
+    """{offset: (opname, [names of the local variables that pushed its operands])} for each
+    subscript and arithmetic instruction of ``code`` (unspecialised names).
+
+    A symbolic stack is run over each source line: ``LOAD_FAST``/``LOAD_DEREF``/``LOAD_NAME``
+    push their name, ``COPY``/``SWAP`` move names, everything else pushes unknowns per its
+    stack effect.  For a subscript the container comes first in the list.
+    """
+    found: dict[int, tuple[str, list[str | None]]] = {}
+    stack: list[str | None] = []
+    for ins in dis.get_instructions(code):
+        if ins.starts_line is not None:
+            stack.clear()
+        op = ins.opname
+
+        def pop(k: int) -> list[str | None]:
+            return [stack.pop() if stack else None for _ in range(k)][::-1]
+
+        if op in ("LOAD_FAST", "LOAD_DEREF", "LOAD_NAME", "LOAD_GLOBAL"):
+            stack.append(ins.argval if isinstance(ins.argval, str) else None)
+            continue
+        if op == "COPY":
+            stack.append(stack[-ins.arg] if len(stack) >= (ins.arg or 1) else None)
+            continue
+        if op == "SWAP":
+            if len(stack) >= (ins.arg or 1):
+                stack[-1], stack[-ins.arg] = stack[-ins.arg], stack[-1]
+            continue
+        if op == "BINARY_SUBSCR":
+            container, _ = pop(2)
+            found[ins.offset] = (op, [container])
+            stack.append(None)
+            continue
+        if op == "STORE_SUBSCR":
+            _, container, _ = pop(3)
+            found[ins.offset] = (op, [container])
+            continue
+        if op == "BINARY_OP":
+            left, right = pop(2)
+            found[ins.offset] = (op, [left, right])
+            stack.append(None)
+            continue
+        try:
+            effect = dis.stack_effect(ins.opcode, ins.arg, jump=False)
+        except ValueError:
+            effect = 0
+        if effect > 0:
+            stack.extend([None] * effect)
+            continue
+        pop(-effect)
+        if stack and not op.startswith(("STORE", "POP", "JUMP", "RETURN", "DELETE")):
+            stack[-1] = None  # the instruction's result replaces its operands
+    return found
+
+
+def _operand_kind(opname: str, names: list[str | None], local_vars: Any) -> str:
+    """What an unspecialised instruction acts on: array_load, array_store, numpy or other."""
+    import array
+
+    values = [local_vars.get(n) for n in names if n is not None]
+    if opname in ("BINARY_SUBSCR", "STORE_SUBSCR") and values:
+        container = values[0]
+        if isinstance(container, array.array) and container.typecode in "fd":
+            return "array_load" if opname == "BINARY_SUBSCR" else "array_store"
+    numpy = sys.modules.get("numpy")
+    if (
+        opname != "STORE_SUBSCR"
+        and numpy is not None
+        and any(isinstance(v, (numpy.ndarray, numpy.generic)) for v in values)
+    ):
+        return "numpy"
+    return "other"
 
 
 def _name(

@@ -71,6 +71,7 @@ class WaterfallScreen(BaseScreen):
         for header, justify in (
             ("from → to", "left"),
             ("speedup", "right"),
+            ("noise", "left"),
             ("cumulative", "right"),
             ("credited to (ns/flop)", "left"),
         ):
@@ -90,12 +91,25 @@ class WaterfallScreen(BaseScreen):
             table.add_row(
                 f"{step['from']} → {step['to']}",
                 fmt_ratio(step["speedup"]),
+                _noise(step),
                 fmt_ratio(total),
                 credited,
             )
         table.caption = (
             f"product of speedups {fmt_ratio(total)} = the measured time per flop of the first "
             "ok rung in this run over the last one's (not × dense unless the last is the "
-            "dense kernel)"
+            "dense kernel); noise: within noise when the speedup's bounds (both rungs' middle "
+            "half of samples) include 1×"
         )
         return table
+
+
+def _noise(step: dict) -> Text:
+    """ "within noise" (bold yellow) or the speedup's bounds, from the step's interval."""
+    bounds = step.get("speedup_interval")
+    if not bounds:
+        return Text("—")
+    text = f"[{fmt_ratio(bounds[0])}–{fmt_ratio(bounds[1])}]"
+    if step.get("within_noise"):
+        return Text(f"within noise {text}", style="bold yellow")
+    return Text(text, style="dim")

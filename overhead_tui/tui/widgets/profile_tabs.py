@@ -10,7 +10,7 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Label, Static
 
-from overhead_tui.present.format import fmt_number, fmt_percent
+from overhead_tui.present.format import fmt_number, fmt_percent, fmt_share_interval
 from overhead_tui.summary.layers import LAYERS, layer_label
 from overhead_tui.summary.records import ScenarioResult
 from overhead_tui.tui.widgets.layer_bar import LAYER_GLYPHS, stacked_bar
@@ -69,20 +69,34 @@ class NativeTab(ScenarioTab):
         if model:
             table.add_row("model", stacked_bar(model, BAR))
         diff = Table(box=None, padding=(0, 2), header_style="bold")
-        for header in ("layer", "measured", "model", "difference"):
-            diff.add_column(header, justify="left" if header == "layer" else "right")
+        agreement = ((self.result.breakdown or {}).get("agreement") or {}).get("layers", {})
+        for header in ("layer", "measured", "model", "difference", "verdict"):
+            diff.add_column(header, justify="left" if header in ("layer", "verdict") else "right")
         for layer in LAYERS:
             m, p = measured.get(layer), model.get(layer)
             if (m or 0) < 0.005 and abs(p or 0) < 0.005:
                 continue
             letter = LAYER_GLYPHS[layer][0]
             delta = fmt_percent((m or 0) - (p or 0)) if model else "—"
+            verdict = agreement.get(layer, {})
             diff.add_row(
                 f"{letter} {layer_label(layer)}",
-                fmt_percent(m),
-                fmt_percent(p) if model else "—",
+                f"{fmt_percent(m)} {fmt_share_interval(verdict.get('perf_interval'))}",
+                f"{fmt_percent(p)} {fmt_share_interval(verdict.get('model_interval'))}"
+                if model
+                else "—",
                 delta,
+                verdict.get("verdict", ""),
             )
+        for name, e in agreement.items():
+            if "+" in name:  # a merged pair perf cannot split
+                diff.add_row(
+                    name.replace("+", " + "),
+                    f"{fmt_percent(e['perf'])} {fmt_share_interval(e.get('perf_interval'))}",
+                    f"{fmt_percent(e['model'])} {fmt_share_interval(e.get('model_interval'))}",
+                    fmt_percent((e["perf"] or 0) - (e["model"] or 0)),
+                    e["verdict"],
+                )
         outer = Table.grid()
         outer.add_row(table)
         outer.add_row(diff)

@@ -16,7 +16,17 @@ from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Label, Sparkline, Static
 
-from overhead_tui.present.format import fmt_gflops, fmt_number, fmt_percent, fmt_ratio, fmt_seconds
+from overhead_tui.present.format import (
+    counts_label,
+    first_call_label,
+    fmt_cost,
+    fmt_gflops,
+    fmt_number,
+    fmt_percent,
+    fmt_ratio,
+    fmt_seconds,
+    fmt_share_interval,
+)
 from overhead_tui.summary.layers import layer_label
 from overhead_tui.summary.records import ScenarioResult
 from overhead_tui.tui.widgets.layer_bar import LAYER_GLYPHS, stacked_bar
@@ -80,7 +90,7 @@ class TimingsTab(ScenarioTab):
                 f"{r.ns_per_fma:.3g}" if r.ns_per_fma is not None else "—",
             ),
             ("IQR", fmt_seconds(r.iqr_s), "× dense kernel", fmt_ratio(r.vs_dense)),
-            ("CV", fmt_percent(r.cv), "JIT compile (first call − median)", _compile(r)),
+            ("CV", fmt_percent(r.cv), first_call_label(r), _compile(r)),
             ("std dev", fmt_seconds(r.stdev_s), "CPU steal", fmt_percent(r.steal_fraction)),
             (
                 "max |error|",
@@ -144,7 +154,7 @@ class BreakdownTab(ScenarioTab):
         measured = b.get("measured_ns_per_fma")
         yield Label(
             f"measured {fmt_number(measured)} ns per multiply-add; the model explains "
-            f"{fmt_percent(b.get('explained'))}"
+            f"{fmt_percent(b.get('explained'))} {fmt_share_interval(b.get('explained_interval'))}"
             + (
                 f", {fmt_percent(b['labelled_rest'])} more is labelled by what the rung carries"
                 if (b.get("labelled_rest") or 0) > 0.0005
@@ -155,6 +165,20 @@ class BreakdownTab(ScenarioTab):
         )
         yield Static(stacked_bar(b.get("layers", {}), 60))
         yield Static(self._table(b))
+        scale = b.get("scale")
+        if scale:
+            yield Label(
+                f"unit costs × {scale['factor']:.2f} [{scale['interval'][0]:.2f}–"
+                f"{scale['interval'][1]:.2f}]: this worker ran the probes' reference loop at "
+                f"{fmt_number(scale.get('dispatch_ns_now'))} ns/dispatch beside its samples",
+                classes="caption",
+            )
+        if b.get("intervals"):
+            yield Label(
+                "[low–high]: bounds from each probe's per-process range and the middle half "
+                "of the samples",
+                classes="caption",
+            )
 
     @staticmethod
     def _table(b: dict[str, Any]) -> Table:
@@ -165,6 +189,7 @@ class BreakdownTab(ScenarioTab):
             ("unit cost", "right"),
             ("ns / FMA", "right"),
             ("share", "right"),
+            ("interval", "right"),
         ):
             table.add_column(header, justify=justify)  # type: ignore[arg-type]
         for row in b.get("rows", []):
@@ -172,7 +197,8 @@ class BreakdownTab(ScenarioTab):
                 continue
             unit = row.get("unit_cost")
             unit_text = (
-                f"{fmt_number(unit)} {row.get('unit', '')}"
+                f"{fmt_cost(unit, row.get('unit_interval'), row.get('below_resolution', False))}"
+                f" {row.get('unit', '')}"
                 if unit is not None
                 else (row.get("unit", ""))
             )
@@ -183,6 +209,10 @@ class BreakdownTab(ScenarioTab):
                 unit_text,
                 fmt_number(row.get("ns_per_fma")),
                 fmt_percent(row.get("share")),
+                fmt_share_interval(
+                    row.get("share_interval")
+                    or (b.get("intervals", {}).get(row["layer"]) if unit is None else None)
+                ),
             )
         other = b.get("layers", {}).get("other")
         measured = b.get("measured_ns_per_fma")
@@ -193,6 +223,7 @@ class BreakdownTab(ScenarioTab):
                 "measured − explained",
                 fmt_number(other * measured),
                 fmt_percent(other),
+                fmt_share_interval(b.get("intervals", {}).get("other")),
             )
         return table
 
@@ -222,9 +253,8 @@ class BytecodeTab(ScenarioTab):
             box=None,
             padding=(0, 2),
             header_style="bold",
-            caption=f"per multiply-add at n = {self.result.bytecode_n or '?'} (counted with "
-            f"opcode tracing); at the timed n = {self.result.n}: "
-            f"{fmt_number(counted_at.get('dispatches'))} dispatches per FMA",
+            caption=f"{counts_label(self.result)}: "
+            f"{fmt_number(counted_at.get('dispatches'))} dispatches per FMA at n = {self.result.n}",
         )
         for header, justify in (
             ("code", "left"),

@@ -1,0 +1,43 @@
+"""Labels say what was measured: where counts were made, "first call" vs "JIT compile"."""
+
+from __future__ import annotations
+
+from overhead_tui.present.format import compiles, counts_label, first_call_label
+from overhead_tui.summary.records import ScenarioResult
+
+
+def _result(source: str = "", build=None, bytecode_n=20, n=128) -> ScenarioResult:
+    return ScenarioResult(
+        name="r",
+        title="r",
+        rung=1,
+        layers=[],
+        removes=[],
+        n=n,
+        dtype="float64",
+        flops=2 * n**3,
+        kernel_source=source,
+        build=build,
+        bytecode_n=bytecode_n,
+    )
+
+
+def test_pure_python_and_numpy_rungs_say_first_call_not_jit():
+    python = _result("def kernel(a, b):\n    return [[sum(x) for x in a]]\n")
+    numpy = _result("import numpy as np\ndef kernel(a, b):\n    return a @ b\n")
+    for result in (python, numpy):
+        assert not compiles(result)
+        assert "JIT" not in first_call_label(result)
+        assert "nothing compiled" in first_call_label(result)
+
+
+def test_compiled_rungs_say_jit_compile():
+    assert "JIT compile" in first_call_label(_result("from numba import njit\n@njit\n"))
+    assert "JIT compile" in first_call_label(_result("", build={"compiler": "cc"}))
+
+
+def test_bytecode_label_names_the_counted_n_and_the_timed_n():
+    label = counts_label(_result(bytecode_n=20, n=128))
+    assert "counted at n = 20" in label
+    assert "timed n = 128" in label
+    assert not label.startswith("per multiply-add at n = 128")
