@@ -14,6 +14,7 @@ import overhead_tui
 from overhead_tui.commands import app as app_command
 from overhead_tui.commands import compare as compare_command
 from overhead_tui.commands import doctor as doctor_command
+from overhead_tui.commands import interpreters as interpreters_command
 from overhead_tui.commands import list as list_command
 from overhead_tui.commands import machine as machine_command
 from overhead_tui.commands import probes as probes_command
@@ -38,6 +39,7 @@ COMMANDS = {
     "machine": machine_command,
     "sweep": sweep_command,
     "compare": compare_command,
+    "interpreters": interpreters_command,
 }
 
 

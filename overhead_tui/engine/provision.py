@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from overhead_tui.folders import user_cache_dir
+from overhead_tui.engine.folders import user_cache_dir
 
 REQUIRED = ("numpy", "threadpoolctl")
 """Packages every worker imports."""
