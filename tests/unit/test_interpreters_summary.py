@@ -8,13 +8,13 @@ import jsonschema
 import pytest
 
 from overhead_tui.commands.interpreters import render_table
-from overhead_tui.model import ScenarioResult, SummaryError
 from overhead_tui.summary.interpreters import (
     InterpreterRun,
     InterpretersSummary,
     biggest_change,
     schema,
 )
+from overhead_tui.summary.records import ScenarioResult, SummaryError
 from tests.conftest import FIXTURES
 
 RECORDED = FIXTURES / "interpreters_summary.json"
