@@ -14,6 +14,7 @@ import overhead_tui
 from overhead_tui.commands import app as app_command
 from overhead_tui.commands import compare as compare_command
 from overhead_tui.commands import doctor as doctor_command
+from overhead_tui.commands import interpreters as interpreters_command
 from overhead_tui.commands import list as list_command
 from overhead_tui.commands import machine as machine_command
 from overhead_tui.commands import probes as probes_command
@@ -40,6 +41,7 @@ COMMANDS = {
     "sweep": sweep_command,
     "compare": compare_command,
     "shapes": shapes_command,
+    "interpreters": interpreters_command,
 }
 
 

@@ -228,22 +228,10 @@ def _own_cpu_s() -> float:
 def _count(module: ModuleType, spec: dict[str, Any]) -> dict[str, Any]:
     """The counting phase: exact events at small sizes, scaled to the timed n.
 
-    Runs after the timed samples (tracing would perturb them), with fresh inputs per size.
-    Not on Python ≥ 3.12: its ``sys.settrace`` rides on ``sys.monitoring``, whose opcode
-    events miss calls (3.13 reports none) and whose adaptive view shows ``INSTRUMENTED_*``
-    instead of the specialised instructions, so no count is better than a wrong one.
+    Runs after the timed samples (tracing would perturb them), with fresh inputs per size;
+    ``sys.settrace`` on 3.11, ``sys.monitoring`` from 3.12 (see ``counting.opcodes``).
     """
-    if sys.version_info >= (3, 12):
-        return {
-            "sizes": [],
-            "per_fma": {},
-            "bytecode": [],
-            "bytecode_n": None,
-            "method": (
-                f"not counted: opcode tracing is unreliable on Python {platform.python_version()}"
-            ),
-        }
-    from overhead_tui.engine.counting.opcodes import count_events
+    from overhead_tui.engine.counting.opcodes import METHOD, count_events
     from overhead_tui.engine.counting.scaling import COUNT_SIZES, extrapolate
     from overhead_tui.engine.inputs import make_inputs
 
@@ -290,8 +278,7 @@ def _count(module: ModuleType, spec: dict[str, Any]) -> dict[str, Any]:
         "per_fma": per_fma,
         "bytecode": bytecode,
         "bytecode_n": sizes[-1],
-        "method": "sys.settrace opcode events + sys.setprofile; floats derived (array reads "
-        "by their operand's type)",
+        "method": METHOD,
     }
 
 

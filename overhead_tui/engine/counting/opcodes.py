@@ -1,35 +1,56 @@
 """Count executed bytecode instructions, Python calls and C calls of one kernel call.
 
-Method (CPython 3.11+): the interpreter's own tracing hooks.  ``sys.settrace`` with
-``frame.f_trace_opcodes = True`` reports every executed instruction as an ``opcode`` event
-(counted per code object and instruction offset); ``sys.setprofile`` reports Python ``call``
-events (function calls and generator resumptions) and ``c_call`` events (builtin functions and
-methods, e.g. ``len``, ``sum``, ``numpy.zeros``).  Offsets are then named with
-``dis.get_instructions(code, adaptive=True)`` *after* warm-up calls, so the specialised forms
-the adaptive interpreter chose show (``BINARY_OP_MULTIPLY_FLOAT``, ``BINARY_SUBSCR_LIST_INT``).
-A superinstruction (``LOAD_FAST__LOAD_FAST``) is one dispatch when running normally; under
-tracing CPython 3.11 executes its two halves separately and reports both, so ``bytecodes``
-counts instructions (halves included) and ``dispatches`` subtracts one per superinstruction
-executed: the number of times the untraced eval loop dispatches.
+Method, by interpreter version (:data:`METHOD` names the one in use):
 
-Float objects created are *derived* from the executed instructions: in CPython 3.11 each
-``BINARY_OP_{ADD,SUBTRACT,MULTIPLY}_FLOAT`` creates exactly one float (``PyFloat_FromDouble``;
-the free list serves the memory, so allocator counters such as ``sys.getallocatedblocks`` or
-tracemalloc miss it).  Floats created inside generic (unspecialised) instructions, such as a
-read from an ``array.array``, are found by their operands: at the first execution of each
-unspecialised subscript or arithmetic instruction, the variable that pushed its container (or
-operands) is found by a symbolic walk of the instruction's source line (``LOAD_FAST``,
-``COPY``, ``SWAP``; :func:`operand_names`) and its type is read from the frame.  A read from an
-``array.array`` of typecode ``d``/``f`` creates one float (``array_loads``, added to
-``floats``); a write unboxes one (``array_stores``); an operation on a numpy array or scalar
-creates a numpy scalar (``numpy_scalars``).  ``profilers.callgrind`` counts every
-``PyFloat_FromDouble`` call exactly where valgrind is available.
+* CPython 3.11: ``sys.settrace`` with ``frame.f_trace_opcodes = True`` reports every executed
+  instruction as an ``opcode`` event (counted per code object and instruction offset).
+* CPython 3.12+: ``sys.monitoring`` ``INSTRUCTION`` events (tool id :data:`TOOL_ID`), counted
+  the same way.  Its ``sys.settrace`` opcode events ride on ``sys.monitoring`` and miss
+  instructions and calls, so they are not used.  The kernel runs as a *copy* of its function,
+  so the instrumentation (which in 3.12 also removes the superinstructions of the code it
+  touches for good) never reaches the original that is timed.
+
+In both, ``sys.setprofile`` reports Python ``call`` events (function calls and generator
+resumptions) and ``c_call`` events (builtin functions and methods, e.g. ``len``, ``sum``,
+``numpy.zeros``; a type call such as ``range(n)`` is none).  Offsets are named with
+``dis.get_instructions(code, adaptive=True)`` after warm-up calls run *without* the counter,
+so the specialised forms the adaptive interpreter chose show (``BINARY_OP_MULTIPLY_FLOAT``,
+``BINARY_SUBSCR_LIST_INT``); :func:`base_opname` maps them (and ``INSTRUMENTED_*``, and the
+3.11/3.12 superinstructions) to the base instruction, the same across versions where the
+compiler emits the same bytecode (``by_base_opcode``).
+
+Dispatches: in 3.11 and 3.12 the quickener fuses pairs of adjacent instructions into
+*superinstructions* (``LOAD_FAST__LOAD_FAST`` ...; :func:`super_heads` rebuilds where), which
+execute both halves in one dispatch when running normally, while the counter reports both.  A
+run ``LOAD_FAST a; LOAD_FAST b; LOAD_FAST c`` holds two overlapping pairs but dispatches twice
+(``a+b``, then ``c``), so ``dispatches`` follows the executed sequence: an instruction reached
+as the second half of the superinstruction just executed is not a dispatch.  3.13 emits its
+superinstructions (``LOAD_FAST_LOAD_FAST``) at compile time: one instruction, one dispatch.
+
+Float objects created are *derived* from the executed instructions: each
+``BINARY_OP_{ADD,SUBTRACT,MULTIPLY}_FLOAT`` produces one float (``PyFloat_FromDouble``; the
+free list serves the memory, so allocator counters such as ``sys.getallocatedblocks`` or
+tracemalloc miss it).  From 3.12 on these instructions *reuse* an operand whose only
+reference is the stack (the result of the arithmetic just before, as in ``s += x * y``), so
+creations there are counted only where no operand is such a temporary (found by walking the
+straight-line bytecode back to the instruction that pushed each operand).  Floats created
+inside generic (unspecialised) instructions, such as a read from an ``array.array``, are
+found by their operands: at the first execution of each unspecialised subscript or arithmetic
+instruction, the variable that pushed its container (or operands) is found by a symbolic walk
+of the instruction's source line (``LOAD_FAST``, ``COPY``, ``SWAP``; :func:`operand_names`)
+and its type is read from the frame.  A read from an ``array.array`` of typecode ``d``/``f``
+creates one float (``array_loads``, added to ``floats``); a write unboxes one
+(``array_stores``); an operation on a numpy array or scalar creates a numpy scalar
+(``numpy_scalars``).  ``profilers.callgrind`` counts every ``PyFloat_FromDouble`` call exactly
+where valgrind is available.
 """
 
 from __future__ import annotations
 
 import dis
+import opcode as _opcode
 import sys
+import types
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -43,7 +64,7 @@ FLOAT_PRODUCING = frozenset(
         "BINARY_OP_MULTIPLY_FLOAT",
     }
 )
-"""Specialised instructions that create exactly one float object each (CPython 3.11)."""
+"""Specialised instructions that produce one float object each (CPython 3.11+)."""
 
 SUBSCRIPT_LOADS = frozenset(
     {
@@ -63,8 +84,88 @@ SUBSCRIPT_STORES = frozenset(
         "STORE_SUBSCR_ADAPTIVE",
     }
 )
+SUPER_PAIRS = frozenset(
+    {
+        ("LOAD_FAST", "LOAD_FAST"),
+        ("LOAD_FAST", "LOAD_CONST"),
+        ("LOAD_CONST", "LOAD_FAST"),
+        ("STORE_FAST", "LOAD_FAST"),
+        ("STORE_FAST", "STORE_FAST"),
+    }
+)
+"""Adjacent base instructions the 3.11 and 3.12 quickener fuses into one superinstruction
+(``_PyCode_Quicken``: every such pair, overlapping ones included)."""
 
-_IGNORED_C_CALLS = frozenset({"setprofile", "settrace"})
+RUNTIME_SUPERINSTRUCTIONS = (3, 11) <= sys.version_info[:2] < (3, 13)
+"""True where superinstructions are made at run time (3.11, 3.12); 3.13 compiles them."""
+
+REUSES_FLOAT_OPERANDS = sys.version_info >= (3, 12)
+"""True where float arithmetic writes its result into an operand referenced only by the
+stack instead of creating a float (``DECREF_INPUTS_AND_REUSE_FLOAT``, CPython 3.12+)."""
+
+USE_MONITORING = sys.version_info >= (3, 12) and hasattr(sys, "monitoring")
+"""Count instructions with ``sys.monitoring`` (3.12+) rather than ``sys.settrace``."""
+
+TOOL_ID = 4
+"""The ``sys.monitoring`` tool id the counter takes (ids 0-2 and 5 are named for debuggers,
+coverage, profilers and optimisers; 3 and 4 are free for tools like this one)."""
+
+METHOD = (
+    "sys.monitoring INSTRUCTION events + sys.setprofile; floats derived (array reads by "
+    "their operand's type)"
+    if USE_MONITORING
+    else "sys.settrace opcode events + sys.setprofile; floats derived (array reads by their "
+    "operand's type)"
+)
+"""How this interpreter's events are counted (for the summary's ``method``)."""
+
+_IGNORED_C_CALLS = frozenset({"setprofile", "settrace", "set_events", "set_local_events"})
+
+_STACK_EFFECTS: dict[str, tuple[int, int]] = {
+    "LOAD_FAST": (0, 1),
+    "LOAD_FAST_CHECK": (0, 1),
+    "LOAD_FAST_AND_CLEAR": (0, 1),
+    "LOAD_CONST": (0, 1),
+    "LOAD_DEREF": (0, 1),
+    "LOAD_NAME": (0, 1),
+    "LOAD_SMALL_INT": (0, 1),
+    "LOAD_FAST_LOAD_FAST": (0, 2),
+    "BINARY_OP": (2, 1),
+    "BINARY_SUBSCR": (2, 1),
+    "UNARY_NEGATIVE": (1, 1),
+}
+"""(pops, pushes) of the base instructions the operand walk steps over; it stops elsewhere."""
+
+_FRESH_PRODUCERS = frozenset({"BINARY_OP", "UNARY_NEGATIVE"})
+"""Base instructions whose result is a new object referenced only by the stack."""
+
+
+def base_opname(name: str) -> str:
+    """The base instruction of an opcode name: ``BINARY_OP_MULTIPLY_FLOAT`` → ``BINARY_OP``,
+    ``INSTRUMENTED_FOR_ITER`` → ``FOR_ITER``, ``LOAD_FAST__LOAD_CONST`` → ``LOAD_FAST``,
+    ``JUMP_BACKWARD_QUICK`` → ``JUMP_BACKWARD``; a base name is returned as is."""
+    return _BASE_NAMES.get(name, name)
+
+
+def _base_names() -> dict[str, str]:
+    names: dict[str, str] = {}
+    specializations = getattr(_opcode, "_specializations", {}) or {}
+    for base, special in specializations.items():
+        for name in special:
+            names[name] = base
+    for name in dis.opname:
+        if name.startswith("INSTRUMENTED_"):
+            names[name] = name.removeprefix("INSTRUMENTED_")
+        elif "__" in name and not name.startswith("<"):
+            names[name] = name.split("__", 1)[0]
+    for name in list(names) + list(dis.opname):
+        for suffix in ("_ADAPTIVE", "_QUICK"):
+            if name.endswith(suffix) and name.removesuffix(suffix) in dis.opmap:
+                names[name] = name.removesuffix(suffix)
+    return names
+
+
+_BASE_NAMES = _base_names()
 
 
 @dataclass
@@ -73,8 +174,12 @@ class EventCounts:
 
     bytecodes: int = 0
     dispatches: int = 0
-    """Instruction dispatches of the untraced eval loop (superinstructions count once)."""
+    """Instruction dispatches of the uninstrumented eval loop (a superinstruction's second
+    half is no dispatch)."""
     by_opcode: dict[str, int] = field(default_factory=dict)
+    """Executed instructions by adaptive (specialised) name."""
+    by_base_opcode: dict[str, int] = field(default_factory=dict)
+    """Executed instructions by base name (:func:`base_opname`): comparable across versions."""
     python_calls: int = 0
     """Python function calls and generator resumptions (profile ``call`` events)."""
     builtin_calls: int = 0
@@ -117,60 +222,233 @@ def _c_function_module(fn: Any) -> str:
     return str(module or "")
 
 
-def count_events(fn: Callable[..., Any], args: tuple[Any, ...], warmups: int = 2) -> EventCounts:
-    """Call ``fn(*args)`` ``warmups`` times untraced, then once traced; return its events.
+class _Sequence:
+    """Counts executed (code, offset) pairs and the superinstruction second halves among
+    them, following the executed order (see the module doc)."""
 
-    The warm-up calls let the adaptive interpreter specialise; the traced call is the one
-    counted.  Not thread-safe with respect to other tracing in the process.
+    def __init__(self) -> None:
+        self.offsets: Counter[tuple[CodeType, int]] = Counter()
+        self.halves = 0
+        self._pending: tuple[CodeType, int] | None = None
+        self._heads: dict[tuple[CodeType, int], tuple[CodeType, int]] = {}
+        self._seen: set[CodeType] = set()
+        self._generic: dict[CodeType, dict[int, tuple[str, list[str | None]]]] = {}
+        self.kinds: dict[tuple[CodeType, int], str] = {}
+        """(code, offset) of a generic instruction → what it acted on at its first execution
+        (:func:`_operand_kind`)."""
+
+    def step(self, code: CodeType, offset: int, frame: FrameType | None = None) -> None:
+        key = (code, offset)
+        if key not in self.offsets:  # first execution: what do its generic operands hold?
+            if code not in self._generic:
+                self._generic[code] = operand_names(code)
+            found = self._generic[code].get(offset)
+            if found is not None:
+                frame = frame if frame is not None else sys._getframe(1)
+                self.kinds[key] = _operand_kind(found[0], found[1], frame.f_locals)
+        self.offsets[key] += 1
+        if not RUNTIME_SUPERINSTRUCTIONS:
+            return
+        if code not in self._seen:
+            self._seen.add(code)
+            self._heads.update({(code, a): (code, b) for a, b in super_heads(code).items()})
+        if key == self._pending:
+            self.halves += 1
+            self._pending = None
+        else:
+            self._pending = self._heads.get(key)
+
+
+def super_heads(code: CodeType) -> dict[int, int]:
+    """Offsets where the 3.11/3.12 quickener puts a superinstruction → its second half's
+    offset (empty on other versions).  Pairs of adjacent base instructions in
+    :data:`SUPER_PAIRS`, overlapping ones included, as ``_PyCode_Quicken`` makes them."""
+    if not RUNTIME_SUPERINSTRUCTIONS:
+        return {}
+    heads = {}
+    previous: dis.Instruction | None = None
+    for instruction in dis.get_instructions(code):
+        if previous is not None and (previous.opname, instruction.opname) in SUPER_PAIRS:
+            heads[previous.offset] = instruction.offset
+        previous = instruction
+    return heads
+
+
+def count_events(fn: Callable[..., Any], args: tuple[Any, ...], warmups: int = 2) -> EventCounts:
+    """Call ``fn(*args)`` ``warmups`` times uncounted, then once counted; return its events.
+
+    The warm-up calls let the adaptive interpreter specialise; the counted call is the one
+    counted (with ``sys.monitoring``, a copy of ``fn`` is warmed up and counted, see the module
+    doc).  Not thread-safe with respect to other tracing in the process.
     """
+    if USE_MONITORING:
+        return _count_monitoring(fn, args, warmups)
+    return _count_settrace(fn, args, warmups)
+
+
+def _count_settrace(fn: Callable[..., Any], args: tuple[Any, ...], warmups: int) -> EventCounts:
     for _ in range(warmups):
         fn(*args)
-    offsets: Counter[tuple[CodeType, int]] = Counter()
-    c_calls: Counter[str] = Counter()
-    python_calls = 0
-    generic: dict[CodeType, dict[int, tuple[str, list[str | None]]]] = {}
-    kinds: dict[tuple[CodeType, int], str] = {}
+    sequence = _Sequence()
+    profile = _Profile()
 
     def tracer(frame: FrameType, event: str, arg: Any) -> Any:
         if event == "call":
             frame.f_trace_opcodes = True
             frame.f_trace_lines = False
         elif event == "opcode":
-            key = (frame.f_code, frame.f_lasti)
-            if key not in offsets:  # first execution: what do its generic operands hold?
-                code = frame.f_code
-                if code not in generic:
-                    generic[code] = operand_names(code)
-                found = generic[code].get(frame.f_lasti)
-                if found is not None:
-                    kinds[key] = _operand_kind(found[0], found[1], frame.f_locals)
-            offsets[key] += 1
+            sequence.step(frame.f_code, frame.f_lasti, frame)
         return tracer
 
-    def profiler(frame: FrameType, event: str, arg: Any) -> None:
-        nonlocal python_calls
-        if event == "call":
-            python_calls += 1
-        elif event == "c_call" and getattr(arg, "__name__", "") not in _IGNORED_C_CALLS:
-            c_calls[_c_function_module(arg)] += 1
-
-    sys.setprofile(profiler)
+    sys.setprofile(profile)
     sys.settrace(tracer)
     try:
         fn(*args)
     finally:
         sys.settrace(None)
         sys.setprofile(None)
-    counts = _name(offsets, c_calls, python_calls - 1)  # minus the kernel's own call
-    for key, kind in kinds.items():
-        if kind == "array_load":
-            counts.array_loads += offsets[key]
-        elif kind == "array_store":
-            counts.array_stores += offsets[key]
-        elif kind == "numpy":
-            counts.numpy_scalars += offsets[key]
-    counts.floats += counts.array_loads
-    return counts
+    return _name(sequence, profile, own=None)
+
+
+class _Profile:
+    """A ``sys.setprofile`` function counting Python calls and C calls by module."""
+
+    def __init__(self) -> None:
+        self.python_calls = 0
+        self.c_calls: Counter[str] = Counter()
+
+    def __call__(self, frame: FrameType, event: str, arg: Any) -> None:
+        if event == "call":
+            self.python_calls += 1
+        elif event == "c_call" and getattr(arg, "__name__", "") not in _IGNORED_C_CALLS:
+            self.c_calls[_c_function_module(arg)] += 1
+
+
+def _copy(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """A copy of a Python function with its own code object (else ``fn`` itself)."""
+    if not isinstance(fn, types.FunctionType):
+        return fn
+    clone = types.FunctionType(
+        fn.__code__.replace(), fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__
+    )
+    clone.__kwdefaults__ = fn.__kwdefaults__
+    clone.__qualname__ = fn.__qualname__
+    return clone
+
+
+def _count_monitoring(fn: Callable[..., Any], args: tuple[Any, ...], warmups: int) -> EventCounts:
+    monitoring = sys.monitoring  # type: ignore[attr-defined]
+    fn = _copy(fn)
+    for _ in range(warmups):
+        fn(*args)
+    sequence = _Sequence()
+    profile = _Profile()
+    own = sys._getframe().f_code
+    event = monitoring.events.INSTRUCTION
+    monitoring.use_tool_id(TOOL_ID, "overhead-tui counting")
+    try:
+        monitoring.register_callback(TOOL_ID, event, sequence.step)
+        sys.setprofile(profile)
+        monitoring.set_events(TOOL_ID, event)
+        try:
+            fn(*args)
+        finally:
+            monitoring.set_events(TOOL_ID, 0)
+            sys.setprofile(None)
+        monitoring.register_callback(TOOL_ID, event, None)
+    finally:
+        monitoring.free_tool_id(TOOL_ID)
+    for _ in range(warmups):  # instrumentation removed: let it specialise again for the names
+        fn(*args)
+    return _name(sequence, profile, own=own)
+
+
+def _name(sequence: _Sequence, profile: _Profile, own: CodeType | None) -> EventCounts:
+    names: dict[CodeType, dict[int, dis.Instruction]] = {}
+    by_opcode: Counter[str] = Counter()
+    by_base: Counter[str] = Counter()
+    executed = []
+    floats = 0
+    halves = sequence.halves
+    for (code, offset), count in sequence.offsets.items():
+        if code is own:  # the counter's own frame, after the kernel returned
+            continue
+        if code not in names:
+            names[code] = {i.offset: i for i in _instructions(code)}
+        instruction = names[code].get(offset)
+        opname = instruction.opname if instruction else "UNKNOWN"
+        by_opcode[opname] += count
+        by_base[base_opname(opname)] += count
+        if opname in FLOAT_PRODUCING and not _reuses_operand(code, offset):
+            floats += count
+        executed.append(
+            (code.co_qualname, offset, opname, instruction.argrepr if instruction else "", count)
+        )
+    builtin = sum(profile.c_calls.values())
+    numpy = sum(v for k, v in profile.c_calls.items() if k.split(".")[0] == "numpy")
+    bytecodes = sum(by_opcode.values())
+    kinds: Counter[str] = Counter()
+    for key, kind in sequence.kinds.items():
+        if key[0] is not own:
+            kinds[kind] += sequence.offsets[key]
+    return EventCounts(
+        bytecodes=bytecodes,
+        dispatches=bytecodes - halves,
+        by_opcode=dict(by_opcode),
+        by_base_opcode=dict(by_base),
+        python_calls=max(0, profile.python_calls - 1),  # minus the kernel's own call
+        builtin_calls=builtin,
+        numpy_calls=numpy,
+        floats=floats + kinds["array_load"],
+        array_loads=kinds["array_load"],
+        array_stores=kinds["array_store"],
+        numpy_scalars=kinds["numpy"],
+        instructions=sorted(executed, key=lambda x: (x[0], x[1])),
+    )
+
+
+def _reuses_operand(code: CodeType, offset: int) -> bool:
+    """True when the float instruction at ``offset`` writes into an operand instead of
+    creating a float: 3.12+ and an operand pushed by an instruction that makes a new object
+    (so only the stack refers to it)."""
+    if not REUSES_FLOAT_OPERANDS:
+        return False
+    return any(p in _FRESH_PRODUCERS for p in operand_producers(code, offset) if p)
+
+
+def operand_producers(code: CodeType, offset: int, operands: int = 2) -> list[str | None]:
+    """The base names of the instructions that pushed the top ``operands`` stack entries
+    consumed by the instruction at ``offset`` (deepest first), found by walking back through
+    straight-line code; None where the walk stops (a jump target, an instruction it does not
+    know) before the producer."""
+    instructions = list(dis.get_instructions(code))
+    index = next((i for i, x in enumerate(instructions) if x.offset == offset), None)
+    found: list[str | None] = [None] * operands
+    if index is None:
+        return found
+    depths = {slot: slot for slot in range(operands)}  # slot (0 = top) -> depth from the top
+    for j in range(index - 1, -1, -1):
+        instruction = instructions[j]
+        effect = _STACK_EFFECTS.get(base_opname(instruction.opname))
+        if effect is None:
+            break
+        pops, pushes = effect
+        for slot, depth in list(depths.items()):
+            if depth < pushes:
+                found[operands - 1 - slot] = base_opname(instruction.opname)
+                del depths[slot]
+            else:
+                depths[slot] = depth - pushes + pops
+        if not depths or instruction.is_jump_target:
+            break
+    return found
+
+
+def _instructions(code: CodeType) -> list[dis.Instruction]:
+    try:
+        return list(dis.get_instructions(code, adaptive=True))  # type: ignore[call-arg]
+    except TypeError:  # Python < 3.11 has no adaptive view
+        return list(dis.get_instructions(code))
 
 
 _GENERIC_BASE = frozenset({"BINARY_SUBSCR", "STORE_SUBSCR", "BINARY_OP"})
@@ -187,15 +465,19 @@ def operand_names(code: CodeType) -> dict[int, tuple[str, list[str | None]]]:
     found: dict[int, tuple[str, list[str | None]]] = {}
     stack: list[str | None] = []
     for ins in dis.get_instructions(code):
-        if ins.starts_line is not None:
+        if ins.starts_line not in (None, False):  # an int up to 3.12, a bool from 3.13
             stack.clear()
-        op = ins.opname
+        op = base_opname(ins.opname)
 
         def pop(k: int) -> list[str | None]:
             return [stack.pop() if stack else None for _ in range(k)][::-1]
 
-        if op in ("LOAD_FAST", "LOAD_DEREF", "LOAD_NAME", "LOAD_GLOBAL"):
+        if op in ("LOAD_FAST", "LOAD_DEREF", "LOAD_NAME", "LOAD_GLOBAL", "LOAD_FAST_CHECK"):
             stack.append(ins.argval if isinstance(ins.argval, str) else None)
+            continue
+        if op == "LOAD_FAST_LOAD_FAST":  # 3.13: two locals in one instruction
+            names = ins.argval if isinstance(ins.argval, tuple) else (None, None)
+            stack.extend(n if isinstance(n, str) else None for n in names)
             continue
         if op == "COPY":
             stack.append(stack[-ins.arg] if len(stack) >= (ins.arg or 1) else None)
@@ -248,41 +530,3 @@ def _operand_kind(opname: str, names: list[str | None], local_vars: Any) -> str:
     ):
         return "numpy"
     return "other"
-
-
-def _name(
-    offsets: Counter[tuple[CodeType, int]], c_calls: Counter[str], python_calls: int
-) -> EventCounts:
-    names: dict[CodeType, dict[int, dis.Instruction]] = {}
-    by_opcode: Counter[str] = Counter()
-    executed = []
-    for (code, offset), count in offsets.items():
-        if code not in names:
-            names[code] = {i.offset: i for i in _instructions(code)}
-        instruction = names[code].get(offset)
-        opname = instruction.opname if instruction else "UNKNOWN"
-        by_opcode[opname] += count
-        executed.append(
-            (code.co_qualname, offset, opname, instruction.argrepr if instruction else "", count)
-        )
-    builtin = sum(c_calls.values())
-    numpy = sum(v for k, v in c_calls.items() if k.split(".")[0] == "numpy")
-    bytecodes = sum(by_opcode.values())
-    supers = sum(v for k, v in by_opcode.items() if "__" in k)
-    return EventCounts(
-        bytecodes=bytecodes,
-        dispatches=bytecodes - supers,
-        by_opcode=dict(by_opcode),
-        python_calls=max(0, python_calls),
-        builtin_calls=builtin,
-        numpy_calls=numpy,
-        floats=sum(by_opcode[name] for name in FLOAT_PRODUCING),
-        instructions=sorted(executed, key=lambda x: (x[0], x[1])),
-    )
-
-
-def _instructions(code: CodeType) -> list[dis.Instruction]:
-    try:
-        return list(dis.get_instructions(code, adaptive=True))  # type: ignore[call-arg]
-    except TypeError:  # Python < 3.11 has no adaptive view
-        return list(dis.get_instructions(code))

@@ -1,0 +1,96 @@
+"""SPEC resolution for ``--python``: a path, a version on PATH, in pyenv's versions folder, or
+one line naming where it looked."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from overhead_tui.engine import interpreters
+from overhead_tui.engine.interpreters import describe, resolve_spec, this_python
+from overhead_tui.errors import UsageError
+
+
+def _fake_python(path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("#!/bin/sh\nexit 0\n")
+    path.chmod(0o755)
+    return path
+
+
+@pytest.fixture
+def isolated(tmp_path, monkeypatch):
+    """No PATH entries, no real pyenv, no system folders: only what a test puts there."""
+    monkeypatch.setenv("PATH", str(tmp_path / "bin"))
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("PYENV_ROOT", raising=False)
+    monkeypatch.setattr(interpreters, "SYSTEM_FOLDERS", (tmp_path / "usr-bin",))
+    return tmp_path
+
+
+def test_a_path_is_taken_as_is(isolated):
+    python = _fake_python(isolated / "opt" / "python3")
+    assert resolve_spec(str(python)) == str(python)
+    with pytest.raises(UsageError, match="no executable file"):
+        resolve_spec(str(isolated / "missing" / "python3"))
+
+
+def test_a_version_on_path(isolated):
+    python = _fake_python(isolated / "bin" / "python3.42")
+    assert resolve_spec("3.42") == str(python)
+    assert resolve_spec("python3.42") == str(python)
+
+
+def test_a_version_in_pyenv_is_the_newest_patch_release(isolated, monkeypatch):
+    root = isolated / "pyenv"
+    monkeypatch.setenv("PYENV_ROOT", str(root))
+    _fake_python(root / "versions" / "3.42.1" / "bin" / "python3.42")
+    newest = _fake_python(root / "versions" / "3.42.10" / "bin" / "python3.42")
+    _fake_python(root / "versions" / "3.43.0" / "bin" / "python3.43")
+    # a pyenv shim on PATH gives way to the interpreter itself
+    _fake_python(isolated / "bin" / "shims" / "python3.42")
+    monkeypatch.setenv("PATH", str(isolated / "bin" / "shims"))
+    assert resolve_spec("3.42") == str(newest)
+
+
+def test_home_pyenv_and_system_folders(isolated, monkeypatch):
+    home = _fake_python(isolated / "home" / ".pyenv" / "versions" / "3.41.2" / "bin" / "python3.41")
+    assert resolve_spec("3.41") == str(home)
+    system = _fake_python(isolated / "usr-bin" / "python3.40")
+    assert resolve_spec("3.40") == str(system)
+
+
+def test_not_found_names_every_place_looked(isolated):
+    with pytest.raises(UsageError) as info:
+        resolve_spec("3.99")
+    message = str(info.value)
+    assert "\n" not in message
+    assert "PATH (python3.99)" in message and str(isolated / "usr-bin") in message
+    assert "fix:" in message
+
+
+def test_cli_refuses_an_unknown_version_in_one_line(isolated):
+    env = dict(os.environ, PATH=str(isolated / "bin"))
+    proc = subprocess.run(
+        [sys.executable, "-m", "overhead_tui", "interpreters", "--python", "3.99"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env=env,
+    )
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "python3.99" in lines[0] and "Traceback" not in proc.stderr
+
+
+def test_describe_labels_this_interpreter():
+    me = this_python()
+    assert me.implementation == "CPython"
+    assert me.version == ".".join(map(str, sys.version_info[:3]))
+    assert describe(sys.executable).version == me.version
+    assert me.free_threaded is False  # this build has the GIL
