@@ -17,7 +17,7 @@ from typing import Any
 
 from overhead_tui.engine.folders import ensure_cache, lock_run_dir, writable_problem
 from overhead_tui.engine.inputs import available_memory_bytes, estimated_bytes
-from overhead_tui.engine.runner import size_for
+from overhead_tui.engine.plan import size_for
 from overhead_tui.engine.spawn import worker_env
 from overhead_tui.errors import UsageError
 from overhead_tui.plugins.scenarios import SUPPORTED_DTYPES, ScenarioSpec, discover, select
@@ -191,7 +191,7 @@ def prepare_run_dir(out: Path | None, as_parent: bool = False) -> Path:
             cannot be created or written (naming the folder and the option or variable
             that moves it).
     """
-    from overhead_tui.engine.runner import new_run_dir
+    from overhead_tui.engine.plan import new_run_dir
 
     if out is None or as_parent:
         parent = check_runs_parent(out)
@@ -238,7 +238,7 @@ def check_runs_parent(out: Path | None) -> Path:
     Raises:
         UsageError: it cannot be created or written, naming it and what moves it.
     """
-    from overhead_tui.engine.runner import default_runs_dir
+    from overhead_tui.engine.plan import default_runs_dir
 
     parent = out if out is not None else default_runs_dir()
     problem = writable_problem(parent)

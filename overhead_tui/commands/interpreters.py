@@ -31,8 +31,9 @@ from overhead_tui.commands.common import (
 )
 from overhead_tui.engine.events import RunFinished
 from overhead_tui.engine.interpreters import describe, resolve_spec, this_python
+from overhead_tui.engine.plan import new_run_dir
 from overhead_tui.engine.provision import ProvisionError, provision
-from overhead_tui.engine.runner import Runner, new_run_dir
+from overhead_tui.engine.runner import Runner
 from overhead_tui.errors import UsageError
 from overhead_tui.plugins.scenarios import discover, select
 from overhead_tui.present.format import fmt_gflops, fmt_number

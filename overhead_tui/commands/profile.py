@@ -15,7 +15,7 @@ from overhead_tui.commands.common import (
     positive_float,
     positive_int,
 )
-from overhead_tui.engine.runner import size_for
+from overhead_tui.engine.plan import size_for
 from overhead_tui.errors import UsageError
 from overhead_tui.export.stacks import to_collapsed, to_speedscope
 from overhead_tui.plugins.scenarios import discover, select

@@ -9,20 +9,32 @@ these changes, or on request (``overhead-tui probes --refresh``).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import json
 import os
 import statistics
 import subprocess
 import sys
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Generator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
-from overhead_tui.engine.spawn import run_command, worker_command, worker_env
+from overhead_tui.engine.events import ProbeStarted
+from overhead_tui.engine.run_log import log_event
+from overhead_tui.engine.spawn import (
+    Cancel,
+    cancel_scope,
+    run_command,
+    worker_command,
+    worker_env,
+)
+from overhead_tui.errors import UsageError
 from overhead_tui.machine.host import cpu_model
 from overhead_tui.plugins.probes import ProbeSpec, discover_probes
+from overhead_tui.summary.records import Settings
 
 PROBE_TIMEOUT_S = 120.0
 """Seconds before a probe's worker is killed."""
@@ -231,3 +243,46 @@ def _read_cache(path: Path) -> dict[str, Any]:
 def median(values: list[float]) -> float | None:
     """Median of ``values`` or None when empty."""
     return statistics.median(values) if values else None
+
+
+def load_run_probes(
+    settings: Settings, cancel: Cancel, log: IO[str]
+) -> Generator[ProbeStarted, None, dict[str, Any] | None]:
+    """Probe unit costs for a run or sweep: the per-machine cache, or measured now.
+
+    Yields ``ProbeStarted`` before each probe it measures (one worker each) and returns
+    {name: probe result as a dict}; None when ``settings.probes`` is off, ``cancel`` was set
+    (it also kills the probe worker that runs), or the probe files cannot be read (logged as
+    ``probes_failed``).
+    """
+    cancelled = cancel.is_set
+    if not settings.probes or cancelled():
+        return None
+    python = settings.python or sys.executable
+    try:
+        specs = discover_probes()
+        key = cache_key(specs, python)
+    except (UsageError, OSError) as exc:
+        log_event(log, {"event": "probes_failed", "error": str(exc)})
+        return None
+    results = None if settings.refresh_probes else read_cache(key)
+    if results is None:
+        results = {}
+        began = time.monotonic()
+        for index, spec in enumerate(specs):
+            if cancelled():
+                return None
+            mean_s = (time.monotonic() - began) / index if index else None
+            remaining = mean_s * (len(specs) - index) if mean_s is not None else None
+            yield ProbeStarted(spec.name, index, len(specs), remaining)
+            with cancel_scope(cancel):
+                results[spec.name] = measure_probe(spec, python)
+        if cancelled():  # the last probe was killed: its error is not a measurement
+            return None
+        write_cache(key, results)
+    probes = {name: dataclasses.asdict(r) for name, r in results.items()}
+    summary = {
+        k: {"value": v["value"], "unit": v["unit"], "error": v["error"]} for k, v in probes.items()
+    }
+    log_event(log, {"event": "probes", "probes": summary})
+    return probes

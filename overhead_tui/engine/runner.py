@@ -10,8 +10,6 @@ is rewritten atomically after every scenario.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
-import json
 import os
 import select
 import signal
@@ -19,116 +17,55 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
-import overhead_tui
 from overhead_tui.analysis.attribution import attribute
 from overhead_tui.engine.events import (
     Event,
-    ProbeStarted,
     RunFinished,
     RunStarted,
     ScenarioFinished,
     ScenarioProgress,
     ScenarioStarted,
 )
-from overhead_tui.engine.probe_runs import cache_key, measure_probe, read_cache, write_cache
-from overhead_tui.engine.results import apply_event, compute_vs_dense, finish, new_result
+from overhead_tui.engine.observer import TimedWindow, own_cpu_s
+from overhead_tui.engine.plan import is_rectangular, planned_summary, run_order
+from overhead_tui.engine.probe_runs import (
+    load_run_probes,
+)
+from overhead_tui.engine.results import apply_event, compute_vs_dense, finish
+from overhead_tui.engine.run_log import (
+    WORKER_END_LINES,
+    append_outcome,
+    log_event,
+    outcome_line,
+    parse_event_line,
+)
 from overhead_tui.engine.spawn import (
     Cancel,
-    cancel_scope,
     same_interpreter,
     wait_exited,
     worker_command,
     worker_env,
 )
-from overhead_tui.errors import UsageError
 from overhead_tui.machine.cpu import read_cpu_model
 from overhead_tui.machine.host import (
-    describe_machine,
     other_cpu_fraction,
     read_cpu_times,
     steal_fraction,
 )
 from overhead_tui.machine.limits import apply_limits, reject_impossible
-from overhead_tui.plugins.probes import discover_probes
 from overhead_tui.plugins.scenarios import ScenarioSpec
-from overhead_tui.summary.records import BlasInfo, PythonInfo, RunSummary, ScenarioResult, Settings
+from overhead_tui.summary.records import BlasInfo, PythonInfo, ScenarioResult, Settings
 
 EXIT_GRACE_S = 5.0
 """Seconds a worker may take to exit after its last event (or after closing its channel)
 before its process group is killed."""
 STDERR_TAIL_BYTES = 4096
 """How much of a worker's stderr log is kept for a crash message (bytes)."""
-
-
-def size_for(spec: ScenarioSpec, settings: Settings) -> int:
-    """The matrix order a scenario runs at: ``settings.size`` or the scenario's default."""
-    return settings.size if settings.size is not None else spec.default_size
-
-
-def is_rectangular(settings: Settings, n: int) -> bool:
-    """True when ``settings`` ask for A (m×k)·B (k×n) with m or k other than ``n``."""
-    return (settings.m or n) != n or (settings.k or n) != n
-
-
-def default_runs_dir() -> Path:
-    """Where run directories go by default: the user data dir (platformdirs) / runs."""
-    import platformdirs
-
-    return platformdirs.user_data_path("overhead-tui", appauthor=False) / "runs"
-
-
-def new_run_dir(parent: Path | None = None) -> Path:
-    """Create and return a fresh run directory ``YYYYmmdd-HHMMSS-PID`` under ``parent``."""
-    parent = parent or default_runs_dir()
-    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-    path = parent / f"{stamp}-{os.getpid()}"
-    suffix = 0
-    while path.exists():
-        suffix += 1
-        path = parent / f"{stamp}-{os.getpid()}-{suffix}"
-    path.mkdir(parents=True)
-    return path
-
-
-def planned_summary(
-    specs: list[ScenarioSpec], settings: Settings, run_dir: Path | None = None
-) -> RunSummary:
-    """A summary listing ``specs`` as not yet run (what the app shows before a run starts).
-
-    The machine line is filled from this process's own facts (numpy, BLAS) when the workers
-    run on this interpreter; the first worker's ``environment`` event replaces them.
-    """
-    machine = describe_machine()
-    if _same_interpreter(settings.python):  # the workers will load this very numpy and BLAS
-        import numpy
-
-        from overhead_tui.engine.worker import blas_info
-
-        machine.numpy_version = numpy.__version__
-        machine.blas = _blas(blas_info(), "numpy's default in this process (no worker yet)")
-    return RunSummary(
-        machine=machine,
-        settings=settings,
-        created=datetime.now(UTC).astimezone().isoformat(timespec="seconds"),
-        tool={"name": "overhead-tui", "version": overhead_tui.__version__},
-        run_dir=str(run_dir) if run_dir is not None else None,
-        scenarios=[
-            new_result(s, size_for(s, settings), settings.dtype, settings.m, settings.k)
-            for s in specs
-        ],
-    )
-
-
-def _same_interpreter(python: str | None) -> bool:
-    """True when workers run on this process's own interpreter *and packages* (a venv's python
-    is the same file as its base's: see :func:`~overhead_tui.engine.spawn.same_interpreter`)."""
-    return python is None or same_interpreter(python, sys.executable)
 
 
 @dataclass
@@ -258,7 +195,7 @@ class Runner:
         began = self.clock()
         events: list[dict[str, Any]] = []
         outcome: _WorkerOutcome | None = None
-        window = _TimedWindow()
+        window = TimedWindow()
         for item in self._spawn(spec, result.n):
             if isinstance(item, _WorkerOutcome):
                 outcome = item
@@ -309,7 +246,9 @@ class Runner:
         if stopped:
             result.status, result.error = "skipped", "cancelled while running"
         log_path = self.run_dir / "logs" / f"{spec.name}.stderr.txt"
-        append_outcome(log_path, outcome_line(result.status, outcome, stopped))
+        append_outcome(
+            log_path, outcome_line(result.status, outcome.returncode, outcome.timed_out, stopped)
+        )
         log_event(
             log,
             {
@@ -430,7 +369,7 @@ class Runner:
             buffer += chunk
             *lines, buffer = buffer.split(b"\n")
             for line in lines:
-                event = _parse_line(line)
+                event = parse_event_line(line)
                 if event is not None:
                     events.append(event)
                     yield event
@@ -468,149 +407,17 @@ class Runner:
                 self._environment_seen = True  # the first worker's facts replace the parent's
                 machine.python = PythonInfo(**event["python"])
                 machine.numpy_version = event.get("numpy_version")
-                machine.blas = _blas(event["blas"], "numpy's default in the first worker")
+                machine.blas = BlasInfo.from_report(
+                    event["blas"], "numpy's default in the first worker"
+                )
             if event.get("event") == "environment" and event.get("numba_version"):
                 machine.numba_version = event["numba_version"]
             if event.get("event") == "done" and event.get("numba_threading_layer"):
                 machine.numba_threading_layer = event["numba_threading_layer"]
             if event.get("event") == "done" and dense and event.get("blas"):
-                machine.blas = _blas(event["blas"], f"the dense kernel's worker ({name})")
-
-
-def _blas(reported: dict[str, Any], source: str) -> BlasInfo:
-    """A worker's ``blas`` report as :class:`BlasInfo` (extra keys dropped)."""
-    fields = ("library", "version", "architecture", "threads")
-    return BlasInfo(**{k: reported.get(k) for k in fields}, source=source)
-
-
-def run_order(specs: list[ScenarioSpec]) -> list[int]:
-    """Indices of ``specs`` in the order they run: dense kernels first, then as given.
-
-    The dense kernel is the reference of every "× dense"; measured first, each later rung's
-    ratio is known the moment its own result lands.
-    """
-    return sorted(range(len(specs)), key=lambda i: (not specs[i].dense_kernel, i))
-
-
-def own_cpu_s() -> float:
-    """User + system CPU seconds this process (all its threads) has used so far."""
-    import resource
-
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
-
-
-class _TimedWindow:
-    """Tracks a worker's timed window and this process's CPU time inside it.
-
-    ``observer_cpu_s`` is the CPU time (s) the parent used between the worker's
-    ``timing_started`` and ``timing_ended``; ``observer_fraction`` that over the window's wall
-    time, as a fraction of one CPU. Both None until a window closed.
-    """
-
-    def __init__(self) -> None:
-        self.open = False
-        self._began: tuple[float, float] | None = None
-        self.observer_cpu_s: float | None = None
-        self.observer_fraction: float | None = None
-
-    def see(self, kind: object, now: float) -> None:
-        """Note a worker event ``kind`` seen at wall time ``now`` (s)."""
-        if kind == "timing_started" and not self.open:
-            self.open, self._began = True, (now, own_cpu_s())
-        elif kind == "timing_ended" and self.open and self._began is not None:
-            wall = now - self._began[0]
-            self.observer_cpu_s = max(0.0, own_cpu_s() - self._began[1])
-            self.observer_fraction = self.observer_cpu_s / wall if wall > 0 else None
-            self.open = False
-
-
-WORKER_END_LINES = ("worker finished", "worker ended")
-"""How the worker's own last line in its log begins (not a crash detail)."""
-
-
-def outcome_line(status: str, outcome: _WorkerOutcome, cancelled: bool = False) -> str:
-    """How the worker ended as the runner saw it: ``runner: status crashed; worker killed by
-    SIGSEGV`` (exit code or signal; timed out or cancelled, then its group was killed)."""
-    code = outcome.returncode
-    if code is None:
-        how = "worker never started"
-    elif code < 0:
-        try:
-            how = f"worker killed by {signal.Signals(-code).name}"
-        except ValueError:
-            how = f"worker killed by signal {-code}"
-    else:
-        how = f"worker exited with code {code}"
-    if outcome.timed_out:
-        how = f"timed out, process group killed; {how}"
-    elif cancelled:
-        how = f"cancelled, process group killed; {how}"
-    return f"runner: status {status}; {how}"
-
-
-def append_outcome(path: Path, line: str) -> None:
-    """Append ``line`` (see :func:`outcome_line`) to the scenario's log; a log that cannot be
-    written is no reason to lose the result."""
-    with contextlib.suppress(OSError), open(path, "a", encoding="utf-8") as fh:
-        fh.write(line + "\n")
-
-
-def log_event(log: IO[str], event: dict[str, Any]) -> None:
-    """Append ``event`` with a timestamp to a run's ``events.jsonl`` and flush it."""
-    log.write(json.dumps({"t": time.time(), **event}, sort_keys=True) + "\n")
-    log.flush()
-
-
-def load_run_probes(
-    settings: Settings, cancel: Cancel, log: IO[str]
-) -> Generator[ProbeStarted, None, dict[str, Any] | None]:
-    """Probe unit costs for a run or sweep: the per-machine cache, or measured now.
-
-    Yields ``ProbeStarted`` before each probe it measures (one worker each) and returns
-    {name: probe result as a dict}; None when ``settings.probes`` is off, ``cancel`` was set
-    (it also kills the probe worker that runs), or the probe files cannot be read (logged as
-    ``probes_failed``).
-    """
-    cancelled = cancel.is_set
-    if not settings.probes or cancelled():
-        return None
-    python = settings.python or sys.executable
-    try:
-        specs = discover_probes()
-        key = cache_key(specs, python)
-    except (UsageError, OSError) as exc:
-        log_event(log, {"event": "probes_failed", "error": str(exc)})
-        return None
-    results = None if settings.refresh_probes else read_cache(key)
-    if results is None:
-        results = {}
-        began = time.monotonic()
-        for index, spec in enumerate(specs):
-            if cancelled():
-                return None
-            mean_s = (time.monotonic() - began) / index if index else None
-            remaining = mean_s * (len(specs) - index) if mean_s is not None else None
-            yield ProbeStarted(spec.name, index, len(specs), remaining)
-            with cancel_scope(cancel):
-                results[spec.name] = measure_probe(spec, python)
-        if cancelled():  # the last probe was killed: its error is not a measurement
-            return None
-        write_cache(key, results)
-    probes = {name: dataclasses.asdict(r) for name, r in results.items()}
-    summary = {
-        k: {"value": v["value"], "unit": v["unit"], "error": v["error"]} for k, v in probes.items()
-    }
-    log_event(log, {"event": "probes", "probes": summary})
-    return probes
-
-
-def _parse_line(line: bytes) -> dict[str, Any] | None:
-    try:
-        event = json.loads(line)
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        return None
-    return event if isinstance(event, dict) and "event" in event else None
+                machine.blas = BlasInfo.from_report(
+                    event["blas"], f"the dense kernel's worker ({name})"
+                )
 
 
 def _kill_group(process: subprocess.Popen[bytes]) -> None:

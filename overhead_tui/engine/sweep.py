@@ -41,8 +41,10 @@ from typing import IO, Any
 
 import overhead_tui
 from overhead_tui.engine.events import ProbeStarted, ScenarioProgress
+from overhead_tui.engine.probe_runs import load_run_probes
 from overhead_tui.engine.results import compute_vs_dense
-from overhead_tui.engine.runner import Runner, load_run_probes, log_event
+from overhead_tui.engine.run_log import log_event
+from overhead_tui.engine.runner import Runner
 from overhead_tui.engine.spawn import Cancel
 from overhead_tui.engine.timing import calibrate_loops
 from overhead_tui.machine.cpu import read_cpu_model

@@ -63,6 +63,12 @@ class BlasInfo:
     """Which worker reported it: the dense kernel's (after its set-up) or, until that ran,
     numpy's default in the first worker (before set-up)."""
 
+    @classmethod
+    def from_report(cls, reported: dict[str, Any], source: str) -> BlasInfo:
+        """A worker's ``blas`` report (``engine.worker.blas_info``; extra keys dropped)."""
+        fields = ("library", "version", "architecture", "threads")
+        return cls(**{k: reported.get(k) for k in fields}, source=source)
+
 
 @dataclass
 class PythonInfo:

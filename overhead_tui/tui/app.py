@@ -24,7 +24,8 @@ from textual.worker import get_current_worker
 
 from overhead_tui.analysis.attribution import attach_agreement, waterfall
 from overhead_tui.engine.events import Event, RunFinished
-from overhead_tui.engine.runner import Runner, new_run_dir, planned_summary
+from overhead_tui.engine.plan import new_run_dir, planned_summary
+from overhead_tui.engine.runner import Runner
 from overhead_tui.engine.spawn import Cancel
 from overhead_tui.errors import UsageError
 from overhead_tui.export import export

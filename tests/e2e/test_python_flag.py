@@ -208,7 +208,7 @@ def test_run_on_a_python_312_venv_records_312(cli, venv312, tmp_path):
 def test_another_venv_of_the_same_binary_does_not_get_this_numpy(tmp_path):
     """Before the first worker reports, the machine line shows this process's numpy only
     when the workers run on this interpreter with its packages."""
-    from overhead_tui.engine.runner import planned_summary
+    from overhead_tui.engine.plan import planned_summary
 
     venv = tmp_path / "venv"
     (venv / "bin").mkdir(parents=True)

@@ -32,7 +32,7 @@ def fake_probes(tmp_path, monkeypatch):
             spec.name, spec.title, spec.unit, spec.layer, value=value, details=details
         )
 
-    monkeypatch.setattr("overhead_tui.engine.runner.measure_probe", measure)
+    monkeypatch.setattr("overhead_tui.engine.probe_runs.measure_probe", measure)
 
 
 def test_tiny_shapes_sweep_end_to_end(tmp_path, fake_probes, capsys):

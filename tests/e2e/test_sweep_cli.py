@@ -259,7 +259,7 @@ def test_the_probes_give_the_machine_limits_and_are_cached(tmp_path, monkeypatch
         value = {"clock": 3.0, "stream_triad": 20.0, "simd_fma": 100.0}.get(spec.name, 1.0)
         return ProbeResult(spec.name, spec.title, spec.unit, spec.layer, value=value)
 
-    monkeypatch.setattr("overhead_tui.engine.runner.measure_probe", measure)
+    monkeypatch.setattr("overhead_tui.engine.probe_runs.measure_probe", measure)
     base = ["sweep", "--scenarios-dir", str(FAST_DIR), "--scenario", "fast_dense"]
     quick = [a for a in QUICK if a != "--no-probes"]
     assert main([*base, "--sizes", "8,16", *quick, "--out", str(tmp_path / "a")]) == 0

@@ -12,7 +12,8 @@ from overhead_tui.engine.events import (
     ScenarioProgress,
     ScenarioStarted,
 )
-from overhead_tui.engine.runner import _TimedWindow, own_cpu_s, planned_summary, run_order
+from overhead_tui.engine.observer import TimedWindow, own_cpu_s
+from overhead_tui.engine.plan import planned_summary, run_order
 from overhead_tui.engine.stats import OBSERVER_WARN, describe, stability_warnings
 from overhead_tui.plugins.scenarios import discover
 from overhead_tui.present.format import probe_progress
@@ -35,7 +36,7 @@ def test_run_order_puts_the_dense_kernel_first_and_keeps_the_rest():
 
 
 def test_timed_window_measures_this_process_only_inside_the_window():
-    window = _TimedWindow()
+    window = TimedWindow()
     window.see("sample", 0.0)  # outside a window: nothing
     assert not window.open and window.observer_cpu_s is None
     window.see("timing_started", 10.0)

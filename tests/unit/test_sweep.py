@@ -224,7 +224,7 @@ def fake_sweep(monkeypatch, tmp_path):
             return fake_point(spec, n, status="invalid" if failed else "ok")
             yield  # a generator, like Sweep._run_point
 
-        monkeypatch.setattr("overhead_tui.engine.runner.measure_probe", measure)
+        monkeypatch.setattr("overhead_tui.engine.probe_runs.measure_probe", measure)
         monkeypatch.setattr(Sweep, "_run_point", run_point)
         specs = select(discover([FIXTURES / "fast"]), names)
         settings = Settings(repeats=5, min_sample_s=0.02, probes=probes)

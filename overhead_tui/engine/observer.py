@@ -1,0 +1,40 @@
+"""The observing process (the app or the CLI) measured while a worker times its samples.
+
+The worker announces its timed window (``timing_started`` … ``timing_ended``); the runner notes
+this process's own CPU time at both ends, so every result says how much the observer used.
+"""
+
+from __future__ import annotations
+
+
+def own_cpu_s() -> float:
+    """User + system CPU seconds this process (all its threads) has used so far."""
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+class TimedWindow:
+    """Tracks a worker's timed window and this process's CPU time inside it.
+
+    ``observer_cpu_s`` is the CPU time (s) the parent used between the worker's
+    ``timing_started`` and ``timing_ended``; ``observer_fraction`` that over the window's wall
+    time, as a fraction of one CPU. Both None until a window closed.
+    """
+
+    def __init__(self) -> None:
+        self.open = False
+        self._began: tuple[float, float] | None = None
+        self.observer_cpu_s: float | None = None
+        self.observer_fraction: float | None = None
+
+    def see(self, kind: object, now: float) -> None:
+        """Note a worker event ``kind`` seen at wall time ``now`` (s)."""
+        if kind == "timing_started" and not self.open:
+            self.open, self._began = True, (now, own_cpu_s())
+        elif kind == "timing_ended" and self.open and self._began is not None:
+            wall = now - self._began[0]
+            self.observer_cpu_s = max(0.0, own_cpu_s() - self._began[1])
+            self.observer_fraction = self.observer_cpu_s / wall if wall > 0 else None
+            self.open = False
