@@ -6,16 +6,14 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from overhead_tui.analysis.compare import (
+from overhead_tui.analysis.compare import DEFAULT_ALPHA, Comparison, compare_runs
+from overhead_tui.errors import UsageError
+from overhead_tui.present.compare_text import (
     COMPARE_HEADERS,
-    DEFAULT_ALPHA,
-    Comparison,
-    compare_runs,
     comparison_cells,
     facts_lines,
     run_notes,
 )
-from overhead_tui.errors import UsageError
 from overhead_tui.summary.records import RunSummary
 
 LEFT_ALIGNED = {0, 5, 6}

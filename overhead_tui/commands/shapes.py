@@ -36,11 +36,11 @@ from overhead_tui.engine.shapes import (
     ShapesSweep,
     default_batches,
     default_weights_order,
-    read_cache_sizes,
 )
 from overhead_tui.engine.sweep import ScenarioStopped
 from overhead_tui.errors import UsageError
 from overhead_tui.export.shapes import render_shapes_markdown, render_shapes_table
+from overhead_tui.machine.caches import read_cache_sizes
 from overhead_tui.plugins.scenarios import ScenarioSpec, discover, select
 from overhead_tui.present.format import fmt_gflops, fmt_seconds
 from overhead_tui.summary.records import RunSummary, Settings

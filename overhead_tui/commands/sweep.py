@@ -33,12 +33,11 @@ from overhead_tui.engine.sweep import (
     ScenarioStopped,
     Sweep,
     SweepEvent,
-    point_cell,
-    sweep_rows,
 )
 from overhead_tui.errors import UsageError
 from overhead_tui.plugins.scenarios import ScenarioSpec, discover, select
 from overhead_tui.present.format import fmt_gflops, fmt_seconds
+from overhead_tui.present.sweep_rows import point_cell, sweep_rows
 from overhead_tui.summary.records import RunSummary, Settings
 
 

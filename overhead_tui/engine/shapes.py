@@ -11,7 +11,7 @@ its own folder ``points/<scenario>-m<m>/`` in the sweep's run directory.  A scen
 
 Like ``engine.sweep``: the probes are loaded first (cache, or measured now, not charged to the
 budget) and :func:`overhead_tui.machine.limits.apply_limits` gives the machine's measured peaks and
-bandwidth; the budget is split fairly (:func:`~overhead_tui.engine.sweep.fair_share_s`);
+bandwidth; the budget is split fairly (:func:`~overhead_tui.engine.budget.fair_share_s`);
 before each batch after the first the point's cost is predicted from the last one (time per
 call grows at most linearly in m: exact once compute-bound, an over-estimate while B's
 traffic dominates; plus the last point's overhead and the validation's reference products),
@@ -32,18 +32,15 @@ from typing import IO
 
 import overhead_tui
 from overhead_tui.analysis.shapes import Roofs, ShapePoint, ShapesRecord
+from overhead_tui.engine.budget import fair_share_s, point_overhead_s, timed_calls
 from overhead_tui.engine.events import ProbeStarted, ScenarioProgress
 from overhead_tui.engine.probe_runs import load_run_probes
 from overhead_tui.engine.results import compute_vs_dense
 from overhead_tui.engine.run_log import log_event
 from overhead_tui.engine.runner import Runner
 from overhead_tui.engine.spawn import Cancel
-from overhead_tui.engine.sweep import (
-    ScenarioStopped,
-    fair_share_s,
-    point_overhead_s,
-    timed_calls,
-)
+from overhead_tui.engine.sweep import ScenarioStopped
+from overhead_tui.machine.caches import FALLBACK_LLC_BYTES
 from overhead_tui.machine.cpu import read_cpu_model
 from overhead_tui.machine.host import describe_machine
 from overhead_tui.machine.limits import apply_limits, roofline_bandwidth
@@ -63,43 +60,11 @@ CACHE_FACTOR = 2
 """B must hold at least this many times the last-level cache (bytes), so it streams from DRAM."""
 ORDER_STEP = 512
 """The default k = n is a multiple of this."""
-FALLBACK_LLC_BYTES = 32 * 2**20
-"""Assumed last-level cache when the machine reports none (bytes)."""
-CACHE_DIR = Path("/sys/devices/system/cpu/cpu0/cache")
 FAILED = ("invalid", "impossible", "error", "timeout", "crashed", "skipped")
 """Point statuses that end a scenario's sweep."""
 
 
 # -- B's size from the caches ---------------------------------------------------------------
-
-
-def parse_cache_size(text: str) -> int | None:
-    """A sysfs cache ``size`` such as ``32768K`` or ``1M`` in bytes, or None."""
-    text = text.strip().upper()
-    units = {"K": 2**10, "M": 2**20, "G": 2**30}
-    try:
-        if text and text[-1] in units:
-            return int(text[:-1]) * units[text[-1]]
-        return int(text)
-    except ValueError:
-        return None
-
-
-def read_cache_sizes(folder: Path = CACHE_DIR) -> dict[str, int]:
-    """This CPU's caches {``L1d``, ``L1i``, ``L2``, ``L3``: bytes} from sysfs ({} if absent)."""
-    caches: dict[str, int] = {}
-    for index in sorted(folder.glob("index*")):
-        try:
-            level = (index / "level").read_text().strip()
-            kind = (index / "type").read_text().strip()
-            size = parse_cache_size((index / "size").read_text())
-        except OSError:
-            continue
-        if size is None:
-            continue
-        suffix = {"Data": "d", "Instruction": "i"}.get(kind, "")
-        caches[f"L{level}{suffix}"] = size
-    return caches
 
 
 def default_weights_order(caches: dict[str, int], itemsize: int) -> tuple[int, str]:

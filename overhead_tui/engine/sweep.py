@@ -40,19 +40,23 @@ from pathlib import Path
 from typing import IO, Any
 
 import overhead_tui
+from overhead_tui.engine.budget import (
+    PointCost,
+    budget_allows,
+    fair_share_s,
+    point_overhead_s,
+)
 from overhead_tui.engine.events import ProbeStarted, ScenarioProgress
 from overhead_tui.engine.probe_runs import load_run_probes
 from overhead_tui.engine.results import compute_vs_dense
 from overhead_tui.engine.run_log import log_event
 from overhead_tui.engine.runner import Runner
 from overhead_tui.engine.spawn import Cancel
-from overhead_tui.engine.timing import calibrate_loops
 from overhead_tui.machine.cpu import read_cpu_model
 from overhead_tui.machine.host import describe_machine
 from overhead_tui.machine.limits import apply_limits
 from overhead_tui.plugins.scenarios import ScenarioSpec
 from overhead_tui.summary.records import MachineInfo, RunSummary, ScenarioResult, Settings
-from overhead_tui.summary.units import fmt_gflops
 
 DEFAULT_SIZES: tuple[int, ...] = (8, 16, 32, 64, 128, 256, 512, 1024)
 """Matrix orders of a sweep when ``--sizes`` is not given (powers of two)."""
@@ -75,85 +79,6 @@ FAILED = ("invalid", "impossible", "error", "timeout", "crashed", "skipped")
 
 
 # -- the budget: pure functions -------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class PointCost:
-    """What a finished point says about the cost of the next one.
-
-    Attributes:
-        n: matrix order of the point.
-        median_s: median time of one kernel call at ``n`` (s).
-        overhead_s: the worker's wall time beyond its timed kernel calls: start-up, imports,
-            JIT compile, input generation, validation, counting (s, ≥ 0).
-    """
-
-    n: int
-    median_s: float
-    overhead_s: float
-
-
-def timed_calls(call_s: float, repeats: int, min_sample_s: float) -> int:
-    """Kernel calls a worker makes to time a kernel whose call lasts ``call_s`` (s).
-
-    The first call and one warm call, then ``repeats`` samples plus one warm-up sample of
-    ``loops`` calls each, ``loops`` calibrated so a sample lasts ≥ ``min_sample_s`` (s).
-    """
-    loops = calibrate_loops(call_s, min_sample_s)
-    return 2 + (repeats + 1) * loops
-
-
-def predict_point_s(last: PointCost, next_n: int, repeats: int, min_sample_s: float) -> float:
-    """Predicted wall time (s) of the point at ``next_n`` from the point before it.
-
-    Time per call scales as n³: ``last.median_s × (next_n / last.n)³``, times the calls the
-    samples need (:func:`timed_calls`), plus the overhead observed at the last point.
-    """
-    call_s = last.median_s * (next_n / last.n) ** 3
-    return timed_calls(call_s, repeats, min_sample_s) * call_s + last.overhead_s
-
-
-def budget_allows(
-    last: PointCost | None,
-    next_n: int,
-    remaining_s: float,
-    repeats: int,
-    min_sample_s: float,
-) -> tuple[bool, float | None]:
-    """Whether the point at ``next_n`` fits in ``remaining_s`` (s) of the scenario's share.
-
-    Returns:
-        (run it?, predicted wall time in s or None).  With no earlier point (the first,
-        smallest size) there is nothing to predict from: it always runs, so every scenario
-        has at least one point even when earlier ones overspent the budget.
-    """
-    if last is None:
-        return True, None
-    if remaining_s <= 0:
-        return False, None
-    predicted = predict_point_s(last, next_n, repeats, min_sample_s)
-    return predicted <= remaining_s, predicted
-
-
-def fair_share_s(budget_s: float, spent_s: float, scenarios_left: int) -> float:
-    """The share (s) of the scenario starting now: unspent budget over the scenarios left
-    (this one included).  Returns 0 when nothing is left or no scenario remains."""
-    if scenarios_left <= 0:
-        return 0.0
-    return max(0.0, budget_s - spent_s) / scenarios_left
-
-
-def point_overhead_s(result: ScenarioResult) -> float:
-    """A finished point's wall time beyond its timed kernel calls (s, ≥ 0; 0 if unknown).
-
-    Timed calls: one warm call (the median), the warm-up and timed samples (per-call values
-    × ``loops``).  The first call's JIT compile is not among them: it recurs in every worker.
-    """
-    if result.wall_s is None or result.median_s is None:
-        return 0.0
-    loops = result.loops or 1
-    timed = result.median_s + loops * (sum(result.warmups_s) + sum(result.samples_s))
-    return max(0.0, result.wall_s - timed)
 
 
 # -- events ---------------------------------------------------------------------------------
@@ -235,51 +160,6 @@ def point_record(result: ScenarioResult) -> dict[str, Any]:
         "wall_s": result.wall_s,
         "warnings": list(result.warnings) if result.has_speed else [],
     }
-
-
-@dataclass(frozen=True)
-class SweepRow:
-    """One scenario of a sweep, for tables and plots: its points by n and why it stopped."""
-
-    scenario: str
-    points: dict[int, dict[str, Any]]
-    """Point records (:func:`point_record`) by matrix order n."""
-    stopped: str | None
-    """Reason it stopped before the last size (``budget``, ``max_size``, a status), or None."""
-
-    def curve(self) -> tuple[list[int], list[float]]:
-        """(n, GFLOP/s) of its ok points, by increasing n."""
-        ok = [(n, p["gflops"]) for n, p in sorted(self.points.items()) if p["status"] == "ok"]
-        return [n for n, _ in ok], [g for _, g in ok]
-
-
-def sweep_rows(summary: RunSummary) -> list[SweepRow]:
-    """The sweep of ``summary`` by scenario, in sweep order (empty without a sweep)."""
-    sweep = summary.sweep or {}
-    points: list[dict[str, Any]] = sweep.get("points", [])
-    stopped: dict[str, str] = sweep.get("stopped", {})
-    names = list(
-        dict.fromkeys([*summary.settings.scenarios, *(p["scenario"] for p in points), *stopped])
-    )
-    return [
-        SweepRow(
-            name,
-            {p["n"]: p for p in points if p["scenario"] == name},
-            stopped.get(name),
-        )
-        for name in names
-        if sweep
-    ]
-
-
-def point_cell(point: dict[str, Any] | None, unstable: str = " !") -> str:
-    """A point as a table cell: GFLOP/s (``unstable`` appended when the timing carries
-    warnings), its status if it failed, or ``—`` when the size was not run."""
-    if point is None:
-        return "—"
-    if point["status"] != "ok":
-        return str(point["status"])
-    return fmt_gflops(point["gflops"]) + (unstable if point.get("warnings") else "")
 
 
 # -- the sweep ------------------------------------------------------------------------------

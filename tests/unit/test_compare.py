@@ -8,14 +8,12 @@ import sys
 
 import pytest
 
-from overhead_tui.analysis.compare import (
-    SettingDifference,
-    compare_runs,
+from overhead_tui.analysis.compare import SettingDifference, compare_runs, rank_test
+from overhead_tui.present.compare_text import (
     comparison_cells,
     detail_text,
     difference_lines,
     facts_lines,
-    rank_test,
     run_notes,
 )
 from overhead_tui.summary.records import RunSummary

@@ -8,23 +8,20 @@ import argparse
 import pytest
 
 from overhead_tui.commands.sweep import parse_sizes, render_sweep_table
+from overhead_tui.engine.budget import (
+    PointCost,
+    budget_allows,
+    fair_share_s,
+    point_overhead_s,
+    predict_point_s,
+    timed_calls,
+)
 from overhead_tui.engine.events import ProbeStarted
 from overhead_tui.engine.probe_runs import ProbeResult
 from overhead_tui.engine.results import new_result
-from overhead_tui.engine.sweep import (
-    PointCost,
-    PointStarted,
-    ScenarioStopped,
-    Sweep,
-    budget_allows,
-    fair_share_s,
-    point_cell,
-    point_overhead_s,
-    predict_point_s,
-    sweep_rows,
-    timed_calls,
-)
+from overhead_tui.engine.sweep import PointStarted, ScenarioStopped, Sweep
 from overhead_tui.plugins.scenarios import discover, select
+from overhead_tui.present.sweep_rows import point_cell, sweep_rows
 from overhead_tui.summary.records import MachineInfo, RunSummary, ScenarioResult, Settings
 from tests.conftest import FIXTURES
 

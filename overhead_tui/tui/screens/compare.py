@@ -13,10 +13,9 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import DataTable, Footer, Header, Static
 
-from overhead_tui.analysis.compare import (
+from overhead_tui.analysis.compare import Comparison, RungComparison
+from overhead_tui.present.compare_text import (
     COMPARE_HEADERS,
-    Comparison,
-    RungComparison,
     comparison_cells,
     detail_text,
     facts_lines,

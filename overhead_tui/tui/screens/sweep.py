@@ -16,7 +16,7 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Footer, Header, Static
 
-from overhead_tui.engine.sweep import point_cell, sweep_rows
+from overhead_tui.present.sweep_rows import point_cell, sweep_rows
 from overhead_tui.summary.records import RunSummary
 from overhead_tui.tui.screens.base import BaseScreen
 from overhead_tui.tui.widgets.loglog_plot import LogLogFigure, LogLogPlot, Series
