@@ -44,12 +44,13 @@ measured span exactly.
 
 from __future__ import annotations
 
-import itertools
 import statistics
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from overhead_tui.analysis import uncertainty as unc
+from overhead_tui.analysis.agreement import attach_agreement
+from overhead_tui.analysis.waterfall import waterfall
 from overhead_tui.summary.records import RunSummary, ScenarioResult
 from overhead_tui.summary.vocabulary import GENERIC_OPS
 
@@ -71,9 +72,6 @@ INTERPRETER_COSTS = (
     "numpy_call_ns",
 )
 """Unit costs paid in the eval loop: scaled by the rung's own reference dispatch timing."""
-MIN_CREDIT_SHARE = 0.05
-"""Below this modelled share (of the earlier rung) for all removed layers together, the
-waterfall splits a step's saving equally among them instead of by share."""
 
 
 @dataclass(frozen=True)
@@ -412,122 +410,6 @@ def breakdown(result: ScenarioResult, costs: UnitCosts) -> dict[str, Any] | None
     }
 
 
-def waterfall(summary: RunSummary) -> list[dict[str, Any]]:
-    """Steps between consecutive ok rungs: speedup per flop and the time saved per layer.
-
-    Each step: ``{"from", "to", "speedup", "saved_s_per_flop", "layers": {layer: s/flop},
-    "split", "speedup_interval" [low, high] (from both rungs' IQRs), "within_noise"}``;
-    ``within_noise``: the speedup's interval contains 1 (the step may be no step at all).
-    """
-    rungs = [r for r in sorted(summary.scenarios, key=lambda r: r.rung) if r.has_speed]
-    steps = []
-    for before, after in itertools.pairwise(rungs):
-        assert before.median_s is not None and after.median_s is not None
-        t_before = before.median_s / before.flops
-        t_after = after.median_s / after.flops
-        saved = t_before - t_after
-        removed = list(after.removes) or ["other"]
-        weights = {x: (before.breakdown or {}).get("layers", {}).get(x, 0.0) for x in removed}
-        total = sum(w for w in weights.values() if w > 0)
-        split = "by modelled share"
-        if not after.removes:
-            weights, total = {"other": 1.0}, 1.0
-            split = "nothing declared removed"
-        elif total < MIN_CREDIT_SHARE:  # the model does not see these layers: split equally
-            weights, total = dict.fromkeys(removed, 1.0), float(len(removed))
-            split = "equally (not modelled)"
-        credited = {x: saved * max(w, 0.0) / total for x, w in weights.items()}
-        low, high = unc.ratio(
-            unc.timing_interval(before.median_s, before.iqr_s),
-            unc.timing_interval(after.median_s, after.iqr_s),
-        )
-        per_flop = after.flops / before.flops  # the speedup is per flop
-        speedup_interval = [low * per_flop, high * per_flop]
-        steps.append(
-            {
-                "from": before.name,
-                "to": after.name,
-                "speedup": t_before / t_after,
-                "saved_s_per_flop": saved,
-                "layers": credited,
-                "split": split,
-                "speedup_interval": speedup_interval,
-                "within_noise": unc.contains(speedup_interval, 1.0),
-            }
-        )
-    return steps
-
-
-NOT_SEPARABLE = {
-    "container_access": "interpreter_dispatch",
-    "dynamic_dispatch": "interpreter_dispatch",
-}
-"""Layers perf cannot split from another: a specialised list subscript or an unspecialised
-instruction's type dispatch runs inside ``_PyEval_EvalFrameDefault`` (inlined), so its samples
-land on the eval loop.  They are compared merged with that layer."""
-
-
-def _perf_interval(share: float, samples: int | None) -> list[float]:
-    """A sampled share ± 2 binomial standard errors (about 95 %), or the point value."""
-    if not samples:
-        return [share, share]
-    half = 2.0 * (max(share * (1.0 - share), 0.0) / samples) ** 0.5
-    return [max(0.0, share - half), min(1.0, share + half)]
-
-
-def _overlap(a: list[float], b: list[float]) -> bool:
-    return a[0] <= b[1] and b[0] <= a[1]
-
-
-def agreement(b: dict[str, Any], perf: dict[str, Any]) -> dict[str, Any] | None:
-    """The model's and perf's share of each layer side by side, with a verdict.
-
-    Returns ``{"source": "perf", "samples", "layers": {layer: {"model", "model_interval",
-    "perf", "perf_interval", "verdict"}}}``; verdict ``agree`` (the intervals overlap),
-    ``disagree``, or ``not separable`` (a layer perf books on another, see
-    :data:`NOT_SEPARABLE`; the merged pair ``A+B`` gets its own verdict).  None without perf
-    layers.
-    """
-    measured = perf.get("layers") or {}
-    if perf.get("status") != "ok" or not measured:
-        return None
-    raw = str(perf.get("samples") or "")
-    samples = int(raw) if raw.isdigit() else None
-    model = {k: v for k, v in (b.get("layers") or {}).items() if k != "other"}
-    intervals = b.get("intervals") or {}
-
-    def entry(m: float | None, m_int: list[float] | None, p: float | None) -> dict[str, Any]:
-        m_int = list(m_int) if m_int else ([m, m] if m is not None else None)
-        p_int = _perf_interval(p, samples) if p is not None else None
-        verdict = "agree" if m_int and p_int and _overlap(m_int, p_int) else "disagree"
-        return {
-            "model": m,
-            "model_interval": m_int,
-            "perf": p,
-            "perf_interval": p_int,
-            "verdict": verdict,
-        }
-
-    layers: dict[str, Any] = {}
-    for layer in sorted(set(model) | set(measured)):
-        e = entry(model.get(layer), intervals.get(layer), measured.get(layer, 0.0))
-        if layer in NOT_SEPARABLE and layer in model:
-            e["verdict"] = "not separable"
-        layers[layer] = e
-    for layer, host in NOT_SEPARABLE.items():
-        if layer in model and host in model:
-            both = [intervals.get(x) or [model[x], model[x]] for x in (layer, host)]
-            merged = entry(
-                model[layer] + model[host],
-                [both[0][0] + both[1][0], both[0][1] + both[1][1]],
-                measured.get(layer, 0.0) + measured.get(host, 0.0),
-            )
-            layers[f"{host}+{layer}"] = merged
-            if host in layers:
-                layers[host]["verdict"] = "not separable"
-    return {"source": "perf", "samples": samples, "layers": layers}
-
-
 def attribute(summary: RunSummary, probes: dict[str, Any]) -> None:
     """Fill every scenario's ``breakdown`` (with ``agreement`` when perf profiled it) and the
     summary's ``waterfall`` in place."""
@@ -536,10 +418,3 @@ def attribute(summary: RunSummary, probes: dict[str, Any]) -> None:
         result.breakdown = breakdown(result, costs)
         attach_agreement(result)
     summary.waterfall = waterfall(summary)
-
-
-def attach_agreement(result: ScenarioResult) -> None:
-    """Set ``breakdown["agreement"]`` from the rung's perf profile (after profiling too)."""
-    perf = ((result.profile or {}).get("backends") or {}).get("perf")
-    if result.breakdown is not None and perf:
-        result.breakdown["agreement"] = agreement(result.breakdown, perf)

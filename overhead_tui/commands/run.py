@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
-from overhead_tui.analysis.attribution import attach_agreement
+from overhead_tui.analysis.agreement import attach_agreement
 from overhead_tui.commands.common import (
     add_run_options,
     check_export_paths,

@@ -22,7 +22,8 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.worker import get_current_worker
 
-from overhead_tui.analysis.attribution import attach_agreement, waterfall
+from overhead_tui.analysis.agreement import attach_agreement
+from overhead_tui.analysis.waterfall import waterfall
 from overhead_tui.engine.events import Event, RunFinished
 from overhead_tui.engine.plan import new_run_dir, planned_summary
 from overhead_tui.engine.runner import Runner

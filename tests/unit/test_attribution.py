@@ -6,7 +6,8 @@ import math
 
 import pytest
 
-from overhead_tui.analysis.attribution import UnitCosts, attribute, breakdown, waterfall
+from overhead_tui.analysis.attribution import UnitCosts, attribute, breakdown
+from overhead_tui.analysis.waterfall import waterfall
 from overhead_tui.summary.records import RunSummary, ScenarioResult
 
 PROBES = {

@@ -8,11 +8,8 @@ from itertools import repeat
 import numpy as np
 import pytest
 
-from overhead_tui.engine.counting.opcodes import (
-    RUNTIME_SUPERINSTRUCTIONS,
-    base_opname,
-    count_events,
-)
+from overhead_tui.engine.counting.instructions import RUNTIME_SUPERINSTRUCTIONS, base_opname
+from overhead_tui.engine.counting.opcodes import count_events
 from overhead_tui.engine.counting.scaling import extrapolate
 
 

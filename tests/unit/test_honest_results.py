@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from overhead_tui.analysis.attribution import waterfall
+from overhead_tui.analysis.waterfall import waterfall
 from overhead_tui.engine.results import apply_event, compute_vs_dense
 from overhead_tui.export import EXPORTERS
 from overhead_tui.machine.cpu import parse_cpuinfo

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from overhead_tui.analysis import uncertainty as unc
-from overhead_tui.analysis.attribution import UnitCosts, attribute, breakdown, waterfall
+from overhead_tui.analysis.attribution import UnitCosts, attribute, breakdown
+from overhead_tui.analysis.waterfall import waterfall
 from overhead_tui.engine.counting.opcodes import count_events
 from overhead_tui.summary.records import RunSummary, ScenarioResult
 
@@ -186,7 +187,7 @@ def test_numpy_scalar_ops_are_counted():
 
 
 def test_agreement_side_by_side_with_verdicts():
-    from overhead_tui.analysis.attribution import agreement
+    from overhead_tui.analysis.agreement import agreement
 
     b = {
         "layers": {"interpreter_dispatch": 0.5, "container_access": 0.2, "boxing": 0.1},
