@@ -87,6 +87,8 @@ def cache_key(specs: list[ProbeSpec], python: str) -> str:
         env=worker_env(),
     ).stdout
     target = [f"{var}={os.environ.get(var)!r}" for var in NUMBA_TARGET_VARS]
+    if os.environ.get("PYTHON_JIT") is not None:  # a JIT build's on/off column (interpreters)
+        target.append(f"PYTHON_JIT={os.environ['PYTHON_JIT']!r}")
     for part in (cpu_model(), os.path.realpath(python), version, *target):
         digest.update(part.encode())
     for spec in specs:

@@ -89,7 +89,7 @@ def test_the_layer_that_changed_most_and_the_table():
     )
     table = render_table(combined)
     header, _, row = table.splitlines()[:3]
-    assert "CPython 3.11.7 (baseline)" in header and "CPython 3.13.0 JIT" in header
+    assert "CPython 3.11.7 (baseline)" in header and "CPython 3.13.0 jit on" in header
     assert "CPython 3.14.0 free-threaded" in header
     assert "19 bc/FMA" in row and "boxing -5.00 ns" in row and "not run" in row
     assert "cannot install numpy (offline)" in table
