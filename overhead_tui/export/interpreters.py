@@ -87,15 +87,16 @@ def render_table(combined: InterpretersSummary) -> str:
 PAIR_HEADER = (
     "layer",
     "per",
-    "events/FMA A",
-    "events/FMA B",
-    "ns/event A",
-    "ns/event B",
-    "ns/FMA A",
-    "ns/FMA B",
-    "B − A ns/FMA",
+    "A ev/FMA",
+    "B ev/FMA",
+    "A ns/ev",
+    "B ns/ev",
+    "A ns/FMA",
+    "B ns/FMA",
+    "B−A ns/FMA",
 )
-"""Columns of :func:`pair_rows`."""
+"""Columns of :func:`pair_rows`: events per multiply-add (ev/FMA), modelled ns per event
+(ns/ev) and ns per multiply-add on interpreters A and B, and the difference."""
 
 
 def _num(value: float | None) -> str:

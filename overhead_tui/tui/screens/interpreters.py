@@ -30,6 +30,12 @@ from overhead_tui.summary.interpreters import InterpretersSummary, breakdown_pai
 from overhead_tui.tui.screens.base import BaseScreen
 from overhead_tui.tui.widgets.too_small import TooSmall
 
+WIDE = 110
+"""Below this many columns the breakdown table leaves out the ns per event columns (ns per
+multiply-add over events per multiply-add)."""
+UNIT_COST = (4, 5)
+"""Indices of the ns per event columns in ``PAIR_HEADER``."""
+
 
 class InterpretersScreen(BaseScreen):
     """The rung × interpreter grid and two interpreters' breakdowns of the selected rung."""
@@ -90,6 +96,9 @@ class InterpretersScreen(BaseScreen):
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         self.show_pair()
 
+    def on_resize(self) -> None:
+        self.show_pair()
+
     def _next(self, index: int, other: int) -> int:
         count = len(self.combined.interpreters)
         nxt = (index + 1) % count
@@ -138,10 +147,11 @@ class InterpretersScreen(BaseScreen):
         table = Table(
             header_style="bold", box=None, padding=(0, 1), collapse_padding=True, pad_edge=False
         )
-        for i, column in enumerate(PAIR_HEADER):
-            table.add_column(column, justify="left" if i < 2 else "right", no_wrap=True)
+        keep = [i for i in range(len(PAIR_HEADER)) if self.size.width >= WIDE or i not in UNIT_COST]
+        for i in keep:
+            table.add_column(PAIR_HEADER[i], justify="left" if i < 2 else "right", no_wrap=True)
         for row in pair_rows(pair):
-            table.add_row(*row, style="bold" if row[0] == "measured" else "")
+            table.add_row(*(row[i] for i in keep), style="bold" if row[0] == "measured" else "")
         breakdowns.update(table)
         lines = pair_summary(pair)
         if not pair.has_breakdowns:
