@@ -10,6 +10,7 @@ from typing import Any
 from overhead_tui.commands.common import check_runs_parent, check_sizes, plan, prepare_cache
 from overhead_tui.errors import UsageError
 from overhead_tui.plugins.scenarios import discover, select
+from overhead_tui.summary.interpreters import InterpretersSummary, is_interpreters_summary
 from overhead_tui.summary.records import MAX_SUMMARY_BYTES, RunSummary, Settings
 
 EXIT_NO_TTY = 2
@@ -90,8 +91,17 @@ def announce_large(path: Path) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """``open``: load and validate the summary, then show it."""
+    """``open``: load and validate the summary, then show it (a combined interpreters summary
+    opens on the *Interpreters* screen)."""
     announce_large(args.path)
+    if is_interpreters_summary(args.path):
+        from overhead_tui.commands.interpreters import show_in_app
+
+        combined = InterpretersSummary.load(args.path)  # SummaryError -> one line, exit 2
+        if not _require_terminal():
+            return EXIT_NO_TTY
+        show_in_app(combined)
+        return 0
     summary = RunSummary.load(args.path)  # SummaryError -> one line, exit 2
     if not _require_terminal():
         return EXIT_NO_TTY

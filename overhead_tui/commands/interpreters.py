@@ -10,6 +10,7 @@ run directory under ``--out``, its own probes), and the combined summary
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 import time
 from datetime import UTC, datetime
@@ -30,18 +31,22 @@ from overhead_tui.commands.common import (
     stop_on_signals,
 )
 from overhead_tui.engine.events import RunFinished
-from overhead_tui.engine.interpreters import describe, resolve_spec, this_python
+from overhead_tui.engine.interpreters import (
+    PythonInfo,
+    describe,
+    environment,
+    plan_columns,
+    resolve_spec,
+    this_python,
+)
 from overhead_tui.engine.plan import new_run_dir
 from overhead_tui.engine.provision import ProvisionError, provision
 from overhead_tui.engine.runner import Runner
 from overhead_tui.errors import UsageError
+from overhead_tui.export.interpreters import render_table
 from overhead_tui.plugins.scenarios import discover, select
-from overhead_tui.present.format import fmt_gflops, fmt_number
-from overhead_tui.summary.interpreters import (
-    InterpreterRun,
-    InterpretersSummary,
-    biggest_change,
-)
+from overhead_tui.summary.interpreters import InterpreterRun, InterpretersSummary
+from overhead_tui.summary.records import RunSummary, Settings, SummaryError
 
 EXIT_INTERRUPTED = 130
 
@@ -81,6 +86,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     )
     parser.add_argument("--json", type=Path, metavar="PATH", help="write the combined summary")
     parser.add_argument("--markdown", type=Path, metavar="PATH", help="write the table")
+    parser.add_argument(
+        "--app", action="store_true", help="afterwards, show the Interpreters screen in the app"
+    )
     return parser
 
 
@@ -90,6 +98,8 @@ def run(args: argparse.Namespace) -> int:
     from overhead_tui.commands.run import Progress
 
     pythons = [resolve_spec(spec) for spec in args.python]  # UsageError: exit 2 before running
+    if args.app and not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise UsageError("--app needs a terminal (stdin and stdout are not a TTY); fix: drop --app")
     check_export_paths([args.json, args.markdown])
     specs = select(discover(list(args.scenarios_dir)), list(args.scenario))
     args_one = argparse.Namespace(**{**vars(args), "python": None})
@@ -106,44 +116,89 @@ def run(args: argparse.Namespace) -> int:
     entries += [(p, spec) for p, spec in zip(pythons, args.python, strict=True)]
     failed = False
     for python, spec in entries:
-        entry = _prepare(python, spec, args.no_provision, progress.note)
-        combined.interpreters.append(entry)
-        if entry.error is not None:
-            progress.note(f"overhead-tui: {spec}: {entry.error}")
-            failed = True
-            continue
-        run_python = (entry.provision or {}).get("python") if python else None
-        if python is not None:
-            try:
-                run_python = check_python(run_python or python)
-            except UsageError as exc:
-                entry.error = str(exc)
-                progress.note(f"overhead-tui: {spec}: {exc}")
+        for entry, env in _columns(_prepare(python, spec, args.no_provision, progress.note)):
+            combined.interpreters.append(entry)
+            if entry.error is not None:
+                progress.note(f"overhead-tui: {spec}: {entry.error}")
                 failed = True
                 continue
-        one = argparse.Namespace(**{**vars(args_one), "python": run_python})
-        settings_i = settings_from(one)
-        run_dir = new_run_dir(parent)
-        entry.run_dir = str(run_dir)
-        progress.note(f"== {entry.label} ({entry.python['executable']}) → {run_dir}")
-        runner = Runner(specs, settings_i, run_dir)
-        summary = runner.summary
-        started = time.monotonic()
-        with stop_on_signals(progress.note, runner.cancel):
-            for event in runner.events():
-                progress.show(event)
-                if isinstance(event, RunFinished):
-                    summary = event.summary
-        entry.scenarios = list(summary.scenarios)
-        progress.note(f"   {entry.label}: {time.monotonic() - started:.0f} s")
-        if runner.cancelled:
-            _write(combined, args, progress.note)
-            return EXIT_INTERRUPTED
-        failed |= any(s.status not in ("ok", "skipped") for s in summary.scenarios)
+            run_python = (entry.provision or {}).get("python") if python else None
+            if python is not None:
+                try:
+                    run_python = check_python(run_python or python)
+                except UsageError as exc:
+                    entry.error = str(exc)
+                    progress.note(f"overhead-tui: {spec}: {exc}")
+                    failed = True
+                    continue
+            one = argparse.Namespace(**{**vars(args_one), "python": run_python})
+            settings_i = settings_from(one)
+            run_dir = new_run_dir(parent)
+            entry.run_dir = str(run_dir)
+            setting = "".join(f" {k}={v}" for k, v in env.items())
+            progress.note(f"== {entry.label} ({entry.python['executable']}{setting}) → {run_dir}")
+            runner = Runner(specs, settings_i, run_dir)
+            summary = runner.summary
+            started = time.monotonic()
+            with environment(env), stop_on_signals(progress.note, runner.cancel):
+                for event in runner.events():
+                    progress.show(event)
+                    if isinstance(event, RunFinished):
+                        summary = event.summary
+            entry.scenarios = list(summary.scenarios)
+            progress.note(f"   {entry.label}: {time.monotonic() - started:.0f} s")
+            if runner.cancelled:
+                _write(combined, args, progress.note)
+                return EXIT_INTERRUPTED
+            failed |= any(s.status not in ("ok", "skipped") for s in summary.scenarios)
     table = render_table(combined)
     _write(combined, args, progress.note)
     print(table)
+    if args.app:
+        show_in_app(combined)
     return 1 if failed else 0
+
+
+def _columns(entry: InterpreterRun) -> list[tuple[InterpreterRun, dict[str, str]]]:
+    """The columns of one interpreter with the environment each runs with: two for a build
+    with the experimental JIT (``engine.interpreters.plan_columns``: jit on, jit off)."""
+    if entry.error is not None or entry.python.get("jit") is None:
+        return [(entry, {})]
+    info = PythonInfo(**entry.python)
+    return [
+        (dataclasses.replace(entry, python=column.info.to_dict(), scenarios=[]), column.env)
+        for column in plan_columns(info)
+    ]
+
+
+def show_in_app(combined: InterpretersSummary) -> None:
+    """Open the app on the baseline's run with the *Interpreters* screen on top."""
+    from overhead_tui.commands.app import check_settings
+    from overhead_tui.tui.app import OverheadApp
+
+    OverheadApp(
+        summary=baseline_summary(combined), interpreters=combined, check_settings=check_settings
+    ).run()
+
+
+def baseline_summary(combined: InterpretersSummary) -> RunSummary:
+    """The baseline interpreter's run: its ``summary.json`` when its run directory is still
+    there, else a summary of its scenarios from the combined file."""
+    first = combined.interpreters[0] if combined.interpreters else None
+    if first is not None and first.run_dir:
+        try:
+            return RunSummary.load(Path(first.run_dir))
+        except SummaryError:
+            pass
+    summary = RunSummary(settings=_settings(combined.settings))
+    summary.scenarios = list(first.scenarios) if first is not None else []
+    summary.run_dir = first.run_dir if first is not None else None
+    return summary
+
+
+def _settings(fields: dict[str, Any]) -> Settings:
+    known = {f.name for f in dataclasses.fields(Settings)}
+    return Settings(**{k: v for k, v in fields.items() if k in known})
 
 
 def _prepare(python: str | None, spec: str, no_provision: bool, note: Any) -> InterpreterRun:
@@ -185,64 +240,3 @@ def _write(combined: InterpretersSummary, args: argparse.Namespace, note: Any) -
         args.markdown.parent.mkdir(parents=True, exist_ok=True)
         args.markdown.write_text(render_table(combined) + "\n", encoding="utf-8")
         note(f"wrote {args.markdown}")
-
-
-def cell(result: Any, change: tuple[str, float] | None) -> str:
-    """One table cell: ``GFLOP/s · bytecodes/FMA · biggest layer change``."""
-    if result is None:
-        return "—"
-    if not result.has_speed:
-        return result.status
-    parts = [f"{fmt_gflops(result.gflops)} GFLOP/s"]
-    events = result.events_per_fma or {}
-    if events.get("bytecodes") is not None:
-        parts.append(f"{fmt_number(events['bytecodes'])} bc/FMA")
-    if change is not None:
-        layer, delta = change
-        parts.append(f"{layer} {delta:+.2f} ns")
-    return " · ".join(parts)
-
-
-def render_table(combined: InterpretersSummary) -> str:
-    """The rung × interpreter Markdown table (stdout and ``--markdown``), then notes."""
-    runs = combined.interpreters
-    names: list[tuple[int, str]] = []
-    for entry in runs:
-        for s in entry.scenarios:
-            if (s.rung, s.name) not in names:
-                names.append((s.rung, s.name))
-    names.sort()
-    headers = ["rung", *(e.label + (" (baseline)" if i == 0 else "") for i, e in enumerate(runs))]
-    lines = [
-        "| " + " | ".join(headers) + " |",
-        "|" + "|".join("---" for _ in headers) + "|",
-    ]
-    base = runs[0]
-    for _, name in names:
-        row = [name]
-        for i, entry in enumerate(runs):
-            result = entry.scenario(name)
-            change = biggest_change(base.scenario(name), result) if i else None
-            row.append(cell(result, change) if entry.error is None else "not run")
-        lines.append("| " + " | ".join(row) + " |")
-    lines.append("")
-    lines.append(
-        "Cells: GFLOP/s · bytecodes executed per multiply-add · the layer whose modelled cost "
-        "per multiply-add changed most against the baseline (ns; negative = cheaper)."
-    )
-    for entry in runs:
-        if entry.error:
-            lines.append(f"- {entry.label}: not run: {entry.error}")
-        for key, what in (("nearest", "instead of"), ("missing", "missing")):
-            for pkg, detail in ((entry.provision or {}).get(key) or {}).items():
-                got = (entry.provision or {}).get("installed", {}).get(pkg)
-                text = (
-                    f"{pkg} {got} {what} {detail}"
-                    if key == "nearest"
-                    else f"{pkg} {what}: {detail}"
-                )
-                lines.append(f"- {entry.label}: {text}")
-        for s in entry.scenarios:
-            if s.status not in ("ok",):
-                lines.append(f"- {entry.label}: {s.name}: {s.status} — {s.error}")
-    return "\n".join(lines)

@@ -15,7 +15,9 @@ import os
 import re
 import shutil
 import subprocess
-from dataclasses import asdict, dataclass
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from overhead_tui.errors import UsageError
@@ -154,13 +156,59 @@ class PythonInfo:
 
     @property
     def label(self) -> str:
-        """A short column title: ``CPython 3.13.0``, ``+ free-threaded``, ``+ JIT``."""
+        """A short column title: ``CPython 3.13.0``, ``+ free-threaded``, ``+ jit on`` /
+        ``jit off`` (a build with the experimental JIT)."""
         parts = [f"{self.implementation} {self.version}"]
         if self.free_threaded:
             parts.append("free-threaded")
-        if self.jit == "enabled":
-            parts.append("JIT")
+        if self.jit is not None:
+            parts.append(JIT_LABELS[self.jit])
         return " ".join(parts)
+
+
+JIT_ENV = "PYTHON_JIT"
+"""The variable that turns the experimental JIT on (``1``) or off (``0``) in a build with it."""
+JIT_LABELS = {"enabled": "jit on", "disabled": "jit off"}
+"""Column label suffix of each JIT state."""
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column of ``overhead-tui interpreters`` for an interpreter: the environment its
+    run sets, and what it is then."""
+
+    info: PythonInfo
+    """The interpreter as it runs in this column (``jit`` as set by :attr:`env`)."""
+    env: dict[str, str] = field(default_factory=dict)
+    """Variables set for this column's workers (and probes), e.g. ``{"PYTHON_JIT": "0"}``."""
+
+
+def plan_columns(info: PythonInfo) -> list[Column]:
+    """The columns ``info`` gets: two for a build with the experimental JIT (``jit`` not None:
+    ``PYTHON_JIT=1`` then ``PYTHON_JIT=0``, labelled jit on / jit off), one (its environment
+    untouched) otherwise."""
+    if info.jit is None:
+        return [Column(info)]
+    return [
+        Column(replace(info, jit="enabled"), {JIT_ENV: "1"}),
+        Column(replace(info, jit="disabled"), {JIT_ENV: "0"}),
+    ]
+
+
+@contextmanager
+def environment(env: dict[str, str]) -> Iterator[None]:
+    """Set ``env`` in ``os.environ`` for the block (workers inherit it: ``spawn.worker_env``),
+    then put back what was there."""
+    before = {name: os.environ.get(name) for name in env}
+    os.environ.update(env)
+    try:
+        yield
+    finally:
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 DESCRIBE_SCRIPT = r"""

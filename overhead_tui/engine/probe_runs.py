@@ -16,6 +16,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Generator
 from dataclasses import asdict, dataclass, field
@@ -86,6 +87,8 @@ def cache_key(specs: list[ProbeSpec], python: str) -> str:
         env=worker_env(),
     ).stdout
     target = [f"{var}={os.environ.get(var)!r}" for var in NUMBA_TARGET_VARS]
+    if os.environ.get("PYTHON_JIT") is not None:  # a JIT build's on/off column (interpreters)
+        target.append(f"PYTHON_JIT={os.environ['PYTHON_JIT']!r}")
     for part in (cpu_model(), os.path.realpath(python), version, *target):
         digest.update(part.encode())
     for spec in specs:
@@ -177,32 +180,58 @@ def _measure_once(
     return {"error": f"worker failed: {tail[0][:200]}"}
 
 
+CACHE_ENTRIES = 16
+"""Probe results kept per cache file: one entry per (machine, interpreter, probe sources) key,
+so alternating interpreters (``overhead-tui interpreters``) reuse each one's values; the
+oldest entries beyond this many are dropped."""
+
+
 def read_cache(key: str, cache: Path | None = None) -> dict[str, ProbeResult] | None:
     """Cached probe results for ``key`` (see :func:`cache_key`), or None when stale or absent."""
-    data = _read_cache(cache or cache_path())
-    if data.get("key") != key:
+    entry = _cache_entries(_read_cache(cache or cache_path())).get(key)
+    if entry is None:
         return None
     try:
-        return {k: ProbeResult(**v) for k, v in data["probes"].items()}
+        return {k: ProbeResult(**v) for k, v in entry.items()}
     except TypeError:  # written by another version
         return None
 
 
 def write_cache(key: str, results: dict[str, ProbeResult], cache: Path | None = None) -> None:
-    """Store probe results atomically under ``key``."""
+    """Store probe results atomically under ``key``, keeping the other keys' entries (the
+    newest :data:`CACHE_ENTRIES`).
+
+    The file is ``{"entries": {key: {probe: result}}, "order": [keys, oldest first], "key",
+    "probes"}`` (the last two: the newest entry, as the earlier one-key form had it); a file in
+    that earlier form is read as one entry.
+    """
     cache = cache or cache_path()
     cache.parent.mkdir(parents=True, exist_ok=True)
-    tmp = cache.with_suffix(".tmp")
-    tmp.write_text(
-        json.dumps(
-            {"key": key, "probes": {k: asdict(v) for k, v in results.items()}},
-            indent=1,
-            sort_keys=True,
-        )
-        + "\n",
-        encoding="utf-8",
-    )
+    data = _read_cache(cache)
+    entries = _cache_entries(data)
+    listed = data.get("order") if isinstance(data.get("order"), list) else []
+    order = [k for k in listed if k in entries] + [k for k in entries if k not in listed]
+    order = [k for k in order if k != key] + [key]
+    order = order[-CACHE_ENTRIES:]
+    entries[key] = {k: asdict(v) for k, v in results.items()}
+    kept = {k: entries[k] for k in order}
+    fd, tmp = tempfile.mkstemp(dir=cache.parent, prefix=".probes-", suffix=".tmp")
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        latest = {"key": key, "probes": kept[key]}  # what a one-key reader reads
+        text = json.dumps({**latest, "entries": kept, "order": order}, indent=1, sort_keys=True)
+        fh.write(text + "\n")
+    os.chmod(tmp, 0o644)
     os.replace(tmp, cache)
+
+
+def _cache_entries(data: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """{key: {probe: result fields}} of a parsed cache file (either form)."""
+    entries: dict[str, dict[str, Any]] = {}
+    if isinstance(data.get("entries"), dict):
+        entries = {k: v for k, v in data["entries"].items() if isinstance(v, dict)}
+    if isinstance(data.get("key"), str) and isinstance(data.get("probes"), dict):
+        entries[data["key"]] = data["probes"]  # the newest (also what a one-key writer left)
+    return entries
 
 
 def load_probes(
@@ -237,7 +266,7 @@ def _read_cache(path: Path) -> dict[str, Any]:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError, UnicodeDecodeError):
         return {}
-    return data if isinstance(data, dict) and isinstance(data.get("probes"), dict) else {}
+    return data if isinstance(data, dict) else {}
 
 
 def median(values: list[float]) -> float | None:

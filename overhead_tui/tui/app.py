@@ -35,8 +35,10 @@ from overhead_tui.present.live import LiveLadder, quiet_events
 from overhead_tui.present.terminal import colour_wanted
 from overhead_tui.profilers.capabilities import detect
 from overhead_tui.profilers.profile import profile_scenario
+from overhead_tui.summary.interpreters import InterpretersSummary
 from overhead_tui.summary.records import RunSummary, Settings
 from overhead_tui.tui.screens.capabilities import CapabilitiesScreen
+from overhead_tui.tui.screens.interpreters import InterpretersScreen
 from overhead_tui.tui.screens.ladder import LadderScreen
 from overhead_tui.tui.screens.machines import MachinesScreen
 from overhead_tui.tui.screens.modals import ExportScreen, HelpScreen, SettingsScreen
@@ -66,6 +68,8 @@ class OverheadApp(App[None]):
         runs_dir: where new run directories go (default: the user data dir).
         check_settings: validates settings from the settings dialog (None = fine).
         clock: seconds, for the elapsed-time display; injectable for tests.
+        interpreters: a combined summary (``overhead-tui interpreters``) to show on the
+            *Interpreters* screen, opened on top at launch.
     """
 
     CSS_PATH = "app.tcss"
@@ -82,6 +86,7 @@ class OverheadApp(App[None]):
         Binding("s", "sweep", "Sweep", show=False),
         Binding("y", "paper", "Paper", show=False),
         Binding("c", "capabilities", "Profilers", show=False),
+        Binding("i", "interpreters", "Interpreters", show=False),
         Binding("question_mark", "help", "Help", key_display="?"),
         Binding("q", "quit", "Quit"),
         Binding("ctrl+c", "quit", "Quit", show=False, priority=True),
@@ -103,8 +108,10 @@ class OverheadApp(App[None]):
         runs_dir: Path | None = None,
         check_settings: Callable[[Settings], str | None] | None = None,
         clock: Callable[[], float] = time.monotonic,
+        interpreters: InterpretersSummary | None = None,
     ) -> None:
         super().__init__()
+        self.interpreters = interpreters
         self.settings = settings or (summary.settings if summary else Settings())
         if summary is not None and not summary.waterfall:
             summary.waterfall = waterfall(summary)  # older summaries: derived from the timings
@@ -139,6 +146,8 @@ class OverheadApp(App[None]):
             self.push_screen(SweepScreen(self.saved))
         if self.saved is not None and self.saved.shapes:
             self.push_screen(ShapesScreen(self.saved))
+        if self.interpreters is not None:
+            self.push_screen(InterpretersScreen(self.interpreters))
         if self.discovery_error and self.saved is None:
             self.notify(self.discovery_error, severity="error", timeout=10)
         elif self.autorun:
@@ -364,6 +373,14 @@ class OverheadApp(App[None]):
         """Show the run's batch sweep (GFLOP/s against m of (m×k)·(k×n)), if it has one."""
         self._show(ShapesScreen, lambda: ShapesScreen(self.ladder.summary))
 
+    def action_interpreters(self) -> None:
+        """Show the same ladder on several Pythons, if the app was opened on such a summary."""
+        if self.interpreters is None:
+            self.notify("No interpreters summary here: run `overhead-tui interpreters --app`.")
+            return
+        combined = self.interpreters
+        self._show(InterpretersScreen, lambda: InterpretersScreen(combined))
+
     def action_waterfall(self) -> None:
         """Show the waterfall of the current run."""
         self._show(WaterfallScreen, lambda: WaterfallScreen(self.ladder.summary))
@@ -418,6 +435,12 @@ class OverheadApp(App[None]):
         yield SystemCommand(
             "Shapes", "GFLOP/s against the batch m (overhead-tui shapes)", self.action_shapes
         )
+        if self.interpreters is not None:
+            yield SystemCommand(
+                "Interpreters",
+                "The ladder on several Pythons side by side",
+                self.action_interpreters,
+            )
         yield SystemCommand("Help", "Keys and vocabulary", self.action_help)
         for row in self.ladder.ordered():
             yield SystemCommand(  # palette text is markup: names and titles are escaped

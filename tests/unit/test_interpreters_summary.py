@@ -89,7 +89,102 @@ def test_the_layer_that_changed_most_and_the_table():
     )
     table = render_table(combined)
     header, _, row = table.splitlines()[:3]
-    assert "CPython 3.11.7 (baseline)" in header and "CPython 3.13.0 JIT" in header
+    assert "CPython 3.11.7 (baseline)" in header and "CPython 3.13.0 jit on" in header
     assert "CPython 3.14.0 free-threaded" in header
     assert "19 bc/FMA" in row and "boxing -5.00 ns" in row and "not run" in row
     assert "cannot install numpy (offline)" in table
+
+
+def _model(name, rows, measured, bytecodes):
+    result = _result(name, 0.0, 0.0)
+    result.events_per_fma = {"bytecodes": bytecodes}
+    result.breakdown = {
+        "method": "model",
+        "explained": sum(r["ns_per_fma"] for r in rows) / measured,
+        "measured_ns_per_fma": measured,
+        "layers": {},
+        "rows": rows,
+    }
+    return result
+
+
+def _row(layer, unit, events, cost):
+    return {
+        "layer": layer,
+        "unit": unit,
+        "events_per_fma": events,
+        "unit_cost": cost,
+        "ns_per_fma": events * cost,
+    }
+
+
+def _pair_summary():
+    from overhead_tui.summary.interpreters import InterpreterRun, InterpretersSummary
+
+    old = _model(
+        "python_naive",
+        [
+            _row("interpreter_dispatch", "ns/dispatch", 14.0, 2.0),
+            _row("boxing", "ns/float", 2.0, 5.0),
+            _row("container_access", "ns/load", 4.0, 1.0),
+        ],
+        measured=50.0,
+        bytecodes=17.0,
+    )
+    new = _model(
+        "python_naive",
+        [
+            _row("interpreter_dispatch", "ns/dispatch", 15.0, 1.5),
+            _row("boxing", "ns/float", 1.0, 5.0),
+            _row("call_overhead", "ns/call", 0.5, 4.0),
+        ],
+        measured=40.0,
+        bytecodes=15.0,
+    )
+    python = {"implementation": "CPython", "executable": "/p", "free_threaded": False, "jit": None}
+    return InterpretersSummary(
+        interpreters=[
+            InterpreterRun(python={**python, "version": "3.11.7"}, scenarios=[old]),
+            InterpreterRun(python={**python, "version": "3.13.0"}, scenarios=[new]),
+        ]
+    )
+
+
+def test_breakdown_pair_row_by_row_with_what_each_change_comes_from():
+    from overhead_tui.summary.interpreters import breakdown_pair
+
+    pair = breakdown_pair(_pair_summary(), "python_naive", 0, 1)
+    rows = {r.layer: r for r in pair.rows}
+    assert list(rows) == ["interpreter_dispatch", "boxing", "container_access", "call_overhead"]
+    dispatch = rows["interpreter_dispatch"]
+    assert dispatch.delta_ns == pytest.approx(22.5 - 28.0)
+    assert (dispatch.events_change, dispatch.unit_change) == ("more", "cheaper")
+    assert dispatch.from_events + dispatch.from_unit_cost == pytest.approx(dispatch.delta_ns)
+    boxing = rows["boxing"]
+    assert (boxing.events_change, boxing.unit_change, boxing.delta_ns) == ("fewer", None, -5.0)
+    assert rows["container_access"].events_change == "gone"
+    assert rows["call_overhead"].events_change == "new"
+    assert pair.measured_delta == -10.0 and (pair.bytecodes_a, pair.bytecodes_b) == (17.0, 15.0)
+    assert pair.has_breakdowns
+    assert [r.layer for r in pair.biggest(2)] == ["interpreter_dispatch", "boxing"]
+    assert breakdown_pair(_pair_summary(), "python_naive", 0, 0).biggest() == []
+
+
+def test_the_table_and_the_screen_share_one_derivation():
+    from overhead_tui.export.interpreters import cell_parts, pair_rows, pair_summary
+    from overhead_tui.summary.interpreters import breakdown_pair, grid
+
+    combined = _pair_summary()
+    [(name, cells)] = grid(combined)
+    assert name == "python_naive" and cells[0].change is None
+    assert cells[1].change == ("interpreter_dispatch", -5.5)
+    assert cell_parts(cells[1]) == ["1 GFLOP/s", "15 bc/FMA", "interpreter_dispatch -5.50 ns"]
+    assert " · ".join(cell_parts(cells[1])) in render_table(combined)
+    pair = breakdown_pair(combined, "python_naive", 0, 1)
+    assert pair_rows(pair)[-1][0] == "measured" and pair_rows(pair)[-1][-1] == "-10.00"
+    lines = pair_summary(pair)
+    assert lines[0] == (
+        "interpreter_dispatch (dispatch): -5.50 ns/FMA: more dispatches per FMA (14 → 15); "
+        "cheaper per dispatch (2.00 → 1.50 ns)"
+    )
+    assert "boxing (float): -5.00 ns/FMA: fewer floats per FMA (2 → 1)" in lines

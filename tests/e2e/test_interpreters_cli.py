@@ -1,0 +1,66 @@
+"""``overhead-tui interpreters`` end to end at tiny sizes, ``compare`` between two of its run
+directories, and ``open`` of a combined summary."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from overhead_tui.summary.interpreters import InterpretersSummary, is_interpreters_summary
+from tests.conftest import FAST, FIXTURES, RECORDED_SUMMARY
+
+RECORDED_INTERPRETERS = FIXTURES / "interpreters_summary.json"
+
+
+def test_two_interpreters_then_compare_between_their_run_dirs(tmp_path, cli):
+    """The second interpreter is this one again (no other Python has numpy without
+    provisioning, which needs the network): the mechanism is the same."""
+    combined_path = tmp_path / "combined.json"
+    result = cli(
+        "interpreters",
+        "--python",
+        sys.executable,
+        "--no-provision",
+        "--scenario",
+        "python_naive",
+        "--scenario",
+        "numpy_matmul",
+        *FAST,
+        "--out",
+        tmp_path / "runs",
+        "--json",
+        combined_path,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("| rung |")
+    combined = InterpretersSummary.load(combined_path)
+    run_a, run_b = (entry.run_dir for entry in combined.interpreters)
+    assert run_a and run_b and run_a != run_b
+    compared = cli("compare", run_a, run_b)
+    assert compared.returncode == 0, compared.stderr
+    assert "python_naive" in compared.stdout and "numpy_matmul" in compared.stdout
+
+
+def test_open_recognises_a_combined_summary(tmp_path, cli):
+    assert is_interpreters_summary(RECORDED_INTERPRETERS)
+    assert not is_interpreters_summary(RECORDED_SUMMARY)
+    assert not is_interpreters_summary(tmp_path)  # a folder: a run directory, not combined
+    broken = json.loads(RECORDED_INTERPRETERS.read_text())
+    del broken["interpreters"][0]["python"]["version"]
+    path = tmp_path / "broken.json"
+    path.write_text(json.dumps(broken))
+    result = cli("open", path)  # read as a combined summary: its schema's one line
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == [
+        "overhead-tui: error: invalid interpreters summary at interpreters.0.python: "
+        "'version' is a required property"
+    ]
+    result = cli("open", RECORDED_INTERPRETERS)  # valid, but no terminal here
+    assert result.returncode == 2 and "needs a terminal" in result.stderr
+
+
+def test_app_needs_a_terminal_before_anything_runs(tmp_path, cli):
+    result = cli("interpreters", "--python", sys.executable, "--app", *FAST, "--out", tmp_path)
+    assert result.returncode == 2
+    assert "--app needs a terminal" in result.stderr
+    assert not list(tmp_path.iterdir())
