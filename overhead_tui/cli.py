@@ -25,7 +25,7 @@ from overhead_tui.commands import sweep as sweep_command
 from overhead_tui.commands.common import add_run_options
 from overhead_tui.errors import UsageError
 from overhead_tui.present.terminal import use_ascii_fallback
-from overhead_tui.summary.records import SummaryError
+from overhead_tui.summary.validation import SummaryError
 
 EXIT_USAGE = 2
 """Exit code for bad input (argparse uses the same)."""

@@ -7,11 +7,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from overhead_tui.commands.common import check_runs_parent, check_sizes, plan, prepare_cache
-from overhead_tui.errors import UsageError
-from overhead_tui.plugins.scenarios import discover, select
+from overhead_tui.commands.common import check_runs_parent, check_settings, plan, prepare_cache
 from overhead_tui.summary.interpreters import InterpretersSummary, is_interpreters_summary
-from overhead_tui.summary.records import MAX_SUMMARY_BYTES, RunSummary, Settings
+from overhead_tui.summary.records import MAX_SUMMARY_BYTES, RunSummary
 
 EXIT_NO_TTY = 2
 
@@ -47,16 +45,6 @@ def _require_terminal() -> bool:
         file=sys.stderr,
     )
     return False
-
-
-def check_settings(settings: Settings) -> str | None:
-    """Why ``settings`` cannot run (unknown scenario, size out of range), or None."""
-    try:
-        specs = select(discover([Path(d) for d in settings.scenarios_dirs]), settings.scenarios)
-        check_sizes(specs, settings)
-    except UsageError as exc:
-        return str(exc)
-    return None
 
 
 def launch(args: argparse.Namespace) -> int:

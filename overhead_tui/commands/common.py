@@ -4,21 +4,17 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import os
-import shutil
 import signal
-import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import FrameType
-from typing import Any
 
 from overhead_tui.engine.folders import ensure_cache, lock_run_dir, writable_problem
 from overhead_tui.engine.inputs import available_memory_bytes, estimated_bytes
+from overhead_tui.engine.interpreter_check import check_python
 from overhead_tui.engine.plan import size_for
-from overhead_tui.engine.spawn import worker_env
 from overhead_tui.errors import UsageError
 from overhead_tui.plugins.scenarios import SUPPORTED_DTYPES, ScenarioSpec, discover, select
 from overhead_tui.summary.records import Settings
@@ -316,184 +312,6 @@ def check_sizes(specs: list[ScenarioSpec], settings: Settings) -> None:
             )
 
 
-MIN_WORKER_PYTHON = (3, 11)
-"""Oldest interpreter a worker runs on (the package's ``requires-python``)."""
-CHECK_VALUE = 6007 * 7919
-"""What the check script computes: a program that merely echoes its arguments cannot print it."""
-_CHECK_SCRIPT = f"""
-import json, os, platform, sys
-facts = dict(
-    check=6007 * 7919,
-    executable=sys.executable,
-    realpath=os.path.realpath(sys.executable) if sys.executable else "",
-    prefix=sys.prefix,
-    base_prefix=getattr(sys, "base_prefix", sys.prefix),
-    implementation=platform.python_implementation(),
-    version=platform.python_version(),
-    version_info=list(sys.version_info[:2]),
-    missing={{}},
-)
-for name in ("numpy", "threadpoolctl"):
-    try:
-        __import__(name)
-    except Exception as exc:
-        facts["missing"][name] = "%s: %s" % (type(exc).__name__, exc)
-if tuple(sys.version_info[:2]) >= {MIN_WORKER_PYTHON!r} and not facts["missing"]:
-    try:
-        import overhead_tui.engine.worker
-    except Exception as exc:
-        facts["worker_error"] = "%s: %s" % (type(exc).__name__, exc)
-print("overhead-tui-check " + json.dumps(facts))
-"""
-"""Run by :func:`check_python` in the candidate interpreter, as a worker would start; written
-for any Python (2.7 too) so that an old one is named rather than failing with a SyntaxError."""
-
-
-def check_python(python: str) -> str:
-    """Check that ``python`` is a Python ≥ 3.11 that imports numpy and threadpoolctl (and this
-    package's worker) in a worker's environment; return the interpreter the workers should run.
-
-    ``python`` may be a path or a name on PATH (``python3.12``, a pyenv shim). The interpreter
-    runs a small script whose answer it must *compute*, and reports its own
-    ``sys.executable``: a venv's python is returned as is (resolving its symlink would lose the
-    venv's site-packages), any other is resolved to the real file, so a shim or a
-    ``python3`` symlink becomes the interpreter it starts.
-
-    Raises:
-        UsageError: missing or not executable, not a Python (``/bin/echo``), a pyenv shim
-            that cannot run, too old, or lacking numpy or threadpoolctl; one line with the fix.
-    """
-    found = shutil.which(python) if os.sep not in python else python
-    if not (found and os.path.isfile(found) and os.access(found, os.X_OK)):
-        raise UsageError(f"--python {python}: no such executable; fix: give an interpreter path")
-    found = os.path.abspath(found)
-    try:
-        proc = subprocess.run(
-            [found, "-c", _CHECK_SCRIPT],
-            capture_output=True,
-            timeout=60,
-            check=False,
-            stdin=subprocess.DEVNULL,
-            env=worker_env(),
-        )
-    except subprocess.TimeoutExpired:
-        raise UsageError(
-            f"--python {python} did not answer within 60 s; fix: give the path of a python "
-            "executable"
-        ) from None
-    except OSError as exc:
-        raise UsageError(
-            f"--python {python} cannot be run ({exc.strerror or exc}); fix: give the path of a "
-            "python executable"
-        ) from None
-    stderr = proc.stderr.decode(errors="replace")
-    facts = _check_facts(proc.stdout.decode(errors="replace"))
-    if facts is None:
-        raise UsageError(_not_python(python, found, proc.returncode, stderr))
-    resolved = _resolved(facts, found)
-    version = ".".join(map(str, facts.get("version_info", [])[:2]))
-    implementation = facts.get("implementation", "Python")
-    if tuple(facts.get("version_info", [0])) < MIN_WORKER_PYTHON:
-        need = ".".join(map(str, MIN_WORKER_PYTHON))
-        raise UsageError(
-            f"--python {python} is {implementation} {facts.get('version')}; the workers need "
-            f"Python {need} or newer; fix: give a newer interpreter"
-        )
-    missing = facts.get("missing") or {}
-    if missing:
-        names = " and ".join(missing)
-        first = _one_line(next(iter(missing.values())))
-        raise UsageError(
-            f"--python {python} ({implementation} {version}) cannot import {names} ({first}); "
-            f"fix: {resolved} -m pip install numpy threadpoolctl"
-        )
-    if facts.get("worker_error"):
-        raise UsageError(
-            f"--python {python} cannot import overhead-tui's worker "
-            f"({_one_line(facts['worker_error'])}); fix: use an interpreter like this one "
-            f"({sys.version.split()[0]})"
-        )
-    return resolved
-
-
-def _check_facts(stdout: str) -> dict[str, Any] | None:
-    """The check script's report, or None unless its answer was computed correctly."""
-    for line in stdout.splitlines():
-        if not line.startswith("overhead-tui-check "):
-            continue
-        try:
-            facts = json.loads(line.split(" ", 1)[1])
-        except json.JSONDecodeError:
-            continue
-        if isinstance(facts, dict) and facts.get("check") == CHECK_VALUE:
-            return facts
-    return None
-
-
-def _resolved(facts: dict[str, Any], found: str) -> str:
-    """The path the workers start: a venv's python as it reports itself, else the real file."""
-    executable = str(facts.get("executable") or "")
-    if not executable:
-        return os.path.realpath(found)
-    if facts.get("prefix") != facts.get("base_prefix"):
-        return executable  # a venv: its python symlinks to the base interpreter
-    return str(facts.get("realpath") or os.path.realpath(executable))
-
-
-def _not_python(python: str, found: str, returncode: int, stderr: str) -> str:
-    """Why ``found`` gave no check report: pyenv's own complaint in plain words, or not a
-    Python."""
-    lines = [x.strip() for x in stderr.splitlines() if x.strip()]
-    pyenv = next((x for x in lines if x.startswith("pyenv: ")), None)
-    if pyenv is not None:
-        return _pyenv_problem(python, found, pyenv.removeprefix("pyenv: "), lines)
-    detail = f", exit code {returncode}: {_one_line(lines[-1])}" if lines else ""
-    return (
-        f"--python {python} is not a Python interpreter (it did not run the check "
-        f"script{detail}); fix: give the path of a python executable"
-    )
-
-
-def _pyenv_problem(python: str, found: str, problem: str, lines: list[str]) -> str:
-    """A pyenv shim that could not start an interpreter, said plainly, with the fix."""
-    program = os.path.basename(found)
-    if "is not installed" in problem:
-        version = problem.split("`", 1)[-1].split("'", 1)[0]
-        return (
-            f"--python {python} is a pyenv shim and pyenv says: {_one_line(problem)}; fix: "
-            f"`pyenv install {version}`, or give the path of an installed interpreter"
-        )
-    versions = []
-    if any("exists in these Python versions" in x for x in lines):
-        index = next(i for i, x in enumerate(lines) if "exists in these Python versions" in x)
-        for line in lines[index + 1 :]:
-            if line.startswith("Note:"):
-                break
-            versions.append(line)
-    if versions:
-        shims = os.path.dirname(found)
-        root = os.path.dirname(shims)
-        if os.path.basename(shims) != "shims":
-            root = os.environ.get("PYENV_ROOT") or root
-        path = os.path.join(root, "versions", versions[-1], "bin", program)
-        return (
-            f"--python {python} is a pyenv shim, but {program} is not in the pyenv version "
-            f"selected here (it is in {', '.join(versions)}); fix: --python {path}, or "
-            f"`pyenv shell {versions[-1]}` first"
-        )
-    return (
-        f"--python {python} is a pyenv shim and pyenv could not start it "
-        f"({_one_line(problem)}); fix: give the interpreter's own path (`pyenv which "
-        f"{program}` prints it)"
-    )
-
-
-def _one_line(text: str, limit: int = 200) -> str:
-    """``text`` on one line, at most ``limit`` characters."""
-    flat = " ".join(str(text).split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
-
-
 def stderr_is_tty() -> bool:
     """True when progress may be drawn on stderr."""
     return sys.stderr.isatty()
@@ -528,3 +346,13 @@ def stop_on_signals(note: Callable[[str], None], cancel: Callable[[], None]) -> 
         yield
     finally:
         restore()
+
+
+def check_settings(settings: Settings) -> str | None:
+    """Why ``settings`` cannot run (unknown scenario, size out of range), or None."""
+    try:
+        specs = select(discover([Path(d) for d in settings.scenarios_dirs]), settings.scenarios)
+        check_sizes(specs, settings)
+    except UsageError as exc:
+        return str(exc)
+    return None

@@ -119,7 +119,8 @@ def render_table(comparison: Comparison) -> list[str]:
 
 def open_in_app(comparison: Comparison, run_a: RunSummary) -> int:
     """Open the app on run A with the *Compare* screen on top (Textual is imported here)."""
-    from overhead_tui.commands.app import EXIT_NO_TTY, _require_terminal, check_settings
+    from overhead_tui.commands.app import EXIT_NO_TTY, _require_terminal
+    from overhead_tui.commands.common import check_settings
 
     if not _require_terminal():
         return EXIT_NO_TTY

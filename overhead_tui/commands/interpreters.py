@@ -21,7 +21,6 @@ from overhead_tui.commands.common import (
     add_measurement_options,
     add_scenario_dirs,
     check_export_paths,
-    check_python,
     check_runs_parent,
     check_sizes,
     positive_int,
@@ -31,6 +30,7 @@ from overhead_tui.commands.common import (
     stop_on_signals,
 )
 from overhead_tui.engine.events import RunFinished
+from overhead_tui.engine.interpreter_check import check_python
 from overhead_tui.engine.interpreters import (
     PythonInfo,
     describe,
@@ -46,7 +46,8 @@ from overhead_tui.errors import UsageError
 from overhead_tui.export.interpreters import render_table
 from overhead_tui.plugins.scenarios import discover, select
 from overhead_tui.summary.interpreters import InterpreterRun, InterpretersSummary
-from overhead_tui.summary.records import RunSummary, Settings, SummaryError
+from overhead_tui.summary.records import RunSummary, Settings
+from overhead_tui.summary.validation import SummaryError
 
 EXIT_INTERRUPTED = 130
 
@@ -173,7 +174,7 @@ def _columns(entry: InterpreterRun) -> list[tuple[InterpreterRun, dict[str, str]
 
 def show_in_app(combined: InterpretersSummary) -> None:
     """Open the app on the baseline's run with the *Interpreters* screen on top."""
-    from overhead_tui.commands.app import check_settings
+    from overhead_tui.commands.common import check_settings
     from overhead_tui.tui.app import OverheadApp
 
     OverheadApp(

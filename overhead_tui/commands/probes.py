@@ -6,7 +6,8 @@ import argparse
 import sys
 from typing import Any
 
-from overhead_tui.commands.common import check_python, prepare_cache
+from overhead_tui.commands.common import prepare_cache
+from overhead_tui.engine.interpreter_check import check_python
 from overhead_tui.engine.probe_runs import PROCESSES, cache_path, load_probes
 from overhead_tui.present.format import fmt_number
 

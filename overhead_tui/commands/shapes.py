@@ -12,7 +12,6 @@ from overhead_tui.commands.common import (
     add_measurement_options,
     add_scenario_dirs,
     check_export_paths,
-    check_python,
     positive_float,
     positive_int,
     prepare_cache,
@@ -24,6 +23,7 @@ from overhead_tui.commands.run import EXIT_INTERRUPTED, Progress
 from overhead_tui.commands.sweep import parse_sizes
 from overhead_tui.engine.events import ProbeStarted, ScenarioProgress
 from overhead_tui.engine.inputs import available_memory_bytes, estimated_bytes
+from overhead_tui.engine.interpreter_check import check_python
 from overhead_tui.engine.shapes import (
     DEFAULT_BUDGET_S,
     DEFAULT_SCENARIOS,
@@ -217,7 +217,7 @@ def write_exports(summary: RunSummary, args: argparse.Namespace) -> None:
 
 def show_in_app(summary: RunSummary) -> None:
     """Open the app on ``summary`` (a summary with ``shapes`` opens on the Shapes screen)."""
-    from overhead_tui.commands.app import check_settings
+    from overhead_tui.commands.common import check_settings
     from overhead_tui.tui.app import OverheadApp
 
     OverheadApp(summary=summary, check_settings=check_settings).run()

@@ -10,7 +10,6 @@ from typing import Any, TextIO
 from overhead_tui.commands.common import (
     add_measurement_options,
     add_scenario_dirs,
-    check_python,
     check_sizes,
     positive_float,
     positive_int,
@@ -21,6 +20,7 @@ from overhead_tui.commands.common import (
 )
 from overhead_tui.commands.run import EXIT_INTERRUPTED, Progress
 from overhead_tui.engine.events import ProbeStarted, ScenarioProgress
+from overhead_tui.engine.interpreter_check import check_python
 from overhead_tui.engine.sweep import (
     DEFAULT_BUDGET_S,
     DEFAULT_SCENARIOS,
@@ -188,7 +188,7 @@ def run(args: argparse.Namespace) -> int:
 
 def show_in_app(summary: RunSummary) -> None:
     """Open the app on ``summary``: a summary with a sweep opens on the Sweep screen."""
-    from overhead_tui.commands.app import check_settings
+    from overhead_tui.commands.common import check_settings
     from overhead_tui.tui.app import OverheadApp
 
     OverheadApp(summary=summary, check_settings=check_settings).run()

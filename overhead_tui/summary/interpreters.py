@@ -20,12 +20,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from overhead_tui.summary.records import (
-    MAX_SUMMARY_BYTES,
-    ScenarioResult,
-    SummaryError,
-    _build,
-)
+from overhead_tui.summary.records import MAX_SUMMARY_BYTES, ScenarioResult, _build
+from overhead_tui.summary.validation import SummaryError
 
 SCHEMA_VERSION = 1
 

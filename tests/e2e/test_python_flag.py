@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from overhead_tui.commands.common import check_python
 from overhead_tui.engine import spawn
+from overhead_tui.engine.interpreter_check import check_python
 from overhead_tui.engine.runner import Runner
 from overhead_tui.errors import UsageError
 from overhead_tui.plugins.scenarios import discover, select

@@ -14,7 +14,8 @@ from overhead_tui.summary.interpreters import (
     biggest_change,
     schema,
 )
-from overhead_tui.summary.records import ScenarioResult, SummaryError
+from overhead_tui.summary.records import ScenarioResult
+from overhead_tui.summary.validation import SummaryError
 from tests.conftest import FIXTURES
 
 RECORDED = FIXTURES / "interpreters_summary.json"

@@ -4,13 +4,8 @@ import json
 
 import pytest
 
-from overhead_tui.summary.records import (
-    MAX_SUMMARY_BYTES,
-    SCHEMA_VERSION,
-    RunSummary,
-    SummaryError,
-    condensed,
-)
+from overhead_tui.summary.records import MAX_SUMMARY_BYTES, SCHEMA_VERSION, RunSummary
+from overhead_tui.summary.validation import SummaryError, condensed
 from tests.conftest import RECORDED_SUMMARY, SUMMARY_V1
 
 

@@ -26,7 +26,8 @@ from overhead_tui.engine.validate import validate
 from overhead_tui.machine.limits import arithmetic_intensity
 from overhead_tui.machine.reference import load_shipped
 from overhead_tui.plugins.scenarios import ScenarioFileError, discover, read_spec
-from overhead_tui.summary.records import RunSummary, validate_summary
+from overhead_tui.summary.records import RunSummary
+from overhead_tui.summary.validation import validate_summary
 
 # -- shapes in inputs, flops, validation ----------------------------------------------------
 
