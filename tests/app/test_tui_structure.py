@@ -3,6 +3,7 @@ one table of actions behind the bindings, the palette, the help and the README."
 
 from __future__ import annotations
 
+import ast
 import importlib
 import inspect
 import pkgutil
@@ -139,3 +140,59 @@ def _readme_keys() -> set[str]:
 
 def test_the_readme_lists_the_same_keys():
     assert _readme_keys() == {a.display for a in ACTIONS if a.key and a.help}
+
+
+# -- no import cycle inside the app (function-local imports count) ----------------------------
+
+TUI = ROOT / "overhead_tui" / "tui"
+
+
+def _tui_imports() -> dict[str, set[str]]:
+    """Each ``overhead_tui.tui`` module's imports of other ``overhead_tui.tui`` modules, found
+    anywhere in its source (top level or inside a function)."""
+    graph: dict[str, set[str]] = {}
+    for path in TUI.rglob("*.py"):
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        found = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                found.add(node.module)
+            elif isinstance(node, ast.Import):
+                found |= {alias.name for alias in node.names}
+        graph[name] = {m for m in found if m.startswith("overhead_tui.tui")}
+    return graph
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+
+    def visit(node: str, path: list[str]) -> list[str] | None:
+        state[node] = 1
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                return [*path[path.index(nxt) :], nxt] if nxt in path else [node, nxt]
+            if nxt in graph and not state.get(nxt):
+                found = visit(nxt, [*path, nxt])
+                if found:
+                    return found
+        state[node] = 2
+        return None
+
+    for start in sorted(graph):
+        if not state.get(start):
+            found = visit(start, [start])
+            if found:
+                return found
+    return None
+
+
+def test_the_cycle_finder_finds_one():
+    assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert _cycle({"a": {"b"}, "b": set()}) is None
+
+
+def test_no_import_cycle_in_the_app():
+    graph = _tui_imports()
+    assert "overhead_tui.tui.widgets.tabs" in graph
+    assert _cycle(graph) is None, " -> ".join(_cycle(graph) or [])
