@@ -8,10 +8,10 @@ screens.  Run it for development with ``textual run --dev overhead_tui.tui.app:O
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from rich.markup import escape
 from textual import work
@@ -58,6 +58,27 @@ EXPORT_FILES: tuple[tuple[str, str], ...] = (
 """Files written by the export action: (file name, format)."""
 
 
+class RunSource(Protocol):
+    """What the app needs of a run: its events, and a way to stop it (see ``Runner``)."""
+
+    def events(self) -> Iterator[Event]:
+        """The run's events, in order; called once, in a thread worker."""
+        ...
+
+    def cancel(self) -> None:
+        """Stop the run soon (from another thread); ``events`` then ends with RunFinished."""
+        ...
+
+
+RunnerFactory = Callable[[list[ScenarioSpec], Settings, Path], RunSource]
+"""Makes the run of (specs, settings, run directory); the app's default is a real Runner."""
+
+
+def real_runner(specs: list[ScenarioSpec], settings: Settings, run_dir: Path) -> RunSource:
+    """A :class:`Runner` of ``specs`` whose CPU warnings name the app."""
+    return Runner(specs, settings, run_dir, observer="the app")
+
+
 class OverheadApp(App[None]):
     """The overhead-tui app.
 
@@ -70,6 +91,8 @@ class OverheadApp(App[None]):
         clock: seconds, for the elapsed-time display; injectable for tests.
         interpreters: a combined summary (``overhead-tui interpreters``) to show on the
             *Interpreters* screen, opened on top at launch.
+        runner_factory: makes each run (default :func:`real_runner`); tests about the UI
+            pass one that replays recorded events without worker processes.
     """
 
     CSS_PATH = "app.tcss"
@@ -94,6 +117,7 @@ class OverheadApp(App[None]):
         check_settings: Callable[[Settings], str | None] | None = None,
         clock: Callable[[], float] = time.monotonic,
         interpreters: InterpretersSummary | None = None,
+        runner_factory: RunnerFactory = real_runner,
     ) -> None:
         super().__init__()
         self.interpreters = interpreters
@@ -105,7 +129,8 @@ class OverheadApp(App[None]):
         self.runs_dir = runs_dir
         self.check_settings = check_settings or (lambda s: None)
         self.clock = clock
-        self.runner: Runner | None = None
+        self.runner_factory = runner_factory
+        self.runner: RunSource | None = None
         self._profiling: Cancel | None = None
         self.all_specs: list[ScenarioSpec] = []
         self.discovery_error: str | None = None
@@ -166,14 +191,14 @@ class OverheadApp(App[None]):
         except (UsageError, OSError) as exc:
             self.notify(str(exc), severity="error", timeout=10)
             return
-        self.runner = Runner(specs, self.settings, run_dir, observer="the app")
+        self.runner = self.runner_factory(specs, self.settings, run_dir)
         self.ladder.running = True
         self.ladder_screen.started_at = self.clock()
         self.sub_title = str(run_dir)
         self._drive(self.runner)
 
     @work(thread=True, exclusive=True, group="run", exit_on_error=False)
-    def _drive(self, runner: Runner) -> None:
+    def _drive(self, runner: RunSource) -> None:
         worker = get_current_worker()
         for event in quiet_events(runner.events()):  # the app sleeps while samples are timed
             if worker.is_cancelled:
