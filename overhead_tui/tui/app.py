@@ -8,15 +8,14 @@ screens.  Run it for development with ``textual run --dev overhead_tui.tui.app:O
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from rich.markup import escape
 from textual import work
 from textual.app import App, SystemCommand
-from textual.binding import Binding
 from textual.filter import Monochrome, NoColor
 from textual.message import Message
 from textual.screen import Screen
@@ -37,6 +36,7 @@ from overhead_tui.profilers.capabilities import detect
 from overhead_tui.profilers.profile import profile_scenario
 from overhead_tui.summary.interpreters import InterpretersSummary
 from overhead_tui.summary.records import RunSummary, Settings
+from overhead_tui.tui.actions import bindings, palette
 from overhead_tui.tui.screens.capabilities import CapabilitiesScreen
 from overhead_tui.tui.screens.interpreters import InterpretersScreen
 from overhead_tui.tui.screens.ladder import LadderScreen
@@ -58,6 +58,27 @@ EXPORT_FILES: tuple[tuple[str, str], ...] = (
 """Files written by the export action: (file name, format)."""
 
 
+class RunSource(Protocol):
+    """What the app needs of a run: its events, and a way to stop it (see ``Runner``)."""
+
+    def events(self) -> Iterator[Event]:
+        """The run's events, in order; called once, in a thread worker."""
+        ...
+
+    def cancel(self) -> None:
+        """Stop the run soon (from another thread); ``events`` then ends with RunFinished."""
+        ...
+
+
+RunnerFactory = Callable[[list[ScenarioSpec], Settings, Path], RunSource]
+"""Makes the run of (specs, settings, run directory); the app's default is a real Runner."""
+
+
+def real_runner(specs: list[ScenarioSpec], settings: Settings, run_dir: Path) -> RunSource:
+    """A :class:`Runner` of ``specs`` whose CPU warnings name the app."""
+    return Runner(specs, settings, run_dir, observer="the app")
+
+
 class OverheadApp(App[None]):
     """The overhead-tui app.
 
@@ -70,27 +91,14 @@ class OverheadApp(App[None]):
         clock: seconds, for the elapsed-time display; injectable for tests.
         interpreters: a combined summary (``overhead-tui interpreters``) to show on the
             *Interpreters* screen, opened on top at launch.
+        runner_factory: makes each run (default :func:`real_runner`); tests about the UI
+            pass one that replays recorded events without worker processes.
     """
 
     CSS_PATH = "app.tcss"
     TITLE = "overhead-tui"
     SUB_TITLE = "matrix-multiply ladder"
-    BINDINGS = [
-        Binding("r", "rerun", "Run"),
-        Binding("e", "export", "Export"),
-        Binding("o", "settings", "Settings"),
-        Binding("w", "waterfall", "Waterfall"),
-        Binding("p", "profile", "Profile"),
-        Binding("l", "roofline", "Roofline"),
-        Binding("m", "machines", "Machines", show=False),
-        Binding("s", "sweep", "Sweep", show=False),
-        Binding("y", "paper", "Paper", show=False),
-        Binding("c", "capabilities", "Profilers", show=False),
-        Binding("i", "interpreters", "Interpreters", show=False),
-        Binding("question_mark", "help", "Help", key_display="?"),
-        Binding("q", "quit", "Quit"),
-        Binding("ctrl+c", "quit", "Quit", show=False, priority=True),
-    ]
+    BINDINGS = bindings()  # the keys, the palette and the help: tui/actions.py
 
     class EngineEvent(Message):
         """An engine event, posted from the run's thread worker."""
@@ -109,6 +117,7 @@ class OverheadApp(App[None]):
         check_settings: Callable[[Settings], str | None] | None = None,
         clock: Callable[[], float] = time.monotonic,
         interpreters: InterpretersSummary | None = None,
+        runner_factory: RunnerFactory = real_runner,
     ) -> None:
         super().__init__()
         self.interpreters = interpreters
@@ -120,7 +129,8 @@ class OverheadApp(App[None]):
         self.runs_dir = runs_dir
         self.check_settings = check_settings or (lambda s: None)
         self.clock = clock
-        self.runner: Runner | None = None
+        self.runner_factory = runner_factory
+        self.runner: RunSource | None = None
         self._profiling: Cancel | None = None
         self.all_specs: list[ScenarioSpec] = []
         self.discovery_error: str | None = None
@@ -181,14 +191,14 @@ class OverheadApp(App[None]):
         except (UsageError, OSError) as exc:
             self.notify(str(exc), severity="error", timeout=10)
             return
-        self.runner = Runner(specs, self.settings, run_dir, observer="the app")
+        self.runner = self.runner_factory(specs, self.settings, run_dir)
         self.ladder.running = True
         self.ladder_screen.started_at = self.clock()
         self.sub_title = str(run_dir)
         self._drive(self.runner)
 
     @work(thread=True, exclusive=True, group="run", exit_on_error=False)
-    def _drive(self, runner: Runner) -> None:
+    def _drive(self, runner: RunSource) -> None:
         worker = get_current_worker()
         for event in quiet_events(runner.events()):  # the app sleeps while samples are timed
             if worker.is_cancelled:
@@ -225,6 +235,10 @@ class OverheadApp(App[None]):
         """Stop the running worker process (finished results stay saved)."""
         if self.runner is not None:
             self.runner.cancel()
+
+    def action_stop_run(self) -> None:
+        """Stop the run (the palette's "Stop the run")."""
+        self.stop_run()
 
     # -- actions ---------------------------------------------------------------------------
 
@@ -401,47 +415,12 @@ class OverheadApp(App[None]):
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
-        yield SystemCommand("Run the ladder", "Run the selected scenarios again", self.start_run)
-        yield SystemCommand(
-            "Export", "Write summary.json, report.md and ladder.csv", self.action_export
-        )
-        yield SystemCommand("Settings", "Size, dtype, repeats, scenarios", self.action_settings)
-        yield SystemCommand(
-            "Stop the run", "Kill the running worker; keep finished results", self.stop_run
-        )
-        yield SystemCommand(
-            "Waterfall", "The ladder as successive removals of layers", self.action_waterfall
-        )
-        yield SystemCommand(
-            "Profile scenario",
-            "perf, py-spy, callgrind and Scalene on the selected scenario",
-            self.action_profile,
-        )
-        yield SystemCommand(
-            "Profilers", "Which profiler backends work here", self.action_capabilities
-        )
-        yield SystemCommand(
-            "Paper", "The published ladder (Leiserson et al. 2020) beside ours", self.action_paper
-        )
-        yield SystemCommand(
-            "Roofline", "Rungs against the compute and bandwidth ceilings", self.action_roofline
-        )
-        yield SystemCommand(
-            "Machines",
-            "Reference hardware (A100, H100, EPYC …) and the tile calculator",
-            self.action_machines,
-        )
-        yield SystemCommand("Sweep", "GFLOP/s against n (overhead-tui sweep)", self.action_sweep)
-        yield SystemCommand(
-            "Shapes", "GFLOP/s against the batch m (overhead-tui shapes)", self.action_shapes
-        )
-        if self.interpreters is not None:
+        for entry in palette():
+            if entry.needs and getattr(self, entry.needs) is None:
+                continue  # e.g. no interpreters summary in this app
             yield SystemCommand(
-                "Interpreters",
-                "The ladder on several Pythons side by side",
-                self.action_interpreters,
+                entry.title, entry.palette_help, getattr(self, f"action_{entry.action}")
             )
-        yield SystemCommand("Help", "Keys and vocabulary", self.action_help)
         for row in self.ladder.ordered():
             yield SystemCommand(  # palette text is markup: names and titles are escaped
                 f"Open scenario {escape(row.result.name)}",

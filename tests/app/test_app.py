@@ -15,6 +15,7 @@ from overhead_tui.tui.screens.ladder import LadderScreen
 from overhead_tui.tui.screens.modals import ExportScreen, HelpScreen, SettingsScreen
 from overhead_tui.tui.screens.scenario import ScenarioScreen
 from overhead_tui.tui.widgets.too_small import MIN_HEIGHT, MIN_WIDTH
+from tests.app.replay import Replay
 from tests.conftest import (
     FAULTY,
     FIXTURES,
@@ -206,7 +207,9 @@ async def test_help_settings_and_palette_commands(tmp_path):
 
 @pytest.mark.parametrize("key", ["r"])
 async def test_rerun_makes_a_new_run_directory(tmp_path, key):
-    app = OverheadApp(_settings("fast_dense"), runs_dir=tmp_path)
+    # about the UI: the recorded events are replayed (no worker processes)
+    replay = Replay(RunSummary.load(RECORDED_SUMMARY))
+    app = OverheadApp(_settings("numpy_matmul"), runs_dir=tmp_path, runner_factory=replay)
     async with app.run_test() as pilot:
         await _wait(pilot, lambda: _finished(app), "the first run finishing")
         first = app.runner
@@ -214,6 +217,7 @@ async def test_rerun_makes_a_new_run_directory(tmp_path, key):
         await _wait(pilot, lambda: app.runner is not first, "a second run starting")
         await _wait(pilot, lambda: _finished(app), "the second run finishing")
     assert len(list(tmp_path.iterdir())) == 2
+    assert len(replay.runs) == 2
 
 
 async def test_breakdown_bytecode_and_waterfall_views():

@@ -18,9 +18,7 @@ class CapabilitiesScreen(BaseScreen):
     """One row per backend: available or not, version, reason and fix."""
 
     BINDINGS = [Binding("escape", "app.pop_screen", "Back")]
-    DEFAULT_CSS = """
-    CapabilitiesScreen #body { padding: 1 2; }
-    """
+    CSS_PATH = "capabilities.tcss"
 
     def __init__(self, capabilities: dict[str, Capability]) -> None:
         super().__init__()

@@ -36,12 +36,7 @@ class CompareScreen(BaseScreen):
     """The comparison table, the highlighted row in one line, and what differs between runs."""
 
     BINDINGS = [Binding("escape", "app.pop_screen", "Back")]
-    DEFAULT_CSS = """
-    CompareScreen #legend { padding: 0 1; height: auto; }
-    CompareScreen #rows { height: 1fr; }
-    CompareScreen #detail { padding: 0 1; height: auto; background: $boost; }
-    CompareScreen #facts { padding: 0 1; height: auto; max-height: 30%; }
-    """
+    CSS_PATH = "compare.tcss"
 
     def __init__(self, comparison: Comparison) -> None:
         super().__init__()

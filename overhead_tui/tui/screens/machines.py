@@ -33,12 +33,7 @@ class MachinesScreen(BaseScreen):
     """Reference machines against this one and the rungs; a tile calculator under them."""
 
     BINDINGS = [Binding("escape", "app.pop_screen", "Back")]
-    DEFAULT_CSS = """
-    MachinesScreen #body { padding: 0 1; }
-    MachinesScreen #tile-row { height: 3; margin-top: 1; }
-    MachinesScreen #tile-row Label { padding: 1 1 0 0; }
-    MachinesScreen #tile { width: 16; }
-    """
+    CSS_PATH = "machines.tcss"
 
     def __init__(self, summary: RunSummary) -> None:
         super().__init__()

@@ -13,6 +13,7 @@ from textual.widgets import Button, Input, Label, Markdown, Select, SelectionLis
 
 from overhead_tui.plugins.scenarios import SUPPORTED_DTYPES, ScenarioSpec
 from overhead_tui.summary.records import Settings
+from overhead_tui.tui.actions import help_table
 
 
 class ExportScreen(ModalScreen[Path | None]):
@@ -155,7 +156,8 @@ class SettingsScreen(ModalScreen[Settings | None]):
         self.dismiss(None)
 
 
-HELP = """\
+HELP = (
+    """\
 # overhead-tui
 
 Each row is a **scenario**: one implementation of C = A·B, a rung of the ladder. Each rung
@@ -164,23 +166,9 @@ layers, threads). Every number is measured in a separate worker process and vali
 numpy; an invalid result never shows a speed, nor does an `impossible` one (timed faster than
 the hardware's theoretical peak: the product was cached or not computed).
 
-| key | action |
-|---|---|
-| `enter` | drill into the selected scenario |
-| `r` | run the ladder again (new run directory) |
-| `e` | export summary.json, report.md and ladder.csv |
-| `o` | settings: size, dtype, repeats, scenarios |
-| `w` | waterfall: the ladder as successive removals of layers |
-| `p` | profile the scenario (perf, py-spy, callgrind, Scalene): Native, Stacks, Lines tabs |
-| `c` | which profiler backends work here, and how to fix the others |
-| `l` | roofline: each rung's GFLOP/s against its arithmetic intensity and the ceilings |
-| `m` | machines: this machine's limits beside reference hardware; the tile calculator |
-| `s` | size sweep: GFLOP/s against n (runs saved by `overhead-tui sweep`) |
-| `y` | the published ladder (Leiserson et al. 2020) beside this run's |
-| `ctrl+p` | command palette (every action, and "open scenario …") |
-| `escape` | back |
-| `q` | quit (stops the running worker; finished results are kept) |
-
+"""
+    + help_table()
+    + """
 **Columns.** *median*: seconds per C = A·B. *GFLOP/s*: 2·n³ / median.
 *× dense*: time per flop divided by the dense kernel's (numpy `A @ B` on all BLAS threads);
 the bar shows it on a log scale, so each decade has the same width, and splits it by layer
@@ -198,6 +186,8 @@ layers, `x` scalar, `v` SIMD, `k` dense kernel, `m` memory, `p` threads, `o` oth
 - a thread variable (`OPENBLAS_NUM_THREADS`, `OMP_NUM_THREADS`, `MKL_NUM_THREADS`,
   `NUMBA_NUM_THREADS`, ...) limits an all-threads rung to fewer threads than cores.
 """
+)
+"""The help screen's text; the key table comes from :data:`overhead_tui.tui.actions.ACTIONS`."""
 
 
 class HelpScreen(ModalScreen[None]):

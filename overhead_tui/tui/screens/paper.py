@@ -19,9 +19,7 @@ class PaperScreen(BaseScreen):
     """Their steps and speedups at n = 4096 beside our mapped rungs (per flop)."""
 
     BINDINGS = [Binding("escape", "app.pop_screen", "Back")]
-    DEFAULT_CSS = """
-    PaperScreen #body { padding: 0 1; }
-    """
+    CSS_PATH = "paper.tcss"
 
     def __init__(self, summary: RunSummary) -> None:
         super().__init__()

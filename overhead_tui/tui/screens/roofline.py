@@ -89,10 +89,7 @@ class RooflineScreen(BaseScreen):
     """A log-log roofline of the run and, under it, the numbers of every point."""
 
     BINDINGS = [Binding("escape", "app.pop_screen", "Back")]
-    DEFAULT_CSS = """
-    RooflineScreen #plot { height: 2fr; min-height: 10; }
-    RooflineScreen #points { height: 1fr; padding: 0 1; }
-    """
+    CSS_PATH = "roofline.tcss"
 
     def __init__(self, summary: RunSummary) -> None:
         super().__init__()

@@ -28,6 +28,9 @@ class ScenarioScreen(BaseScreen):
     def __init__(self, row: LadderRow) -> None:
         super().__init__()
         self.row = row
+        self._composed_from = row.result
+        """The result the tabs show: the ladder mutates ``row`` in place, so whether results
+        landed is told by the result object, not by the row's earlier state."""
 
     @property
     def scenario_name(self) -> str:
@@ -35,7 +38,7 @@ class ScenarioScreen(BaseScreen):
         return self.row.result.name
 
     def compose(self) -> ComposeResult:
-        r = self.row.result
+        r = self._composed_from = self.row.result
         yield Header()
         with About(id="about"):
             yield Static(
@@ -85,13 +88,8 @@ class ScenarioScreen(BaseScreen):
 
     def update_row(self, row: LadderRow, force: bool = False) -> None:
         """Show a newer state of the scenario (recomposes the tabs when results landed)."""
-        final_now = (
-            not row.active
-            and row.state != "queued"
-            and (self.row.active or self.row.state == "queued")
-        )
         self.row = row
-        if final_now or force:
+        if row.result is not self._composed_from or force:
             self.refresh(recompose=True)
             self.call_after_refresh(self._focus_tabs)
         else:

@@ -41,12 +41,7 @@ class SweepScreen(BaseScreen):
     """The size sweep of a run: the plot on top, the scenario × n table under it."""
 
     BINDINGS = [Binding("escape", "app.pop_screen", "Back")]
-    DEFAULT_CSS = """
-    SweepScreen LogLogPlot { height: 1fr; min-height: 10; }
-    SweepScreen #points { height: auto; max-height: 50%; padding: 0 1; }
-    SweepScreen.-narrow #points { padding: 0; }
-    SweepScreen #empty { padding: 1 2; }
-    """
+    CSS_PATH = "sweep.tcss"
 
     def __init__(self, summary: RunSummary) -> None:
         super().__init__()

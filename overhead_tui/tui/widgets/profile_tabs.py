@@ -14,7 +14,7 @@ from overhead_tui.present.format import fmt_number, fmt_percent, fmt_share_inter
 from overhead_tui.summary.layers import LAYERS, layer_label
 from overhead_tui.summary.records import ScenarioResult
 from overhead_tui.tui.widgets.layer_bar import LAYER_GLYPHS, stacked_bar
-from overhead_tui.tui.widgets.tabs import ScenarioTab
+from overhead_tui.tui.widgets.scenario_tab import ScenarioTab
 
 BAR = 50
 """Cells of the measured and modelled layer bars."""

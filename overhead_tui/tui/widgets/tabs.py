@@ -6,14 +6,13 @@ tabs with data, so later tabs (breakdown, stacks) are added by writing one class
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
-from textual.widget import Widget
 from textual.widgets import Label, Sparkline, Static
 
 from overhead_tui.present.format import (
@@ -30,24 +29,8 @@ from overhead_tui.present.format import (
 from overhead_tui.summary.layers import layer_label
 from overhead_tui.summary.records import ScenarioResult
 from overhead_tui.tui.widgets.layer_bar import LAYER_GLYPHS, stacked_bar
-
-
-class ScenarioTab(Widget):
-    """Base of the drill-in tabs."""
-
-    DEFAULT_CSS = """
-    ScenarioTab { height: 1fr; }
-    """
-    tab_title: ClassVar[str] = ""
-
-    def __init__(self, result: ScenarioResult) -> None:
-        super().__init__()
-        self.result = result
-
-    @classmethod
-    def has_data(cls, result: ScenarioResult) -> bool:
-        """Whether the tab has anything to show for ``result``."""
-        raise NotImplementedError
+from overhead_tui.tui.widgets.profile_tabs import LinesTab, NativeTab, StacksTab
+from overhead_tui.tui.widgets.scenario_tab import ScenarioTab
 
 
 class TimingsTab(ScenarioTab):
@@ -292,8 +275,6 @@ def _int(value: int | None) -> str:
 
 def scenario_tabs() -> list[type[ScenarioTab]]:
     """Tabs of the scenario screen, in order (the profiler tabs live in their own module)."""
-    from overhead_tui.tui.widgets.profile_tabs import LinesTab, NativeTab, StacksTab
-
     return [TimingsTab, BreakdownTab, BytecodeTab, NativeTab, StacksTab, LinesTab, SourceTab]
 
 
