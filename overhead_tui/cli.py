@@ -7,22 +7,12 @@ scenario file, corrupt summary) print one line and exit 2, with no traceback.
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
+from types import ModuleType
 from typing import NoReturn
 
 import overhead_tui
-from overhead_tui.commands import app as app_command
-from overhead_tui.commands import compare as compare_command
-from overhead_tui.commands import doctor as doctor_command
-from overhead_tui.commands import interpreters as interpreters_command
-from overhead_tui.commands import list as list_command
-from overhead_tui.commands import machine as machine_command
-from overhead_tui.commands import probes as probes_command
-from overhead_tui.commands import profile as profile_command
-from overhead_tui.commands import run as run_command
-from overhead_tui.commands import shapes as shapes_command
-from overhead_tui.commands import sweep as sweep_command
-from overhead_tui.commands.common import add_run_options
 from overhead_tui.errors import UsageError
 from overhead_tui.present.terminal import use_ascii_fallback
 from overhead_tui.summary.validation import SummaryError
@@ -30,19 +20,27 @@ from overhead_tui.summary.validation import SummaryError
 EXIT_USAGE = 2
 """Exit code for bad input (argparse uses the same)."""
 
-COMMANDS = {
-    "run": run_command,
-    "list": list_command,
-    "open": app_command,
-    "probes": probes_command,
-    "profile": profile_command,
-    "doctor": doctor_command,
-    "machine": machine_command,
-    "sweep": sweep_command,
-    "compare": compare_command,
-    "shapes": shapes_command,
-    "interpreters": interpreters_command,
-}
+COMMANDS = (
+    "run",
+    "list",
+    "open",
+    "probes",
+    "profile",
+    "doctor",
+    "machine",
+    "sweep",
+    "compare",
+    "shapes",
+    "interpreters",
+)
+"""Subcommands, in the order ``--help`` lists them; each is a module of ``overhead_tui.commands``
+(``open`` is ``commands.app``) with ``add_parser(subparsers)`` and ``run(args)``.  They are
+imported when the parser is built, so ``--version`` loads neither numpy nor Textual."""
+
+
+def command_module(name: str) -> ModuleType:
+    """The module of subcommand ``name``."""
+    return importlib.import_module(f"overhead_tui.commands.{'app' if name == 'open' else name}")
 
 
 class OneLineErrorParser(argparse.ArgumentParser):
@@ -66,23 +64,29 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--version", action="version", version=f"overhead-tui {overhead_tui.__version__}"
     )
+    from overhead_tui.commands.common import add_run_options
+
     add_run_options(parser)
-    app_command.add_app_options(parser)
+    command_module("open").add_app_options(parser)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in COMMANDS.values():
-        module.add_parser(subparsers)
+    for name in COMMANDS:
+        command_module(name).add_parser(subparsers)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     """Parse ``argv`` and run the command; returns the process exit code."""
     use_ascii_fallback()  # an ascii stdout gets "x" for "×", never a UnicodeEncodeError
+    argv = sys.argv[1:] if argv is None else argv
+    if argv == ["--version"]:  # answered without loading the commands (numpy, Textual)
+        print(f"overhead-tui {overhead_tui.__version__}")
+        return 0
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         if args.command is None:
-            return app_command.launch(args)
-        return int(COMMANDS[args.command].run(args))
+            return int(command_module("open").launch(args))
+        return int(command_module(args.command).run(args))
     except (UsageError, SummaryError) as exc:
         print(f"overhead-tui: error: {exc}", file=sys.stderr)
         return EXIT_USAGE

@@ -193,7 +193,9 @@ def run(spec: dict[str, Any], channel: _Channel) -> int:
         check = validate(module.to_numpy(result), a, b, spec["dtype"])
         channel.emit("validated", phase="last", **_validation_fields(check))
         if spec.get("count", True):
-            channel.emit("counted", **_count(module, spec))
+            from overhead_tui.engine.counting.phase import count_phase
+
+            channel.emit("counted", **count_phase(module, spec))
     except MemoryError as exc:
         return _error(channel, "memory", exc)
     except BaseException as exc:  # SystemExit, KeyboardInterrupt from the kernel too
@@ -223,63 +225,6 @@ def _own_cpu_s() -> float:
     own = resource.getrusage(resource.RUSAGE_SELF)
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
-
-
-def _count(module: ModuleType, spec: dict[str, Any]) -> dict[str, Any]:
-    """The counting phase: exact events at small sizes, scaled to the timed n.
-
-    Runs after the timed samples (tracing would perturb them), with fresh inputs per size;
-    ``sys.settrace`` on 3.11, ``sys.monitoring`` from 3.12 (see ``counting.opcodes``).
-    """
-    from overhead_tui.engine.counting.opcodes import METHOD, count_events
-    from overhead_tui.engine.counting.scaling import COUNT_SIZES, extrapolate
-    from overhead_tui.engine.inputs import make_inputs
-
-    sizes = [s for s in COUNT_SIZES if s <= spec["max_size"]]
-    per_size = []
-    for size in sizes:
-        a, b = make_inputs(size, spec["dtype"], spec["seed"])
-        args = module.setup(a, b)
-        per_size.append(count_events(module.kernel, args if isinstance(args, tuple) else (args,)))
-    n = spec["n"]
-    fmas = float(n) ** 3
-    fields = (
-        "bytecodes",
-        "dispatches",
-        "python_calls",
-        "builtin_calls",
-        "numpy_calls",
-        "floats",
-        "array_loads",
-        "array_stores",
-        "numpy_scalars",
-    )
-    per_fma = (
-        {f: extrapolate(sizes, [getattr(c, f) for c in per_size], n) / fmas for f in fields}
-        if len(sizes) >= 4
-        else {}
-    )
-    if per_fma:
-        per_fma["n"] = n  # the counts are per multiply-add at this n (extrapolated from sizes)
-        per_fma["counted_sizes"] = sizes
-    opcodes = sorted({k for c in per_size for k in c.by_opcode})
-    if len(sizes) >= 4:
-        per_fma["by_opcode"] = {
-            k: extrapolate(sizes, [c.by_opcode.get(k, 0) for c in per_size], n) / fmas
-            for k in opcodes
-        }
-    last, last_fmas = per_size[-1], float(sizes[-1]) ** 3
-    bytecode = [
-        {"code": code, "offset": offset, "opname": op, "arg": arg, "per_fma": count / last_fmas}
-        for code, offset, op, arg, count in last.instructions
-    ]
-    return {
-        "sizes": sizes,
-        "per_fma": per_fma,
-        "bytecode": bytecode,
-        "bytecode_n": sizes[-1],
-        "method": METHOD,
-    }
 
 
 def _validation_fields(check: Any) -> dict[str, Any]:

@@ -1,0 +1,65 @@
+"""The worker's counting phase: exact events of a scenario's kernel at small sizes, scaled to
+the timed n (after the timed samples: tracing would perturb them).
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any
+
+
+def count_phase(module: ModuleType, spec: dict[str, Any]) -> dict[str, Any]:
+    """The counting phase: exact events at small sizes, scaled to the timed n.
+
+    Runs after the timed samples (tracing would perturb them), with fresh inputs per size;
+    ``sys.settrace`` on 3.11, ``sys.monitoring`` from 3.12 (see ``counting.opcodes``).
+    """
+    from overhead_tui.engine.counting.opcodes import METHOD, count_events
+    from overhead_tui.engine.counting.scaling import COUNT_SIZES, extrapolate
+    from overhead_tui.engine.inputs import make_inputs
+
+    sizes = [s for s in COUNT_SIZES if s <= spec["max_size"]]
+    per_size = []
+    for size in sizes:
+        a, b = make_inputs(size, spec["dtype"], spec["seed"])
+        args = module.setup(a, b)
+        per_size.append(count_events(module.kernel, args if isinstance(args, tuple) else (args,)))
+    n = spec["n"]
+    fmas = float(n) ** 3
+    fields = (
+        "bytecodes",
+        "dispatches",
+        "python_calls",
+        "builtin_calls",
+        "numpy_calls",
+        "floats",
+        "array_loads",
+        "array_stores",
+        "numpy_scalars",
+    )
+    per_fma = (
+        {f: extrapolate(sizes, [getattr(c, f) for c in per_size], n) / fmas for f in fields}
+        if len(sizes) >= 4
+        else {}
+    )
+    if per_fma:
+        per_fma["n"] = n  # the counts are per multiply-add at this n (extrapolated from sizes)
+        per_fma["counted_sizes"] = sizes
+    opcodes = sorted({k for c in per_size for k in c.by_opcode})
+    if len(sizes) >= 4:
+        per_fma["by_opcode"] = {
+            k: extrapolate(sizes, [c.by_opcode.get(k, 0) for c in per_size], n) / fmas
+            for k in opcodes
+        }
+    last, last_fmas = per_size[-1], float(sizes[-1]) ** 3
+    bytecode = [
+        {"code": code, "offset": offset, "opname": op, "arg": arg, "per_fma": count / last_fmas}
+        for code, offset, op, arg, count in last.instructions
+    ]
+    return {
+        "sizes": sizes,
+        "per_fma": per_fma,
+        "bytecode": bytecode,
+        "bytecode_n": sizes[-1],
+        "method": METHOD,
+    }

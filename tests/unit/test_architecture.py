@@ -1,0 +1,138 @@
+"""The package's shape (ARCHITECTURE.md): folders with one-way imports, no cycles, small modules.
+
+Imports inside functions count: a deferred import is still a dependency.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import overhead_tui
+
+PACKAGE = Path(overhead_tui.__file__).resolve().parent
+
+LAYERS: dict[str, int] = {
+    "errors": 0,
+    "summary": 0,
+    "machine": 1,
+    "analysis": 2,
+    "plugins": 3,
+    "engine": 4,
+    "api": 4,
+    "profilers": 5,
+    "present": 6,
+    "export": 7,
+    "commands": 8,
+    "tui": 8,
+    "cli": 9,
+    "__main__": 10,
+}
+"""Each part of the package and its level: a part imports only parts of a lower level (and
+``errors`` and ``summary`` import only each other).  ``commands`` and ``tui`` are peers: the
+app is opened by a command and the app's settings dialog checks settings with a command
+helper, through function-local imports in both directions only at that boundary."""
+PEERS = {frozenset({"errors", "summary"}), frozenset({"commands", "tui"})}
+MAX_ROOT_MODULES = 5
+MAX_LINES = 450
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = path.relative_to(PACKAGE).with_suffix("").parts
+        name = ".".join(("overhead_tui", *parts)).removesuffix(".__init__")
+        found[name] = path
+    return found
+
+
+MODULES = _modules()
+
+
+def _imports(path: Path) -> set[str]:
+    """Every overhead_tui module ``path`` imports, at any depth of its code."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if (
+            isinstance(node, ast.ImportFrom)
+            and node.module
+            and node.module.startswith("overhead_tui")
+        ):
+            names.add(node.module)
+            names.update(f"{node.module}.{a.name}" for a in node.names)
+        elif isinstance(node, ast.Import):
+            names.update(a.name for a in node.names if a.name.startswith("overhead_tui"))
+    return {n for n in names if n in MODULES}
+
+
+def _part(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def test_every_part_has_a_level():
+    parts = {_part(m) for m in MODULES} - {"__init__", "_builtin"}
+    assert parts <= set(LAYERS), parts - set(LAYERS)
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_imports_go_one_way(module):
+    mine = _part(module)
+    if mine == "__init__":
+        return
+    wrong = []
+    for other in sorted(_imports(MODULES[module])):
+        theirs = _part(other)
+        if theirs in ("__init__", mine) or frozenset({mine, theirs}) in PEERS:
+            continue
+        if LAYERS[theirs] >= LAYERS[mine]:
+            wrong.append(f"{other} ({theirs}, level {LAYERS[theirs]})")
+    assert not wrong, f"{module} ({mine}, level {LAYERS[mine]}) imports {wrong}"
+
+
+def test_no_import_cycle():
+    graph = {m: _imports(p) - {m} for m, p in MODULES.items()}
+    state: dict[str, int] = {}
+    path: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        path.append(node)
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == 1:
+                return [*path[path.index(nxt) :], nxt]
+            if nxt not in state and (cycle := visit(nxt)):
+                return cycle
+        state[node] = 2
+        path.pop()
+        return None
+
+    for module in sorted(graph):
+        if module not in state:
+            cycle = visit(module)
+            assert cycle is None, " -> ".join(cycle)
+
+
+def test_few_modules_at_the_root_and_none_too_long():
+    root = sorted(p.name for p in PACKAGE.glob("*.py"))
+    assert len(root) <= MAX_ROOT_MODULES, root
+    long = {m: n for m, p in MODULES.items() if (n := len(p.read_text().splitlines())) > MAX_LINES}
+    assert not long, long
+
+
+def test_version_and_import_of_the_cli_load_neither_numpy_nor_textual():
+    code = (
+        "import sys, io, contextlib\n"
+        "from overhead_tui import cli\n"
+        "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+        "    assert cli.main(['--version']) == 0\n"
+        "assert out.getvalue().startswith('overhead-tui '), out.getvalue()\n"
+        "loaded = {'numpy', 'textual'} & set(sys.modules)\n"
+        "assert not loaded, loaded\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
