@@ -1,4 +1,4 @@
-"""The standard overhead layers (DESIGN.md, "Vocabulary").
+"""The standard overhead layers: the vocabulary of the field (ARCHITECTURE.md: adding one).
 
 A *layer* is one source of cost in a scenario's run time.  Scenarios declare the layers they
 still carry (``LAYERS``) and the ones they drop relative to the rung before (``REMOVES``);

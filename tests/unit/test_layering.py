@@ -1,4 +1,4 @@
-"""The measurement side never imports Textual (DESIGN.md: one direction of data)."""
+"""The measurement side never imports Textual (ARCHITECTURE.md: one direction of data)."""
 
 from __future__ import annotations
 
