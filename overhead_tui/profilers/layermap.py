@@ -5,7 +5,7 @@ regular expression on the library, layer); the first match wins.  Sources: CPyth
 ``Python/ceval.c`` (the eval loop), ``Objects/floatobject.c`` and ``Objects/longobject.c``
 (boxing), ``Objects/listobject.c`` (containers), ``Objects/abstract.c`` (type-slot dispatch),
 numpy's ``multiarray``/``umath`` modules, and OpenBLAS's kernel naming (``dgemm_kernel``,
-``sgemm_*``).  A perf profile of the pure-Python ladder on the reference machine (README, "Where the cycles go")
+``sgemm_*``).  A perf profile of the pure-Python ladder on the reference machine (README)
 shows the eval loop at about 62–80 %, float creation and deallocation at about 10–18 %.
 """
 
