@@ -22,28 +22,18 @@ recomputed and saved after every point.  No Textual here.
 
 from __future__ import annotations
 
-import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO
+from typing import Any
 
-import overhead_tui
 from overhead_tui.analysis.shapes import Roofs, ShapePoint, ShapesRecord
-from overhead_tui.engine.budget import fair_share_s, point_overhead_s, timed_calls
+from overhead_tui.engine.budget import point_overhead_s, timed_calls
+from overhead_tui.engine.budgeted import BudgetedSweep, ScenarioStopped
 from overhead_tui.engine.events import ProbeStarted, ScenarioProgress
-from overhead_tui.engine.probe_runs import load_run_probes
-from overhead_tui.engine.results import compute_vs_dense
-from overhead_tui.engine.run_log import log_event
-from overhead_tui.engine.runner import Runner
-from overhead_tui.engine.spawn import Cancel
-from overhead_tui.engine.sweep import ScenarioStopped
 from overhead_tui.machine.caches import FALLBACK_LLC_BYTES
-from overhead_tui.machine.cpu import read_cpu_model
-from overhead_tui.machine.host import describe_machine
-from overhead_tui.machine.limits import apply_limits, roofline_bandwidth
+from overhead_tui.machine.limits import roofline_bandwidth
 from overhead_tui.plugins.scenarios import ScenarioSpec
 from overhead_tui.summary.records import MachineInfo, RunSummary, ScenarioResult, Settings
 from overhead_tui.summary.vocabulary import DTYPE_ITEMSIZE
@@ -180,7 +170,7 @@ def scenario_roofs(spec: ScenarioSpec, machine: MachineInfo, dtype: str) -> Roof
     return Roofs("one core", peaks.get("one_core"), bandwidth.get("one_core"))
 
 
-class ShapesSweep:
+class ShapesSweep(BudgetedSweep):
     """Runs a batch sweep: every scenario at every m (smallest first) with B fixed (k × n).
 
     Args:
@@ -194,6 +184,10 @@ class ShapesSweep:
         clock: monotonic clock (s); injectable for tests.
     """
 
+    kind = "shapes"
+    not_run = "not run: stopped"
+    sort_scenarios = False
+
     def __init__(
         self,
         specs: Sequence[ScenarioSpec],
@@ -206,18 +200,11 @@ class ShapesSweep:
         size_reason: str = "",
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self.specs = list(specs)
+        names = [s.name for s in specs]
+        swept = replace(settings, size=n, k=k, m=None, scenarios=names)
+        super().__init__(specs, batches, budget_s, swept, run_dir, clock)
         self.k, self.n = k, n
-        self.batches = sorted(set(batches))
-        self.budget_s = budget_s
-        self.settings = replace(settings, size=n, k=k, m=None, scenarios=self.names)
-        self.run_dir = Path(run_dir)
-        self.clock = clock
-        self._cancel = threading.Event()
-        self._commands = Cancel()
-        self._lock = threading.Lock()
-        self._runner: Runner | None = None
-        self.cpu = read_cpu_model()
+        self.batches = self.points
         self.record = ShapesRecord(
             k=k,
             n=n,
@@ -226,186 +213,76 @@ class ShapesSweep:
             budget_s=budget_s,
             size_reason=size_reason,
         )
-        self.summary = RunSummary(
-            machine=describe_machine(),
-            settings=self.settings,
-            created=datetime.now(UTC).astimezone().isoformat(timespec="seconds"),
-            tool={"name": "overhead-tui", "version": overhead_tui.__version__},
-            run_dir=str(self.run_dir),
-            shapes=self.record.to_json(),
-        )
+        self.summary.shapes = self.record.to_json()
 
-    @property
-    def names(self) -> list[str]:
-        """The swept scenarios' names, in order."""
-        return [s.name for s in self.specs]
+    def _started_log(self) -> dict[str, Any]:
+        return {"k": self.k, "n": self.n, "batches": self.batches, "budget_s": self.budget_s}
 
-    @property
-    def cancelled(self) -> bool:
-        """True once :meth:`cancel` was called."""
-        return self._cancel.is_set()
+    def _started_event(self) -> ShapesStarted:
+        return ShapesStarted(self.summary)
 
-    def cancel(self) -> None:
-        """Stop: the running worker is killed, no further point starts."""
-        self._cancel.set()
-        self._commands.set()
-        with self._lock:
-            if self._runner is not None:
-                self._runner.cancel()
-
-    def events(self) -> Iterator[ShapesEvent]:
-        """Run the sweep and yield its events; ``summary.wall_s`` includes the probes.
-
-        Raises:
-            OSError: the run directory cannot be written.
-        """
-        started = self.clock()
-        self.run_dir.mkdir(parents=True, exist_ok=True)
-        with open(self.run_dir / "events.jsonl", "a", encoding="utf-8") as log:
-            log_event(
-                log,
-                {
-                    "event": "shapes_started",
-                    "k": self.k,
-                    "n": self.n,
-                    "batches": self.batches,
-                    "budget_s": self.budget_s,
-                },
-            )
-            self._save()
-            yield ShapesStarted(self.summary)
-            try:
-                probes = yield from load_run_probes(self.settings, self._commands, log)
-                if probes is not None:
-                    self.summary.probes = probes
-                self._derive()
-                budget_started = self.clock()
-                for index, spec in enumerate(self.specs):
-                    if self.cancelled:
-                        yield self._stop(spec.name, "cancelled", "not run: stopped", log)
-                        continue
-                    share = fair_share_s(
-                        self.budget_s, self.clock() - budget_started, len(self.specs) - index
-                    )
-                    yield from self._sweep_one(spec, index, share, log)
-            finally:
-                self.summary.finished = not self.cancelled
-                self.summary.wall_s = self.clock() - started
-                self._derive()
-                log_event(log, {"event": "shapes_finished", "cancelled": self.cancelled})
-        yield ShapesFinished(self.summary, cancelled=self.cancelled)
+    def _finished_event(self) -> ShapesFinished:
+        return ShapesFinished(self.summary, cancelled=self.cancelled)
 
     def _derive(self) -> None:
         """The machine's limits, each scenario's roofs, every point on the roofline, the
-        crossings; then save."""
-        compute_vs_dense(self.summary)
-        apply_limits(self.summary, self.cpu)
+        crossings."""
+        super()._derive()
         machine = self.summary.machine
         self.record.roofs = {
             s.name: scenario_roofs(s, machine, self.settings.dtype) for s in self.specs
         }
         self.record.recompute()
         self.summary.shapes = self.record.to_json()
-        self._save()
 
-    def _sweep_one(
-        self, spec: ScenarioSpec, index: int, share_s: float, log: IO[str]
-    ) -> Iterator[ShapesEvent]:
-        began = self.clock()
-        last: BatchCost | None = None
-        for m in self.batches:
-            remaining = share_s - (self.clock() - began)
-            predicted = None
-            if last is not None:
-                predicted = predict_batch_s(
-                    last, m, self.settings.repeats, self.settings.min_sample_s
-                )
-                if predicted > remaining:
-                    why = (
-                        f"m = {m} would take about {predicted:.1f} s, "
-                        f"{max(remaining, 0):.1f} s of its share left"
-                    )
-                    yield self._stop(spec.name, "budget", why, log)
-                    return
-            log_event(log, {"event": "point_started", "name": spec.name, "m": m})
-            yield BatchStarted(spec.name, m, predicted, remaining, index, len(self.specs))
-            result = yield from self._run_point(spec, m)
-            if self.cancelled and result.status != "ok":
-                yield self._stop(spec.name, "cancelled", "stopped by the user", log)
-                return
-            point = ShapePoint(
-                scenario=spec.name,
-                m=m,
-                status=result.status,
-                median_s=result.median_s if result.has_speed else None,
-                gflops=result.gflops if result.has_speed else None,
-                intensity=0.0,  # filled by recompute
-                attainable_gflops=None,
-                bound=None,
-                error=result.error,
-                wall_s=result.wall_s,
-                warnings=list(result.warnings) if result.has_speed else [],
-            )
-            self.record.points.append(point)
-            self._keep(result)
-            log_event(log, {"event": "point", "name": spec.name, "m": m, "status": point.status})
-            yield BatchFinished(point, result)
-            if result.status != "ok" or result.median_s is None:
-                yield self._stop(spec.name, result.status, result.error or result.status, log)
-                return
-            last = BatchCost(m, result.median_s, point_overhead_s(result))
-            if self.cancelled:
-                yield self._stop(spec.name, "cancelled", "stopped by the user", log)
-                return
+    def _budget(
+        self, last: BatchCost | None, x: int, remaining_s: float, share_s: float
+    ) -> tuple[float | None, str | None]:
+        if last is None:
+            return None, None
+        predicted = predict_batch_s(last, x, self.settings.repeats, self.settings.min_sample_s)
+        if predicted <= remaining_s:
+            return predicted, None
+        why = f"m = {x} would take about {predicted:.1f} s, {max(remaining_s, 0):.1f} s "
+        return predicted, why + "of its share left"
 
-    def _run_point(self, spec: ScenarioSpec, m: int) -> Iterator[ShapesEvent]:
-        """Run one point through a Runner; returns (via StopIteration) its result."""
+    def _point_started(
+        self, spec: ScenarioSpec, x: int, predicted_s: float | None, remaining_s: float, index: int
+    ) -> tuple[dict[str, Any], BatchStarted]:
+        event = BatchStarted(spec.name, x, predicted_s, remaining_s, index, len(self.specs))
+        return {"name": spec.name, "m": x}, event
+
+    def _point_run(self, spec: ScenarioSpec, x: int) -> tuple[Settings, str]:
         settings = replace(
-            self.settings, m=m, scenarios=[spec.name], probes=False, refresh_probes=False
+            self.settings, m=x, scenarios=[spec.name], probes=False, refresh_probes=False
         )
-        runner = Runner([spec], settings, self.run_dir / "points" / f"{spec.name}-m{m}")
-        with self._lock:
-            self._runner = runner
-            if self.cancelled:
-                runner.cancel()
-        try:
-            for event in runner.events():
-                if isinstance(event, ScenarioProgress):
-                    yield event
-        finally:
-            with self._lock:
-                self._runner = None
-        self._merge_machine(runner.summary.machine)
-        return runner.summary.scenarios[0]
+        return settings, f"{spec.name}-m{x}"
 
-    def _merge_machine(self, worker: MachineInfo) -> None:
-        """The workers' interpreter, numpy and BLAS facts (as ``engine.sweep`` does)."""
-        machine = self.summary.machine
-        if machine.numpy_version is None:  # the limits are re-derived right after
-            self.summary.machine = machine = replace(worker)
-        if (worker.blas.source or "").startswith("the dense kernel"):
-            machine.blas = worker.blas
-        machine.numba_version = machine.numba_version or worker.numba_version
+    def _record(
+        self, spec: ScenarioSpec, x: int, result: ScenarioResult
+    ) -> tuple[dict[str, Any], BatchFinished]:
+        point = ShapePoint(
+            scenario=spec.name,
+            m=x,
+            status=result.status,
+            median_s=result.median_s if result.has_speed else None,
+            gflops=result.gflops if result.has_speed else None,
+            intensity=0.0,  # filled by recompute
+            attainable_gflops=None,
+            bound=None,
+            error=result.error,
+            wall_s=result.wall_s,
+            warnings=list(result.warnings) if result.has_speed else [],
+        )
+        self.record.points.append(point)
+        return {"name": spec.name, "m": x, "status": point.status}, BatchFinished(point, result)
 
-    def _keep(self, result: ScenarioResult) -> None:
-        """Show each scenario in ``scenarios`` at its latest point, then recompute."""
-        scenarios = self.summary.scenarios
-        at = next((i for i, s in enumerate(scenarios) if s.name == result.name), None)
-        if at is None:
-            scenarios.append(result)
-        else:
-            scenarios[at] = result
-        self._derive()
+    def _cost(self, x: int, result: ScenarioResult) -> BatchCost:
+        return BatchCost(x, result.median_s or 0.0, point_overhead_s(result))
 
-    def _stop(self, name: str, reason: str, detail: str, log: IO[str]) -> ScenarioStopped:
+    def _mark_stopped(self, name: str, reason: str) -> None:
         self.record.stopped[name] = reason
         self.summary.shapes = self.record.to_json()
-        self._save()
-        log_event(log, {"event": "stopped", "name": name, "reason": reason, "detail": detail})
-        return ScenarioStopped(name, reason, detail)
-
-    def _save(self) -> None:
-        self.summary.save(self.run_dir / "summary.json")
 
 
 def itemsize_of(dtype: str) -> int:

@@ -31,32 +31,17 @@ The budget logic is pure functions (:func:`predict_point_s`, :func:`budget_allow
 
 from __future__ import annotations
 
-import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
-import overhead_tui
-from overhead_tui.engine.budget import (
-    PointCost,
-    budget_allows,
-    fair_share_s,
-    point_overhead_s,
-)
+from overhead_tui.engine.budget import PointCost, budget_allows, point_overhead_s
+from overhead_tui.engine.budgeted import BudgetedSweep, ScenarioStopped
 from overhead_tui.engine.events import ProbeStarted, ScenarioProgress
-from overhead_tui.engine.probe_runs import load_run_probes
-from overhead_tui.engine.results import compute_vs_dense
-from overhead_tui.engine.run_log import log_event
-from overhead_tui.engine.runner import Runner
-from overhead_tui.engine.spawn import Cancel
-from overhead_tui.machine.cpu import read_cpu_model
-from overhead_tui.machine.host import describe_machine
-from overhead_tui.machine.limits import apply_limits
 from overhead_tui.plugins.scenarios import ScenarioSpec
-from overhead_tui.summary.records import MachineInfo, RunSummary, ScenarioResult, Settings
+from overhead_tui.summary.records import RunSummary, ScenarioResult, Settings
 
 DEFAULT_SIZES: tuple[int, ...] = (8, 16, 32, 64, 128, 256, 512, 1024)
 """Matrix orders of a sweep when ``--sizes`` is not given (powers of two)."""
@@ -76,9 +61,6 @@ SWEEP_MIN_SAMPLE_S = 0.02
 """Shortest timed sample of a point (s)."""
 FAILED = ("invalid", "impossible", "error", "timeout", "crashed", "skipped")
 """Point statuses that end a scenario's sweep (the status is recorded as the reason)."""
-
-
-# -- the budget: pure functions -------------------------------------------------------------
 
 
 # -- events ---------------------------------------------------------------------------------
@@ -115,16 +97,6 @@ class PointFinished:
 
     point: dict[str, Any]
     result: ScenarioResult
-
-
-@dataclass(frozen=True)
-class ScenarioStopped:
-    """A scenario's sweep ended before its last size: ``reason`` is ``budget``,
-    ``max_size``, ``cancelled`` or a failed point's status; ``detail`` says why in words."""
-
-    scenario: str
-    reason: str
-    detail: str
 
 
 @dataclass(frozen=True)
@@ -165,7 +137,7 @@ def point_record(result: ScenarioResult) -> dict[str, Any]:
 # -- the sweep ------------------------------------------------------------------------------
 
 
-class Sweep:
+class Sweep(BudgetedSweep):
     """Runs a size sweep: every scenario at every size, smallest first, within a budget.
 
     Args:
@@ -182,6 +154,8 @@ class Sweep:
     other thread (or a signal handler) and stops the running worker.
     """
 
+    kind = "sweep"
+
     def __init__(
         self,
         specs: Sequence[ScenarioSpec],
@@ -191,207 +165,66 @@ class Sweep:
         run_dir: Path,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self.specs = list(specs)
-        self.sizes = sorted(set(sizes))
-        self.budget_s = budget_s
-        self.settings = replace(settings, size=None, scenarios=self.names)
-        self.run_dir = Path(run_dir)
-        self.clock = clock
-        self._cancel = threading.Event()
-        self._commands = Cancel()
-        """Stops the probe workers when the sweep is cancelled."""
-        self._lock = threading.Lock()
-        self._runner: Runner | None = None
-        self.cpu = read_cpu_model()
-        self.summary = RunSummary(
-            machine=describe_machine(),
-            settings=self.settings,
-            created=datetime.now(UTC).astimezone().isoformat(timespec="seconds"),
-            tool={"name": "overhead-tui", "version": overhead_tui.__version__},
-            run_dir=str(self.run_dir),
-            sweep={
-                "sizes": list(self.sizes),
-                "budget_s": budget_s,
-                "dtype": settings.dtype,
-                "points": [],
-                "stopped": {},
-            },
+        names = [s.name for s in specs]
+        swept = replace(settings, size=None, scenarios=names)
+        super().__init__(specs, sizes, budget_s, swept, run_dir, clock)
+        self.sizes = self.points
+        self.summary.sweep = {
+            "sizes": list(self.sizes),
+            "budget_s": budget_s,
+            "dtype": settings.dtype,
+            "points": [],
+            "stopped": {},
+        }
+
+    def _started_log(self) -> dict[str, Any]:
+        return {"sizes": self.sizes, "budget_s": self.budget_s}
+
+    def _started_event(self) -> SweepStarted:
+        return SweepStarted(self.summary)
+
+    def _finished_event(self) -> SweepFinished:
+        return SweepFinished(self.summary, cancelled=self.cancelled)
+
+    def _refuse(self, spec: ScenarioSpec, x: int) -> tuple[str, str] | None:
+        if x > spec.max_size:
+            return "max_size", f"n = {x} is above its maximum of {spec.max_size}"
+        return None
+
+    def _budget(
+        self, last: PointCost | None, x: int, remaining_s: float, share_s: float
+    ) -> tuple[float | None, str | None]:
+        allowed, predicted = budget_allows(
+            last, x, remaining_s, self.settings.repeats, self.settings.min_sample_s
         )
+        if allowed:
+            return predicted, None
+        if predicted is None:
+            return None, f"its share of the budget ({share_s:.1f} s) is spent"
+        why = f"n = {x} would take about {predicted:.1f} s, {max(remaining_s, 0):.1f} s "
+        return predicted, why + "of its share left"
 
-    @property
-    def names(self) -> list[str]:
-        """The swept scenarios' names, in order."""
-        return [s.name for s in self.specs]
+    def _point_started(
+        self, spec: ScenarioSpec, x: int, predicted_s: float | None, remaining_s: float, index: int
+    ) -> tuple[dict[str, Any], PointStarted]:
+        record = {"name": spec.name, "n": x, "predicted_s": predicted_s, "remaining_s": remaining_s}
+        return record, PointStarted(spec.name, x, predicted_s, remaining_s, index, len(self.specs))
 
-    @property
-    def cancelled(self) -> bool:
-        """True once :meth:`cancel` was called."""
-        return self._cancel.is_set()
-
-    def cancel(self) -> None:
-        """Stop the sweep: the running worker is killed, no further point starts."""
-        self._cancel.set()
-        self._commands.set()
-        with self._lock:
-            if self._runner is not None:
-                self._runner.cancel()
-
-    def events(self) -> Iterator[SweepEvent]:
-        """Run the sweep and yield its events (``ProbeStarted`` while probes are measured,
-        the workers' ``ScenarioProgress``).  ``summary.wall_s`` (s) includes the probes; the
-        budget starts after them.
-
-        Raises:
-            OSError: the run directory cannot be written.
-        """
-        started = self.clock()
-        self.run_dir.mkdir(parents=True, exist_ok=True)
-        with open(self.run_dir / "events.jsonl", "a", encoding="utf-8") as log:
-            log_event(
-                log, {"event": "sweep_started", "sizes": self.sizes, "budget_s": self.budget_s}
-            )
-            self._save()
-            yield SweepStarted(self.summary)
-            try:
-                yield from self._load_probes(log)
-                self._derive()
-                self._save()
-                budget_started = self.clock()  # probes are not charged to the budget
-                for index, spec in enumerate(self.specs):
-                    if self.cancelled:
-                        yield self._stop(
-                            spec.name, "cancelled", "not run: stopped by the user", log
-                        )
-                        continue
-                    share = fair_share_s(
-                        self.budget_s, self.clock() - budget_started, len(self.specs) - index
-                    )
-                    yield from self._sweep_one(spec, index, share, log)
-            finally:
-                self.summary.finished = not self.cancelled
-                self.summary.wall_s = self.clock() - started
-                self._derive()
-                self._save()
-                log_event(log, {"event": "sweep_finished", "cancelled": self.cancelled})
-        yield SweepFinished(self.summary, cancelled=self.cancelled)
-
-    def _load_probes(self, log: IO[str]) -> Iterator[SweepEvent]:
-        """Probe unit costs into ``summary.probes``, as ``run`` does (not per point)."""
-        probes = yield from load_run_probes(self.settings, self._commands, log)
-        if probes is not None:
-            self.summary.probes = probes
-
-    def _derive(self) -> None:
-        """Recompute what depends on several results: × dense and the machine's limits (peaks,
-        bandwidth, clock; each rung's arithmetic intensity and % of peak)."""
-        compute_vs_dense(self.summary)
-        apply_limits(self.summary, self.cpu)
-
-    def _sweep_one(
-        self, spec: ScenarioSpec, index: int, share_s: float, log: IO[str]
-    ) -> Iterator[SweepEvent]:
-        began = self.clock()
-        last: PointCost | None = None
-        for n in self.sizes:
-            if n > spec.max_size:
-                yield self._stop(
-                    spec.name, "max_size", f"n = {n} is above its maximum of {spec.max_size}", log
-                )
-                return
-            remaining = share_s - (self.clock() - began)
-            allowed, predicted = budget_allows(
-                last, n, remaining, self.settings.repeats, self.settings.min_sample_s
-            )
-            if not allowed:
-                why = (
-                    f"n = {n} would take about {predicted:.1f} s, {max(remaining, 0):.1f} s "
-                    "of its share left"
-                    if predicted is not None
-                    else f"its share of the budget ({share_s:.1f} s) is spent"
-                )
-                yield self._stop(spec.name, "budget", why, log)
-                return
-            log_event(
-                log,
-                {
-                    "event": "point_started",
-                    "name": spec.name,
-                    "n": n,
-                    "predicted_s": predicted,
-                    "remaining_s": remaining,
-                },
-            )
-            yield PointStarted(spec.name, n, predicted, remaining, index, len(self.specs))
-            result = yield from self._run_point(spec, n)
-            if self.cancelled and result.status != "ok":
-                yield self._stop(spec.name, "cancelled", "stopped by the user", log)
-                return
-            point = point_record(result)
-            self.summary.sweep["points"].append(point)  # type: ignore[index]
-            self._keep(result)
-            self._save()
-            log_event(log, {"event": "point", **point})
-            yield PointFinished(point, result)
-            if result.status != "ok" or result.median_s is None:
-                yield self._stop(spec.name, result.status, result.error or result.status, log)
-                return
-            last = PointCost(n, result.median_s, point_overhead_s(result))
-            if self.cancelled:
-                yield self._stop(spec.name, "cancelled", "stopped by the user", log)
-                return
-
-    def _run_point(self, spec: ScenarioSpec, n: int) -> Iterator[SweepEvent]:
-        """Run one point through a Runner; returns (via StopIteration) its result."""
+    def _point_run(self, spec: ScenarioSpec, x: int) -> tuple[Settings, str]:
         settings = replace(
-            self.settings, size=n, scenarios=[spec.name], probes=False, refresh_probes=False
+            self.settings, size=x, scenarios=[spec.name], probes=False, refresh_probes=False
         )
-        runner = Runner([spec], settings, self.run_dir / "points" / f"{spec.name}-{n}")
-        with self._lock:
-            self._runner = runner
-            if self.cancelled:
-                runner.cancel()
-        try:
-            for event in runner.events():
-                if isinstance(event, ScenarioProgress):
-                    yield event
-        finally:
-            with self._lock:
-                self._runner = None
-        self._merge_machine(runner.summary.machine)
-        return runner.summary.scenarios[0]
+        return settings, f"{spec.name}-{x}"
 
-    def _merge_machine(self, worker: MachineInfo) -> None:
-        """Take the workers' environment (interpreter, numpy, BLAS) from the first point that
-        reports it, numba's version and threading layer from any point that has them, and the
-        BLAS from the dense kernel's points (``BlasInfo.source``)."""
-        machine = self.summary.machine
-        if machine.numpy_version is None:
-            self.summary.machine = machine = replace(worker)
-        if (worker.blas.source or "").startswith("the dense kernel"):
-            machine.blas = worker.blas
-        machine.numba_version = machine.numba_version or worker.numba_version
-        machine.numba_threading_layer = (
-            machine.numba_threading_layer or worker.numba_threading_layer
-        )
+    def _record(
+        self, spec: ScenarioSpec, x: int, result: ScenarioResult
+    ) -> tuple[dict[str, Any], PointFinished]:
+        point = point_record(result)
+        self.summary.sweep["points"].append(point)  # type: ignore[index]
+        return point, PointFinished(point, result)
 
-    def _keep(self, result: ScenarioResult) -> None:
-        """Show a scenario in ``scenarios`` at its latest point: sizes go up and a failed
-        point ends the scenario, so that is its largest ok point, or the failed point (with
-        its status and error: a scenario that failed never shows as ok)."""
-        scenarios = self.summary.scenarios
-        at = next((i for i, s in enumerate(scenarios) if s.name == result.name), None)
-        if at is None:
-            scenarios.append(result)
-            scenarios.sort(key=lambda s: (s.rung, s.name))
-        else:
-            scenarios[at] = result
-        self._derive()
+    def _cost(self, x: int, result: ScenarioResult) -> PointCost:
+        return PointCost(x, result.median_s or 0.0, point_overhead_s(result))
 
-    def _stop(self, name: str, reason: str, detail: str, log: IO[str]) -> ScenarioStopped:
+    def _mark_stopped(self, name: str, reason: str) -> None:
         self.summary.sweep["stopped"][name] = reason  # type: ignore[index]
-        self._save()
-        log_event(log, {"event": "stopped", "name": name, "reason": reason, "detail": detail})
-        return ScenarioStopped(name, reason, detail)
-
-    def _save(self) -> None:
-        self.summary.save(self.run_dir / "summary.json")

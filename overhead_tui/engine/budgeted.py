@@ -1,0 +1,293 @@
+"""The driver shared by the budgeted sweeps (``engine.sweep`` over n, ``engine.shapes`` over
+the batch m): probes first (not charged to the budget), then every scenario at every point,
+smallest first, each point one :class:`~overhead_tui.engine.runner.Runner` run in its own
+worker and folder, within a budget split fairly among the scenarios
+(:func:`~overhead_tui.engine.budget.fair_share_s`).  A scenario stops when its next point is
+refused (too large, or predicted not to fit what is left of its share), at its first failed
+point, or when cancelled.  The summary is saved after every point.
+
+A subclass says what a point is: its points, its settings and folder, its budget check, its
+record and its events.  No Textual here.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import IO, Any
+
+import overhead_tui
+from overhead_tui.engine.budget import fair_share_s
+from overhead_tui.engine.events import ScenarioProgress
+from overhead_tui.engine.probe_runs import load_run_probes
+from overhead_tui.engine.results import compute_vs_dense
+from overhead_tui.engine.run_log import log_event
+from overhead_tui.engine.runner import Runner
+from overhead_tui.engine.spawn import Cancel
+from overhead_tui.machine.cpu import read_cpu_model
+from overhead_tui.machine.host import describe_machine
+from overhead_tui.machine.limits import apply_limits
+from overhead_tui.plugins.scenarios import ScenarioSpec
+from overhead_tui.summary.records import MachineInfo, RunSummary, ScenarioResult, Settings
+
+
+@dataclass(frozen=True)
+class ScenarioStopped:
+    """A scenario's sweep ended before its last point: ``reason`` is ``budget``,
+    ``max_size``, ``cancelled`` or a failed point's status; ``detail`` says why in words."""
+
+    scenario: str
+    reason: str
+    detail: str
+
+
+class BudgetedSweep:
+    """Runs every scenario at every point (smallest first) within a budget.
+
+    Args:
+        specs: scenarios, swept one after the other in this order.
+        points: the points (n or m; ascending once sorted).
+        budget_s: total time budget (s), split fairly among the scenarios.
+        settings: the settings of every point (a subclass sets the point's n or m).
+        run_dir: the sweep's run directory (``summary.json``, ``events.jsonl``, ``points/``).
+        clock: monotonic clock (s); injectable for tests.
+
+    ``events()`` is a generator consumed from one thread; ``cancel()`` may be called from any
+    other thread (or a signal handler) and stops the running worker.
+    """
+
+    kind = "sweep"
+    """Names the log's ``<kind>_started`` and ``<kind>_finished`` events."""
+    not_run = "not run: stopped by the user"
+    """The detail of a scenario not started because the sweep was cancelled."""
+    sort_scenarios = True
+    """Keep ``summary.scenarios`` in rung order (else in the order they ran)."""
+
+    def __init__(
+        self,
+        specs: Sequence[ScenarioSpec],
+        points: Sequence[int],
+        budget_s: float,
+        settings: Settings,
+        run_dir: Path,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.specs = list(specs)
+        self.points = sorted(set(points))
+        self.budget_s = budget_s
+        self.settings = settings
+        self.run_dir = Path(run_dir)
+        self.clock = clock
+        self._cancel = threading.Event()
+        self._commands = Cancel()
+        """Stops the probe workers when the sweep is cancelled."""
+        self._lock = threading.Lock()
+        self._runner: Runner | None = None
+        self.cpu = read_cpu_model()
+        self.summary = RunSummary(
+            machine=describe_machine(),
+            settings=settings,
+            created=datetime.now(UTC).astimezone().isoformat(timespec="seconds"),
+            tool={"name": "overhead-tui", "version": overhead_tui.__version__},
+            run_dir=str(self.run_dir),
+        )
+
+    # -- what a subclass says about its points ----------------------------------------------
+
+    def _started_log(self) -> dict[str, Any]:
+        """The log's ``<kind>_started`` fields besides the event's name."""
+        raise NotImplementedError
+
+    def _started_event(self) -> Any:
+        raise NotImplementedError
+
+    def _finished_event(self) -> Any:
+        raise NotImplementedError
+
+    def _refuse(self, spec: ScenarioSpec, x: int) -> tuple[str, str] | None:
+        """(reason, detail) when ``spec`` cannot run at point ``x`` at all, else None."""
+        return None
+
+    def _budget(
+        self, last: Any, x: int, remaining_s: float, share_s: float
+    ) -> tuple[float | None, str | None]:
+        """(predicted wall time in s or None, why the point does not fit or None)."""
+        raise NotImplementedError
+
+    def _point_started(
+        self, spec: ScenarioSpec, x: int, predicted_s: float | None, remaining_s: float, index: int
+    ) -> tuple[dict[str, Any], Any]:
+        """(the log's ``point_started`` record, the event) of the point at ``x``."""
+        raise NotImplementedError
+
+    def _point_run(self, spec: ScenarioSpec, x: int) -> tuple[Settings, str]:
+        """(the point's settings, its folder's name under ``points/``)."""
+        raise NotImplementedError
+
+    def _record(self, spec: ScenarioSpec, x: int, result: ScenarioResult) -> tuple[dict, Any]:
+        """Store the finished point in the summary: (the log's ``point`` record, the event)."""
+        raise NotImplementedError
+
+    def _cost(self, x: int, result: ScenarioResult) -> Any:
+        """What the budget check of the next point needs from this one."""
+        raise NotImplementedError
+
+    def _mark_stopped(self, name: str, reason: str) -> None:
+        raise NotImplementedError
+
+    def _derive(self) -> None:
+        """Recompute what depends on several results: × dense and the machine's limits (peaks,
+        bandwidth, clock; each rung's arithmetic intensity and % of peak)."""
+        compute_vs_dense(self.summary)
+        apply_limits(self.summary, self.cpu)
+
+    # -- the driver -------------------------------------------------------------------------
+
+    @property
+    def names(self) -> list[str]:
+        """The swept scenarios' names, in order."""
+        return [s.name for s in self.specs]
+
+    @property
+    def cancelled(self) -> bool:
+        """True once :meth:`cancel` was called."""
+        return self._cancel.is_set()
+
+    def cancel(self) -> None:
+        """Stop the sweep: the running worker is killed, no further point starts."""
+        self._cancel.set()
+        self._commands.set()
+        with self._lock:
+            if self._runner is not None:
+                self._runner.cancel()
+
+    def events(self) -> Iterator[Any]:
+        """Run the sweep and yield its events (``ProbeStarted`` while probes are measured,
+        the workers' ``ScenarioProgress``).  ``summary.wall_s`` (s) includes the probes; the
+        budget starts after them.
+
+        Raises:
+            OSError: the run directory cannot be written.
+        """
+        started = self.clock()
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        with open(self.run_dir / "events.jsonl", "a", encoding="utf-8") as log:
+            log_event(log, {"event": f"{self.kind}_started", **self._started_log()})
+            self._save()
+            yield self._started_event()
+            try:
+                probes = yield from load_run_probes(self.settings, self._commands, log)
+                if probes is not None:  # the probes, as ``run`` loads them (not per point)
+                    self.summary.probes = probes
+                self._derive()
+                self._save()
+                budget_started = self.clock()  # probes are not charged to the budget
+                for index, spec in enumerate(self.specs):
+                    if self.cancelled:
+                        yield self._stop(spec.name, "cancelled", self.not_run, log)
+                        continue
+                    share = fair_share_s(
+                        self.budget_s, self.clock() - budget_started, len(self.specs) - index
+                    )
+                    yield from self._sweep_one(spec, index, share, log)
+            finally:
+                self.summary.finished = not self.cancelled
+                self.summary.wall_s = self.clock() - started
+                self._derive()
+                self._save()
+                log_event(log, {"event": f"{self.kind}_finished", "cancelled": self.cancelled})
+        yield self._finished_event()
+
+    def _sweep_one(
+        self, spec: ScenarioSpec, index: int, share_s: float, log: IO[str]
+    ) -> Iterator[Any]:
+        began = self.clock()
+        last = None
+        for x in self.points:
+            refused = self._refuse(spec, x)
+            if refused is not None:
+                yield self._stop(spec.name, *refused, log)
+                return
+            remaining = share_s - (self.clock() - began)
+            predicted, why = self._budget(last, x, remaining, share_s)
+            if why is not None:
+                yield self._stop(spec.name, "budget", why, log)
+                return
+            record, event = self._point_started(spec, x, predicted, remaining, index)
+            log_event(log, {"event": "point_started", **record})
+            yield event
+            result = yield from self._run_point(spec, x)
+            if self.cancelled and result.status != "ok":
+                yield self._stop(spec.name, "cancelled", "stopped by the user", log)
+                return
+            record, event = self._record(spec, x, result)
+            self._keep(result)
+            self._save()
+            log_event(log, {"event": "point", **record})
+            yield event
+            if result.status != "ok" or result.median_s is None:
+                yield self._stop(spec.name, result.status, result.error or result.status, log)
+                return
+            last = self._cost(x, result)
+            if self.cancelled:
+                yield self._stop(spec.name, "cancelled", "stopped by the user", log)
+                return
+
+    def _run_point(self, spec: ScenarioSpec, x: int) -> Iterator[Any]:
+        """Run one point through a Runner; returns (via StopIteration) its result."""
+        settings, folder = self._point_run(spec, x)
+        runner = Runner([spec], settings, self.run_dir / "points" / folder)
+        with self._lock:
+            self._runner = runner
+            if self.cancelled:
+                runner.cancel()
+        try:
+            for event in runner.events():
+                if isinstance(event, ScenarioProgress):
+                    yield event
+        finally:
+            with self._lock:
+                self._runner = None
+        self._merge_machine(runner.summary.machine)
+        return runner.summary.scenarios[0]
+
+    def _merge_machine(self, worker: MachineInfo) -> None:
+        """Take the workers' environment (interpreter, numpy, BLAS) from the first point that
+        reports it, numba's version and threading layer from any point that has them, and the
+        BLAS from the dense kernel's points (``BlasInfo.source``)."""
+        machine = self.summary.machine
+        if machine.numpy_version is None:  # the limits are re-derived right after
+            self.summary.machine = machine = replace(worker)
+        if (worker.blas.source or "").startswith("the dense kernel"):
+            machine.blas = worker.blas
+        machine.numba_version = machine.numba_version or worker.numba_version
+        machine.numba_threading_layer = (
+            machine.numba_threading_layer or worker.numba_threading_layer
+        )
+
+    def _keep(self, result: ScenarioResult) -> None:
+        """Show a scenario in ``scenarios`` at its latest point: points go up and a failed
+        point ends the scenario, so that is its largest ok point, or the failed point (with
+        its status and error: a scenario that failed never shows as ok)."""
+        scenarios = self.summary.scenarios
+        at = next((i for i, s in enumerate(scenarios) if s.name == result.name), None)
+        if at is None:
+            scenarios.append(result)
+            if self.sort_scenarios:
+                scenarios.sort(key=lambda s: (s.rung, s.name))
+        else:
+            scenarios[at] = result
+        self._derive()
+
+    def _stop(self, name: str, reason: str, detail: str, log: IO[str]) -> ScenarioStopped:
+        self._mark_stopped(name, reason)
+        self._save()
+        log_event(log, {"event": "stopped", "name": name, "reason": reason, "detail": detail})
+        return ScenarioStopped(name, reason, detail)
+
+    def _save(self) -> None:
+        self.summary.save(self.run_dir / "summary.json")
