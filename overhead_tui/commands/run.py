@@ -167,6 +167,7 @@ class Progress:
         self.live = live
         self._width = 0
         self._drawn_at = float("-inf")
+        self._current = ""
 
     def show(self, event: Event) -> None:
         """Render one runner event."""

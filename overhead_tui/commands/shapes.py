@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 from overhead_tui.commands.common import (
     add_measurement_options,
@@ -17,17 +17,20 @@ from overhead_tui.commands.common import (
     prepare_cache,
     prepare_run_dir,
     stderr_is_tty,
-    stop_on_signals,
 )
-from overhead_tui.commands.run import EXIT_INTERRUPTED, Progress
-from overhead_tui.commands.sweep import parse_sizes
-from overhead_tui.engine.events import ProbeStarted, ScenarioProgress
+from overhead_tui.commands.sweep import (
+    PointProgress,
+    drive,
+    exit_status,
+    parse_sizes,
+    point_settings,
+    show_in_app,
+)
 from overhead_tui.engine.inputs import available_memory_bytes, estimated_bytes
 from overhead_tui.engine.interpreter_check import check_python
 from overhead_tui.engine.shapes import (
     DEFAULT_BUDGET_S,
     DEFAULT_SCENARIOS,
-    FAILED,
     SHAPES_MIN_SAMPLE_S,
     SHAPES_REPEATS,
     BatchFinished,
@@ -37,12 +40,10 @@ from overhead_tui.engine.shapes import (
     default_batches,
     default_weights_order,
 )
-from overhead_tui.engine.sweep import ScenarioStopped
 from overhead_tui.errors import UsageError
 from overhead_tui.export.shapes import render_shapes_markdown, render_shapes_table
 from overhead_tui.machine.caches import read_cache_sizes
 from overhead_tui.plugins.scenarios import ScenarioSpec, discover, select
-from overhead_tui.present.format import fmt_gflops, fmt_seconds
 from overhead_tui.summary.records import RunSummary, Settings
 from overhead_tui.summary.vocabulary import DTYPE_ITEMSIZE
 
@@ -153,18 +154,9 @@ def plan_shapes(args: argparse.Namespace) -> tuple[list[ScenarioSpec], Settings]
             f"m = {max(batches)}, k = {k}, n = {n} needs about {need / 2**30:.1f} GiB but only "
             f"{available / 2**30:.1f} GiB is available; fix: choose smaller --k/--n/--batches"
         )
-    settings = Settings(
-        dtype=args.dtype,
-        repeats=args.repeats,
-        seed=args.seed,
-        timeout_s=args.timeout,
-        min_sample_s=args.min_time,
-        python=check_python(args.python) if args.python else None,
-        scenarios=[s.name for s in specs],
-        scenarios_dirs=[str(d) for d in args.scenarios_dir],
-        probes=not args.no_probes,
-        refresh_probes=args.refresh_probes,
-    )
+    settings = point_settings(args, specs)
+    if settings.python is not None:
+        settings.python = check_python(settings.python)
     return specs, settings
 
 
@@ -183,9 +175,7 @@ def run(args: argparse.Namespace) -> int:
         f"sweeping {', '.join(sweep.names)} at m = {', '.join(map(str, sweep.batches))} "
         f"within {args.budget:g} s ({settings.dtype})"
     )
-    with stop_on_signals(progress.note, sweep.cancel):
-        for event in sweep.events():
-            progress.show(event)
+    drive(sweep, progress)
     summary = sweep.summary
     print(render_shapes_table(summary))
     write_exports(summary, args)
@@ -194,12 +184,7 @@ def run(args: argparse.Namespace) -> int:
         progress.note(f"wall time: {summary.wall_s:.1f} s")
     if args.app:
         show_in_app(summary)
-    if sweep.cancelled:
-        return EXIT_INTERRUPTED
-    points = (summary.shapes or {}).get("points", [])
-    failed = [p for p in points if p["status"] in FAILED and p["status"] != "skipped"]
-    measured = [p for p in points if p["status"] == "ok"]
-    return 1 if failed or not measured else 0
+    return exit_status(sweep, (summary.shapes or {}).get("points", []))
 
 
 def write_exports(summary: RunSummary, args: argparse.Namespace) -> None:
@@ -215,40 +200,17 @@ def write_exports(summary: RunSummary, args: argparse.Namespace) -> None:
         args.markdown.write_text(render_shapes_markdown(summary, machines), encoding="utf-8")
 
 
-def show_in_app(summary: RunSummary) -> None:
-    """Open the app on ``summary`` (a summary with ``shapes`` opens on the Shapes screen)."""
-    from overhead_tui.commands.common import check_settings
-    from overhead_tui.tui.app import OverheadApp
+class ShapesProgress(PointProgress):
+    """Batch-sweep progress: points named ``<scenario> m=<m>``."""
 
-    OverheadApp(summary=summary, check_settings=check_settings).run()
-
-
-class ShapesProgress(Progress):
-    """Progress on stderr: a live line on a terminal, one line per point always."""
-
-    def __init__(self, stream: TextIO, live: bool) -> None:
-        super().__init__(stream, live)
-        self._point = ""
-
-    def show(self, event: ShapesEvent) -> None:  # type: ignore[override]
-        """Render one sweep event (probes as ``run`` shows them)."""
-        if isinstance(event, ProbeStarted):
-            super().show(event)
-        elif isinstance(event, BatchStarted):
-            self._point = f"[{event.index + 1}/{event.total}] {event.scenario} m={event.m}"
-            guess = f" (about {event.predicted_s:.1f} s)" if event.predicted_s else ""
-            self._live(f"{self._point}: starting{guess}")
-        elif isinstance(event, ScenarioProgress):
-            detail = event.phase
-            if event.phase == "running":
-                detail += f" sample {event.samples_done}/{event.samples_total}"
-            self._live(f"{self._point}: {detail}")
+    def show(self, event: ShapesEvent) -> None:
+        """Render one sweep event."""
+        if isinstance(event, BatchStarted):
+            self.started(
+                event.index, event.total, f"{event.scenario} m={event.m}", event.predicted_s
+            )
         elif isinstance(event, BatchFinished):
             p = event.point
-            if p.status == "ok" and p.gflops and p.median_s:
-                text = f"ok  {fmt_gflops(p.gflops)} GFLOP/s  ({fmt_seconds(p.median_s)})"
-            else:
-                text = f"{p.status}  {p.error or ''}".rstrip()
-            self.note(f"{self._point}: {text}")
-        elif isinstance(event, ScenarioStopped):
-            self.note(f"    {event.scenario}: stopped ({event.reason}): {event.detail}")
+            self.finished(p.status, p.gflops, p.median_s, p.error)
+        else:
+            super().show(event)

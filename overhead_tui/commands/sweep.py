@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any
 
 from overhead_tui.commands.common import (
     add_measurement_options,
@@ -39,6 +39,9 @@ from overhead_tui.plugins.scenarios import ScenarioSpec, discover, select
 from overhead_tui.present.format import fmt_gflops, fmt_seconds
 from overhead_tui.present.sweep_rows import point_cell, sweep_rows
 from overhead_tui.summary.records import RunSummary, Settings
+
+if TYPE_CHECKING:
+    from overhead_tui.engine.shapes import ShapesSweep
 
 
 def parse_sizes(text: str) -> tuple[int, ...]:
@@ -116,18 +119,7 @@ def plan_sweep(args: argparse.Namespace) -> tuple[list[ScenarioSpec], Settings]:
     if args.app and not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise UsageError("--app needs a terminal (stdin and stdout are not a TTY); fix: drop --app")
     specs = select(discover(list(args.scenarios_dir)), list(args.scenario or DEFAULT_SCENARIOS))
-    settings = Settings(
-        dtype=args.dtype,
-        repeats=args.repeats,
-        seed=args.seed,
-        timeout_s=args.timeout,
-        min_sample_s=args.min_time,
-        python=args.python,
-        scenarios=[s.name for s in specs],
-        scenarios_dirs=[str(d) for d in args.scenarios_dir],
-        probes=not args.no_probes,
-        refresh_probes=args.refresh_probes,
-    )
+    settings = point_settings(args, specs)
     for spec in specs:
         check_sweep_sizes(spec, args.sizes, args.dtype, chosen=spec.name in args.scenario)
     if settings.python is not None:
@@ -170,24 +162,18 @@ def run(args: argparse.Namespace) -> int:
         f"sweeping {', '.join(sweep.names)} at n = {', '.join(map(str, sweep.sizes))} "
         f"within {args.budget:g} s ({settings.dtype})"
     )
-    with stop_on_signals(progress.note, sweep.cancel):
-        for event in sweep.events():
-            progress.show(event)
+    drive(sweep, progress)
     summary = sweep.summary
     print(render_sweep_table(summary))
     progress.note(f"run directory: {run_dir}")
     if args.app:
         show_in_app(summary)
-    if sweep.cancelled:
-        return EXIT_INTERRUPTED
-    points = (summary.sweep or {}).get("points", [])
-    failed = [p for p in points if p["status"] in FAILED and p["status"] != "skipped"]
-    measured = [p for p in points if p["status"] == "ok"]
-    return 1 if failed or not measured else 0
+    return exit_status(sweep, (summary.sweep or {}).get("points", []))
 
 
 def show_in_app(summary: RunSummary) -> None:
-    """Open the app on ``summary``: a summary with a sweep opens on the Sweep screen."""
+    """Open the app on ``summary``: a summary with a sweep opens on the Sweep screen, one
+    with ``shapes`` on the Shapes screen."""
     from overhead_tui.commands.common import check_settings
     from overhead_tui.tui.app import OverheadApp
 
@@ -222,32 +208,80 @@ def render_sweep_table(summary: RunSummary) -> str:
     return "\n".join(lines)
 
 
-class SweepProgress(Progress):
-    """Sweep progress on stderr: a live line on a terminal, one line per point always."""
+class PointProgress(Progress):
+    """A budgeted sweep's progress on stderr: a live line on a terminal, one line per point
+    always (probes and the workers' phases as ``run`` shows them)."""
 
-    def __init__(self, stream: TextIO, live: bool) -> None:
-        super().__init__(stream, live)
-        self._point = ""
-
-    def show(self, event: SweepEvent) -> None:  # type: ignore[override]
-        """Render one sweep event (probes as ``run`` shows them)."""
-        if isinstance(event, ProbeStarted):
+    def show(self, event: Any) -> None:
+        """Render one sweep event; a subclass renders its own point events (:meth:`started`,
+        :meth:`finished`)."""
+        if isinstance(event, ProbeStarted | ScenarioProgress):
             super().show(event)
-        elif isinstance(event, PointStarted):
-            self._point = f"[{event.index + 1}/{event.total}] {event.scenario} n={event.n}"
-            guess = f" (about {event.predicted_s:.1f} s)" if event.predicted_s else ""
-            self._live(f"{self._point}: starting{guess}")
-        elif isinstance(event, ScenarioProgress):
-            detail = event.phase
-            if event.phase == "running":
-                detail += f" sample {event.samples_done}/{event.samples_total}"
-            self._live(f"{self._point}: {detail}")
-        elif isinstance(event, PointFinished):
-            p = event.point
-            if p["status"] == "ok":
-                text = f"ok  {fmt_gflops(p['gflops'])} GFLOP/s  ({fmt_seconds(p['median_s'])})"
-            else:
-                text = f"{p['status']}  {p.get('error') or ''}".rstrip()
-            self.note(f"{self._point}: {text}")
         elif isinstance(event, ScenarioStopped):
             self.note(f"    {event.scenario}: stopped ({event.reason}): {event.detail}")
+
+    def started(self, index: int, total: int, point: str, predicted_s: float | None) -> None:
+        """A point starts: ``point`` names it (``numba_ikj n=64``); ``predicted_s`` in s."""
+        self._current = f"[{index + 1}/{total}] {point}"
+        guess = f" (about {predicted_s:.1f} s)" if predicted_s else ""
+        self._live(f"{self._current}: starting{guess}")
+
+    def finished(
+        self, status: str, gflops: float | None, median_s: float | None, error: str | None
+    ) -> None:
+        """A point's line: GFLOP/s and the median call (s) when ok, else status and error."""
+        if status == "ok" and gflops and median_s:
+            text = f"ok  {fmt_gflops(gflops)} GFLOP/s  ({fmt_seconds(median_s)})"
+        else:
+            text = f"{status}  {error or ''}".rstrip()
+        self.note(f"{self._current}: {text}")
+
+
+def drive(sweep: Sweep | ShapesSweep, progress: PointProgress) -> None:
+    """Run ``sweep`` to its end, showing its events; Ctrl-C, SIGTERM or SIGHUP cancel it."""
+    with stop_on_signals(progress.note, sweep.cancel):
+        for event in sweep.events():
+            progress.show(event)
+
+
+def exit_status(sweep: Sweep | ShapesSweep, points: list[dict[str, Any]]) -> int:
+    """130 when ``sweep`` was stopped, 1 when a point failed or none was measured, else 0
+    (budget, size and skipped stops are normal)."""
+    if sweep.cancelled:
+        return EXIT_INTERRUPTED
+    failed = [p for p in points if p["status"] in FAILED and p["status"] != "skipped"]
+    measured = [p for p in points if p["status"] == "ok"]
+    return 1 if failed or not measured else 0
+
+
+def point_settings(args: argparse.Namespace, specs: list[ScenarioSpec]) -> Settings:
+    """The settings of every point of a sweep from its options (the point's size is set per
+    point)."""
+    return Settings(
+        dtype=args.dtype,
+        repeats=args.repeats,
+        seed=args.seed,
+        timeout_s=args.timeout,
+        min_sample_s=args.min_time,
+        python=args.python,
+        scenarios=[s.name for s in specs],
+        scenarios_dirs=[str(d) for d in args.scenarios_dir],
+        probes=not args.no_probes,
+        refresh_probes=args.refresh_probes,
+    )
+
+
+class SweepProgress(PointProgress):
+    """Size-sweep progress: points named ``<scenario> n=<n>``."""
+
+    def show(self, event: SweepEvent) -> None:
+        """Render one sweep event."""
+        if isinstance(event, PointStarted):
+            self.started(
+                event.index, event.total, f"{event.scenario} n={event.n}", event.predicted_s
+            )
+        elif isinstance(event, PointFinished):
+            p = event.point
+            self.finished(p["status"], p["gflops"], p["median_s"], p.get("error"))
+        else:
+            super().show(event)
