@@ -34,7 +34,8 @@ COMMANDS = (
     "interpreters",
 )
 """Subcommands, in the order ``--help`` lists them; each is a module of ``overhead_tui.commands``
-(``open`` is ``commands.app``) with ``add_parser(subparsers)`` and ``run(args)``.  They are
+(``open`` is ``commands.app``) with ``HELP``, ``DESCRIPTION``, optionally ``add_options(parser)``
+(see :func:`overhead_tui.commands.common.add_command`) and ``run(args)``.  They are
 imported when the parser is built, so ``--version`` loads neither numpy nor Textual."""
 
 
@@ -64,13 +65,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--version", action="version", version=f"overhead-tui {overhead_tui.__version__}"
     )
-    from overhead_tui.commands.common import add_run_options
+    from overhead_tui.commands.common import add_command, add_run_options
 
     add_run_options(parser)
     command_module("open").add_app_options(parser)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
-        command_module(name).add_parser(subparsers)
+        add_command(subparsers, name, command_module(name))
     return parser
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
 
 from overhead_tui.commands.common import check_runs_parent, check_settings, plan, prepare_cache
 from overhead_tui.summary.interpreters import InterpretersSummary, is_interpreters_summary
@@ -23,17 +22,15 @@ def add_app_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def add_parser(subparsers: Any) -> argparse.ArgumentParser:
-    """Register ``open``."""
-    parser = subparsers.add_parser(
-        "open",
-        help="show a saved run (summary.json or a run directory) in the app",
-        description="Open a saved run in the app without re-running it.",
-    )
+HELP = "show a saved run (summary.json or a run directory) in the app"
+DESCRIPTION = "Open a saved run in the app without re-running it."
+
+
+def add_options(parser: argparse.ArgumentParser) -> None:
+    """The options of ``open``."""
     parser.add_argument(
         "path", type=Path, metavar="PATH", help="a summary.json file or a run directory"
     )
-    return parser
 
 
 def _require_terminal() -> bool:

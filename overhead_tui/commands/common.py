@@ -9,7 +9,8 @@ import signal
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from types import FrameType
+from types import FrameType, ModuleType
+from typing import Any
 
 from overhead_tui.engine.folders import ensure_cache, lock_run_dir, writable_problem
 from overhead_tui.engine.inputs import available_memory_bytes, estimated_bytes
@@ -53,6 +54,21 @@ def positive_float(text: str) -> float:
     if value == float("inf"):
         raise argparse.ArgumentTypeError("must be a finite number")
     return value
+
+
+def add_command(subparsers: Any, name: str, module: ModuleType) -> argparse.ArgumentParser:
+    """Register subcommand ``name`` from its module: ``HELP`` (its line in ``--help``),
+    ``DESCRIPTION``, optional ``PARSER_OPTIONS`` (more subparser arguments) and optional
+    ``add_options(parser)``."""
+    parser = subparsers.add_parser(
+        name,
+        help=module.HELP,
+        description=module.DESCRIPTION,
+        **getattr(module, "PARSER_OPTIONS", {}),
+    )
+    if hasattr(module, "add_options"):
+        module.add_options(parser)
+    return parser
 
 
 def add_scenario_dirs(parser: argparse.ArgumentParser) -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
 
 from overhead_tui.analysis.compare import DEFAULT_ALPHA, Comparison, compare_runs
 from overhead_tui.errors import UsageError
@@ -31,16 +30,17 @@ def significance_level(text: str) -> float:
     return value
 
 
-def add_parser(subparsers: Any) -> argparse.ArgumentParser:
-    """Register ``compare``."""
-    parser = subparsers.add_parser(
-        "compare",
-        help="compare two saved runs rung by rung (medians, B/A, rank test)",
-        description="For every scenario in both runs: A's and B's median time per call, the "
-        "ratio B/A (above 1: B is slower; per flop when n differs) and whether the samples "
-        "differ significantly (two-sided Mann-Whitney U rank test). Then the machine facts "
-        "and settings that differ, and the scenarios only one run has.",
-    )
+HELP = "compare two saved runs rung by rung (medians, B/A, rank test)"
+DESCRIPTION = (
+    "For every scenario in both runs: A's and B's median time per call, the "
+    "ratio B/A (above 1: B is slower; per flop when n differs) and whether the samples "
+    "differ significantly (two-sided Mann-Whitney U rank test). Then the machine facts "
+    "and settings that differ, and the scenarios only one run has."
+)
+
+
+def add_options(parser: argparse.ArgumentParser) -> None:
+    """The options of ``compare``."""
     for name in ("a", "b"):
         parser.add_argument(
             name,
@@ -55,7 +55,6 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         help=f"significance level of the rank test (default: {DEFAULT_ALPHA})",
     )
     parser.add_argument("--app", action="store_true", help="show the comparison in the app")
-    return parser
 
 
 def run(args: argparse.Namespace) -> int:

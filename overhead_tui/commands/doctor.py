@@ -3,19 +3,18 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 from overhead_tui.profilers.capabilities import detect
 
+HELP = "check the profiler backends (perf, py-spy, callgrind, Scalene)"
+DESCRIPTION = (
+    "Print each profiler backend: available or not, its version, and when not, "
+    "the reason and the fix. A missing backend never stops the ladder."
+)
 
-def add_parser(subparsers: Any) -> argparse.ArgumentParser:
-    """Register ``doctor``."""
-    return subparsers.add_parser(
-        "doctor",
-        help="check the profiler backends (perf, py-spy, callgrind, Scalene)",
-        description="Print each profiler backend: available or not, its version, and when not, "
-        "the reason and the fix. A missing backend never stops the ladder.",
-    )
+
+def add_options(parser: argparse.ArgumentParser) -> None:
+    """The options of ``doctor``."""
 
 
 def run(args: argparse.Namespace) -> int:

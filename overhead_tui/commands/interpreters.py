@@ -52,16 +52,17 @@ from overhead_tui.summary.validation import SummaryError
 EXIT_INTERRUPTED = 130
 
 
-def add_parser(subparsers: Any) -> argparse.ArgumentParser:
-    """Register ``interpreters``."""
-    parser = subparsers.add_parser(
-        "interpreters",
-        help="the same ladder on several Pythons side by side",
-        description="Run the ladder on this interpreter (the baseline) and on each --python, "
-        "each in an environment the tool provisions, and print rung × interpreter: GFLOP/s, "
-        "bytecodes per multiply-add and the layer whose cost changed most.",
-        conflict_handler="resolve",
-    )
+HELP = "the same ladder on several Pythons side by side"
+DESCRIPTION = (
+    "Run the ladder on this interpreter (the baseline) and on each --python, "
+    "each in an environment the tool provisions, and print rung × interpreter: GFLOP/s, "
+    "bytecodes per multiply-add and the layer whose cost changed most."
+)
+PARSER_OPTIONS = {"conflict_handler": "resolve"}
+
+
+def add_options(parser: argparse.ArgumentParser) -> None:
+    """The options of ``interpreters``."""
     parser.add_argument(
         "--scenario",
         action="append",
@@ -90,7 +91,6 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument(
         "--app", action="store_true", help="afterwards, show the Interpreters screen in the app"
     )
-    return parser
 
 
 def run(args: argparse.Namespace) -> int:

@@ -3,23 +3,21 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 from overhead_tui.commands.common import add_scenario_dirs
 from overhead_tui.plugins.scenarios import discover
 
+HELP = "list the scenarios (rungs) with their layers"
+DESCRIPTION = (
+    "List built-in scenarios and those in --scenarios-dir folders. A scenario "
+    "file declares NAME, TITLE, RUNG, LAYERS, REMOVES, DEFAULT_SIZE, MAX_SIZE and DTYPES as "
+    "literals and defines setup(a, b), kernel(*args) and to_numpy(result)."
+)
 
-def add_parser(subparsers: Any) -> argparse.ArgumentParser:
-    """Register ``list``."""
-    parser = subparsers.add_parser(
-        "list",
-        help="list the scenarios (rungs) with their layers",
-        description="List built-in scenarios and those in --scenarios-dir folders. A scenario "
-        "file declares NAME, TITLE, RUNG, LAYERS, REMOVES, DEFAULT_SIZE, MAX_SIZE and DTYPES as "
-        "literals and defines setup(a, b), kernel(*args) and to_numpy(result).",
-    )
+
+def add_options(parser: argparse.ArgumentParser) -> None:
+    """The options of ``list``."""
     add_scenario_dirs(parser)
-    return parser
 
 
 def run(args: argparse.Namespace) -> int:

@@ -16,21 +16,20 @@ from overhead_tui.machine.cpu import CpuModel, read_cpu_model
 from overhead_tui.machine.limits import machine_limits
 from overhead_tui.present.format import fmt_number
 
+HELP = "print the CPU model, theoretical peaks and measured limits"
+DESCRIPTION = (
+    "The CPU (vendor, cores, ISA, SIMD width, FMA units from a "
+    "micro-architecture table with sources), the theoretical peak as a formula at the "
+    "measured and the nominal clock, and the measured compute peak and memory bandwidth "
+    "(from the probes, measured once per machine)."
+)
 
-def add_parser(subparsers: Any) -> argparse.ArgumentParser:
-    """Register ``machine``."""
-    parser = subparsers.add_parser(
-        "machine",
-        help="print the CPU model, theoretical peaks and measured limits",
-        description="The CPU (vendor, cores, ISA, SIMD width, FMA units from a "
-        "micro-architecture table with sources), the theoretical peak as a formula at the "
-        "measured and the nominal clock, and the measured compute peak and memory bandwidth "
-        "(from the probes, measured once per machine).",
-    )
+
+def add_options(parser: argparse.ArgumentParser) -> None:
+    """The options of ``machine``."""
     parser.add_argument(
         "--json", type=Path, metavar="PATH", help="also write them as JSON (- : to stdout)"
     )
-    return parser
 
 
 def run(args: argparse.Namespace) -> int:

@@ -15,18 +15,18 @@ SPREAD_WARN = 0.10
 """Run-to-run spread at or above which a probe is flagged (10 %)."""
 
 
-def add_parser(subparsers: Any) -> argparse.ArgumentParser:
-    """Register ``probes``."""
-    parser = subparsers.add_parser(
-        "probes",
-        help="print the probes' unit costs (measured once per machine, then cached)",
-        description="Each probe isolates one overhead source and measures its unit cost, in "
-        f"{PROCESSES} worker processes. Results are cached in {cache_path()} per CPU, "
-        "interpreter and probe source.",
-    )
+HELP = "print the probes' unit costs (measured once per machine, then cached)"
+DESCRIPTION = (
+    "Each probe isolates one overhead source and measures its unit cost, in "
+    f"{PROCESSES} worker processes. Results are cached in {cache_path()} per CPU, "
+    "interpreter and probe source."
+)
+
+
+def add_options(parser: argparse.ArgumentParser) -> None:
+    """The options of ``probes``."""
     parser.add_argument("--refresh", action="store_true", help="measure again, ignoring the cache")
     parser.add_argument("--python", metavar="PATH", help="interpreter (default: this one)")
-    return parser
 
 
 def run(args: argparse.Namespace) -> int:

@@ -26,16 +26,16 @@ from overhead_tui.profilers.pyspy import RATE_HZ
 from overhead_tui.summary.layers import layer_label
 from overhead_tui.summary.records import Settings
 
+HELP = "profile one scenario with perf, py-spy, callgrind and Scalene"
+DESCRIPTION = (
+    "Run one scenario under each profiler (the profiler is the parent of the "
+    "worker), with a timeout, and report where its time goes by layer. Missing profilers "
+    "are reported as unavailable (see `overhead-tui doctor`)."
+)
 
-def add_parser(subparsers: Any) -> argparse.ArgumentParser:
-    """Register ``profile``."""
-    parser = subparsers.add_parser(
-        "profile",
-        help="profile one scenario with perf, py-spy, callgrind and Scalene",
-        description="Run one scenario under each profiler (the profiler is the parent of the "
-        "worker), with a timeout, and report where its time goes by layer. Missing profilers "
-        "are reported as unavailable (see `overhead-tui doctor`).",
-    )
+
+def add_options(parser: argparse.ArgumentParser) -> None:
+    """The options of ``profile``."""
     parser.add_argument("name", metavar="NAME", help="the scenario (see `overhead-tui list`)")
     add_scenario_dirs(parser)
     parser.add_argument(
@@ -70,7 +70,6 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument(
         "--collapsed", type=Path, metavar="PATH", help="write py-spy's samples as collapsed stacks"
     )
-    return parser
 
 
 def run(args: argparse.Namespace) -> int:

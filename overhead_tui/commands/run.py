@@ -6,7 +6,7 @@ import argparse
 import sys
 import time
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 from overhead_tui.analysis.agreement import attach_agreement
 from overhead_tui.commands.common import (
@@ -48,14 +48,15 @@ EXIT_INTERRUPTED = 130
 """Exit code after Ctrl-C (128 + SIGINT), as shells report it."""
 
 
-def add_parser(subparsers: Any) -> argparse.ArgumentParser:
-    """Register ``run``."""
-    parser = subparsers.add_parser(
-        "run",
-        help="measure the ladder without the app and print a table",
-        description="Run each scenario in its own worker process, validate and time it, "
-        "print the ladder and write the run directory (events.jsonl, summary.json).",
-    )
+HELP = "measure the ladder without the app and print a table"
+DESCRIPTION = (
+    "Run each scenario in its own worker process, validate and time it, "
+    "print the ladder and write the run directory (events.jsonl, summary.json)."
+)
+
+
+def add_options(parser: argparse.ArgumentParser) -> None:
+    """The options of ``run``."""
     add_run_options(parser)
     parser.add_argument(
         "--headless",
@@ -75,7 +76,6 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         f"with this backend ({', '.join(BACKENDS)}; repeatable) and store the "
         "results in the summary",
     )
-    return parser
 
 
 def run(args: argparse.Namespace) -> int:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
 
 from overhead_tui.commands.common import (
     add_measurement_options,
@@ -47,21 +46,21 @@ from overhead_tui.plugins.scenarios import ScenarioSpec, discover, select
 from overhead_tui.summary.records import RunSummary, Settings
 from overhead_tui.summary.vocabulary import DTYPE_ITEMSIZE
 
+HELP = "GFLOP/s against the batch m of (m×k)·(k×n): when a product leaves the memory roof"
+DESCRIPTION = (
+    "Multiply A (m×k) by a fixed B (k×n) for m = 1, 2, 4, ... up to n, one "
+    "worker per point, within a time budget split among the scenarios. B defaults to "
+    "k = n large enough to hold twice the last-level cache (read from sysfs), so m = 1 is "
+    "a matrix-vector product bound by memory bandwidth. Each point is placed on the "
+    "roofline (arithmetic intensity, min(peak, bandwidth × intensity), which roof binds) "
+    "from the probes' measured peak and bandwidth; the crossing where the curve leaves the "
+    "bandwidth slope is given measured and predicted. Saves summary.json (top-level "
+    "'shapes')."
+)
 
-def add_parser(subparsers: Any) -> argparse.ArgumentParser:
-    """Register ``shapes``."""
-    parser = subparsers.add_parser(
-        "shapes",
-        help="GFLOP/s against the batch m of (m×k)·(k×n): when a product leaves the memory roof",
-        description="Multiply A (m×k) by a fixed B (k×n) for m = 1, 2, 4, ... up to n, one "
-        "worker per point, within a time budget split among the scenarios. B defaults to "
-        "k = n large enough to hold twice the last-level cache (read from sysfs), so m = 1 is "
-        "a matrix-vector product bound by memory bandwidth. Each point is placed on the "
-        "roofline (arithmetic intensity, min(peak, bandwidth × intensity), which roof binds) "
-        "from the probes' measured peak and bandwidth; the crossing where the curve leaves the "
-        "bandwidth slope is given measured and predicted. Saves summary.json (top-level "
-        "'shapes').",
-    )
+
+def add_options(parser: argparse.ArgumentParser) -> None:
+    """The options of ``shapes``."""
     parser.add_argument(
         "--scenario",
         action="append",
@@ -110,7 +109,6 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument(
         "--app", action="store_true", help="afterwards, show the Shapes screen in the app"
     )
-    return parser
 
 
 def choose_shape(args: argparse.Namespace) -> tuple[int, int, list[int], str]:

@@ -61,18 +61,19 @@ def parse_sizes(text: str) -> tuple[int, ...]:
     return tuple(sorted({positive_int(item) for item in items}))
 
 
-def add_parser(subparsers: Any) -> argparse.ArgumentParser:
-    """Register ``sweep``."""
-    parser = subparsers.add_parser(
-        "sweep",
-        help="measure GFLOP/s against the matrix order n within a time budget",
-        description="Run each scenario at each size (smallest first), one worker per point, "
-        "within a time budget split among the scenarios: a scenario stops when its next size "
-        "would not fit (time per call grows as n³), or at its first failed point. Prints a "
-        "line per point and a scenario × n table; saves summary.json (top-level 'sweep') "
-        "after every point, with the machine's measured limits from the probes (cached per "
-        "machine; measured first when missing, outside the budget).",
-    )
+HELP = "measure GFLOP/s against the matrix order n within a time budget"
+DESCRIPTION = (
+    "Run each scenario at each size (smallest first), one worker per point, "
+    "within a time budget split among the scenarios: a scenario stops when its next size "
+    "would not fit (time per call grows as n³), or at its first failed point. Prints a "
+    "line per point and a scenario × n table; saves summary.json (top-level 'sweep') "
+    "after every point, with the machine's measured limits from the probes (cached per "
+    "machine; measured first when missing, outside the budget)."
+)
+
+
+def add_options(parser: argparse.ArgumentParser) -> None:
+    """The options of ``sweep``."""
     parser.add_argument(
         "--scenario",
         action="append",
@@ -102,7 +103,6 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument(
         "--app", action="store_true", help="afterwards, show the Sweep screen in the app"
     )
-    return parser
 
 
 def plan_sweep(args: argparse.Namespace) -> tuple[list[ScenarioSpec], Settings]:
