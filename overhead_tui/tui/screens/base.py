@@ -5,9 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import ClassVar
 
+from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.screen import Screen
+from textual.widgets import Footer, Header
 
-from overhead_tui.tui.widgets.too_small import BREAKPOINTS_HEIGHT, BREAKPOINTS_WIDTH
+from overhead_tui.summary.records import RunSummary
+from overhead_tui.tui.widgets.too_small import BREAKPOINTS_HEIGHT, BREAKPOINTS_WIDTH, TooSmall
 
 BASE_TCSS = Path(__file__).with_name("base.tcss")
 """Styles every :class:`BaseScreen` loads before its own ``CSS_PATH``."""
@@ -16,7 +20,9 @@ BASE_TCSS = Path(__file__).with_name("base.tcss")
 class BaseScreen(Screen[None]):
     """A screen that hides its content below the minimum terminal size (see ``TooSmall``).
 
-    A subclass names only its own ``.tcss`` in ``CSS_PATH``; ``base.tcss`` comes first.
+    A subclass names only its own ``.tcss`` in ``CSS_PATH``; ``base.tcss`` comes first.  It
+    yields its own widgets from :meth:`compose_body`; the header, the footer and the "terminal
+    too small" message are added around them here.
     """
 
     HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = BREAKPOINTS_WIDTH
@@ -27,3 +33,27 @@ class BaseScreen(Screen[None]):
     ) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self.css_path = [BASE_TCSS, *self.css_path]
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield from self.compose_body()
+        yield Footer()
+        yield TooSmall()
+
+    def compose_body(self) -> ComposeResult:
+        """The screen's own widgets, between the header and the footer."""
+        yield from ()
+
+
+class DrillScreen(BaseScreen):
+    """A screen opened over the ladder: ``escape`` goes back."""
+
+    BINDINGS: ClassVar[list[Binding]] = [Binding("escape", "app.pop_screen", "Back")]
+
+
+class SummaryScreen(DrillScreen):
+    """A drill-in screen drawn from a run's summary."""
+
+    def __init__(self, summary: RunSummary) -> None:
+        super().__init__()
+        self.summary = summary

@@ -5,35 +5,29 @@ from __future__ import annotations
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Static
 
 from overhead_tui.profilers.capabilities import Capability
-from overhead_tui.tui.screens.base import BaseScreen
-from overhead_tui.tui.widgets.too_small import TooSmall
+from overhead_tui.tui.screens.base import DrillScreen
 
 
-class CapabilitiesScreen(BaseScreen):
+class CapabilitiesScreen(DrillScreen):
     """One row per backend: available or not, version, reason and fix."""
 
-    BINDINGS = [Binding("escape", "app.pop_screen", "Back")]
     CSS_PATH = "capabilities.tcss"
 
     def __init__(self, capabilities: dict[str, Capability]) -> None:
         super().__init__()
         self.capabilities = capabilities
 
-    def compose(self) -> ComposeResult:
-        yield Header()
+    def compose_body(self) -> ComposeResult:
         with VerticalScroll(id="body"):
             yield Static(self._table())
             yield Static(
                 "\nPress p on a scenario to profile it with the available backends. "
                 "A missing backend never stops anything else."
             )
-        yield Footer()
-        yield TooSmall()
 
     def _table(self) -> Table:
         table = Table(title="Profiler backends", title_justify="left", header_style="bold")

@@ -9,9 +9,8 @@ from typing import Any
 
 from rich.text import Text
 from textual.app import App, ComposeResult
-from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import DataTable, Static
 
 from overhead_tui.analysis.compare import Comparison, RungComparison
 from overhead_tui.present.compare_text import (
@@ -22,8 +21,7 @@ from overhead_tui.present.compare_text import (
     run_notes,
 )
 from overhead_tui.summary.records import RunSummary
-from overhead_tui.tui.screens.base import BaseScreen
-from overhead_tui.tui.widgets.too_small import TooSmall
+from overhead_tui.tui.screens.base import DrillScreen
 
 COLUMN_KEYS: tuple[str, ...] = ("scenario", "median_a", "median_b", "ratio", "p", "verdict", "note")
 """DataTable column keys, in the order of :data:`COMPARE_HEADERS` plus the note."""
@@ -32,25 +30,21 @@ VERDICT_STYLES: dict[str, str] = {"slower": "bold red", "faster": "bold green", 
 RIGHT_ALIGNED = {"median_a", "median_b", "ratio", "p"}
 
 
-class CompareScreen(BaseScreen):
+class CompareScreen(DrillScreen):
     """The comparison table, the highlighted row in one line, and what differs between runs."""
 
-    BINDINGS = [Binding("escape", "app.pop_screen", "Back")]
     CSS_PATH = "compare.tcss"
 
     def __init__(self, comparison: Comparison) -> None:
         super().__init__()
         self.comparison = comparison
 
-    def compose(self) -> ComposeResult:
-        yield Header()
+    def compose_body(self) -> ComposeResult:
         yield Static(self._legend(), id="legend")
         yield DataTable(id="rows", cursor_type="row", zebra_stripes=True)
         yield Static("", id="detail")
         with VerticalScroll(id="facts"):
             yield Static(self._facts())
-        yield Footer()
-        yield TooSmall()
 
     def on_mount(self) -> None:
         self.sub_title = "compare: run B against run A"

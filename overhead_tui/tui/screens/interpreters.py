@@ -16,7 +16,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import DataTable, Static
 
 from overhead_tui.export.interpreters import (
     CELL_LEGEND,
@@ -28,7 +28,6 @@ from overhead_tui.export.interpreters import (
 )
 from overhead_tui.summary.interpreters import InterpretersSummary, breakdown_pair, grid
 from overhead_tui.tui.screens.base import BaseScreen
-from overhead_tui.tui.widgets.too_small import TooSmall
 
 WIDE = 110
 """Below this many columns the breakdown table leaves out the ns per event columns (ns per
@@ -56,8 +55,7 @@ class InterpretersScreen(BaseScreen):
         self.b = len(combined.interpreters) - 1
         """Index of interpreter B (default: the last, usually the newest)."""
 
-    def compose(self) -> ComposeResult:
-        yield Header()
+    def compose_body(self) -> ComposeResult:
         if not self.cells:
             yield Static(
                 "No rungs in this summary. Run some with `overhead-tui interpreters --python "
@@ -71,8 +69,6 @@ class InterpretersScreen(BaseScreen):
             with VerticalScroll(id="pair"):
                 yield Static("", id="breakdowns")
                 yield Static("", id="changes")
-        yield Footer()
-        yield TooSmall()
 
     def on_mount(self) -> None:
         if not self.cells:

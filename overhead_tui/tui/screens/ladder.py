@@ -7,14 +7,13 @@ from collections.abc import Callable
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.message import Message
-from textual.widgets import DataTable, Footer, Header, ProgressBar, Static
+from textual.widgets import DataTable, ProgressBar, Static
 
 from overhead_tui.present.format import dense_reference_note, machine_line, probe_progress
 from overhead_tui.present.live import LiveLadder
 from overhead_tui.tui.screens.base import BaseScreen
 from overhead_tui.tui.widgets.ladder_table import LadderTable
 from overhead_tui.tui.widgets.layer_bar import legend
-from overhead_tui.tui.widgets.too_small import TooSmall
 
 TICK_S = 0.1
 """Seconds between spinner frames while a worker compiles, validates or counts."""
@@ -39,8 +38,7 @@ class LadderScreen(BaseScreen):
         self.started_at: float | None = None
         self._was_quiet = False
 
-    def compose(self) -> ComposeResult:
-        yield Header()
+    def compose_body(self) -> ComposeResult:
         yield Static(id="machine")
         with Horizontal(id="run-status"):
             yield ProgressBar(total=100, show_eta=False, id="progress")
@@ -49,8 +47,6 @@ class LadderScreen(BaseScreen):
         yield LadderTable(id="ladder")
         yield Static(legend(), id="legend")
         yield Static(id="notes")
-        yield Footer()
-        yield TooSmall()
 
     def on_mount(self) -> None:
         self.update_all()

@@ -5,9 +5,8 @@ from __future__ import annotations
 from rich import box
 from rich.table import Table
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Footer, Header, Input, Label, Static
+from textual.widgets import Input, Label, Static
 
 from overhead_tui.analysis.roofline import ridge_point
 from overhead_tui.machine.limits import roofline_bandwidth
@@ -21,23 +20,20 @@ from overhead_tui.machine.reference import (
 )
 from overhead_tui.present.format import fmt_gflops, fmt_number, fmt_ratio
 from overhead_tui.summary.records import RunSummary
-from overhead_tui.tui.screens.base import BaseScreen
-from overhead_tui.tui.widgets.too_small import TooSmall
+from overhead_tui.tui.screens.base import SummaryScreen
 
 DEFAULT_TILE = 64
 """Tile order shown first in the calculator."""
 OTHER_PEAKS = {"fp16_tensor_gflops": "FP16 tensor", "fp16_amx_gflops": "FP16 AMX"}
 
 
-class MachinesScreen(BaseScreen):
+class MachinesScreen(SummaryScreen):
     """Reference machines against this one and the rungs; a tile calculator under them."""
 
-    BINDINGS = [Binding("escape", "app.pop_screen", "Back")]
     CSS_PATH = "machines.tcss"
 
     def __init__(self, summary: RunSummary) -> None:
-        super().__init__()
-        self.summary = summary
+        super().__init__(summary)
         self.dtype = summary.settings.dtype
         self.machines, self.error = reference_machines()
 
@@ -51,8 +47,7 @@ class MachinesScreen(BaseScreen):
         """This machine's ridge point: measured peak / measured bandwidth (flops/byte)."""
         return ridge_point(self.own_peak, roofline_bandwidth(self.summary.machine.bandwidth_gbs))
 
-    def compose(self) -> ComposeResult:
-        yield Header()
+    def compose_body(self) -> ComposeResult:
         with VerticalScroll(id="body"):
             yield Static(self._this_machine(), id="this-machine")
             if self.error:
@@ -62,8 +57,6 @@ class MachinesScreen(BaseScreen):
                 yield Label("Tile order T (type a number):")
                 yield Input(str(DEFAULT_TILE), type="integer", id="tile", max_length=6)
             yield Static(id="tiles")
-        yield Footer()
-        yield TooSmall()
 
     def on_mount(self) -> None:
         self._show_tiles(DEFAULT_TILE)

@@ -4,33 +4,22 @@ from __future__ import annotations
 
 from rich.table import Table
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Static
 
 from overhead_tui.analysis.paper import compare, load_table
 from overhead_tui.present.format import fmt_gflops, fmt_ratio
-from overhead_tui.summary.records import RunSummary
-from overhead_tui.tui.screens.base import BaseScreen
-from overhead_tui.tui.widgets.too_small import TooSmall
+from overhead_tui.tui.screens.base import SummaryScreen
 
 
-class PaperScreen(BaseScreen):
+class PaperScreen(SummaryScreen):
     """Their steps and speedups at n = 4096 beside our mapped rungs (per flop)."""
 
-    BINDINGS = [Binding("escape", "app.pop_screen", "Back")]
     CSS_PATH = "paper.tcss"
 
-    def __init__(self, summary: RunSummary) -> None:
-        super().__init__()
-        self.summary = summary
-
-    def compose(self) -> ComposeResult:
-        yield Header()
+    def compose_body(self) -> ComposeResult:
         with VerticalScroll(id="body"):
             yield Static(self._table())
-        yield Footer()
-        yield TooSmall()
 
     def _table(self) -> Table:
         paper = load_table()

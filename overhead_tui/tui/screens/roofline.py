@@ -6,16 +6,14 @@ import math
 
 from rich.table import Table
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Static
 
 from overhead_tui.analysis.roofline import Roofline, RooflinePoint, roofline
 from overhead_tui.present.format import fmt_gflops, fmt_number, fmt_percent
 from overhead_tui.summary.records import RunSummary
-from overhead_tui.tui.screens.base import BaseScreen
+from overhead_tui.tui.screens.base import DrillScreen
 from overhead_tui.tui.widgets.loglog_plot import LogLogFigure, LogLogPlot, PointLabel, Series
-from overhead_tui.tui.widgets.too_small import TooSmall
 
 CEILING_STYLES = ((":", "orange"), ("+", "cyan"), ("=", "green"))
 """(plotext marker, colour) of the compute ceilings, lowest first: the character tells them
@@ -85,26 +83,22 @@ def roofline_figure(model: Roofline) -> LogLogFigure:
     )
 
 
-class RooflineScreen(BaseScreen):
+class RooflineScreen(DrillScreen):
     """A log-log roofline of the run and, under it, the numbers of every point."""
 
-    BINDINGS = [Binding("escape", "app.pop_screen", "Back")]
     CSS_PATH = "roofline.tcss"
 
     def __init__(self, summary: RunSummary) -> None:
         super().__init__()
         self.model = roofline(summary)
 
-    def compose(self) -> ComposeResult:
-        yield Header()
+    def compose_body(self) -> ComposeResult:
         if not self.model.points:
             yield Static("No ok rung with a speed yet: run the ladder first (r).", id="empty")
         else:
             yield LogLogPlot(id="plot")
             with VerticalScroll(id="points"):
                 yield Static(self._table())
-        yield Footer()
-        yield TooSmall()
 
     def on_mount(self) -> None:
         if self.model.points:

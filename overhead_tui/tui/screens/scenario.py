@@ -4,26 +4,23 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.widgets import Footer, Header, Static, TabbedContent, TabPane
+from textual.widgets import Static, TabbedContent, TabPane
 
 from overhead_tui.present.live import LadderRow
 from overhead_tui.summary.layers import layer_label
-from overhead_tui.tui.screens.base import BaseScreen
+from overhead_tui.tui.screens.base import DrillScreen
 from overhead_tui.tui.widgets.tabs import scenario_tabs
-from overhead_tui.tui.widgets.too_small import TooSmall
 
 
 class About(VerticalScroll, can_focus=False):
     """The scenario's description and layers; scrolls with the mouse, keys go to the tabs."""
 
 
-class ScenarioScreen(BaseScreen):
+class ScenarioScreen(DrillScreen):
     """Shows ``row``; the app calls :meth:`update_row` when the scenario's state changes."""
 
     CSS_PATH = "scenario.tcss"
-    BINDINGS = [Binding("escape", "app.pop_screen", "Back")]
 
     def __init__(self, row: LadderRow) -> None:
         super().__init__()
@@ -37,9 +34,8 @@ class ScenarioScreen(BaseScreen):
         """Name of the scenario shown."""
         return self.row.result.name
 
-    def compose(self) -> ComposeResult:
+    def compose_body(self) -> ComposeResult:
         r = self._composed_from = self.row.result
-        yield Header()
         with About(id="about"):
             yield Static(
                 Text.assemble(
@@ -65,8 +61,6 @@ class ScenarioScreen(BaseScreen):
             for cls in tabs:
                 with TabPane(cls.tab_title, id=f"tab-{cls.__name__.lower()}"):
                     yield cls(r)
-        yield Footer()
-        yield TooSmall()
 
     def _status_text(self) -> str:
         row = self.row

@@ -12,17 +12,15 @@ from __future__ import annotations
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Static
 
 from overhead_tui.analysis.shapes import ShapesRecord, intensity
 from overhead_tui.export.shapes import CROSSING_HEADER, HEADER, crossing_rows, point_rows
 from overhead_tui.summary.records import RunSummary
-from overhead_tui.tui.screens.base import BaseScreen
+from overhead_tui.tui.screens.base import SummaryScreen
 from overhead_tui.tui.screens.sweep import COLORS, MARKERS, size_ticks
 from overhead_tui.tui.widgets.loglog_plot import LogLogFigure, LogLogPlot, PointLabel, Series
-from overhead_tui.tui.widgets.too_small import TooSmall
 
 SLOPE_MARKER = "."
 """Line character of a bandwidth slope."""
@@ -30,19 +28,16 @@ ROOF_MARKER = "-"
 """Line character of a compute roof."""
 
 
-class ShapesScreen(BaseScreen):
+class ShapesScreen(SummaryScreen):
     """A batch sweep: the plot on top, the points and crossings under it."""
 
     CSS_PATH = "shapes.tcss"
-    BINDINGS = [Binding("escape", "app.pop_screen", "Back")]
 
     def __init__(self, summary: RunSummary) -> None:
-        super().__init__()
-        self.summary = summary
+        super().__init__(summary)
         self.record = ShapesRecord.from_json(summary.shapes) if summary.shapes else None
 
-    def compose(self) -> ComposeResult:
-        yield Header()
+    def compose_body(self) -> ComposeResult:
         if self.record is None:
             yield Static(
                 "No batch sweep in this run. Measure one with `overhead-tui shapes` "
@@ -54,8 +49,6 @@ class ShapesScreen(BaseScreen):
             with VerticalScroll(id="points"):
                 yield Static(self._table(), id="table")
                 yield Static(self._crossings(), id="crossings")
-        yield Footer()
-        yield TooSmall()
 
     def on_mount(self) -> None:
         if self.record is not None:

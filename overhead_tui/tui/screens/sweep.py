@@ -12,15 +12,12 @@ import math
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Static
 
 from overhead_tui.present.sweep_rows import point_cell, sweep_rows
-from overhead_tui.summary.records import RunSummary
-from overhead_tui.tui.screens.base import BaseScreen
+from overhead_tui.tui.screens.base import SummaryScreen
 from overhead_tui.tui.widgets.loglog_plot import LogLogFigure, LogLogPlot, Series
-from overhead_tui.tui.widgets.too_small import TooSmall
 
 MARKERS: tuple[str, ...] = ("*", "+", "o", "x", "#", "%", "@", "=")
 """Line characters of the series, in order: the curves stay apart without colour."""
@@ -37,18 +34,12 @@ MAX_X_TICKS = 10
 """Most size ticks on the x axis (every k-th swept size beyond that)."""
 
 
-class SweepScreen(BaseScreen):
+class SweepScreen(SummaryScreen):
     """The size sweep of a run: the plot on top, the scenario × n table under it."""
 
-    BINDINGS = [Binding("escape", "app.pop_screen", "Back")]
     CSS_PATH = "sweep.tcss"
 
-    def __init__(self, summary: RunSummary) -> None:
-        super().__init__()
-        self.summary = summary
-
-    def compose(self) -> ComposeResult:
-        yield Header()
+    def compose_body(self) -> ComposeResult:
         if not self.summary.sweep:
             yield Static(
                 "No size sweep in this run. Measure one with `overhead-tui sweep` "
@@ -60,8 +51,6 @@ class SweepScreen(BaseScreen):
             with VerticalScroll(id="points"):
                 yield Static(self._table(), id="table")
                 yield Static(self._notes(), id="notes")
-        yield Footer()
-        yield TooSmall()
 
     def on_mount(self) -> None:
         if self.summary.sweep:

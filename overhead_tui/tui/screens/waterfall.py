@@ -7,41 +7,30 @@ import math
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Static
 
 from overhead_tui.present.format import fmt_number, fmt_ratio
 from overhead_tui.summary.layers import layer_label
-from overhead_tui.summary.records import RunSummary
-from overhead_tui.tui.screens.base import BaseScreen
+from overhead_tui.tui.screens.base import SummaryScreen
 from overhead_tui.tui.widgets.layer_bar import LAYER_GLYPHS
-from overhead_tui.tui.widgets.too_small import TooSmall
 
 BAR_WIDTH = 40
 """Cells of the time-per-flop bars (log scale from the dense kernel to the slowest rung)."""
 
 
-class WaterfallScreen(BaseScreen):
+class WaterfallScreen(SummaryScreen):
     """Each ok rung's time per flop on a log scale, and what each step saved, by layer."""
 
     CSS_PATH = "waterfall.tcss"
-    BINDINGS = [Binding("escape", "app.pop_screen", "Back")]
 
-    def __init__(self, summary: RunSummary) -> None:
-        super().__init__()
-        self.summary = summary
-
-    def compose(self) -> ComposeResult:
-        yield Header()
+    def compose_body(self) -> ComposeResult:
         with VerticalScroll(id="body"):
             if not self.summary.waterfall:
                 yield Static("No waterfall yet: it needs at least two ok rungs.", id="empty")
             else:
                 yield Static(self._chart(), id="chart")
                 yield Static(self._steps(), id="steps")
-        yield Footer()
-        yield TooSmall()
 
     def _chart(self) -> Table:
         rungs = [r for r in sorted(self.summary.scenarios, key=lambda r: r.rung) if r.has_speed]
