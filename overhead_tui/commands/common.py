@@ -71,6 +71,14 @@ def add_command(subparsers: Any, name: str, module: ModuleType) -> argparse.Argu
     return parser
 
 
+def add_scenario_choice(
+    parser: argparse.ArgumentParser, help: str = "run only this scenario (repeatable; default: all)"
+) -> None:
+    """``--scenario NAME`` (repeatable) and ``--scenarios-dir DIR`` (repeatable)."""
+    parser.add_argument("--scenario", action="append", default=[], metavar="NAME", help=help)
+    add_scenario_dirs(parser)
+
+
 def add_scenario_dirs(parser: argparse.ArgumentParser) -> None:
     """``--scenarios-dir DIR`` (repeatable)."""
     parser.add_argument(
@@ -85,14 +93,7 @@ def add_scenario_dirs(parser: argparse.ArgumentParser) -> None:
 
 def add_run_options(parser: argparse.ArgumentParser) -> None:
     """The options that choose and configure a ladder run."""
-    parser.add_argument(
-        "--scenario",
-        action="append",
-        default=[],
-        metavar="NAME",
-        help="run only this scenario (repeatable; default: all)",
-    )
-    add_scenario_dirs(parser)
+    add_scenario_choice(parser)
     parser.add_argument(
         "--size",
         type=positive_int,

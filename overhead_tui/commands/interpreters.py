@@ -19,7 +19,7 @@ from typing import Any
 
 from overhead_tui.commands.common import (
     add_measurement_options,
-    add_scenario_dirs,
+    add_scenario_choice,
     check_export_paths,
     check_runs_parent,
     check_sizes,
@@ -63,14 +63,7 @@ PARSER_OPTIONS = {"conflict_handler": "resolve"}
 
 def add_options(parser: argparse.ArgumentParser) -> None:
     """The options of ``interpreters``."""
-    parser.add_argument(
-        "--scenario",
-        action="append",
-        default=[],
-        metavar="NAME",
-        help="run only this scenario (repeatable; default: all)",
-    )
-    add_scenario_dirs(parser)
+    add_scenario_choice(parser)
     parser.add_argument("--size", type=positive_int, metavar="N", help="matrix order n")
     add_measurement_options(parser)
     parser.add_argument(

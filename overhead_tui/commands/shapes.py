@@ -9,7 +9,7 @@ from pathlib import Path
 
 from overhead_tui.commands.common import (
     add_measurement_options,
-    add_scenario_dirs,
+    add_scenario_choice,
     check_export_paths,
     positive_float,
     positive_int,
@@ -61,14 +61,9 @@ DESCRIPTION = (
 
 def add_options(parser: argparse.ArgumentParser) -> None:
     """The options of ``shapes``."""
-    parser.add_argument(
-        "--scenario",
-        action="append",
-        default=[],
-        metavar="NAME",
-        help=f"sweep this scenario (repeatable; default: {', '.join(DEFAULT_SCENARIOS)})",
+    add_scenario_choice(
+        parser, f"sweep this scenario (repeatable; default: {', '.join(DEFAULT_SCENARIOS)})"
     )
-    add_scenario_dirs(parser)
     parser.add_argument(
         "--k",
         type=positive_int,

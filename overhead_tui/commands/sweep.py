@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from overhead_tui.commands.common import (
     add_measurement_options,
-    add_scenario_dirs,
+    add_scenario_choice,
     check_sizes,
     positive_float,
     positive_int,
@@ -74,14 +74,9 @@ DESCRIPTION = (
 
 def add_options(parser: argparse.ArgumentParser) -> None:
     """The options of ``sweep``."""
-    parser.add_argument(
-        "--scenario",
-        action="append",
-        default=[],
-        metavar="NAME",
-        help=f"sweep this scenario (repeatable; default: {', '.join(DEFAULT_SCENARIOS)})",
+    add_scenario_choice(
+        parser, f"sweep this scenario (repeatable; default: {', '.join(DEFAULT_SCENARIOS)})"
     )
-    add_scenario_dirs(parser)
     parser.add_argument(
         "--sizes",
         type=parse_sizes,
