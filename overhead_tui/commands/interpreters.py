@@ -30,7 +30,7 @@ from overhead_tui.commands.common import (
     stop_on_signals,
 )
 from overhead_tui.engine.events import RunFinished
-from overhead_tui.engine.interpreter_check import check_python
+from overhead_tui.engine.interpreter_check import MIN_WORKER_PYTHON, check_python
 from overhead_tui.engine.interpreters import (
     PythonInfo,
     describe,
@@ -92,6 +92,8 @@ def run(args: argparse.Namespace) -> int:
     from overhead_tui.commands.run import Progress
 
     pythons = [resolve_spec(spec) for spec in args.python]  # UsageError: exit 2 before running
+    for python, spec in zip(pythons, args.python, strict=True):
+        _refuse_too_old(python, spec)
     if args.app and not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise UsageError("--app needs a terminal (stdin and stdout are not a TTY); fix: drop --app")
     check_export_paths([args.json, args.markdown])
@@ -193,6 +195,25 @@ def baseline_summary(combined: InterpretersSummary) -> RunSummary:
 def _settings(fields: dict[str, Any]) -> Settings:
     known = {f.name for f in dataclasses.fields(Settings)}
     return Settings(**{k: v for k, v in fields.items() if k in known})
+
+
+def _refuse_too_old(python: str, spec: str) -> None:
+    """Exit 2 before anything runs when ``python`` is older than the workers need (one that
+    does not answer is left to its column's error)."""
+    try:
+        info = describe(python)
+    except UsageError:
+        return
+    try:
+        version = tuple(int(part) for part in info.version.split(".")[:2])
+    except ValueError:
+        return
+    if version < MIN_WORKER_PYTHON:
+        need = ".".join(map(str, MIN_WORKER_PYTHON))
+        raise UsageError(
+            f"--python {spec} is {info.implementation} {info.version}; the workers need "
+            f"Python {need} or newer; fix: give a newer interpreter (e.g. --python {need})"
+        )
 
 
 def _prepare(python: str | None, spec: str, no_provision: bool, note: Any) -> InterpreterRun:

@@ -64,3 +64,25 @@ def test_app_needs_a_terminal_before_anything_runs(tmp_path, cli):
     assert result.returncode == 2
     assert "--app needs a terminal" in result.stderr
     assert not list(tmp_path.iterdir())
+
+
+def test_an_interpreter_older_than_the_workers_need_is_refused_before_anything_runs(tmp_path, cli):
+    """``--python 2.7`` used to measure the baseline (and its probes) first, then try to make a
+    virtual environment and blame a missing ``venv`` module: it is bad input, exit 2 at once."""
+    old = tmp_path / "python2.7"
+    facts = {
+        "implementation": "CPython",
+        "version": "2.7.18",
+        "executable": str(old),
+        "free_threaded": False,
+        "jit": None,
+    }
+    old.write_text(f"#!/bin/sh\necho 'overhead-tui-describe {json.dumps(facts)}'\n")
+    old.chmod(0o755)
+    runs = tmp_path / "runs"
+    result = cli("interpreters", "--python", old, *FAST, "--out", runs)
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert "CPython 2.7.18" in result.stderr and "3.11 or newer" in result.stderr
+    assert not runs.exists() or not list(runs.iterdir())
