@@ -79,6 +79,21 @@ def add_scenario_choice(
     add_scenario_dirs(parser)
 
 
+MAX_WAIT_S = 7 * 24 * 3600.0
+"""The longest ``--timeout`` / ``--duration`` accepted (a week): a larger wait overflows the
+clocks it is handed to (``select``: OverflowError)."""
+
+
+def seconds_to_wait(text: str) -> float:
+    """argparse type: a number of seconds > 0 and at most :data:`MAX_WAIT_S`."""
+    value = positive_float(text)
+    if value > MAX_WAIT_S:
+        raise argparse.ArgumentTypeError(
+            f"{value:g} s is above a week; fix: give at most {MAX_WAIT_S:.0f} seconds"
+        )
+    return value
+
+
 def add_scenario_dirs(parser: argparse.ArgumentParser) -> None:
     """``--scenarios-dir DIR`` (repeatable)."""
     parser.add_argument(
@@ -126,7 +141,7 @@ def add_measurement_options(
     )
     parser.add_argument(
         "--timeout",
-        type=positive_float,
+        type=seconds_to_wait,
         default=120.0,
         metavar="S",
         help=f"seconds before a {unit}'s worker is killed (default: 120)",

@@ -12,8 +12,8 @@ from overhead_tui.commands.common import (
     add_scenario_dirs,
     check_export_paths,
     check_sizes,
-    positive_float,
     positive_int,
+    seconds_to_wait,
 )
 from overhead_tui.engine.plan import size_for
 from overhead_tui.errors import UsageError
@@ -44,7 +44,7 @@ def add_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dtype", choices=("float64", "float32"), default="float64")
     parser.add_argument(
         "--duration",
-        type=positive_float,
+        type=seconds_to_wait,
         default=3.0,
         metavar="S",
         help="seconds the kernel repeats under each profiler (default: 3)",
@@ -58,7 +58,7 @@ def add_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--timeout",
-        type=positive_float,
+        type=seconds_to_wait,
         default=240.0,
         metavar="S",
         help="seconds before a profiler run is killed (default: 240)",

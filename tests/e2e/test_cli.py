@@ -278,6 +278,25 @@ def test_bad_paths_fail_before_measuring(cli, args, message):
     assert message in proc.stderr and "Traceback" not in proc.stderr
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["run", "--scenario", "numpy_matmul", *FAST, "--timeout", "1e10"],
+        ["sweep", "--scenario", "numpy_matmul", "--sizes", "8", *FAST, "--timeout", "1e10"],
+        ["profile", "numpy_matmul", "--size", "8", "--timeout", "1e10"],
+        ["profile", "numpy_matmul", "--size", "8", "--duration", "1e10"],
+    ],
+)
+def test_a_time_too_long_to_wait_for_is_refused_before_measuring(cli, tmp_path, args):
+    """``--timeout 1e10`` ("no limit") used to run, then crash with an OverflowError
+    traceback from select() when the first worker started (exit 1)."""
+    proc = cli(*args, "--out", tmp_path / "run") if args[0] != "profile" else cli(*args)
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert "is above" in proc.stderr and "fix:" in proc.stderr
+    assert not (tmp_path / "run").exists()
+
+
 def test_reusing_a_run_folder_is_refused(cli, tmp_path):
     out = tmp_path / "run"
     assert cli("run", "--scenario", "numpy_matmul", *FAST, "--out", out).returncode == 0
