@@ -18,8 +18,9 @@ kernels move more, so a point under the bandwidth line can still be memory-bound
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from overhead_tui.analysis.shapes import ShapesRecord
 from overhead_tui.machine.limits import (
     ONE_CORE_PEAK,
     arithmetic_intensity,
@@ -66,6 +67,9 @@ class Roofline:
     ceilings: list[Ceiling]
     bandwidth_gbs: float | None
     points: list[RooflinePoint]
+    trajectories: dict[str, list[tuple[int, float, float]]] = field(default_factory=dict)
+    """A batch sweep's points per scenario (``overhead-tui shapes``): (m, intensity in
+    flop/byte, GFLOP/s) of its ok points, by growing batch m: the path from GEMV to GEMM."""
 
     @property
     def peak(self) -> float | None:
@@ -119,4 +123,17 @@ def roofline(summary: RunSummary) -> Roofline:
         attainable = min(peak, intensity * bandwidth) if peak and bandwidth else None
         bound = "" if ridge is None else ("memory" if intensity < ridge else "compute")
         points.append(RooflinePoint(r.rung, r.name, r.n, intensity, r.gflops, attainable, bound))
-    return Roofline(summary.settings.dtype, found, bandwidth, points)
+    return Roofline(summary.settings.dtype, found, bandwidth, points, trajectories(summary))
+
+
+def trajectories(summary: RunSummary) -> dict[str, list[tuple[int, float, float]]]:
+    """The ok points of the summary's batch sweep per scenario, by growing m (empty without
+    one): (m, intensity, GFLOP/s), as ``analysis.shapes`` recorded them."""
+    if not summary.shapes:
+        return {}
+    record = ShapesRecord.from_json(summary.shapes)
+    paths: dict[str, list[tuple[int, float, float]]] = {}
+    for p in sorted(record.points, key=lambda p: (p.scenario, p.m)):
+        if p.status == "ok" and p.gflops:
+            paths.setdefault(p.scenario, []).append((p.m, p.intensity, p.gflops))
+    return paths

@@ -151,3 +151,20 @@ def test_every_bad_entry_is_named_and_the_good_ones_kept(tmp_path):
     assert len(problems) == 3
     assert "machines[0] (Inf box): fp64_gflops must be a positive finite number" in problems[0]
     assert "(NaN box): bandwidth_gbs" in problems[1] and "unknown key 'fp64_gflop'" in problems[2]
+
+
+def test_a_batch_sweep_is_a_trajectory_on_the_roofline():
+    from overhead_tui.analysis.roofline import roofline
+    from overhead_tui.summary.records import RunSummary
+    from tests.conftest import FIXTURES
+
+    model = roofline(RunSummary.load(FIXTURES / "shapes_summary.json"))
+    assert model.trajectories
+    for path in model.trajectories.values():
+        batches = [m for m, _, _ in path]
+        assert batches == sorted(batches) and batches[0] >= 1
+        intensities = [x for _, x, _ in path]
+        assert intensities == sorted(intensities)  # a bigger batch moves right, never left
+        assert all(g > 0 for _, _, g in path)
+    plain = roofline(RunSummary.load(FIXTURES / "recorded_summary_v3.json"))
+    assert plain.trajectories == {}

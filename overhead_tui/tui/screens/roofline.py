@@ -22,9 +22,15 @@ SAME_SPOT = 1.25
 """Points at the same intensity whose GFLOP/s differ by less than this factor share a label."""
 
 
+TRAJECTORY_MARKERS = ("a", "b", "c", "d", "e", "f")
+"""Markers of a batch sweep's trajectories, one letter per scenario (named in the legend)."""
+
+
 def _x_range(model: Roofline) -> tuple[float, float]:
-    """Intensities to draw: every point and every ceiling's ridge, with a margin."""
-    xs = [p.intensity for p in model.points] or [1.0]
+    """Intensities to draw: every point, trajectory and ceiling's ridge, with a margin."""
+    xs = [p.intensity for p in model.points]
+    xs += [x for path in model.trajectories.values() for _, x, _ in path]
+    xs = xs or [1.0]
     ridges = [c.gflops / model.bandwidth_gbs for c in model.ceilings if model.bandwidth_gbs]
     return min([*xs, *ridges]) / 4, max([*xs, *ridges]) * 4
 
@@ -57,6 +63,8 @@ def ceiling_legend(model: Roofline) -> str:
         parts.append(f"slope: memory {fmt_number(model.bandwidth_gbs)} GB/s")
     if model.ridge_point:
         parts.append(f"ridge point {fmt_number(model.ridge_point)} flop/B")
+    for name, marker in zip(model.trajectories, TRAJECTORY_MARKERS, strict=False):
+        parts.append(f"{marker}: {name} from m = 1 up (batch sweep)")
     return " · ".join(parts) + " · numbers: rungs"
 
 
@@ -72,6 +80,9 @@ def roofline_figure(model: Roofline) -> LogLogFigure:
         else:
             x, y = [low_x, high_x], [top, top]
         series.append(Series(None, x, y, line=True, marker=marker, color=color))
+    for path, marker in zip(model.trajectories.values(), TRAJECTORY_MARKERS, strict=False):
+        xs = [x for _, x, _ in path]
+        series.append(Series(None, xs, [y for _, _, y in path], line=True, marker=marker))
     xs = [p.intensity for p in model.points]
     series.append(Series(None, xs, [p.gflops for p in model.points], marker="●", color="white"))
     return LogLogFigure(
