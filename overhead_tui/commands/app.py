@@ -33,15 +33,21 @@ def add_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _require_terminal() -> bool:
+def _require_terminal(
+    instead: str = "for a headless run use `overhead-tui run` (see `overhead-tui run --help`)",
+) -> bool:
+    """True on a terminal; else one line saying what to use ``instead`` (and False)."""
     if sys.stdin.isatty() and sys.stdout.isatty():
         return True
     print(
-        "overhead-tui: the app needs a terminal (stdin and stdout are not a TTY); for a "
-        "headless run use `overhead-tui run` (see `overhead-tui run --help`)",
+        f"overhead-tui: the app needs a terminal (stdin and stdout are not a TTY); {instead}",
         file=sys.stderr,
     )
     return False
+
+
+OPEN_INSTEAD = "open it from a terminal; without one, its summary.json is plain JSON to read"
+"""What ``open`` suggests without a terminal."""
 
 
 def launch(args: argparse.Namespace) -> int:
@@ -83,12 +89,12 @@ def run(args: argparse.Namespace) -> int:
         from overhead_tui.commands.interpreters import show_in_app
 
         combined = InterpretersSummary.load(args.path)  # SummaryError -> one line, exit 2
-        if not _require_terminal():
+        if not _require_terminal(OPEN_INSTEAD):
             return EXIT_NO_TTY
         show_in_app(combined)
         return 0
     summary = RunSummary.load(args.path)  # SummaryError -> one line, exit 2
-    if not _require_terminal():
+    if not _require_terminal(OPEN_INSTEAD):
         return EXIT_NO_TTY
     from overhead_tui.tui.app import OverheadApp
 

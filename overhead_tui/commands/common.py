@@ -210,6 +210,10 @@ def plan(args: argparse.Namespace) -> tuple[list[ScenarioSpec], Settings]:
     return specs, settings
 
 
+RUN_FILES = frozenset({"summary.json", "events.jsonl", "logs", "run.lock", "points"})
+"""What a run writes in its directory (a folder holding anything else is not a run's)."""
+
+
 def prepare_run_dir(out: Path | None, as_parent: bool = False) -> Path:
     """Create the run directory: ``out`` itself, or a new one under ``out`` / the default;
     check it is writable and take its lock (one run per directory) before anything runs.
@@ -229,6 +233,21 @@ def prepare_run_dir(out: Path | None, as_parent: bool = False) -> Path:
             raise _cannot_create_in(parent, out, exc.strerror or str(exc)) from None
     if out.exists() and not out.is_dir():
         raise UsageError(f"--out {out} is a file; fix: give a folder for the run")
+    if out.is_dir() and (problem := writable_problem(out)) is not None:
+        raise UsageError(
+            f"cannot write the run folder {out}: {problem}; fix: give --out a writable folder"
+        )
+    foreign = (
+        sorted(p.name for p in out.iterdir() if p.name not in RUN_FILES) if out.exists() else []
+    )
+    if foreign and not (out / "summary.json").exists():
+        shown = ", ".join(foreign[:3]) + (
+            f" and {len(foreign) - 3} more" if len(foreign) > 3 else ""
+        )
+        raise UsageError(
+            f"--out {out} is a folder with other files in it ({shown}); fix: give a new or "
+            "empty folder for the run (a run writes summary.json, events.jsonl and logs/ there)"
+        )
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -300,18 +319,35 @@ def _print_err(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
 
-def check_export_paths(paths: list[Path | None]) -> None:
+EXPORT_EXAMPLES = {
+    "--json": "summary.json",
+    "--markdown": "report.md",
+    "--csv": "ladder.csv",
+    "--speedscope": "profile.speedscope.json",
+    "--collapsed": "stacks.txt",
+}
+"""A file name to suggest for each export option when it was given a folder."""
+
+
+def check_export_paths(paths: dict[str, Path | None]) -> None:
     """Fail before measuring when an export could not be written.
 
+    Args:
+        paths: {option: the path given to it, or None}, e.g. ``{"--json": args.json}``.
+
     Raises:
-        UsageError: two exports share a path, or a path's folder is missing or not writable.
+        UsageError: two exports share a path, or a path is a folder, or its folder is not a
+            folder or not writable.
     """
-    given = [p for p in paths if p is not None]
-    if len({p.resolve() for p in given}) != len(given):
+    given = {option: p for option, p in paths.items() if p is not None}
+    if len({p.resolve() for p in given.values()}) != len(given):
         raise UsageError("two exports were given the same file; fix: give each its own path")
-    for path in given:
+    for option, path in given.items():
         if path.is_dir():
-            raise UsageError(f"{path} is a folder; fix: give a file name such as {path}/x.json")
+            example = path / EXPORT_EXAMPLES.get(option, "out.txt")
+            raise UsageError(
+                f"{option} {path} is a folder; fix: give a file name such as {example}"
+            )
         folder = path.parent
         while not folder.exists() and folder != folder.parent:
             folder = folder.parent  # missing folders are created when the file is written

@@ -96,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
         _refuse_too_old(python, spec)
     if args.app and not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise UsageError("--app needs a terminal (stdin and stdout are not a TTY); fix: drop --app")
-    check_export_paths([args.json, args.markdown])
+    check_export_paths({"--json": args.json, "--markdown": args.markdown})
     specs = select(discover(list(args.scenarios_dir)), list(args.scenario))
     args_one = argparse.Namespace(**{**vars(args), "python": None})
     settings = settings_from(args_one)

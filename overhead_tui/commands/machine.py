@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     """
     to_stdout = args.json is not None and str(args.json) == "-"
     if not to_stdout:
-        check_export_paths([args.json])
+        check_export_paths({"--json": args.json})
     cpu = read_cpu_model()
     probes = {
         k: v.__dict__

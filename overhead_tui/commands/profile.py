@@ -77,7 +77,9 @@ def run(args: argparse.Namespace) -> int:
     spec = select(discover(list(args.scenarios_dir)), [args.name])[0]
     settings = Settings(dtype=args.dtype, size=args.size)
     check_sizes([spec], settings)
-    check_export_paths([args.json, args.speedscope, args.collapsed])
+    check_export_paths(
+        {"--json": args.json, "--speedscope": args.speedscope, "--collapsed": args.collapsed}
+    )
     n = size_for(spec, settings)
 
     def progress(step: str) -> None:

@@ -179,3 +179,22 @@ def test_no_writable_cache_at_all_is_a_usage_error(tmp_path, monkeypatch):
     monkeypatch.setattr("tempfile.tempdir", str(_not_a_folder(tmp_path)))
     with pytest.raises(UsageError, match="XDG_CACHE_HOME"):
         folders.ensure_cache()
+
+
+def test_out_on_a_folder_with_other_files_is_refused_and_left_alone(tmp_path, cli):
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("keep me")
+    proc = cli("run", "--scenario", "python_naive", *FAST, "--out", folder)
+    assert proc.returncode == 2, proc.stderr
+    line = proc.stderr.strip()
+    assert "\n" not in line and "Traceback" not in line
+    assert "notes.txt" in line and "fix: give a new or empty folder" in line
+    assert sorted(p.name for p in folder.iterdir()) == ["notes.txt"]  # no lock, no logs
+
+
+def test_an_export_given_a_folder_names_its_option_and_a_fitting_file(tmp_path, cli):
+    proc = cli("run", "--scenario", "python_naive", *FAST, "--markdown", tmp_path)
+    assert proc.returncode == 2
+    assert f"--markdown {tmp_path} is a folder" in proc.stderr
+    assert f"{tmp_path / 'report.md'}" in proc.stderr
