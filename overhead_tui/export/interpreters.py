@@ -103,7 +103,9 @@ def _num(value: float | None) -> str:
     return "—" if value is None else fmt_number(value)
 
 
-def _ns(value: float | None) -> str:
+def _ns(value: float | None, below: bool = False) -> str:
+    if below:
+        return "<res."  # the probe measured ≤ 0: below its resolution, counted as 0
     return "—" if value is None else f"{value:.2f}"
 
 
@@ -115,8 +117,8 @@ def pair_rows(pair: BreakdownPair) -> list[tuple[str, ...]]:
             row.unit.removeprefix("ns/"),
             _num(row.events_a),
             _num(row.events_b),
-            _ns(row.unit_a),
-            _ns(row.unit_b),
+            _ns(row.unit_a, row.below_a),
+            _ns(row.unit_b, row.below_b),
             _ns(row.ns_a),
             _ns(row.ns_b),
             f"{row.delta_ns:+.2f}",
@@ -160,6 +162,9 @@ def why(row: LayerDiff) -> str:
         parts.append(f"gone in B (was {_num(row.events_a)} {_plural(what)} per FMA)")
     if row.unit_change is not None:
         parts.append(f"{row.unit_change} per {what} ({_ns(row.unit_a)} → {_ns(row.unit_b)} ns)")
+    elif row.below_a or row.below_b:
+        side = "A and B" if row.below_a and row.below_b else ("A" if row.below_a else "B")
+        parts.append(f"per-{what} cost below the probe's resolution on {side} (not compared)")
     return "; ".join(parts)
 
 

@@ -260,6 +260,10 @@ class LayerDiff:
     unit_b: float | None
     ns_a: float | None
     ns_b: float | None
+    below_a: bool = False
+    """A's probe measured this unit cost ≤ 0: below its resolution (counted as 0)."""
+    below_b: bool = False
+    """The same for B."""
 
     @property
     def delta_ns(self) -> float:
@@ -291,6 +295,8 @@ class LayerDiff:
         """``"cheaper"`` / ``"dearer"`` per event on B than on A (beyond :data:`SAME_WITHIN`),
         or None (the same, or not known on both)."""
         if self.unit_a is None or self.unit_b is None or _same(self.unit_a, self.unit_b):
+            return None
+        if self.below_a or self.below_b:  # a probe below its resolution is no cost to compare
             return None
         return "cheaper" if self.unit_b < self.unit_a else "dearer"
 
@@ -374,6 +380,8 @@ def breakdown_pair(combined: InterpretersSummary, name: str, a: int, b: int) -> 
                 unit_b=rb.get("unit_cost"),
                 ns_a=ra.get("ns_per_fma"),
                 ns_b=rb.get("ns_per_fma"),
+                below_a=bool(ra.get("below_resolution")),
+                below_b=bool(rb.get("below_resolution")),
             )
         )
 

@@ -189,3 +189,14 @@ def test_the_table_and_the_screen_share_one_derivation():
         "cheaper per dispatch (2.00 → 1.50 ns)"
     )
     assert "boxing (float): -5.00 ns/FMA: fewer floats per FMA (2 → 1)" in lines
+
+
+def test_a_probe_below_its_resolution_is_not_compared_as_a_cheaper_cost():
+    from overhead_tui.export.interpreters import pair_rows, why
+    from overhead_tui.summary.interpreters import BreakdownPair, LayerDiff
+
+    row = LayerDiff("container_access", "ns/load", 4.13, 4.13, 3.34, 0.0, 13.79, 0.0, False, True)
+    assert row.unit_change is None
+    assert why(row) == "per-load cost below the probe's resolution on B (not compared)"
+    pair = BreakdownPair("python_naive", [row], None, None, None, None, None, None)
+    assert pair_rows(pair)[0][5] == "<res."
