@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import os
 import signal
 import sys
 from collections.abc import Callable, Iterator
@@ -84,6 +83,23 @@ MAX_WAIT_S = 7 * 24 * 3600.0
 clocks it is handed to (``select``: OverflowError)."""
 
 
+MAX_MIN_TIME_S = 60.0
+"""The longest ``--min-time`` accepted: a sample of a minute already takes ``--repeats``
+minutes per rung; longer ones would be cut short by the loop cap (``engine.timing.MAX_LOOPS``)
+and the recorded setting would not be what ran."""
+
+
+def sample_seconds(text: str) -> float:
+    """argparse type: the shortest timed sample, > 0 and at most :data:`MAX_MIN_TIME_S`."""
+    value = positive_float(text)
+    if value > MAX_MIN_TIME_S:
+        raise argparse.ArgumentTypeError(
+            f"{value:g} s per sample is above a minute; fix: give at most "
+            f"{MAX_MIN_TIME_S:.0f} seconds"
+        )
+    return value
+
+
 def seconds_to_wait(text: str) -> float:
     """argparse type: a number of seconds > 0 and at most :data:`MAX_WAIT_S`."""
     value = positive_float(text)
@@ -148,7 +164,7 @@ def add_measurement_options(
     )
     parser.add_argument(
         "--min-time",
-        type=positive_float,
+        type=sample_seconds,
         default=min_time_s,
         metavar="S",
         help=f"shortest timed sample in seconds; loops are calibrated to it (default: "
@@ -353,8 +369,12 @@ def check_export_paths(paths: dict[str, Path | None]) -> None:
             folder = folder.parent  # missing folders are created when the file is written
         if not folder.is_dir():
             raise UsageError(f"cannot write {path}: {folder} is not a folder")
-        if not os.access(folder, os.W_OK):
-            raise UsageError(f"cannot write {path}: folder {folder} is not writable")
+        problem = writable_problem(folder)  # tried for real: holds for root and /proc too
+        if problem is not None:
+            raise UsageError(
+                f"cannot write {option} {path}: files cannot be created in {folder} "
+                f"({problem}); fix: give a path in a writable folder"
+            )
 
 
 def check_sizes(specs: list[ScenarioSpec], settings: Settings) -> None:

@@ -198,3 +198,17 @@ def test_an_export_given_a_folder_names_its_option_and_a_fitting_file(tmp_path, 
     assert proc.returncode == 2
     assert f"--markdown {tmp_path} is a folder" in proc.stderr
     assert f"{tmp_path / 'report.md'}" in proc.stderr
+
+
+def test_an_export_into_a_folder_where_nothing_can_be_created_fails_before_measuring(cli):
+    proc = cli("run", "--scenario", "python_naive", *FAST, "--csv", "/proc/x.csv")
+    assert proc.returncode == 2
+    line = proc.stderr.strip()
+    assert "\n" not in line and "--csv /proc/x.csv" in line and "fix: give a path" in line
+    assert "python_naive: ok" not in proc.stderr  # refused before anything was measured
+
+
+def test_a_sample_longer_than_a_minute_is_refused(cli):
+    proc = cli("run", "--scenario", "python_naive", "--size", "8", "--min-time", "1e300")
+    assert proc.returncode == 2
+    assert "--min-time" in proc.stderr and "at most 60 seconds" in proc.stderr
