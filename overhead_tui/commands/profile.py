@@ -21,7 +21,7 @@ from overhead_tui.export.stacks import to_collapsed, to_speedscope
 from overhead_tui.plugins.scenarios import discover, select
 from overhead_tui.present.format import fmt_number, fmt_percent
 from overhead_tui.profilers.capabilities import BACKENDS
-from overhead_tui.profilers.profile import profile_scenario
+from overhead_tui.profilers.profile import baseline_text, profile_scenario, slowdown_text
 from overhead_tui.profilers.pyspy import RATE_HZ
 from overhead_tui.summary.layers import layer_label
 from overhead_tui.summary.records import Settings
@@ -140,6 +140,8 @@ def render(result: dict[str, Any]) -> str:
         f"{result['scenario']}  n={result['n']}  {result['dtype']}  unprofiled "
         f"{fmt_number((result.get('baseline_per_call_s') or 0) * 1e3)} ms per call"
     ]
+    if result.get("baseline_per_call_s"):
+        lines.append(f"  {baseline_text(result)}")
     if result.get("error"):
         lines.append(f"  error: {result['error']}")
     for name, part in result["backends"].items():
@@ -148,13 +150,9 @@ def render(result: dict[str, Any]) -> str:
         if part.get("version"):
             head += f" (version {part['version']})"
         if part.get("slowdown"):
-            ratio = part["slowdown"]
-            head += (
-                f", {ratio:.2f}× slower under the profiler"
-                if ratio >= 1
-                else f", {1 / ratio:.2f}× faster under the profiler (machine noise)"
-            )
+            head += f", {slowdown_text(part['slowdown'])}"
         lines.append(head)
+        lines += [f"  note: {note}" for note in part.get("notes", [])]
         if status != "ok":
             lines.append(
                 f"  {part.get('reason')}" + (f"; fix: {part['fix']}" if part.get("fix") else "")

@@ -130,6 +130,7 @@ def profile_all(
             backends,
             duration_s=2.0,
             python=summary.settings.python,
+            blas_threads=result.blas_threads,
         )
         profile["backends"].get("pyspy", {}).pop("_stacks", None)
         result.profile = profile

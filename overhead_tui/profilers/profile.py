@@ -1,9 +1,13 @@
 """Profile one scenario with the chosen backends; the result is the profile JSON.
 
-``{"scenario", "n", "dtype", "baseline_per_call_s", "backends": {name: {"status": ok |
-unavailable | failed, "reason", "fix", "samples", "errors", "slowdown", "layers" {layer:
-fraction}, "top_symbols" [...], "instructions_per_fma", ...}}}``.  The speed figure is never
-the profiled one: ``slowdown`` is the profiled time per call over an unprofiled run's.
+``{"scenario", "n", "dtype", "baseline_per_call_s", "baseline_source", "baseline_calls",
+"backends": {name: {"status": ok | unavailable | failed, "reason", "fix", "samples", "errors",
+"slowdown", "notes" [str], "layers" {layer: fraction}, "top_symbols" [...],
+"instructions_per_fma", ...}}}``.  The speed figure is never the profiled one: ``slowdown`` is
+the profiled time per call over the unprofiled baseline's, measured in the same profile run
+(``baseline_source``: :data:`BASELINE_SOURCES`); a ratio under ``1 + SLOWDOWN_NOISE`` reads
+"within noise" (:func:`slowdown_text`), never "faster under the profiler".  ``notes`` say what
+a backend cannot see in this rung (:func:`blind_spots`).
 """
 
 from __future__ import annotations
@@ -27,6 +31,68 @@ CALLGRIND_MAX_N = 24
 """callgrind runs at this size at most (instructions per FMA barely depend on n beyond it)."""
 
 
+SLOWDOWN_NOISE = 0.05
+"""Relative tolerance of a slowdown (5 %): a profiled run less than 5 % slower than the
+unprofiled baseline, or faster than it, is *within noise*.  Two back-to-back unprofiled runs of
+the same loop on a shared machine differ by a few percent, so such a ratio says nothing about
+the profiler, and a profiler never makes the kernel faster."""
+
+BASELINE_SOURCES = {
+    "profile_run": "an unprofiled worker run in this profile run, just before the profilers "
+    "(same n, same duration)",
+}
+"""``baseline_source`` values and what they mean; profiles without one predate the field."""
+
+THREAD_LAYERS = ("parallel", "dense_kernel")
+"""Layers whose time may run in BLAS/OpenMP worker threads rather than the main thread."""
+
+BLIND_SPOTS = {
+    "scalene": "Scalene samples the main thread with signals: time in BLAS/OpenMP worker "
+    "threads is not attributed to lines",
+    "pyspy": "py-spy's samples are kept only on the main thread's kernel loop (profile_loop): "
+    "time in BLAS/OpenMP worker threads is left out",
+}
+"""What a backend cannot see in a rung that runs worker threads (:data:`THREAD_LAYERS`)."""
+PYSPY_NO_NATIVE = (
+    "py-spy ran without --native: C frames are not named, native time is booked to the "
+    "calling Python line"
+)
+
+
+def slowdown_text(ratio: float | None) -> str:
+    """``"1.42× slower under the profiler"``, or ``"within noise (0.87×)"`` when ``ratio``
+    (profiled / unprofiled time per call) is below ``1 + SLOWDOWN_NOISE``; "" when None."""
+    if not ratio:
+        return ""
+    if ratio < 1 + SLOWDOWN_NOISE:
+        return f"within noise of the unprofiled run ({ratio:.2f}×, tolerance ±{SLOWDOWN_NOISE:.0%})"
+    return f"{ratio:.2f}× slower under the profiler"
+
+
+def baseline_text(profile: dict[str, Any]) -> str:
+    """Where a profile's slowdowns come from: the baseline's time per call and its source."""
+    per_call = profile.get("baseline_per_call_s")
+    if not per_call:
+        return "no unprofiled baseline: no slowdown"
+    source = profile.get("baseline_source")
+    where = BASELINE_SOURCES.get(source, source) if source else "source not recorded"
+    return f"slowdowns against {per_call * 1e3:.4g} ms per call: {where}"
+
+
+def blind_spots(
+    backend: str, layers: tuple[str, ...], blas_threads: int | None, part: dict[str, Any]
+) -> list[str]:
+    """Notes on what ``backend`` cannot see in a rung with ``layers`` (and ``blas_threads``
+    threads in its BLAS pool, when known); [] when it sees everything the rung does."""
+    notes = []
+    threaded = any(x in layers for x in THREAD_LAYERS) or (blas_threads or 0) > 1
+    if threaded and backend in BLIND_SPOTS:
+        notes.append(BLIND_SPOTS[backend])
+    if backend == "pyspy" and part.get("native") is False:
+        notes.append(PYSPY_NO_NATIVE)
+    return notes
+
+
 def compiled_layer(spec: ScenarioSpec) -> str:
     """The compute layer JIT code of this scenario counts as."""
     return "simd_compute" if "simd_compute" in spec.layers else "scalar_compute"
@@ -43,8 +109,13 @@ def profile_scenario(
     seed: int = 0,
     progress: Callable[[str], None] | None = None,
     cancel: Cancel | None = None,
+    blas_threads: int | None = None,
 ) -> dict[str, Any]:
     """Run ``spec`` under each backend; missing backends are reported, never raised.
+
+    First one unprofiled worker at the same ``n`` and ``duration_s`` (seconds): every
+    backend's ``slowdown`` is over its time per call.  ``blas_threads`` (the rung's BLAS pool,
+    when a ladder run measured it) adds the notes of :func:`blind_spots`.
 
     Returns the profile JSON; ``_stacks`` (py-spy samples, for the stack exports) is kept
     in memory only.  ``cancel.set()`` from another thread kills the running backend's process
@@ -54,6 +125,11 @@ def profile_scenario(
         result = _profile_scenario(
             spec, n, dtype, backends, duration_s, timeout_s, python, seed, progress, cancel
         )
+    for name, part in result["backends"].items():
+        if part.get("status") == "ok" and (
+            notes := blind_spots(name, spec.layers, blas_threads, part)
+        ):
+            part["notes"] = notes
     if cancel is not None and cancel.is_set():
         result["cancelled"] = True
     return result
@@ -86,11 +162,11 @@ def _profile_scenario(
     result: dict[str, Any] = {"scenario": spec.name, "n": n, "dtype": dtype, "backends": {}}
     if progress:
         progress("unprofiled baseline")
-    baseline = run_command(
-        worker_command(python, {**worker, "duration_s": duration_s / 2}), timeout_s, worker_env()
-    )
+    baseline = run_command(worker_command(python, worker), timeout_s, worker_env())
     base = baseline.event("profiled")
     result["baseline_per_call_s"] = base["per_call_s"] if base else None
+    result["baseline_source"] = "profile_run"
+    result["baseline_calls"] = base["calls"] if base else None
     if base is None:  # no point profiling what does not run: every backend would fail too
         if baseline.timed_out:
             reason = f"the scenario did not finish unprofiled within {timeout_s:g} s"

@@ -156,6 +156,7 @@ def profile(pyspy: str, python: str, spec: dict[str, Any], timeout_s: float) -> 
     errors = re.search(r"Errors: (\d+)", result.stderr + result.stdout)
     return {
         "status": "ok",
+        "native": True,  # --native: C, BLAS and JIT frames are named
         **summarize(stacks),
         "errors": int(errors.group(1)) if errors else None,
         "profiled": result.event("profiled"),

@@ -329,13 +329,20 @@ class OverheadApp(App[None]):
             f"Profiling {name} with perf, py-spy, callgrind and Scalene (about half a minute) ...",
             timeout=6,
         )
-        self._profile(spec, self.ladder.rows[name].result.n)
+        row = self.ladder.rows[name].result
+        self._profile(spec, row.n, row.blas_threads)
 
     @work(thread=True, exclusive=True, group="profile", exit_on_error=False)
-    def _profile(self, spec: ScenarioSpec, n: int) -> None:
+    def _profile(self, spec: ScenarioSpec, n: int, blas_threads: int | None = None) -> None:
         cancel = self._profiling = Cancel()
         result = profile_scenario(
-            spec, n, self.settings.dtype, duration_s=2.0, python=self.settings.python, cancel=cancel
+            spec,
+            n,
+            self.settings.dtype,
+            duration_s=2.0,
+            python=self.settings.python,
+            cancel=cancel,
+            blas_threads=blas_threads,
         )
         if cancel.is_set():  # quitting: the profile is incomplete and nobody is waiting
             return
