@@ -21,7 +21,7 @@ from overhead_tui.export.stacks import to_collapsed, to_speedscope
 from overhead_tui.plugins.scenarios import discover, select
 from overhead_tui.present.format import fmt_number, fmt_percent
 from overhead_tui.profilers.capabilities import BACKENDS
-from overhead_tui.profilers.profile import baseline_text, profile_scenario, slowdown_text
+from overhead_tui.profilers.profile import baseline_source_text, profile_scenario, slowdown_text
 from overhead_tui.profilers.pyspy import RATE_HZ
 from overhead_tui.summary.layers import layer_label
 from overhead_tui.summary.records import Settings
@@ -141,7 +141,7 @@ def render(result: dict[str, Any]) -> str:
         f"{fmt_number((result.get('baseline_per_call_s') or 0) * 1e3)} ms per call"
     ]
     if result.get("baseline_per_call_s"):
-        lines.append(f"  {baseline_text(result)}")
+        lines.append(f"  baseline: {baseline_source_text(result)}")
     if result.get("error"):
         lines.append(f"  error: {result['error']}")
     for name, part in result["backends"].items():

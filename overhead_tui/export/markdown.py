@@ -19,6 +19,7 @@ from overhead_tui.present.format import (
     ladder_row,
     machine_line,
 )
+from overhead_tui.profilers.profile import SLOWDOWN_NOISE, baseline_source_text, slowdown_text
 from overhead_tui.summary.layers import LAYERS, SHORT_LABELS, layer_label
 from overhead_tui.summary.records import RunSummary
 
@@ -67,6 +68,7 @@ class MarkdownExporter(Exporter):
             self._probes(summary),
             self._breakdowns(summary),
             self._agreement(summary),
+            self._profiles(summary),
             self._waterfall(summary),
             self._paper(summary),
             self._roofline(summary),
@@ -294,6 +296,31 @@ class MarkdownExporter(Exporter):
             "perf's interval: ± 2 binomial standard errors of its samples; agree when the "
             "intervals overlap; not separable: perf books list subscripts and type dispatch "
             "inside the eval loop on interpreter_dispatch (compare the merged row).",
+        ]
+        return lines
+
+    @staticmethod
+    def _profiles(summary: RunSummary) -> list[str]:
+        rows = [r for r in summary.scenarios if (r.profile or {}).get("backends")]
+        if not rows:
+            return []
+        lines = ["## Profilers", "", "| scenario | profiler | status | under the profiler |"]
+        lines.append("|---|---|---|---|")
+        notes = []
+        for r in rows:
+            for name, part in r.profile["backends"].items():
+                status = part.get("status", "not run")
+                slowdown = slowdown_text(part.get("slowdown")) or "—"
+                lines.append(f"| {r.name} | {name} | {status} | {slowdown} |")
+                notes += [f"- {r.name}, {name}: {note}" for note in part.get("notes", [])]
+        lines += ["", *notes] if notes else []
+        sources = {baseline_source_text(r.profile) for r in rows}
+        lines += [
+            "",
+            "Slowdown: the profiled time per call over the unprofiled baseline's ("
+            + "; ".join(sorted(sources))
+            + f"); below 1 + {SLOWDOWN_NOISE * 100:.0f} % it is within noise: a profiler never "
+            "makes the kernel faster. —: callgrind runs at a smaller n, no slowdown.",
         ]
         return lines
 

@@ -65,8 +65,14 @@ def slowdown_text(ratio: float | None) -> str:
     if not ratio:
         return ""
     if ratio < 1 + SLOWDOWN_NOISE:
-        return f"within noise of the unprofiled run ({ratio:.2f}×, tolerance ±{SLOWDOWN_NOISE:.0%})"
+        return f"within noise ({ratio:.2f}×, tolerance {SLOWDOWN_NOISE * 100:.0f} %)"
     return f"{ratio:.2f}× slower under the profiler"
+
+
+def baseline_source_text(profile: dict[str, Any]) -> str:
+    """What a profile's unprofiled baseline was, in words (older profiles: not recorded)."""
+    source = profile.get("baseline_source")
+    return BASELINE_SOURCES.get(source, source) if source else "source not recorded"
 
 
 def baseline_text(profile: dict[str, Any]) -> str:
@@ -74,9 +80,7 @@ def baseline_text(profile: dict[str, Any]) -> str:
     per_call = profile.get("baseline_per_call_s")
     if not per_call:
         return "no unprofiled baseline: no slowdown"
-    source = profile.get("baseline_source")
-    where = BASELINE_SOURCES.get(source, source) if source else "source not recorded"
-    return f"slowdowns against {per_call * 1e3:.4g} ms per call: {where}"
+    return f"slowdowns against {per_call * 1e3:.4g} ms per call: {baseline_source_text(profile)}"
 
 
 def blind_spots(

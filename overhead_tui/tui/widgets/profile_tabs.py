@@ -11,6 +11,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Label, Static
 
 from overhead_tui.present.format import fmt_number, fmt_percent, fmt_share_interval
+from overhead_tui.profilers.profile import baseline_text, slowdown_text
 from overhead_tui.summary.layers import LAYERS, layer_label
 from overhead_tui.summary.records import ScenarioResult
 from overhead_tui.tui.widgets.layer_bar import LAYER_GLYPHS, stacked_bar
@@ -27,10 +28,19 @@ def _backend(result: ScenarioResult, name: str) -> dict[str, Any]:
 def _status(part: dict[str, Any], name: str) -> str:
     if part.get("status") == "ok":
         slowdown = part.get("slowdown")
-        extra = f", {slowdown:.2f}× slower under it" if slowdown else ""
+        extra = f", {slowdown_text(slowdown)}" if slowdown else ""
         return f"{name} {part.get('version') or ''}: ok{extra}"
     fix = f" (fix: {part['fix']})" if part.get("fix") else ""
     return f"{name}: {part.get('status', 'not run')} — {part.get('reason')}{fix}"
+
+
+def _head(result: ScenarioResult, part: dict[str, Any], name: str) -> ComposeResult:
+    """The backend's status, where its slowdown's baseline came from, and its notes."""
+    yield Label(_status(part, name) if part else f"{name}: not run")
+    if part.get("slowdown"):
+        yield Label(f"  {baseline_text(result.profile or {})}")
+    for note in part.get("notes", []):
+        yield Label(f"  note: {note}")
 
 
 class NativeTab(ScenarioTab):
@@ -46,11 +56,11 @@ class NativeTab(ScenarioTab):
         perf = _backend(self.result, "perf")
         callgrind = _backend(self.result, "callgrind")
         with VerticalScroll():
-            yield Label(_status(perf, "perf (cpu-clock)") if perf else "perf: not run")
+            yield from _head(self.result, perf, "perf (cpu-clock)")
             if perf.get("status") == "ok":
                 yield Static(self._compare(perf.get("layers", {})))
                 yield Static(_symbols(perf.get("top_symbols", [])))
-            yield Label(_status(callgrind, "callgrind") if callgrind else "callgrind: not run")
+            yield from _head(self.result, callgrind, "callgrind")
             if callgrind.get("status") == "ok":
                 yield Label(
                     f"{fmt_number(callgrind['instructions_per_fma'])} instructions per "
@@ -135,7 +145,7 @@ class StacksTab(ScenarioTab):
     def compose(self) -> ComposeResult:
         part = _backend(self.result, "pyspy")
         with VerticalScroll():
-            yield Label(_status(part, "py-spy --native"))
+            yield from _head(self.result, part, "py-spy --native")
             if part.get("status") == "ok":
                 yield Label(
                     f"{part['samples']} samples of the kernel, errors "
@@ -164,7 +174,7 @@ class LinesTab(ScenarioTab):
     def compose(self) -> ComposeResult:
         part = _backend(self.result, "scalene")
         with VerticalScroll():
-            yield Label(_status(part, "Scalene --cpu-only"))
+            yield from _head(self.result, part, "Scalene --cpu-only")
             if part.get("status") == "ok":
                 table = Table(box=None, padding=(0, 1), header_style="bold")
                 for header in ("line", "python", "native", "system", "", "source"):
