@@ -1,0 +1,145 @@
+"""Profiler slowdowns against the profile run's own baseline, "within noise", blind-spot notes.
+
+No profiler runs here: ``run_command`` (the unprofiled baseline), ``detect`` and the backends
+are replaced by fakes, so only what ``profile_scenario`` does with their results is tested.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from overhead_tui.commands.profile import render
+from overhead_tui.engine.spawn import CommandResult
+from overhead_tui.export.markdown import MarkdownExporter
+from overhead_tui.plugins.scenarios import discover, select
+from overhead_tui.profilers import profile as profile_mod
+from overhead_tui.profilers.capabilities import Capability
+from overhead_tui.summary.records import RunSummary
+from tests.conftest import RECORDED_SUMMARY
+
+BASELINE_S = 0.010
+"""The fake unprofiled run's seconds per call."""
+PROFILED_S = {"perf": 0.020, "pyspy": 0.0087, "scalene": 0.0102}
+"""Each fake backend's profiled seconds per call: 2× slower, faster (noise), within 5 %."""
+
+DETAILS = {
+    "callgrind": {"n": 16, "instructions_per_fma": 600.0, "floats_per_fma": 2.0},
+    "pyspy": {"native": True, "samples": 40, "native_fraction": 0.1, "errors": 0, "top_frames": []},
+    "scalene": {"lines": [], "totals": {"python": 0.5, "native": 0.1, "system": 0.4}},
+}
+"""What each fake backend reports besides its status (the views read these)."""
+
+
+@pytest.fixture
+def fake_backends(monkeypatch):
+    """Every backend available and 'run'; the baseline worker's specs are recorded."""
+    baseline_specs = []
+
+    def run_command(argv, timeout_s, env):
+        baseline_specs.append(json.loads(argv[-1]))
+        profiled = {"event": "profiled", "calls": 200, "per_call_s": BASELINE_S}
+        return CommandResult(0, False, "", "", [profiled])
+
+    def detect(names):
+        return {name: Capability(name, True, "1.0", path=f"/bin/{name}") for name in names}
+
+    def run_backend(name, cap, python, worker, spec, n, timeout_s):
+        part = {"status": "ok", **DETAILS.get(name, {})}
+        if name in PROFILED_S:
+            part["profiled"] = {"per_call_s": PROFILED_S[name], "calls": 100}
+        return json.loads(json.dumps(part))
+
+    monkeypatch.setattr(profile_mod, "run_command", run_command)
+    monkeypatch.setattr(profile_mod, "detect", detect)
+    monkeypatch.setattr(profile_mod, "_run_backend", run_backend)
+    return baseline_specs
+
+
+def _spec(name):
+    return select(discover(), [name])[0]
+
+
+def test_slowdowns_use_the_baseline_measured_in_the_same_profile_run(fake_backends):
+    result = profile_mod.profile_scenario(_spec("python_naive"), 16, duration_s=1.5)
+    (baseline,) = fake_backends  # one unprofiled worker, at the profile's n and duration
+    assert baseline["mode"] == "profile" and baseline["n"] == 16
+    assert baseline["duration_s"] == 1.5
+    assert result["baseline_source"] == "profile_run"
+    assert result["baseline_per_call_s"] == BASELINE_S and result["baseline_calls"] == 200
+    for name, seconds in PROFILED_S.items():
+        assert result["backends"][name]["slowdown"] == pytest.approx(seconds / BASELINE_S)
+    assert "slowdown" not in result["backends"]["callgrind"]  # smaller n: no ratio
+    assert "the same profile run" not in profile_mod.baseline_text({})  # no baseline: said so
+    assert "just before the profilers" in profile_mod.baseline_text(result)
+
+
+@pytest.mark.parametrize("ratio", [0.87, 0.999, 1.0, 1.03])
+def test_a_ratio_below_one_plus_the_tolerance_is_within_noise_never_faster(ratio):
+    text = profile_mod.slowdown_text(ratio)
+    assert text.startswith("within noise") and f"{ratio:.2f}×" in text
+    assert "faster" not in text and "slower" not in text
+
+
+def test_a_ratio_beyond_the_tolerance_is_a_slowdown():
+    assert profile_mod.slowdown_text(1.5) == "1.50× slower under the profiler"
+    assert profile_mod.slowdown_text(None) == ""
+
+
+def test_views_show_within_noise_for_a_profiler_that_read_faster(fake_backends):
+    result = profile_mod.profile_scenario(_spec("python_naive"), 16, duration_s=1.0)
+    text = render(result)
+    assert "faster" not in text
+    assert "pyspy: ok (version 1.0), within noise (0.87×" in text
+    assert "perf: ok (version 1.0), 2.00× slower under the profiler" in text
+    assert "baseline: an unprofiled worker run in this profile run" in text
+    summary = RunSummary.load(RECORDED_SUMMARY)
+    summary.scenario("python_hoisted").profile = result
+    markdown = MarkdownExporter().render(summary)
+    assert "| python_hoisted | pyspy | ok | within noise (0.87×" in markdown
+    assert "faster under" not in markdown
+
+
+def test_scalene_and_pyspy_note_that_they_miss_blas_threads_on_a_dense_kernel_rung(
+    fake_backends,
+):
+    result = profile_mod.profile_scenario(_spec("numpy_matmul"), 16, duration_s=1.0)
+    scalene, pyspy = result["backends"]["scalene"], result["backends"]["pyspy"]
+    assert scalene["notes"] == [profile_mod.BLIND_SPOTS["scalene"]]
+    assert "BLAS/OpenMP worker threads is not attributed to lines" in scalene["notes"][0]
+    assert pyspy["notes"] == [profile_mod.BLIND_SPOTS["pyspy"]]
+    assert "notes" not in result["backends"]["perf"]  # perf samples every thread
+    summary = RunSummary.load(RECORDED_SUMMARY)
+    summary.scenario("python_hoisted").profile = result
+    markdown = MarkdownExporter().render(summary)
+    assert f"- python_hoisted, scalene: {profile_mod.BLIND_SPOTS['scalene']}" in markdown
+    assert f"note: {profile_mod.BLIND_SPOTS['scalene']}" in render(result)
+
+
+def test_no_thread_note_on_python_naive_unless_its_blas_pool_ran_threads(fake_backends):
+    result = profile_mod.profile_scenario(_spec("python_naive"), 16, duration_s=1.0)
+    assert all("notes" not in part for part in result["backends"].values())
+    assert "note:" not in render(result)
+    threaded = profile_mod.profile_scenario(_spec("python_naive"), 16, blas_threads=4)
+    assert threaded["backends"]["scalene"]["notes"] == [profile_mod.BLIND_SPOTS["scalene"]]
+
+
+def test_pyspy_without_native_frames_says_it_cannot_name_c_frames():
+    notes = profile_mod.blind_spots("pyspy", ("interpreter_dispatch",), None, {"native": False})
+    assert notes == [profile_mod.PYSPY_NO_NATIVE]
+    assert profile_mod.blind_spots("pyspy", (), None, {"native": True}) == []
+
+
+def test_the_profile_tabs_say_within_noise_and_carry_the_scalene_note(fake_backends):
+    from overhead_tui.tui.widgets.profile_tabs import _head
+
+    result = RunSummary.load(RECORDED_SUMMARY).scenario("python_hoisted")
+    result.profile = profile_mod.profile_scenario(_spec("numpy_matmul"), 16, duration_s=1.0)
+    backends = result.profile["backends"]
+    lines = [str(x.content) for x in _head(result, backends["scalene"], "Scalene --cpu-only")]
+    assert lines[0] == "Scalene --cpu-only 1.0: ok, within noise (1.02×, tolerance 5 %)"
+    assert "just before the profilers" in lines[1]
+    assert lines[2] == f"  note: {profile_mod.BLIND_SPOTS['scalene']}"
+    pyspy = [str(x.content) for x in _head(result, backends["pyspy"], "py-spy --native")]
+    assert "within noise (0.87×" in pyspy[0] and "faster" not in " ".join(pyspy)
