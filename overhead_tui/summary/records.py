@@ -248,7 +248,8 @@ class ScenarioResult:
     """How a compiled rung was built: compiler, version, flags, command, cached, build_s,
     vectorization (the compiler's report lines)."""
     profile: dict[str, Any] | None = None
-    """Profiler results (``profilers.profile``): {n, baseline_per_call_s, backends {...}}."""
+    """Profiler results (``profilers.profile``): {n, baseline_per_call_s, baseline_source,
+    baseline_calls, backends {name: {status, slowdown, notes, ...}}}."""
     breakdown: dict[str, Any] | None = None
     """Model breakdown (``attribution``): {method, explained, explained_interval [low, high],
     layers {layer: fraction}, intervals {layer: [low, high]}, rows, scale, agreement}."""
