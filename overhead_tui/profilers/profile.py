@@ -130,7 +130,8 @@ def profile_scenario(
             spec, n, dtype, backends, duration_s, timeout_s, python, seed, progress, cancel
         )
     for name, part in result["backends"].items():
-        if part.get("status") == "ok" and (
+        # a failure ("recorded no time in the scenario") on such a rung is the blind spot too
+        if part.get("status") in ("ok", "failed") and (
             notes := blind_spots(name, spec.layers, blas_threads, part)
         ):
             part["notes"] = notes

@@ -143,3 +143,20 @@ def test_the_profile_tabs_say_within_noise_and_carry_the_scalene_note(fake_backe
     assert lines[2] == f"  note: {profile_mod.BLIND_SPOTS['scalene']}"
     pyspy = [str(x.content) for x in _head(result, backends["pyspy"], "py-spy --native")]
     assert "within noise (0.87×" in pyspy[0] and "faster" not in " ".join(pyspy)
+
+
+def test_a_scalene_failure_on_a_dense_kernel_rung_carries_the_blind_spot_note(
+    fake_backends, monkeypatch
+):
+    ok_backend = profile_mod._run_backend
+
+    def scalene_fails(name, *args):
+        if name == "scalene":
+            return {"status": "failed", "reason": "Scalene recorded no time in the source"}
+        return ok_backend(name, *args)
+
+    monkeypatch.setattr(profile_mod, "_run_backend", scalene_fails)
+    result = profile_mod.profile_scenario(_spec("numpy_matmul"), 16, duration_s=1.0)
+    assert result["backends"]["scalene"]["notes"] == [profile_mod.BLIND_SPOTS["scalene"]]
+    naive = profile_mod.profile_scenario(_spec("python_naive"), 16, duration_s=1.0)
+    assert "notes" not in naive["backends"]["scalene"]
