@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from overhead_tui.profilers.capabilities import detect
+from overhead_tui.profilers.registry import detect
 
 HELP = "check the profiler backends (perf, py-spy, callgrind, Scalene)"
 DESCRIPTION = (

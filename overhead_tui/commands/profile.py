@@ -20,9 +20,9 @@ from overhead_tui.errors import UsageError
 from overhead_tui.export.stacks import to_collapsed, to_speedscope
 from overhead_tui.plugins.scenarios import discover, select
 from overhead_tui.present.format import fmt_number, fmt_percent
-from overhead_tui.profilers.capabilities import BACKENDS
 from overhead_tui.profilers.profile import baseline_source_text, profile_scenario, slowdown_text
 from overhead_tui.profilers.pyspy import RATE_HZ
+from overhead_tui.profilers.registry import BACKENDS
 from overhead_tui.summary.layers import layer_label
 from overhead_tui.summary.records import Settings
 

@@ -38,8 +38,8 @@ from overhead_tui.present.format import (
     ladder_row,
     probe_progress,
 )
-from overhead_tui.profilers.capabilities import BACKENDS
 from overhead_tui.profilers.profile import profile_scenario
+from overhead_tui.profilers.registry import BACKENDS
 from overhead_tui.summary.records import RunSummary
 
 QUIET_DRAW_S = 1.0

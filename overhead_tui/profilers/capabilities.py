@@ -9,9 +9,6 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-BACKENDS = ("perf", "pyspy", "callgrind", "scalene")
-"""Backend names, in the order ``doctor`` lists them."""
-
 
 @dataclass(frozen=True)
 class Capability:
@@ -119,9 +116,3 @@ def scalene() -> Capability:
             "scalene", False, reason="scalene is not importable here", fix="pip install scalene"
         )
     return Capability("scalene", True, version, path=f"{sys.executable} -m scalene")
-
-
-def detect(names: tuple[str, ...] = BACKENDS) -> dict[str, Capability]:
-    """Capabilities of the named backends."""
-    probes = {"perf": perf, "pyspy": pyspy, "callgrind": callgrind, "scalene": scalene}
-    return {name: probes[name]() for name in names}

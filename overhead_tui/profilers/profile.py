@@ -24,12 +24,8 @@ from overhead_tui.engine.spawn import (
     worker_env,
 )
 from overhead_tui.plugins.scenarios import ScenarioSpec
-from overhead_tui.profilers import callgrind, perf, pyspy
-from overhead_tui.profilers.capabilities import BACKENDS, Capability, detect
-
-CALLGRIND_MAX_N = 24
-"""callgrind runs at this size at most (instructions per FMA barely depend on n beyond it)."""
-
+from overhead_tui.profilers.capabilities import Capability
+from overhead_tui.profilers.registry import BACKENDS, REGISTRY, detect
 
 SLOWDOWN_NOISE = 0.05
 """Relative tolerance of a slowdown (5 %): a profiled run less than 5 % slower than the
@@ -95,11 +91,6 @@ def blind_spots(
     if backend == "pyspy" and part.get("native") is False:
         notes.append(PYSPY_NO_NATIVE)
     return notes
-
-
-def compiled_layer(spec: ScenarioSpec) -> str:
-    """The compute layer JIT code of this scenario counts as."""
-    return "simd_compute" if "simd_compute" in spec.layers else "scalar_compute"
 
 
 def profile_scenario(
@@ -215,20 +206,9 @@ def _run_backend(
     n: int,
     timeout_s: float,
 ) -> dict[str, Any]:
+    """Run one backend (``registry.REGISTRY``) on the scenario."""
     assert cap.path is not None
-    if name == "perf":
-        part = perf.profile(cap.path, python, worker, timeout_s)
-        shares = part.pop("_shares", [])
-        if part["status"] == "ok":
-            part["layers"] = perf.layer_fractions(shares, compiled_layer(spec))
-        return part
-    if name == "pyspy":
-        return pyspy.profile(cap.path, python, worker, timeout_s)
-    if name == "callgrind":
-        small = {**worker, "n": min(n, CALLGRIND_MAX_N)}
-        return callgrind.profile(cap.path, python, small, timeout_s, compiled_layer(spec))
-    if name == "scalene":
-        from overhead_tui.profilers import scalene
-
-        return scalene.profile(python, worker, spec, timeout_s)
-    return {"status": "failed", "reason": f"unknown backend {name}"}
+    backend = REGISTRY.get(name)
+    if backend is None:
+        return {"status": "failed", "reason": f"unknown backend {name}"}
+    return backend.run(cap, python, worker, spec, n, timeout_s)

@@ -32,8 +32,8 @@ from overhead_tui.export import export
 from overhead_tui.plugins.scenarios import ScenarioSpec, discover, select
 from overhead_tui.present.live import LiveLadder, quiet_events
 from overhead_tui.present.terminal import colour_wanted
-from overhead_tui.profilers.capabilities import detect
 from overhead_tui.profilers.profile import profile_scenario
+from overhead_tui.profilers.registry import detect
 from overhead_tui.summary.interpreters import InterpretersSummary
 from overhead_tui.summary.records import RunSummary, Settings
 from overhead_tui.tui.actions import bindings, palette

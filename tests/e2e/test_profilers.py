@@ -14,7 +14,7 @@ import pytest
 
 from overhead_tui.plugins.scenarios import discover
 from overhead_tui.profilers import perf, pyspy
-from overhead_tui.profilers.capabilities import detect
+from overhead_tui.profilers.registry import detect
 from tests.conftest import FAULTY, wait_until
 
 PYTHON = sys.executable
