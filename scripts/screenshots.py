@@ -41,6 +41,8 @@ SHOTS: list[
     ("roofline", (120, 40), ["l"], RECORDED_V3),
     ("machines", (110, 44), ["m"], RECORDED_V3),
     ("sweep", (120, 40), [], SWEEP),
+    ("shapes", (120, 40), [], FIXTURES / "shapes_summary.json"),
+    ("roofline-trajectory", (120, 40), ["l"], FIXTURES / "shapes_summary.json"),
 ]
 """(file name, terminal size, keys pressed before the screenshot[, summary shown])."""
 
@@ -62,6 +64,7 @@ async def main() -> None:
     for name, size, keys, *source in SHOTS:
         print(await shoot(name, size, keys, *source))
     print(await shoot_compare())
+    print(await shoot_interpreters())
 
 
 async def shoot_compare() -> Path:
@@ -74,6 +77,19 @@ async def shoot_compare() -> Path:
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause(0.2)
         path = app.save_screenshot(filename="compare.svg", path=str(OUT))
+    return Path(path)
+
+
+async def shoot_interpreters() -> Path:
+    """The Interpreters screen from a recorded 3.11 / 3.12 / 3.13 run."""
+    from overhead_tui.commands.interpreters import baseline_summary
+    from overhead_tui.summary.interpreters import InterpretersSummary
+
+    combined = InterpretersSummary.load(FIXTURES / "interpreters_breakdowns.json")
+    app = OverheadApp(summary=baseline_summary(combined), interpreters=combined)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause(0.2)
+        path = app.save_screenshot(filename="interpreters.svg", path=str(OUT))
     return Path(path)
 
 
