@@ -246,17 +246,45 @@ def load_probes(
         refresh: measure even when the cache is current.
         progress: called with each probe's name before it is measured.
     """
-    python = python or sys.executable
+    steps = probe_results(python or sys.executable, refresh, Cancel())
+    while True:
+        try:
+            started = next(steps)
+        except StopIteration as done:
+            return done.value or {}
+        if progress is not None:
+            progress(started.name)
+
+
+def probe_results(
+    python: str, refresh: bool, cancel: Cancel
+) -> Generator[ProbeStarted, None, dict[str, ProbeResult] | None]:
+    """The one cache-or-measure step of the probes: the cached results for this machine and
+    ``python`` (unless ``refresh``), else each probe measured in its workers and the cache
+    written.  Yields ``ProbeStarted`` (with the time left, estimated from the probes measured
+    so far) before each probe; returns None when ``cancel`` was set (its ``set()`` also kills
+    the probe worker that runs).
+
+    Raises:
+        UsageError, OSError: the probe files cannot be read.
+    """
     specs = discover_probes()
     key = cache_key(specs, python)
     cached = None if refresh else read_cache(key)
     if cached is not None:
         return cached
     results = {}
-    for spec in specs:
-        if progress is not None:
-            progress(spec.name)
-        results[spec.name] = measure_probe(spec, python)
+    began = time.monotonic()
+    for index, spec in enumerate(specs):
+        if cancel.is_set():
+            return None
+        mean_s = (time.monotonic() - began) / index if index else None
+        remaining = mean_s * (len(specs) - index) if mean_s is not None else None
+        yield ProbeStarted(spec.name, index, len(specs), remaining)
+        with cancel_scope(cancel):
+            results[spec.name] = measure_probe(spec, python)
+    if cancel.is_set():  # the last probe was killed: its error is not a measurement
+        return None
     write_cache(key, results)
     return results
 
@@ -284,31 +312,17 @@ def load_run_probes(
     (it also kills the probe worker that runs), or the probe files cannot be read (logged as
     ``probes_failed``).
     """
-    cancelled = cancel.is_set
-    if not settings.probes or cancelled():
+    if not settings.probes or cancel.is_set():
         return None
-    python = settings.python or sys.executable
     try:
-        specs = discover_probes()
-        key = cache_key(specs, python)
+        results = yield from probe_results(
+            settings.python or sys.executable, settings.refresh_probes, cancel
+        )
     except (UsageError, OSError) as exc:
         log_event(log, {"event": "probes_failed", "error": str(exc)})
         return None
-    results = None if settings.refresh_probes else read_cache(key)
     if results is None:
-        results = {}
-        began = time.monotonic()
-        for index, spec in enumerate(specs):
-            if cancelled():
-                return None
-            mean_s = (time.monotonic() - began) / index if index else None
-            remaining = mean_s * (len(specs) - index) if mean_s is not None else None
-            yield ProbeStarted(spec.name, index, len(specs), remaining)
-            with cancel_scope(cancel):
-                results[spec.name] = measure_probe(spec, python)
-        if cancelled():  # the last probe was killed: its error is not a measurement
-            return None
-        write_cache(key, results)
+        return None
     probes = {name: dataclasses.asdict(r) for name, r in results.items()}
     summary = {
         k: {"value": v["value"], "unit": v["unit"], "error": v["error"]} for k, v in probes.items()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import cache
 from typing import TYPE_CHECKING
 
 from overhead_tui.summary.records import RunSummary, ScenarioResult
@@ -12,9 +13,6 @@ from overhead_tui.summary.units import (  # noqa: F401  (re-exported for the vie
     fmt_ratio,
     fmt_seconds,
 )
-
-DENSE_KERNEL_NAME = "numpy_matmul"
-"""The built-in scenario that declares ``DENSE_KERNEL = True`` (scenarios/numpy_matmul.py)."""
 
 if TYPE_CHECKING:
     from overhead_tui.engine.events import ProbeStarted
@@ -100,6 +98,14 @@ def ladder_row(result: ScenarioResult) -> tuple[str, ...]:
     )
 
 
+@cache
+def builtin_dense_kernel() -> str:
+    """The name of the built-in scenario that declares ``DENSE_KERNEL = True``."""
+    from overhead_tui.plugins.scenarios import discover
+
+    return next((s.name for s in discover() if s.dense_kernel), "the dense kernel")
+
+
 def dense_reference_note(summary: RunSummary) -> str | None:
     """Which reference the "× dense" ratios use, when it is not this run's dense kernel.
 
@@ -113,7 +119,7 @@ def dense_reference_note(summary: RunSummary) -> str | None:
         return f"× dense is blank: the dense kernel {dense.name} has no result ({dense.status})"
     return (
         "× dense is blank: no dense kernel was selected "
-        f"(add --scenario {DENSE_KERNEL_NAME} to measure it)"
+        f"(add --scenario {builtin_dense_kernel()} to measure it)"
     )
 
 
