@@ -4,6 +4,11 @@
 minus the extra dispatches (the call's and the callee's instructions, counted exactly) at the
 reference loop's ns per dispatch: what remains is frame set-up and tear-down (or the C call
 protocol of a builtin).
+
+``generator_item_ns``: one item a builtin reducer pulls from a generator expression over `zip`
+(`sum(x for x, _ in zip(...))`), beyond the generator's own dispatches: the generator frame's
+resumption and suspension, one `zip` step (a reused tuple, two C iterator steps) and one `sum`
+step on a float.  Each generator resumption in a rung (a ``YIELD_VALUE``) is priced at it.
 """
 
 from itertools import repeat
@@ -31,8 +36,22 @@ def _builtin_calls(n, lst):
         len(lst)
 
 
+def _generator_items(n, xs):
+    # xs is at least n long: zip stops after n items of repeat()
+    return sum(x for x, _ in zip(repeat(1.5, n), xs, strict=False))
+
+
 def measure(ctx):
     calls, details = paired_samples(ctx, _calls, (_empty,), TRIPS)
     builtins, _ = paired_samples(ctx, _builtin_calls, ([1, 2, 3],), TRIPS)
+    items, _ = paired_samples(ctx, _generator_items, ([2.5] * TRIPS,), TRIPS)
     builtins.sort()
-    return {"samples": calls, "details": {"builtin_ns": builtins[len(builtins) // 2], **details}}
+    items.sort()
+    return {
+        "samples": calls,
+        "details": {
+            "builtin_ns": builtins[len(builtins) // 2],
+            "generator_item_ns": items[len(items) // 2],
+            **details,
+        },
+    }

@@ -6,12 +6,18 @@ Model (per multiply-add, all times in ns):
   ``interpreter_dispatch`` = dispatches × ns/dispatch (probe ``dispatch``);
   ``boxing`` = floats created × ns/float (``boxing``; the float arithmetic itself is inside
   this cost); ``container_access`` = specialised list/tuple subscript loads × ns/load +
-  stores × ns/store (``container_access``); ``call_overhead`` = Python calls × ns/call +
+  stores × ns/store (``container_access``); int results of specialised int arithmetic
+  (``INT_RESULT_OPS``) × ns/int (``boxing`` detail ``int_ns``); ``call_overhead`` = Python
+  calls × ns/call + generator resumptions (``YIELD_VALUE``) × ns/generator item (detail
+  ``generator_item_ns``: the resumption and the C iteration of ``zip`` and ``sum``) +
   non-numpy builtin calls × ns/builtin call (``call_overhead``); ``library_layers`` =
   (numpy calls + unspecialised arithmetic/subscript instructions, which in a rung carrying
   library layers act on numpy objects) × the fixed cost of a numpy call (``numpy_call``); in a
   rung that also carries ``scalar_compute`` (an element-wise loop) the unspecialised
-  instructions act on numpy scalars and are priced at the probe's ``scalar_op_ns``.
+  instructions act on numpy scalars and are priced by kind: element reads, element writes and
+  scalar arithmetic, plus each ``BUILD_TUPLE`` (the index tuple), at the ``numpy_call``
+  probe's ``scalar_load_ns``, ``scalar_store_ns``, ``scalar_multiply_ns`` and
+  ``index_tuple_ns`` (probes from before those details: all at ``scalar_op_ns``).
 * Compiled work: flops at the measured compute peak — one core, or all cores for a rung that
   carries ``parallel`` — is ``dense_kernel`` if the rung carries it, else ``simd_compute``.
   The peak is the best of the ``simd_fma`` probe and the dense kernels measured in this run.
@@ -22,9 +28,11 @@ Model (per multiply-add, all times in ns):
   is reported apart as ``labelled_rest`` (a label from the rung's declaration, not a model).
 
 Limits: unit costs are averages of microbenchmarks (a real loop's instruction mix, branch
-prediction and cache state differ); floats created inside unspecialised instructions (an
-``array.array`` read) are not counted (see ``counting.opcodes``); dynamic type dispatch has no
-probe of its own, so its cost ends in ``other``.
+prediction and cache state differ); an int result inside the small-int cache allocates
+nothing but is priced like one that does (index arithmetic at the ladder's sizes mostly
+allocates); ``generator_item_ns`` is measured on the one generator idiom the ladder has
+(``sum`` over ``zip``); dynamic type dispatch has no probe of its own, so its cost ends in
+``other``.
 
 Uncertainty (``analysis.uncertainty``): every unit cost carries an interval from its probe's
 per-process values, the rung's time the middle half of its samples; rows, layers,
@@ -45,149 +53,20 @@ measured span exactly.
 from __future__ import annotations
 
 import statistics
-from dataclasses import dataclass, field, replace
 from typing import Any
 
 from overhead_tui.analysis import uncertainty as unc
 from overhead_tui.analysis.agreement import attach_agreement
+from overhead_tui.analysis.unit_costs import UnitCosts
 from overhead_tui.analysis.waterfall import waterfall
 from overhead_tui.summary.records import RunSummary, ScenarioResult
-from overhead_tui.summary.vocabulary import GENERIC_OPS
+from overhead_tui.summary.vocabulary import GENERATOR_RESUMPTIONS, GENERIC_OPS, INT_RESULT_OPS
 
 LIST_LOADS = frozenset({"BINARY_SUBSCR_LIST_INT", "BINARY_SUBSCR_TUPLE_INT"})
 LIST_STORES = frozenset({"STORE_SUBSCR_LIST_INT"})
 INTERPRETED_THRESHOLD = 0.05
 """Dispatches per multiply-add below which a rung counts as compiled (no interpreter work)."""
 RESIDUAL_LAYERS = ("scalar_compute", "memory", "parallel")
-INTERPRETER_COSTS = (
-    "dispatch_ns",
-    "boxing_ns",
-    "load_ns",
-    "store_ns",
-    "array_load_ns",
-    "array_store_ns",
-    "call_ns",
-    "builtin_ns",
-    "numpy_scalar_ns",
-    "numpy_call_ns",
-)
-"""Unit costs paid in the eval loop: scaled by the rung's own reference dispatch timing."""
-
-
-@dataclass(frozen=True)
-class UnitCosts:
-    """Unit costs from the probes (ns, except GFLOP/s and µs as named)."""
-
-    dispatch_ns: float | None = None
-    boxing_ns: float | None = None
-    load_ns: float | None = None
-    store_ns: float | None = None
-    array_load_ns: float | None = None
-    """A read from an ``array.array`` beyond its dispatch, the float it creates included."""
-    array_store_ns: float | None = None
-    call_ns: float | None = None
-    builtin_ns: float | None = None
-    numpy_call_ns: float | None = None
-    numpy_scalar_ns: float | None = None
-    peak_one_gflops: float | None = None
-    peak_all_gflops: float | None = None
-    intervals: dict[str, unc.Interval] = field(default_factory=dict)
-    """Field name -> [low, high] of that unit cost (clamped at 0), see ``analysis.uncertainty``."""
-    below_resolution: frozenset[str] = frozenset()
-    """Fields whose probe measured ≤ 0 (counted as 0: below the probe's resolution)."""
-
-    def interval(self, name: str) -> unc.Interval | None:
-        """The interval of the unit cost ``name`` (a field), or the point value twice."""
-        value = getattr(self, name)
-        if value is None:
-            return None
-        return self.intervals.get(name, (value, value))
-
-    def scaled(self, factor: float, factor_interval: unc.Interval) -> UnitCosts:
-        """Interpreted unit costs × ``factor`` (the machine's speed of the moment over the
-        probes'); intervals × ``factor_interval``.  Peaks and numpy costs stay."""
-        changed: dict[str, Any] = {}
-        intervals = dict(self.intervals)
-        for name in INTERPRETER_COSTS:
-            value = getattr(self, name)
-            if value is None:
-                continue
-            changed[name] = value * factor
-            low, high = self.interval(name) or (value, value)
-            intervals[name] = (low * factor_interval[0], high * factor_interval[1])
-        return replace(self, intervals=intervals, **changed)
-
-    @classmethod
-    def from_probes(cls, probes: dict[str, Any], summary: RunSummary | None = None) -> UnitCosts:
-        """Read unit costs from probe results (dicts or ``ProbeResult``), and dense peaks."""
-
-        intervals: dict[str, unc.Interval] = {}
-        below: set[str] = set()
-
-        def get(probe: Any, key: str) -> Any:
-            return probe.get(key) if isinstance(probe, dict) else getattr(probe, key, None)
-
-        def main_interval(name: str) -> tuple[float, unc.Interval] | None:
-            probe = probes.get(name)
-            v = get(probe, "value") if probe is not None else None
-            if v is None:
-                return None
-            stored = get(probe, "interval")
-            interval = tuple(stored) if stored else unc.probe_interval(get(probe, "samples") or [])
-            return float(v), (interval or (float(v), float(v)))  # type: ignore[return-value]
-
-        def keep(field_name: str | None, v: float, interval: unc.Interval) -> float:
-            if field_name is not None:
-                if v <= 0:
-                    below.add(field_name)
-                intervals[field_name] = unc.clamp(interval)
-            return max(0.0, v)
-
-        def value(name: str, field_name: str | None = None) -> float | None:
-            found = main_interval(name)
-            if found is None:
-                return None
-            return keep(field_name, found[0], found[1])
-
-        def detail(name: str, key: str, field_name: str | None = None) -> float | None:
-            probe = probes.get(name)
-            v = (get(probe, "details") or {}).get(key) if probe is not None else None
-            if v is None:
-                return None
-            v = float(v)
-            stored = (get(probe, "detail_intervals") or {}).get(key)
-            if stored:
-                interval = (min(stored[0], v), max(stored[1], v))
-            else:
-                found = main_interval(name)
-                interval = unc.relative_interval(v, found[0], found[1]) if found else (v, v)
-            return keep(field_name, v, interval)
-
-        one = [x for x in (detail("simd_fma", "one_core_gflops"),) if x]
-        every = [x for x in (value("simd_fma"),) if x]
-        for r in summary.scenarios if summary else []:
-            if r.has_speed and r.gflops and "dense_kernel" in r.layers:
-                (every if "parallel" in r.layers else one).append(r.gflops)
-        numpy_us = value("numpy_call", "numpy_call_ns")
-        if numpy_us is not None:
-            low, high = intervals["numpy_call_ns"]
-            intervals["numpy_call_ns"] = (low * 1e3, high * 1e3)
-        return cls(
-            dispatch_ns=value("dispatch", "dispatch_ns"),
-            boxing_ns=value("boxing", "boxing_ns"),
-            load_ns=value("container_access", "load_ns"),
-            store_ns=detail("container_access", "store_ns", "store_ns"),
-            array_load_ns=detail("container_access", "array_load_ns", "array_load_ns"),
-            array_store_ns=detail("container_access", "array_store_ns", "array_store_ns"),
-            call_ns=value("call_overhead", "call_ns"),
-            builtin_ns=detail("call_overhead", "builtin_ns", "builtin_ns"),
-            numpy_call_ns=numpy_us * 1e3 if numpy_us is not None else None,
-            numpy_scalar_ns=detail("numpy_call", "scalar_op_ns", "numpy_scalar_ns"),
-            peak_one_gflops=max(one, default=None),
-            peak_all_gflops=max(every + one, default=None),
-            intervals=intervals,
-            below_resolution=frozenset(below),
-        )
 
 
 def _row(
@@ -232,6 +111,11 @@ def interpreted_rows(
     other_builtins = events.get("builtin_calls", 0.0) - numpy_calls
     # floats an array read creates are inside the array read's probe cost
     floats = max(0.0, float(events.get("floats") or 0.0) - array_loads)
+    ints = sum(v for k, v in ops.items() if k in INT_RESULT_OPS) if costs.int_ns is not None else 0
+    calls = float(events.get("python_calls") or 0.0)
+    resumptions = 0.0
+    if costs.generator_item_ns is not None:
+        resumptions = min(calls, sum(v for k, v in ops.items() if k in GENERATOR_RESUMPTIONS))
     rows = [
         _row(
             "interpreter_dispatch",
@@ -242,6 +126,7 @@ def interpreted_rows(
             "dispatch_ns",
         ),
         _row("boxing", floats, costs.boxing_ns, "ns/float", costs, "boxing_ns"),
+        _row("boxing", ints, costs.int_ns, "ns/int (above the small-int cache)", costs, "int_ns"),
         _row("container_access", loads, costs.load_ns, "ns/load", costs, "load_ns"),
         _row("container_access", stores, costs.store_ns, "ns/store", costs, "store_ns"),
         _row(
@@ -260,8 +145,14 @@ def interpreted_rows(
             costs,
             "array_store_ns",
         ),
+        _row("call_overhead", calls - resumptions, costs.call_ns, "ns/call", costs, "call_ns"),
         _row(
-            "call_overhead", events.get("python_calls"), costs.call_ns, "ns/call", costs, "call_ns"
+            "call_overhead",
+            resumptions,
+            costs.generator_item_ns,
+            "ns/generator item (resume, zip and sum steps)",
+            costs,
+            "generator_item_ns",
         ),
         _row(
             "call_overhead",
@@ -274,16 +165,7 @@ def interpreted_rows(
     ]
     if "library_layers" in layers and "scalar_compute" in layers:
         # element-wise loops: the unspecialised instructions act on numpy scalars
-        rows.append(
-            _row(
-                "library_layers",
-                generic,
-                costs.numpy_scalar_ns,
-                "ns/numpy scalar op",
-                costs,
-                "numpy_scalar_ns",
-            )
-        )
+        rows.extend(_numpy_scalar_rows(ops, generic, costs))
         rows.append(
             _row(
                 "library_layers",
@@ -306,6 +188,64 @@ def interpreted_rows(
             )
         )
     return [r for r in rows if r["events_per_fma"]]
+
+
+def _numpy_scalar_rows(
+    ops: dict[str, float], generic: float, costs: UnitCosts
+) -> list[dict[str, Any]]:
+    """Rows of an element-wise loop over numpy arrays: each unspecialised instruction priced by
+    its kind (subscript read, subscript write, arithmetic) plus the index tuples it builds; with
+    probes from before those details, every one at the mean ``numpy_scalar_ns``."""
+    parts = (costs.numpy_load_ns, costs.numpy_store_ns, costs.numpy_multiply_ns)
+    if any(x is None for x in parts) or costs.index_tuple_ns is None:
+        return [
+            _row(
+                "library_layers",
+                generic,
+                costs.numpy_scalar_ns,
+                "ns/numpy scalar op",
+                costs,
+                "numpy_scalar_ns",
+            )
+        ]
+
+    def kind(prefix: str) -> float:
+        return sum(v for k, v in ops.items() if k in GENERIC_OPS and k.startswith(prefix))
+
+    return [
+        _row(
+            "library_layers",
+            kind("BINARY_SUBSCR"),
+            costs.numpy_load_ns,
+            "ns/numpy element read",
+            costs,
+            "numpy_load_ns",
+        ),
+        _row(
+            "library_layers",
+            kind("STORE_SUBSCR"),
+            costs.numpy_store_ns,
+            "ns/numpy element write",
+            costs,
+            "numpy_store_ns",
+        ),
+        _row(
+            "library_layers",
+            kind("BINARY_OP"),
+            costs.numpy_multiply_ns,
+            "ns/numpy scalar arithmetic",
+            costs,
+            "numpy_multiply_ns",
+        ),
+        _row(
+            "library_layers",
+            sum(v for k, v in ops.items() if k.startswith("BUILD_TUPLE")),
+            costs.index_tuple_ns,
+            "ns/index tuple",
+            costs,
+            "index_tuple_ns",
+        ),
+    ]
 
 
 def own_scale(result: ScenarioResult, costs: UnitCosts) -> tuple[float, unc.Interval] | None:

@@ -35,3 +35,14 @@ GENERIC_OPS = frozenset(
 """Unspecialised arithmetic and subscript instructions (``*_ADAPTIVE`` is the name 3.11 shows
 for one that failed to specialise): they dispatch on the operands' types through type slots
 (``PyNumber_Multiply``, ``PyObject_GetItem``), the ``dynamic_dispatch`` layer."""
+
+INT_RESULT_OPS = frozenset(
+    {"BINARY_OP_ADD_INT", "BINARY_OP_SUBTRACT_INT", "BINARY_OP_MULTIPLY_INT"}
+)
+"""Specialised int arithmetic (CPython 3.11–3.13 names): each allocates its result unless it
+falls in the small-int cache (−5…256), as index arithmetic such as ``i * n + k`` does not at
+the ladder's sizes.  The model prices each at the ``boxing`` probe's ``int_ns``."""
+
+GENERATOR_RESUMPTIONS = frozenset({"YIELD_VALUE"})
+"""One per item a generator hands to its consumer (CPython 3.11–3.13): the model prices each at
+the ``call_overhead`` probe's ``generator_item_ns`` instead of a function call."""

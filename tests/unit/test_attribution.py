@@ -6,7 +6,8 @@ import math
 
 import pytest
 
-from overhead_tui.analysis.attribution import UnitCosts, attribute, breakdown
+from overhead_tui.analysis.attribution import attribute, breakdown
+from overhead_tui.analysis.unit_costs import UnitCosts
 from overhead_tui.analysis.waterfall import waterfall
 from overhead_tui.summary.records import RunSummary, ScenarioResult
 
@@ -128,3 +129,95 @@ def test_waterfall_skips_failed_rungs_and_credits_other_when_nothing_is_removed(
     summary.scenarios[1].status = "invalid"
     steps = waterfall(summary)
     assert len(steps) == 1 and set(steps[0]["layers"]) == {"other"}
+
+
+def _rows(b, layer):
+    return {r["unit"]: r for r in b["rows"] if r["layer"] == layer}
+
+
+def test_generator_items_and_int_results_are_priced_by_their_own_probes():
+    # 1 resumption at 8 ns (not a 10 ns call), 0.5 real calls at 10 ns, 2 int results at 3 ns
+    probes = {
+        **PROBES,
+        "boxing": {"value": 5.0, "details": {"int_ns": 3.0}},
+        "call_overhead": {"value": 10.0, "details": {"builtin_ns": 4.0, "generator_item_ns": 8.0}},
+    }
+    events = {
+        "dispatches": 10.0,
+        "floats": 1.0,
+        "python_calls": 1.5,
+        "builtin_calls": 0.0,
+        "numpy_calls": 0.0,
+        "by_opcode": {"YIELD_VALUE": 1.0, "BINARY_OP_ADD_INT": 2.0},
+    }
+    layers = ["interpreter_dispatch", "boxing", "call_overhead"]
+    result = _result("gen", 3, layers, [], 10, 100e-9 * 1000, events)
+    b = breakdown(result, UnitCosts.from_probes(probes))
+    calls = _rows(b, "call_overhead")
+    assert calls["ns/call"]["events_per_fma"] == pytest.approx(0.5)
+    assert calls["ns/generator item (resume, zip and sum steps)"]["ns_per_fma"] == pytest.approx(8)
+    assert _rows(b, "boxing")["ns/int (above the small-int cache)"]["ns_per_fma"] == pytest.approx(
+        6
+    )
+    # 10×2 + 1×5 + 6 + 5 + 8 = 44 ns of 100
+    assert b["explained"] == pytest.approx(0.44)
+
+
+def test_without_the_new_probe_details_resumptions_stay_calls():
+    events = {
+        "dispatches": 10.0,
+        "floats": 0.0,
+        "python_calls": 1.0,
+        "by_opcode": {"YIELD_VALUE": 1.0, "BINARY_OP_ADD_INT": 2.0},
+    }
+    result = _result(
+        "gen", 3, ["interpreter_dispatch", "call_overhead"], [], 10, 1e-7 * 1e3, events
+    )
+    b = breakdown(result, UnitCosts.from_probes(PROBES))
+    assert _rows(b, "call_overhead")["ns/call"]["ns_per_fma"] == pytest.approx(10)
+    assert "boxing" not in b["layers"]
+    assert b["explained"] == pytest.approx(0.30)
+
+
+NUMPY_LOOP_EVENTS = {
+    "dispatches": 10.0,
+    "floats": 0.0,
+    "python_calls": 0.0,
+    "builtin_calls": 0.0,
+    "numpy_calls": 0.0,
+    "by_opcode": {
+        "BINARY_SUBSCR_ADAPTIVE": 2.0,
+        "STORE_SUBSCR_ADAPTIVE": 1.0,
+        "BINARY_OP_ADAPTIVE": 2.0,
+        "BUILD_TUPLE": 2.0,
+    },
+}
+NUMPY_LOOP_LAYERS = ["interpreter_dispatch", "library_layers", "scalar_compute"]
+
+
+def test_numpy_element_loop_prices_reads_writes_arithmetic_and_index_tuples_apart():
+    details = {
+        "scalar_op_ns": 40.0,
+        "scalar_load_ns": 30.0,
+        "scalar_store_ns": 20.0,
+        "scalar_multiply_ns": 25.0,
+        "index_tuple_ns": 10.0,
+    }
+    probes = {**PROBES, "numpy_call": {"value": 0.5, "details": details}}
+    result = _result("np", 5, NUMPY_LOOP_LAYERS, [], 10, 200e-9 * 1000, NUMPY_LOOP_EVENTS)
+    b = breakdown(result, UnitCosts.from_probes(probes))
+    rows = _rows(b, "library_layers")
+    assert rows["ns/numpy element read"]["ns_per_fma"] == pytest.approx(60)
+    assert rows["ns/numpy element write"]["ns_per_fma"] == pytest.approx(20)
+    assert rows["ns/numpy scalar arithmetic"]["ns_per_fma"] == pytest.approx(50)
+    assert rows["ns/index tuple"]["ns_per_fma"] == pytest.approx(20)
+    # 10×2 dispatch + 150 library = 170 of 200
+    assert b["explained"] == pytest.approx(0.85)
+
+
+def test_numpy_element_loop_with_older_probes_prices_every_op_at_the_mean():
+    result = _result("np", 5, NUMPY_LOOP_LAYERS, [], 10, 200e-9 * 1000, NUMPY_LOOP_EVENTS)
+    b = breakdown(result, UnitCosts.from_probes(PROBES))
+    rows = _rows(b, "library_layers")
+    assert list(rows) == ["ns/numpy scalar op"]
+    assert rows["ns/numpy scalar op"]["ns_per_fma"] == pytest.approx(5 * 40)

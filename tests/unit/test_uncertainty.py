@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from overhead_tui.analysis import uncertainty as unc
-from overhead_tui.analysis.attribution import UnitCosts, attribute, breakdown
+from overhead_tui.analysis.attribution import attribute, breakdown
+from overhead_tui.analysis.unit_costs import UnitCosts
 from overhead_tui.analysis.waterfall import waterfall
 from overhead_tui.engine.counting.opcodes import count_events
 from overhead_tui.summary.records import RunSummary, ScenarioResult

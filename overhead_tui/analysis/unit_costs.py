@@ -1,0 +1,166 @@
+"""Unit costs of the model breakdown, read from the probes (see ``analysis.attribution``).
+
+Each field is a probe's value or one of its details, in ns (peaks in GFLOP/s); every one
+carries the interval of its probe's per-process values (``analysis.uncertainty``).  A probe
+that measured ≤ 0 gives 0 and is named in ``below_resolution``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from overhead_tui.analysis import uncertainty as unc
+from overhead_tui.summary.records import RunSummary
+
+INTERPRETER_COSTS = (
+    "dispatch_ns",
+    "boxing_ns",
+    "load_ns",
+    "store_ns",
+    "array_load_ns",
+    "array_store_ns",
+    "call_ns",
+    "builtin_ns",
+    "numpy_scalar_ns",
+    "numpy_call_ns",
+    "int_ns",
+    "generator_item_ns",
+    "numpy_load_ns",
+    "numpy_store_ns",
+    "numpy_multiply_ns",
+    "index_tuple_ns",
+)
+"""Unit costs paid in the eval loop: scaled by the rung's own reference dispatch timing."""
+
+
+@dataclass(frozen=True)
+class UnitCosts:
+    """Unit costs from the probes (ns, except GFLOP/s and µs as named)."""
+
+    dispatch_ns: float | None = None
+    boxing_ns: float | None = None
+    load_ns: float | None = None
+    store_ns: float | None = None
+    array_load_ns: float | None = None
+    """A read from an ``array.array`` beyond its dispatch, the float it creates included."""
+    array_store_ns: float | None = None
+    call_ns: float | None = None
+    builtin_ns: float | None = None
+    numpy_call_ns: float | None = None
+    numpy_scalar_ns: float | None = None
+    int_ns: float | None = None
+    """An int result above the small-int cache (``boxing`` probe detail)."""
+    generator_item_ns: float | None = None
+    """One item a builtin pulls from a generator over ``zip``, beyond its dispatches."""
+    numpy_load_ns: float | None = None
+    """``arr[t]`` with a ready index tuple: creates a numpy scalar (``numpy_call`` detail)."""
+    numpy_store_ns: float | None = None
+    numpy_multiply_ns: float | None = None
+    index_tuple_ns: float | None = None
+    """Building the tuple ``(i, j)`` that indexes a 2-D array."""
+    peak_one_gflops: float | None = None
+    peak_all_gflops: float | None = None
+    intervals: dict[str, unc.Interval] = field(default_factory=dict)
+    """Field name -> [low, high] of that unit cost (clamped at 0), see ``analysis.uncertainty``."""
+    below_resolution: frozenset[str] = frozenset()
+    """Fields whose probe measured ≤ 0 (counted as 0: below the probe's resolution)."""
+
+    def interval(self, name: str) -> unc.Interval | None:
+        """The interval of the unit cost ``name`` (a field), or the point value twice."""
+        value = getattr(self, name)
+        if value is None:
+            return None
+        return self.intervals.get(name, (value, value))
+
+    def scaled(self, factor: float, factor_interval: unc.Interval) -> UnitCosts:
+        """Interpreted unit costs × ``factor`` (the machine's speed of the moment over the
+        probes'); intervals × ``factor_interval``.  Peaks and numpy costs stay."""
+        changed: dict[str, Any] = {}
+        intervals = dict(self.intervals)
+        for name in INTERPRETER_COSTS:
+            value = getattr(self, name)
+            if value is None:
+                continue
+            changed[name] = value * factor
+            low, high = self.interval(name) or (value, value)
+            intervals[name] = (low * factor_interval[0], high * factor_interval[1])
+        return replace(self, intervals=intervals, **changed)
+
+    @classmethod
+    def from_probes(cls, probes: dict[str, Any], summary: RunSummary | None = None) -> UnitCosts:
+        """Read unit costs from probe results (dicts or ``ProbeResult``), and dense peaks."""
+
+        intervals: dict[str, unc.Interval] = {}
+        below: set[str] = set()
+
+        def get(probe: Any, key: str) -> Any:
+            return probe.get(key) if isinstance(probe, dict) else getattr(probe, key, None)
+
+        def main_interval(name: str) -> tuple[float, unc.Interval] | None:
+            probe = probes.get(name)
+            v = get(probe, "value") if probe is not None else None
+            if v is None:
+                return None
+            stored = get(probe, "interval")
+            interval = tuple(stored) if stored else unc.probe_interval(get(probe, "samples") or [])
+            return float(v), (interval or (float(v), float(v)))  # type: ignore[return-value]
+
+        def keep(field_name: str | None, v: float, interval: unc.Interval) -> float:
+            if field_name is not None:
+                if v <= 0:
+                    below.add(field_name)
+                intervals[field_name] = unc.clamp(interval)
+            return max(0.0, v)
+
+        def value(name: str, field_name: str | None = None) -> float | None:
+            found = main_interval(name)
+            if found is None:
+                return None
+            return keep(field_name, found[0], found[1])
+
+        def detail(name: str, key: str, field_name: str | None = None) -> float | None:
+            probe = probes.get(name)
+            v = (get(probe, "details") or {}).get(key) if probe is not None else None
+            if v is None:
+                return None
+            v = float(v)
+            stored = (get(probe, "detail_intervals") or {}).get(key)
+            if stored:
+                interval = (min(stored[0], v), max(stored[1], v))
+            else:
+                found = main_interval(name)
+                interval = unc.relative_interval(v, found[0], found[1]) if found else (v, v)
+            return keep(field_name, v, interval)
+
+        one = [x for x in (detail("simd_fma", "one_core_gflops"),) if x]
+        every = [x for x in (value("simd_fma"),) if x]
+        for r in summary.scenarios if summary else []:
+            if r.has_speed and r.gflops and "dense_kernel" in r.layers:
+                (every if "parallel" in r.layers else one).append(r.gflops)
+        numpy_us = value("numpy_call", "numpy_call_ns")
+        if numpy_us is not None:
+            low, high = intervals["numpy_call_ns"]
+            intervals["numpy_call_ns"] = (low * 1e3, high * 1e3)
+        return cls(
+            dispatch_ns=value("dispatch", "dispatch_ns"),
+            boxing_ns=value("boxing", "boxing_ns"),
+            load_ns=value("container_access", "load_ns"),
+            store_ns=detail("container_access", "store_ns", "store_ns"),
+            array_load_ns=detail("container_access", "array_load_ns", "array_load_ns"),
+            array_store_ns=detail("container_access", "array_store_ns", "array_store_ns"),
+            call_ns=value("call_overhead", "call_ns"),
+            builtin_ns=detail("call_overhead", "builtin_ns", "builtin_ns"),
+            numpy_call_ns=numpy_us * 1e3 if numpy_us is not None else None,
+            numpy_scalar_ns=detail("numpy_call", "scalar_op_ns", "numpy_scalar_ns"),
+            int_ns=detail("boxing", "int_ns", "int_ns"),
+            generator_item_ns=detail("call_overhead", "generator_item_ns", "generator_item_ns"),
+            numpy_load_ns=detail("numpy_call", "scalar_load_ns", "numpy_load_ns"),
+            numpy_store_ns=detail("numpy_call", "scalar_store_ns", "numpy_store_ns"),
+            numpy_multiply_ns=detail("numpy_call", "scalar_multiply_ns", "numpy_multiply_ns"),
+            index_tuple_ns=detail("numpy_call", "index_tuple_ns", "index_tuple_ns"),
+            peak_one_gflops=max(one, default=None),
+            peak_all_gflops=max(every + one, default=None),
+            intervals=intervals,
+            below_resolution=frozenset(below),
+        )
