@@ -21,16 +21,15 @@ from pathlib import Path
 from typing import IO, Any
 
 import overhead_tui
+from overhead_tui.analysis.derive import derive
 from overhead_tui.engine.budget import fair_share_s
 from overhead_tui.engine.events import ScenarioProgress
 from overhead_tui.engine.probe_runs import load_run_probes
-from overhead_tui.engine.results import compute_vs_dense
 from overhead_tui.engine.run_log import log_event
 from overhead_tui.engine.runner import Runner
 from overhead_tui.engine.spawn import Cancel
 from overhead_tui.machine.cpu import read_cpu_model
 from overhead_tui.machine.host import describe_machine
-from overhead_tui.machine.limits import apply_limits
 from overhead_tui.plugins.scenarios import ScenarioSpec
 from overhead_tui.summary.records import MachineInfo, RunSummary, ScenarioResult, Settings
 
@@ -142,8 +141,7 @@ class BudgetedSweep:
     def _derive(self) -> None:
         """Recompute what depends on several results: × dense and the machine's limits (peaks,
         bandwidth, clock; each rung's arithmetic intensity and % of peak)."""
-        compute_vs_dense(self.summary)
-        apply_limits(self.summary, self.cpu)
+        derive(self.summary, self.cpu, breakdowns=False)
 
     # -- the driver -------------------------------------------------------------------------
 

@@ -12,7 +12,7 @@ from typing import Any
 from overhead_tui.engine.inputs import flops_of
 from overhead_tui.engine.stats import describe, stability_warnings
 from overhead_tui.plugins.scenarios import ScenarioSpec
-from overhead_tui.summary.records import RunSummary, ScenarioResult
+from overhead_tui.summary.records import ScenarioResult
 
 
 def new_result(
@@ -174,14 +174,3 @@ def _fill_stats(result: ScenarioResult) -> None:
         result.observer_fraction,
         result.observer,
     )
-
-
-def compute_vs_dense(summary: RunSummary) -> None:
-    """Set ``vs_dense`` of every ok scenario: its time per flop over the dense kernel's."""
-    dense = summary.dense
-    for result in summary.scenarios:
-        if dense is None or not result.has_speed or dense.median_s is None:
-            result.vs_dense = None
-            continue
-        assert result.median_s is not None
-        result.vs_dense = (result.median_s / result.flops) / (dense.median_s / dense.flops)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from overhead_tui.analysis.attribution import attribute
+from overhead_tui.analysis.derive import derive
 from overhead_tui.engine.events import (
     Event,
     RunFinished,
@@ -36,7 +36,7 @@ from overhead_tui.engine.plan import is_rectangular, planned_summary, run_order
 from overhead_tui.engine.probe_runs import (
     load_run_probes,
 )
-from overhead_tui.engine.results import apply_event, compute_vs_dense, finish
+from overhead_tui.engine.results import apply_event, finish
 from overhead_tui.engine.run_log import (
     WORKER_END_LINES,
     append_outcome,
@@ -57,7 +57,6 @@ from overhead_tui.machine.host import (
     read_cpu_times,
     steal_fraction,
 )
-from overhead_tui.machine.limits import apply_limits, reject_impossible
 from overhead_tui.plugins.scenarios import ScenarioSpec
 from overhead_tui.summary.records import BlasInfo, PythonInfo, ScenarioResult, Settings
 
@@ -164,11 +163,7 @@ class Runner:
     def _derive(self) -> None:
         """Recompute what depends on several results: × dense, breakdowns, waterfall (after
         rejecting speeds the hardware cannot reach, so none of them uses one)."""
-        reject_impossible(self.summary, self.cpu)
-        compute_vs_dense(self.summary)
-        if self.summary.probes:
-            attribute(self.summary, self.summary.probes)
-        apply_limits(self.summary, self.cpu)
+        derive(self.summary, self.cpu)
 
     def _load_probes(self, log: IO[str]) -> Iterator[Event]:
         """Probe unit costs into ``summary.probes`` (see :func:`load_run_probes`)."""

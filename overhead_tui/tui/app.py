@@ -22,7 +22,7 @@ from textual.screen import Screen
 from textual.worker import get_current_worker
 
 from overhead_tui.analysis.agreement import attach_agreement
-from overhead_tui.analysis.waterfall import waterfall
+from overhead_tui.analysis.derive import complete_loaded
 from overhead_tui.engine.events import Event, RunFinished
 from overhead_tui.engine.plan import new_run_dir, planned_summary
 from overhead_tui.engine.runner import Runner
@@ -122,8 +122,8 @@ class OverheadApp(App[None]):
         super().__init__()
         self.interpreters = interpreters
         self.settings = settings or (summary.settings if summary else Settings())
-        if summary is not None and not summary.waterfall:
-            summary.waterfall = waterfall(summary)  # older summaries: derived from the timings
+        if summary is not None:
+            complete_loaded(summary)
         self.saved = summary
         self.autorun = autorun and summary is None
         self.runs_dir = runs_dir

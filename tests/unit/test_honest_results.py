@@ -9,8 +9,9 @@ import json
 
 import pytest
 
+from overhead_tui.analysis.derive import compute_vs_dense
 from overhead_tui.analysis.waterfall import waterfall
-from overhead_tui.engine.results import apply_event, compute_vs_dense
+from overhead_tui.engine.results import apply_event
 from overhead_tui.export import EXPORTERS
 from overhead_tui.machine.cpu import parse_cpuinfo
 from overhead_tui.machine.environment import (

@@ -6,7 +6,8 @@ import signal
 
 import pytest
 
-from overhead_tui.engine.results import apply_event, compute_vs_dense, finish, new_result
+from overhead_tui.analysis.derive import compute_vs_dense
+from overhead_tui.engine.results import apply_event, finish, new_result
 from overhead_tui.plugins.scenarios import discover
 from overhead_tui.summary.records import RunSummary
 
