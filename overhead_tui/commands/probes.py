@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import asdict
 from typing import Any
 
 from overhead_tui.commands.common import prepare_cache
 from overhead_tui.engine.interpreter_check import check_python
 from overhead_tui.engine.probe_runs import PROCESSES, cache_path, load_probes
+from overhead_tui.machine.limits import probe_load_warnings
 from overhead_tui.present.format import fmt_number
 
 SPREAD_WARN = 0.10
@@ -70,6 +72,8 @@ def run(args: argparse.Namespace) -> int:
         f"median of them; ! marks a spread ≥ {SPREAD_WARN:.0%} (a shared VM: compare ratios "
         "in one run)"
     )
+    for warning in probe_load_warnings({k: asdict(v) for k, v in results.items()}):
+        print(f"! {warning}")
     return 1 if failed else 0
 
 

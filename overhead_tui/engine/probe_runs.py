@@ -13,6 +13,7 @@ import dataclasses
 import hashlib
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -33,7 +34,7 @@ from overhead_tui.engine.spawn import (
     worker_env,
 )
 from overhead_tui.errors import UsageError
-from overhead_tui.machine.host import cpu_model
+from overhead_tui.machine.host import cpu_model, other_cpu_fraction, read_cpu_times
 from overhead_tui.plugins.probes import ProbeSpec, discover_probes
 from overhead_tui.summary.records import Settings
 
@@ -69,6 +70,16 @@ class ProbeResult:
     process value (coverage 1 − 2·0.5ⁿ for n processes, ``analysis.uncertainty``)."""
     detail_intervals: dict[str, list[float]] = field(default_factory=dict)
     """[min, max] over the processes of each numeric detail (e.g. ``store_ns``)."""
+    other_cpu_fraction: float | None = None
+    """Share of all CPUs that other processes used while this probe was measured (the tool
+    and its probe workers excluded), from ``/proc/stat``; None where unknown."""
+
+
+def _own_and_children_cpu_s() -> float:
+    """User + system CPU seconds of this process and its reaped children (the probe workers)."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def cache_key(specs: list[ProbeSpec], python: str) -> str:
@@ -126,12 +137,16 @@ def measure_probe(
     """
     result = ProbeResult(spec.name, spec.title, spec.unit, spec.layer)
     runs = []
+    before, own_before = read_cpu_times(), _own_and_children_cpu_s()
     for _ in range(processes or spec.processes or PROCESSES):
         run = _measure_once(spec, python, repeats, min_sample_s)
         if run.get("error"):
             result.error = run["error"]
             return result
         runs.append(run)
+    result.other_cpu_fraction = other_cpu_fraction(
+        before, read_cpu_times(), _own_and_children_cpu_s() - own_before
+    )
     runs.sort(key=lambda r: r["value"])
     middle = runs[len(runs) // 2]
     values = [r["value"] for r in runs]

@@ -10,15 +10,14 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 
+from overhead_tui.machine.host import OTHERS_WARN
+
 CV_WARN = 0.10
 """CV (stdev / mean) at or above which a result is flagged unstable (pyperf: 10 %)."""
 SPREAD_WARN = 0.50
 """Relative distance of min or max from the median that is flagged (pyperf: 50 %)."""
 SHORT_SAMPLE_S = 1e-3
 """A timed sample (all loops together) shorter than this is flagged (pyperf: 1 ms)."""
-OTHERS_WARN = 0.15
-"""Share of all CPUs used by other processes above which a result is flagged (our choice:
-15 %, a third of one core on a 2-core machine; multi-threaded rungs lose a thread to it)."""
 STEAL_WARN = 0.05
 """Hypervisor steal time share above which a result is flagged (our choice: 5 %)."""
 OBSERVER_WARN = 0.02

@@ -62,6 +62,11 @@ def read_cpu_times() -> tuple[int, int, int] | None:
     return values[7], total, total - values[3] - values[4] - values[7]
 
 
+OTHERS_WARN = 0.15
+"""Share of all CPUs used by other processes above which a result or a probe is flagged (our
+choice: 15 %, a third of one core on a 2-core machine; multi-threaded rungs lose a thread)."""
+
+
 def other_cpu_fraction(
     before: tuple[int, int, int] | None, after: tuple[int, int, int] | None, own_cpu_s: float
 ) -> float | None:

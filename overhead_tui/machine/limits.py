@@ -29,6 +29,7 @@ from typing import Any
 from overhead_tui.machine.cgroup import cgroup_cpu_quota, effective_cores
 from overhead_tui.machine.cpu import CpuModel
 from overhead_tui.machine.environment import judge_environment
+from overhead_tui.machine.host import OTHERS_WARN
 from overhead_tui.summary.records import RunSummary, ScenarioResult
 from overhead_tui.summary.units import fmt_gflops
 from overhead_tui.summary.vocabulary import DTYPE_ITEMSIZE
@@ -167,6 +168,7 @@ def machine_limits(
         for dtype in ("float64", "float32")
     }
     limits["limit_warnings"] += simd_peak_warnings(probes, cpu)
+    limits["limit_warnings"] += probe_load_warnings(probes)
     if summary is not None:
         limits["limit_warnings"] += ceiling_warnings(limits["peak_gflops"], summary)
     return limits
@@ -182,6 +184,25 @@ def bandwidth_warnings(bandwidth: dict[str, float | None]) -> list[str]:
             "re-measure with `overhead-tui probes --refresh`"
         ]
     return []
+
+
+def probe_load_warnings(probes: dict[str, Any]) -> list[str]:
+    """One warning naming the probes measured while other processes used more than
+    :data:`OTHERS_WARN` of the CPUs (their ``other_cpu_fraction``): unit costs, and so the
+    breakdowns and the roofs, measured beside a neighbour."""
+    loaded = {}
+    for name, probe in probes.items():
+        share = probe.get("other_cpu_fraction") if isinstance(probe, dict) else None
+        if share is not None and share > OTHERS_WARN:
+            loaded[name] = share
+    if not loaded:
+        return []
+    names = ", ".join(sorted(loaded))
+    return [
+        f"probes measured while other processes used up to {max(loaded.values()):.0%} of the "
+        f"CPUs ({names}): their unit costs, the breakdowns and the roofs may be off; re-measure "
+        "on a quiet machine with `overhead-tui probes --refresh`"
+    ]
 
 
 def simd_peak_warnings(probes: dict[str, Any], cpu: CpuModel | None = None) -> list[str]:

@@ -417,6 +417,9 @@ def test_probes_give_positive_plausible_unit_costs(tmp_path):
         assert math.isfinite(probe.value) and probe.value > 0
         assert len(probe.samples) == 1 and probe.samples[0] == probe.value  # one process
     assert boxing.details["floats_per_trip"] == 8.0  # eight multiplies per loop trip
+    assert "int_ns" in boxing.details  # the int results' cost, measured beside the floats'
+    for probe in (dispatch, boxing):  # the other processes' load while it was measured
+        assert probe.other_cpu_fraction is None or 0.0 <= probe.other_cpu_fraction <= 1.0
 
 
 def test_run_with_probes_writes_breakdowns_and_waterfall(tmp_path):

@@ -48,3 +48,32 @@ def test_oldest_entries_dropped(tmp_path, monkeypatch):
     write_cache("d", _results(3.0), cache)
     assert read_cache("c", cache) is None
     assert read_cache("b", cache)["dispatch"].value == 5.0
+
+
+def test_a_probe_records_the_load_of_other_processes(monkeypatch, tmp_path):
+    # /proc/stat readings 1,000 ticks apart of which 600 busy; the probe workers used none
+    readings = iter([(0, 0, 0), (0, 1000, 600)])
+    monkeypatch.setattr(probe_runs, "read_cpu_times", lambda: next(readings))
+    monkeypatch.setattr(probe_runs, "_own_and_children_cpu_s", lambda: 0.0)
+    monkeypatch.setattr(
+        probe_runs, "_measure_once", lambda *a: {"value": 1.0, "details": {}, "spread": 0.0}
+    )
+    spec = type("Spec", (), {"name": "p", "title": "p", "unit": "ns", "layer": "x"})()
+    spec.processes = 1
+    result = probe_runs.measure_probe(spec, "python")
+    assert result.other_cpu_fraction == 0.6
+
+
+def test_probes_measured_beside_a_neighbour_are_named_in_one_warning():
+    from overhead_tui.machine.limits import probe_load_warnings
+
+    probes = {
+        "dispatch": {"value": 1.0, "other_cpu_fraction": 0.02},
+        "boxing": {"value": 3.0, "other_cpu_fraction": 0.45},
+        "call_overhead": {"value": 6.0, "other_cpu_fraction": 0.30},
+        "clock": {"value": 4.0},  # recorded before the load was kept
+    }
+    (warning,) = probe_load_warnings(probes)
+    assert "(boxing, call_overhead)" in warning and "45%" in warning
+    assert "overhead-tui probes --refresh" in warning
+    assert probe_load_warnings({"dispatch": probes["dispatch"]}) == []
