@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from overhead_tui.summary.profile import ProfileRecord
+from overhead_tui.summary.sweep import SweepRecord
 from overhead_tui.summary.validation import SummaryError, validate_summary
 
 SCHEMA_VERSION = 4
@@ -291,10 +292,8 @@ class RunSummary:
     """Probe results used for the breakdowns: {name: {value, unit, spread, layer, details}}."""
     waterfall: list[dict[str, Any]] = field(default_factory=list)
     """Steps between consecutive ok rungs (``attribution.waterfall``)."""
-    sweep: dict[str, Any] | None = None
-    """A size sweep (``engine.sweep``) when one was run: {sizes [n], budget_s (s), dtype,
-    points [{scenario, n, status, median_s (s), gflops (GFLOP/s), samples_s [s]}],
-    stopped {scenario: reason}}."""
+    sweep: SweepRecord | None = None
+    """A size sweep (``engine.sweep``) when one was run (``summary.sweep``)."""
     shapes: dict[str, Any] | None = None
     """A batch sweep of rectangular products (``overhead-tui shapes``) when one was run:
     {k, n, dtype, batches [m], budget_s, points [{scenario, m, status, median_s, gflops,
@@ -344,7 +343,7 @@ class RunSummary:
             tool=data["tool"],
             probes=data.get("probes", {}),
             waterfall=data.get("waterfall", []),
-            sweep=data.get("sweep"),
+            sweep=SweepRecord.from_json(data["sweep"]) if data.get("sweep") else None,
             shapes=data.get("shapes"),
             schema_version=SCHEMA_VERSION,  # version 1 is upgraded: its new keys start empty
         )

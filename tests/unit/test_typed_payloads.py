@@ -85,3 +85,14 @@ def test_pyspy_stacks_stay_in_memory():
     record = ProfileRecord("x", 8, "float64", {"pyspy": part})
     assert "stacks" not in json.dumps(record.to_json())
     assert part.stacks
+
+
+def test_a_recorded_sweep_round_trips_and_is_typed():
+    from overhead_tui.summary.sweep import SweepPoint, SweepRecord
+
+    data = json.loads((FIXTURES / "sweep_summary.json").read_text())["sweep"]
+    record = SweepRecord.from_json(data)
+    assert record.to_json() == data
+    assert all(isinstance(p, SweepPoint) for p in record.points)
+    old = {k: v for k, v in data["points"][0].items() if k != "warnings"}  # before warnings
+    assert SweepPoint.from_json(old).warnings == []
