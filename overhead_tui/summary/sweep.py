@@ -19,8 +19,11 @@ class SweepPoint:
 
     scenario: str
     n: int
+    """Matrix order of this point."""
     status: str
+    """The point's scenario status (``ok``, ``timeout``, ...)."""
     median_s: float | None = None
+    """Median time per call (s)."""
     gflops: float | None = None
     samples_s: list[float] = field(default_factory=list)
     error: str | None = None
