@@ -26,6 +26,7 @@ class SweepPoint:
     """Median time per call (s)."""
     gflops: float | None = None
     samples_s: list[float] = field(default_factory=list)
+    """Timed samples (s per call)."""
     error: str | None = None
     wall_s: float | None = None
     warnings: list[str] = field(default_factory=list)
