@@ -80,6 +80,6 @@ def agreement(b: dict[str, Any], perf: dict[str, Any]) -> dict[str, Any] | None:
 
 def attach_agreement(result: ScenarioResult) -> None:
     """Set ``breakdown["agreement"]`` from the rung's perf profile (after profiling too)."""
-    perf = ((result.profile or {}).get("backends") or {}).get("perf")
+    perf = result.profile.backends.get("perf") if result.profile else None
     if result.breakdown is not None and perf:
-        result.breakdown["agreement"] = agreement(result.breakdown, perf)
+        result.breakdown["agreement"] = agreement(result.breakdown, perf.to_json())

@@ -21,9 +21,16 @@ from overhead_tui.export.stacks import to_collapsed, to_speedscope
 from overhead_tui.plugins.scenarios import discover, select
 from overhead_tui.present.format import fmt_number, fmt_percent
 from overhead_tui.profilers.profile import baseline_source_text, profile_scenario, slowdown_text
-from overhead_tui.profilers.pyspy import RATE_HZ
+from overhead_tui.profilers.pyspy import RATE_HZ, PyspySamples, Stack
 from overhead_tui.profilers.registry import BACKENDS
 from overhead_tui.summary.layers import layer_label
+from overhead_tui.summary.profile import (
+    BackendResult,
+    CallgrindResult,
+    ProfileRecord,
+    PyspyResult,
+    ScaleneResult,
+)
 from overhead_tui.summary.records import Settings
 
 HELP = "profile one scenario with perf, py-spy, callgrind and Scalene"
@@ -94,18 +101,19 @@ def run(args: argparse.Namespace) -> int:
         args.timeout,
         progress=progress,
     )
-    stacks = result["backends"].get("pyspy", {}).pop("_stacks", None)
+    pyspy = result.backends.get("pyspy")
+    stacks = pyspy.stacks if isinstance(pyspy, PyspySamples) else ()
     print(render(result))
     _write(args, result, stacks)
-    failed = [b for b in result["backends"].values() if b["status"] == "failed"]
-    return 1 if failed or result.get("error") else 0
+    failed = [b for b in result.backends.values() if b.status == "failed"]
+    return 1 if failed or result.error else 0
 
 
 def _interrupt(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt
 
 
-def _write(args: argparse.Namespace, result: dict[str, Any], stacks: Any) -> None:
+def _write(args: argparse.Namespace, result: ProfileRecord, stacks: tuple[Stack, ...]) -> None:
     try:
         _write_files(args, result, stacks)
     except OSError as exc:
@@ -114,10 +122,12 @@ def _write(args: argparse.Namespace, result: dict[str, Any], stacks: Any) -> Non
         ) from None
 
 
-def _write_files(args: argparse.Namespace, result: dict[str, Any], stacks: Any) -> None:
+def _write_files(
+    args: argparse.Namespace, result: ProfileRecord, stacks: tuple[Stack, ...]
+) -> None:
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(result, indent=2, sort_keys=True) + "\n")
+        args.json.write_text(json.dumps(result.to_json(), indent=2, sort_keys=True) + "\n")
         print(f"wrote {args.json}", file=sys.stderr)
     for path, render_stacks in ((args.speedscope, "speedscope"), (args.collapsed, "collapsed")):
         if path is None:
@@ -127,71 +137,69 @@ def _write_files(args: argparse.Namespace, result: dict[str, Any], stacks: Any) 
             continue
         path.parent.mkdir(parents=True, exist_ok=True)
         if render_stacks == "speedscope":
-            doc = to_speedscope(stacks, f"{result['scenario']} n={result['n']}", RATE_HZ)
+            doc = to_speedscope(stacks, f"{result.scenario} n={result.n}", RATE_HZ)
             path.write_text(json.dumps(doc) + "\n")
         else:
             path.write_text(to_collapsed(stacks))
         print(f"wrote {path}", file=sys.stderr)
 
 
-def render(result: dict[str, Any]) -> str:
-    """A readable text report of a profile JSON."""
+def render(result: ProfileRecord) -> str:
+    """A readable text report of a profile."""
     lines = [
-        f"{result['scenario']}  n={result['n']}  {result['dtype']}  unprofiled "
-        f"{fmt_number((result.get('baseline_per_call_s') or 0) * 1e3)} ms per call"
+        f"{result.scenario}  n={result.n}  {result.dtype}  unprofiled "
+        f"{fmt_number((result.baseline_per_call_s or 0) * 1e3)} ms per call"
     ]
-    if result.get("baseline_per_call_s"):
+    if result.baseline_per_call_s:
         lines.append(f"  baseline: {baseline_source_text(result)}")
-    if result.get("error"):
-        lines.append(f"  error: {result['error']}")
-    for name, part in result["backends"].items():
-        status = part["status"]
-        head = f"\n{name}: {status}"
-        if part.get("version"):
-            head += f" (version {part['version']})"
-        if part.get("slowdown"):
-            head += f", {slowdown_text(part['slowdown'])}"
+    if result.error:
+        lines.append(f"  error: {result.error}")
+    for name, part in result.backends.items():
+        head = f"\n{name}: {part.status}"
+        if part.version:
+            head += f" (version {part.version})"
+        if part.slowdown:
+            head += f", {slowdown_text(part.slowdown)}"
         lines.append(head)
-        lines += [f"  note: {note}" for note in part.get("notes", [])]
-        if status != "ok":
-            lines.append(
-                f"  {part.get('reason')}" + (f"; fix: {part['fix']}" if part.get("fix") else "")
-            )
+        lines += [f"  note: {note}" for note in part.notes]
+        if not part.ok:
+            lines.append(f"  {part.reason}" + (f"; fix: {part.fix}" if part.fix else ""))
             continue
-        lines.extend(_details(name, part))
+        lines.extend(_details(part))
     return "\n".join(lines)
 
 
-def _details(name: str, part: dict[str, Any]) -> list[str]:
+def _details(part: BackendResult) -> list[str]:
     lines = []
-    if name == "callgrind":
+    if isinstance(part, CallgrindResult):
         lines.append(
-            f"  {fmt_number(part['instructions_per_fma'])} instructions per multiply-"
-            f"add (n={part['n']}), {fmt_number(part['floats_per_fma'])} floats created"
+            f"  {fmt_number(part.instructions_per_fma)} instructions per multiply-"
+            f"add (n={part.n}), {fmt_number(part.floats_per_fma)} floats created"
         )
-    if name == "pyspy":
+    if isinstance(part, PyspyResult):
         lines.append(
-            f"  {part['samples']} samples, {fmt_percent(part['native_fraction'])} in "
-            f"native frames, errors {part.get('errors')}"
+            f"  {part.samples} samples, {fmt_percent(part.native_fraction)} in "
+            f"native frames, errors {part.errors}"
         )
-        lines += [f"  {fmt_percent(r['self']):>8}  {r['frame']}" for r in part["top_frames"][:8]]
-    if name == "scalene":
-        t = part["totals"]
+        lines += [f"  {fmt_percent(r.self_share):>8}  {r.frame}" for r in part.top_frames[:8]]
+    if isinstance(part, ScaleneResult):
+        t = part.totals
         lines.append(
-            f"  python {fmt_percent(t['python'])}, native {fmt_percent(t['native'])}, "
-            f"system {fmt_percent(t['system'])}"
+            f"  python {fmt_percent(t.python)}, native {fmt_percent(t.native)}, "
+            f"system {fmt_percent(t.system)}"
         )
         lines += [
-            f"  line {x['lineno']:>4}: python {fmt_percent(x['python'])}, native "
-            f"{fmt_percent(x['native'])}  {x['line'].strip()[:50]}"
-            for x in part["lines"]
+            f"  line {x.lineno:>4}: python {fmt_percent(x.python)}, native "
+            f"{fmt_percent(x.native)}  {x.line.strip()[:50]}"
+            for x in part.lines
         ]
-    for layer, share in sorted(part.get("layers", {}).items(), key=lambda kv: -kv[1]):
+    layers = getattr(part, "layers", {})
+    for layer, share in sorted(layers.items(), key=lambda kv: -kv[1]):
         if share >= 0.005:
             lines.append(f"  {fmt_percent(share):>8}  {layer_label(layer)}")
-    for row in part.get("top_symbols", [])[:8]:
+    for row in getattr(part, "top_symbols", ())[:8]:
         lines.append(
-            f"  {fmt_percent(row['fraction']):>8}  {row['symbol'][:40]:<40} "
-            f"{row['library'][:24]:<24} {row['layer']}"
+            f"  {fmt_percent(row.fraction):>8}  {row.symbol[:40]:<40} "
+            f"{row.library[:24]:<24} {row.layer}"
         )
     return lines

@@ -132,7 +132,6 @@ def profile_all(
             python=summary.settings.python,
             blas_threads=result.blas_threads,
         )
-        profile["backends"].get("pyspy", {}).pop("_stacks", None)
         result.profile = profile
         attach_agreement(result)
 

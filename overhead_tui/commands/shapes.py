@@ -177,7 +177,7 @@ def run(args: argparse.Namespace) -> int:
         progress.note(f"wall time: {summary.wall_s:.1f} s")
     if args.app:
         show_in_app(summary)
-    return exit_status(sweep, (summary.shapes or {}).get("points", []))
+    return exit_status(sweep, sweep.record.points)
 
 
 def write_exports(summary: RunSummary, args: argparse.Namespace) -> None:

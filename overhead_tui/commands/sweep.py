@@ -39,8 +39,10 @@ from overhead_tui.plugins.scenarios import ScenarioSpec, discover, select
 from overhead_tui.present.format import fmt_gflops, fmt_seconds
 from overhead_tui.present.sweep_rows import point_cell, sweep_rows
 from overhead_tui.summary.records import RunSummary, Settings
+from overhead_tui.summary.sweep import SweepPoint
 
 if TYPE_CHECKING:
+    from overhead_tui.analysis.shapes import ShapePoint
     from overhead_tui.engine.shapes import ShapesSweep
 
 
@@ -163,7 +165,7 @@ def run(args: argparse.Namespace) -> int:
     progress.note(f"run directory: {run_dir}")
     if args.app:
         show_in_app(summary)
-    return exit_status(sweep, (summary.sweep or {}).get("points", []))
+    return exit_status(sweep, summary.sweep.points if summary.sweep else [])
 
 
 def show_in_app(summary: RunSummary) -> None:
@@ -179,7 +181,7 @@ def render_sweep_table(summary: RunSummary) -> str:
     """GFLOP/s per scenario (rows) and n (columns) as aligned text: ``!`` marks an unstable
     point, a failed point shows its status, a size not run ``—``; the last column says why a
     scenario stopped before the last size.  Failed points' errors are listed below."""
-    sizes: list[int] = list((summary.sweep or {}).get("sizes", []))
+    sizes: list[int] = list(summary.sweep.sizes) if summary.sweep else []
     rows = sweep_rows(summary)
     header = ["GFLOP/s", *(f"n={n}" for n in sizes), "stopped"]
     table = [header]
@@ -196,9 +198,9 @@ def render_sweep_table(summary: RunSummary) -> str:
     ]
     for row in rows:
         for n, point in sorted(row.points.items()):
-            if point["status"] != "ok":
-                lines.append(f"  {row.scenario} at n={n}: {point['status']} — {point.get('error')}")
-    if any(p.get("warnings") for row in rows for p in row.points.values()):
+            if point.status != "ok":
+                lines.append(f"  {row.scenario} at n={n}: {point.status} — {point.error}")
+    if any(p.warnings for row in rows for p in row.points.values()):
         lines.append("  ! unstable timing (noise, CPU contention): see points/<scenario>-<n>/")
     return "\n".join(lines)
 
@@ -239,13 +241,13 @@ def drive(sweep: Sweep | ShapesSweep, progress: PointProgress) -> None:
             progress.show(event)
 
 
-def exit_status(sweep: Sweep | ShapesSweep, points: list[dict[str, Any]]) -> int:
+def exit_status(sweep: Sweep | ShapesSweep, points: Sequence[SweepPoint | ShapePoint]) -> int:
     """130 when ``sweep`` was stopped, 1 when a point failed or none was measured, else 0
     (budget, size and skipped stops are normal)."""
     if sweep.cancelled:
         return EXIT_INTERRUPTED
-    failed = [p for p in points if p["status"] in FAILED and p["status"] != "skipped"]
-    measured = [p for p in points if p["status"] == "ok"]
+    failed = [p for p in points if p.status in FAILED and p.status != "skipped"]
+    measured = [p for p in points if p.status == "ok"]
     return 1 if failed or not measured else 0
 
 
@@ -277,6 +279,6 @@ class SweepProgress(PointProgress):
             )
         elif isinstance(event, PointFinished):
             p = event.point
-            self.finished(p["status"], p["gflops"], p["median_s"], p.get("error"))
+            self.finished(p.status, p.gflops, p.median_s, p.error)
         else:
             super().show(event)

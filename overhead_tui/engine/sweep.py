@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +42,7 @@ from overhead_tui.engine.budgeted import BudgetedSweep, ScenarioStopped
 from overhead_tui.engine.events import ProbeStarted, ScenarioProgress
 from overhead_tui.plugins.scenarios import ScenarioSpec
 from overhead_tui.summary.records import RunSummary, ScenarioResult, Settings
+from overhead_tui.summary.sweep import SweepPoint, SweepRecord
 
 DEFAULT_SIZES: tuple[int, ...] = (8, 16, 32, 64, 128, 256, 512, 1024)
 """Matrix orders of a sweep when ``--sizes`` is not given (powers of two)."""
@@ -95,7 +96,7 @@ class PointFinished:
     """A point's result: ``point`` is the summary's record (see :func:`point_record`),
     ``result`` the full scenario result of its worker."""
 
-    point: dict[str, Any]
+    point: SweepPoint
     result: ScenarioResult
 
 
@@ -118,20 +119,20 @@ SweepEvent = (
 )
 
 
-def point_record(result: ScenarioResult) -> dict[str, Any]:
-    """The summary's record of one point: scenario, n, status, median_s (s), gflops
-    (GFLOP/s), samples_s (s per call), error, wall_s (s)."""
-    return {
-        "scenario": result.name,
-        "n": result.n,
-        "status": result.status,
-        "median_s": result.median_s if result.has_speed else None,
-        "gflops": result.gflops if result.has_speed else None,
-        "samples_s": list(result.samples_s) if result.has_speed else [],
-        "error": result.error,
-        "wall_s": result.wall_s,
-        "warnings": list(result.warnings) if result.has_speed else [],
-    }
+def point_record(result: ScenarioResult) -> SweepPoint:
+    """The summary's record of one point (speeds, samples and warnings only when ok)."""
+    speed = result.has_speed
+    return SweepPoint(
+        scenario=result.name,
+        n=result.n,
+        status=result.status,
+        median_s=result.median_s if speed else None,
+        gflops=result.gflops if speed else None,
+        samples_s=list(result.samples_s) if speed else [],
+        error=result.error,
+        wall_s=result.wall_s,
+        warnings=list(result.warnings) if speed else [],
+    )
 
 
 # -- the sweep ------------------------------------------------------------------------------
@@ -169,13 +170,8 @@ class Sweep(BudgetedSweep):
         swept = replace(settings, size=None, scenarios=names)
         super().__init__(specs, sizes, budget_s, swept, run_dir, clock)
         self.sizes = self.points
-        self.summary.sweep = {
-            "sizes": list(self.sizes),
-            "budget_s": budget_s,
-            "dtype": settings.dtype,
-            "points": [],
-            "stopped": {},
-        }
+        self.record = SweepRecord(list(self.sizes), budget_s, settings.dtype)
+        self.summary.sweep = self.record
 
     def _started_log(self) -> dict[str, Any]:
         return {"sizes": self.sizes, "budget_s": self.budget_s}
@@ -220,11 +216,11 @@ class Sweep(BudgetedSweep):
         self, spec: ScenarioSpec, x: int, result: ScenarioResult
     ) -> tuple[dict[str, Any], PointFinished]:
         point = point_record(result)
-        self.summary.sweep["points"].append(point)  # type: ignore[index]
-        return point, PointFinished(point, result)
+        self.record.points.append(point)
+        return asdict(point), PointFinished(point, result)
 
     def _cost(self, x: int, result: ScenarioResult) -> PointCost:
         return PointCost(x, result.median_s or 0.0, point_overhead_s(result))
 
     def _mark_stopped(self, name: str, reason: str) -> None:
-        self.summary.sweep["stopped"][name] = reason  # type: ignore[index]
+        self.record.stopped[name] = reason

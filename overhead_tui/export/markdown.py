@@ -301,18 +301,17 @@ class MarkdownExporter(Exporter):
 
     @staticmethod
     def _profiles(summary: RunSummary) -> list[str]:
-        rows = [r for r in summary.scenarios if (r.profile or {}).get("backends")]
+        rows = [r for r in summary.scenarios if r.profile and r.profile.backends]
         if not rows:
             return []
         lines = ["## Profilers", "", "| scenario | profiler | status | under the profiler |"]
         lines.append("|---|---|---|---|")
         notes = []
         for r in rows:
-            for name, part in r.profile["backends"].items():
-                status = part.get("status", "not run")
-                slowdown = slowdown_text(part.get("slowdown")) or "—"
-                lines.append(f"| {r.name} | {name} | {status} | {slowdown} |")
-                notes += [f"- {r.name}, {name}: {note}" for note in part.get("notes", [])]
+            for name, part in r.profile.backends.items():  # type: ignore[union-attr]
+                slowdown = slowdown_text(part.slowdown) or "—"
+                lines.append(f"| {r.name} | {name} | {part.status} | {slowdown} |")
+                notes += [f"- {r.name}, {name}: {note}" for note in part.notes]
         lines += ["", *notes] if notes else []
         sources = {baseline_source_text(r.profile) for r in rows}
         lines += [

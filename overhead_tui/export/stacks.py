@@ -8,15 +8,16 @@ speedscope: the file format of https://www.speedscope.app/file-format-schema.jso
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import overhead_tui
-from overhead_tui.profilers.pyspy import Frame
+from overhead_tui.profilers.pyspy import Stack
 
 SPEEDSCOPE_SCHEMA = "https://www.speedscope.app/file-format-schema.json"
 
 
-def to_collapsed(stacks: list[tuple[list[Frame], int]]) -> str:
+def to_collapsed(stacks: Sequence[Stack]) -> str:
     """Collapsed-stack text for ``stacks`` (counts of identical stacks merged)."""
     merged: dict[str, int] = {}
     for frames, count in stacks:
@@ -25,9 +26,7 @@ def to_collapsed(stacks: list[tuple[list[Frame], int]]) -> str:
     return "".join(f"{k} {v}\n" for k, v in sorted(merged.items()))
 
 
-def to_speedscope(
-    stacks: list[tuple[list[Frame], int]], name: str, rate_hz: float
-) -> dict[str, Any]:
+def to_speedscope(stacks: Sequence[Stack], name: str, rate_hz: float) -> dict[str, Any]:
     """A speedscope document with one sampled profile (weights in seconds: 1 / rate)."""
     index: dict[tuple[str, str, int | None], int] = {}
     frames: list[dict[str, Any]] = []

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from overhead_tui.summary.records import RunSummary
+from overhead_tui.summary.sweep import SweepPoint
 from overhead_tui.summary.units import fmt_gflops
 
 
@@ -14,41 +14,37 @@ class SweepRow:
     """One scenario of a sweep, for tables and plots: its points by n and why it stopped."""
 
     scenario: str
-    points: dict[int, dict[str, Any]]
+    points: dict[int, SweepPoint]
     """Point records (:func:`point_record`) by matrix order n."""
     stopped: str | None
     """Reason it stopped before the last size (``budget``, ``max_size``, a status), or None."""
 
     def curve(self) -> tuple[list[int], list[float]]:
         """(n, GFLOP/s) of its ok points, by increasing n."""
-        ok = [(n, p["gflops"]) for n, p in sorted(self.points.items()) if p["status"] == "ok"]
+        ok = [(n, p.gflops) for n, p in sorted(self.points.items()) if p.status == "ok"]
         return [n for n, _ in ok], [g for _, g in ok]
 
 
 def sweep_rows(summary: RunSummary) -> list[SweepRow]:
     """The sweep of ``summary`` by scenario, in sweep order (empty without a sweep)."""
-    sweep = summary.sweep or {}
-    points: list[dict[str, Any]] = sweep.get("points", [])
-    stopped: dict[str, str] = sweep.get("stopped", {})
+    sweep = summary.sweep
+    if sweep is None:
+        return []
+    points, stopped = sweep.points, sweep.stopped
     names = list(
-        dict.fromkeys([*summary.settings.scenarios, *(p["scenario"] for p in points), *stopped])
+        dict.fromkeys([*summary.settings.scenarios, *(p.scenario for p in points), *stopped])
     )
     return [
-        SweepRow(
-            name,
-            {p["n"]: p for p in points if p["scenario"] == name},
-            stopped.get(name),
-        )
+        SweepRow(name, {p.n: p for p in points if p.scenario == name}, stopped.get(name))
         for name in names
-        if sweep
     ]
 
 
-def point_cell(point: dict[str, Any] | None, unstable: str = " !") -> str:
+def point_cell(point: SweepPoint | None, unstable: str = " !") -> str:
     """A point as a table cell: GFLOP/s (``unstable`` appended when the timing carries
     warnings), its status if it failed, or ``—`` when the size was not run."""
     if point is None:
         return "—"
-    if point["status"] != "ok":
-        return str(point["status"])
-    return fmt_gflops(point["gflops"]) + (unstable if point.get("warnings") else "")
+    if point.status != "ok":
+        return str(point.status)
+    return fmt_gflops(point.gflops) + (unstable if point.warnings else "")

@@ -26,6 +26,7 @@ from typing import Any
 
 from overhead_tui.engine.spawn import run_command, worker_command, worker_env
 from overhead_tui.profilers.layermap import classify, library_name
+from overhead_tui.summary.profile import BackendResult, CallgrindResult, SymbolRow
 
 _NAMED = re.compile(r"^(c?(?:fn|ob))=\((\d+)\)(?: (.*))?$")
 _COST = re.compile(r"^[+\-*]?\d*\s+(\d+)")
@@ -104,9 +105,10 @@ def parse_callgrind(text: str) -> CallgrindProfile:
 
 
 def summarize(
-    profile: CallgrindProfile, fmas: float, compiled_as: str, top: int = 25
-) -> dict[str, Any]:
-    """Instructions per multiply-add, by layer and top symbols; exact floats per FMA."""
+    profile: CallgrindProfile, fmas: float, compiled_as: str, top: int = 25, n: int | None = None
+) -> CallgrindResult:
+    """Instructions per multiply-add, by layer and top symbols; exact floats per FMA (at
+    matrix order ``n``)."""
     total = profile.total or sum(profile.self_cost.values()) or 1
     layers: dict[str, float] = {}
     rows = []
@@ -115,27 +117,21 @@ def summarize(
         layer = compiled_as if layer == "compiled" else layer
         layers[layer] = layers.get(layer, 0.0) + cost / total
         if len(rows) < top:
-            rows.append(
-                {
-                    "symbol": fn,
-                    "library": library_name(ob),
-                    "fraction": cost / total,
-                    "layer": layer,
-                    "instructions_per_fma": cost / fmas,
-                }
-            )
-    return {
-        "instructions": profile.total,
-        "instructions_per_fma": profile.total / fmas,
-        "floats_per_fma": profile.calls.get(FLOAT_CONSTRUCTOR, 0) / KERNEL_CALLS / fmas,
-        "layers": layers,
-        "top_symbols": rows,
-    }
+            rows.append(SymbolRow(fn, library_name(ob), cost / total, layer, cost / fmas))
+    return CallgrindResult(
+        "ok",
+        n=n,
+        instructions=profile.total,
+        instructions_per_fma=profile.total / fmas,
+        floats_per_fma=profile.calls.get(FLOAT_CONSTRUCTOR, 0) / KERNEL_CALLS / fmas,
+        layers=layers,
+        top_symbols=tuple(rows),
+    )
 
 
 def profile(
     valgrind: str, python: str, spec: dict[str, Any], timeout_s: float, compiled_as: str
-) -> dict[str, Any]:
+) -> BackendResult:
     """Run one kernel call under callgrind and return the backend's profile part."""
     with tempfile.TemporaryDirectory(prefix="overhead-callgrind-") as tmp:
         out = Path(tmp) / "callgrind.out"
@@ -153,17 +149,18 @@ def profile(
         )
         text = out.read_text(encoding="utf-8", errors="replace") if out.exists() else ""
     if result.timed_out:
-        return {
-            "status": "failed",
-            "reason": f"timed out after {timeout_s:g} s (JIT compilation under valgrind is "
+        return BackendResult(
+            "failed",
+            reason=f"timed out after {timeout_s:g} s (JIT compilation under valgrind is "
             "slow; try a longer --timeout)",
-        }
+        )
     if result.worker_error:
-        return {"status": "failed", "reason": f"the scenario failed: {result.worker_error}"}
+        return BackendResult("failed", reason=f"the scenario failed: {result.worker_error}")
     if result.event("done") is None or not text:
         tail = (result.stderr.strip().splitlines() or ["no output"])[-1]
-        return {"status": "failed", "reason": f"no callgrind output ({tail[:200]})"}
+        return BackendResult("failed", reason=f"no callgrind output ({tail[:200]})")
     parsed = parse_callgrind(text)
     if parsed.total == 0:
-        return {"status": "failed", "reason": "callgrind counted no instructions in the kernel"}
-    return {"status": "ok", "n": spec["n"], **summarize(parsed, float(spec["n"]) ** 3, compiled_as)}
+        return BackendResult("failed", reason="callgrind counted no instructions in the kernel")
+    n = spec["n"]
+    return summarize(parsed, float(n) ** 3, compiled_as, n=n)

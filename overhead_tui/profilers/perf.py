@@ -17,6 +17,8 @@ from typing import Any
 
 from overhead_tui.engine.spawn import CommandResult, run_command, worker_command, worker_env
 from overhead_tui.profilers.layermap import classify, library_name
+from overhead_tui.profilers.outcome import profiled_per_call_s
+from overhead_tui.summary.profile import BackendResult, PerfResult, SymbolRow
 
 _REPORT_LINE = re.compile(r"^\s*([0-9.]+)%\s+(.+?)\s+\[(.)\]\s+(.*?)\s*$")
 
@@ -66,8 +68,15 @@ def layer_fractions(shares: list[SymbolShare], compiled_as: str) -> dict[str, fl
     return layers
 
 
-def profile(perf: str, python: str, spec: dict[str, Any], timeout_s: float) -> dict[str, Any]:
-    """Run the worker under perf and return the backend's part of the profile JSON."""
+def profile(
+    perf: str,
+    python: str,
+    spec: dict[str, Any],
+    timeout_s: float,
+    compiled_as: str = "scalar_compute",
+) -> BackendResult:
+    """Run the worker under perf and return the backend's part of the profile (JIT code
+    counted as the layer ``compiled_as``)."""
     with tempfile.TemporaryDirectory(prefix="overhead-perf-") as tmp:
         data = Path(tmp) / "perf.data"
         ctl, ack = Path(tmp) / "ctl", Path(tmp) / "ack"
@@ -95,7 +104,7 @@ def profile(perf: str, python: str, spec: dict[str, Any], timeout_s: float) -> d
         )
         failure = _failure(record, data)
         if failure:
-            return {"status": "failed", "reason": failure}
+            return BackendResult("failed", reason=failure)
         report = run_command(
             [
                 perf,
@@ -115,15 +124,15 @@ def profile(perf: str, python: str, spec: dict[str, Any], timeout_s: float) -> d
         )
     shares = parse_report(report.stdout)
     if not shares:
-        return {"status": "failed", "reason": "perf report found no samples"}
+        return BackendResult("failed", reason="perf report found no samples")
     samples = re.search(r"# Samples: (\S+)", report.stdout)
-    return {
-        "status": "ok",
-        "samples": samples.group(1) if samples else None,
-        "top_symbols": [s.__dict__ for s in shares[:40]],
-        "profiled": record.event("profiled"),
-        "_shares": shares,
-    }
+    return PerfResult(
+        "ok",
+        samples=samples.group(1) if samples else None,
+        layers=layer_fractions(shares, compiled_as),
+        top_symbols=tuple(SymbolRow(s.symbol, s.library, s.fraction, s.layer) for s in shares[:40]),
+        profiled_per_call_s=profiled_per_call_s(record),
+    )
 
 
 def _failure(result: CommandResult, data: Path) -> str | None:

@@ -1,9 +1,7 @@
-"""Profile one scenario with the chosen backends; the result is the profile JSON.
+"""Profile one scenario with the chosen backends; the result is a
+:class:`~overhead_tui.summary.profile.ProfileRecord` (its JSON: ``summary.profile``).
 
-``{"scenario", "n", "dtype", "baseline_per_call_s", "baseline_source", "baseline_calls",
-"backends": {name: {"status": ok | unavailable | failed, "reason", "fix", "samples", "errors",
-"slowdown", "notes" [str], "layers" {layer: fraction}, "top_symbols" [...],
-"instructions_per_fma", ...}}}``.  The speed figure is never the profiled one: ``slowdown`` is
+The speed figure is never the profiled one: ``slowdown`` is
 the profiled time per call over the unprofiled baseline's, measured in the same profile run
 (``baseline_source``: :data:`BASELINE_SOURCES`); a ratio under ``1 + SLOWDOWN_NOISE`` reads
 "within noise" (:func:`slowdown_text`), never "faster under the profiler".  ``notes`` say what
@@ -14,6 +12,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from overhead_tui.engine.spawn import (
@@ -26,6 +25,7 @@ from overhead_tui.engine.spawn import (
 from overhead_tui.plugins.scenarios import ScenarioSpec
 from overhead_tui.profilers.capabilities import Capability
 from overhead_tui.profilers.registry import BACKENDS, REGISTRY, detect
+from overhead_tui.summary.profile import BackendResult, ProfileRecord
 
 SLOWDOWN_NOISE = 0.05
 """Relative tolerance of a slowdown (5 %): a profiled run less than 5 % slower than the
@@ -65,22 +65,22 @@ def slowdown_text(ratio: float | None) -> str:
     return f"{ratio:.2f}× slower under the profiler"
 
 
-def baseline_source_text(profile: dict[str, Any]) -> str:
+def baseline_source_text(profile: ProfileRecord | None) -> str:
     """What a profile's unprofiled baseline was, in words (older profiles: not recorded)."""
-    source = profile.get("baseline_source")
+    source = profile.baseline_source if profile else None
     return BASELINE_SOURCES.get(source, source) if source else "source not recorded"
 
 
-def baseline_text(profile: dict[str, Any]) -> str:
+def baseline_text(profile: ProfileRecord | None) -> str:
     """Where a profile's slowdowns come from: the baseline's time per call and its source."""
-    per_call = profile.get("baseline_per_call_s")
+    per_call = profile.baseline_per_call_s if profile else None
     if not per_call:
         return "no unprofiled baseline: no slowdown"
     return f"slowdowns against {per_call * 1e3:.4g} ms per call: {baseline_source_text(profile)}"
 
 
 def blind_spots(
-    backend: str, layers: tuple[str, ...], blas_threads: int | None, part: dict[str, Any]
+    backend: str, layers: tuple[str, ...], blas_threads: int | None, part: BackendResult
 ) -> list[str]:
     """Notes on what ``backend`` cannot see in a rung with ``layers`` (and ``blas_threads``
     threads in its BLAS pool, when known); [] when it sees everything the rung does."""
@@ -88,7 +88,7 @@ def blind_spots(
     threaded = any(x in layers for x in THREAD_LAYERS) or (blas_threads or 0) > 1
     if threaded and backend in BLIND_SPOTS:
         notes.append(BLIND_SPOTS[backend])
-    if backend == "pyspy" and part.get("native") is False:
+    if backend == "pyspy" and getattr(part, "native", None) is False:
         notes.append(PYSPY_NO_NATIVE)
     return notes
 
@@ -105,30 +105,31 @@ def profile_scenario(
     progress: Callable[[str], None] | None = None,
     cancel: Cancel | None = None,
     blas_threads: int | None = None,
-) -> dict[str, Any]:
+) -> ProfileRecord:
     """Run ``spec`` under each backend; missing backends are reported, never raised.
 
     First one unprofiled worker at the same ``n`` and ``duration_s`` (seconds): every
     backend's ``slowdown`` is over its time per call.  ``blas_threads`` (the rung's BLAS pool,
     when a ladder run measured it) adds the notes of :func:`blind_spots`.
 
-    Returns the profile JSON; ``_stacks`` (py-spy samples, for the stack exports) is kept
-    in memory only.  ``cancel.set()`` from another thread kills the running backend's process
-    group and skips the rest: the result then has ``"cancelled": True`` (and is incomplete).
+    Returns the profile; py-spy's part keeps its kernel stacks in memory for the stack
+    exports (``pyspy.PyspySamples.stacks``, never written).  ``cancel.set()`` from another
+    thread kills the running backend's process group and skips the rest: the result is then
+    ``cancelled`` (and incomplete).
     """
     with cancel_scope(cancel):
         result = _profile_scenario(
             spec, n, dtype, backends, duration_s, timeout_s, python, seed, progress, cancel
         )
-    for name, part in result["backends"].items():
+    parts = dict(result.backends)
+    for name, part in parts.items():
         # a failure ("recorded no time in the scenario") on such a rung is the blind spot too
-        if part.get("status") in ("ok", "failed") and (
+        if part.status in ("ok", "failed") and (
             notes := blind_spots(name, spec.layers, blas_threads, part)
         ):
-            part["notes"] = notes
-    if cancel is not None and cancel.is_set():
-        result["cancelled"] = True
-    return result
+            parts[name] = replace(part, notes=tuple(notes))
+    cancelled = cancel is not None and cancel.is_set()
+    return replace(result, backends=parts, cancelled=cancelled)
 
 
 def _profile_scenario(
@@ -142,7 +143,7 @@ def _profile_scenario(
     seed: int,
     progress: Callable[[str], None] | None,
     cancel: Cancel | None,
-) -> dict[str, Any]:
+) -> ProfileRecord:
     python = python or sys.executable
     worker = {
         "mode": "profile",
@@ -155,46 +156,49 @@ def _profile_scenario(
         "requires": list(spec.requires),
     }
     caps = detect(tuple(b for b in backends if b in BACKENDS))
-    result: dict[str, Any] = {"scenario": spec.name, "n": n, "dtype": dtype, "backends": {}}
+    parts: dict[str, BackendResult] = {}
     if progress:
         progress("unprofiled baseline")
     baseline = run_command(worker_command(python, worker), timeout_s, worker_env())
     base = baseline.event("profiled")
-    result["baseline_per_call_s"] = base["per_call_s"] if base else None
-    result["baseline_source"] = "profile_run"
-    result["baseline_calls"] = base["calls"] if base else None
+    result = ProfileRecord(
+        spec.name,
+        n,
+        dtype,
+        parts,
+        baseline_per_call_s=base["per_call_s"] if base else None,
+        baseline_source="profile_run",
+        baseline_calls=base["calls"] if base else None,
+    )
     if base is None:  # no point profiling what does not run: every backend would fail too
         if baseline.timed_out:
             reason = f"the scenario did not finish unprofiled within {timeout_s:g} s"
         else:
             reason = baseline.worker_error or "the scenario did not run unprofiled"
-        result["error"] = reason
         for name, cap in caps.items():
-            result["backends"][name] = (
-                {"status": "failed", "reason": f"not profiled: {reason}", "version": cap.version}
+            parts[name] = (
+                BackendResult("failed", cap.version, reason=f"not profiled: {reason}")
                 if cap.ok
                 else _unavailable(cap)
             )
-        return result
+        return replace(result, error=reason)
     for name, cap in caps.items():
         if cancel is not None and cancel.is_set():  # the rest is not started
             break
         if progress:
             progress(name)
         if not cap.ok:
-            result["backends"][name] = _unavailable(cap)
+            parts[name] = _unavailable(cap)
             continue
         part = _run_backend(name, cap, python, worker, spec, n, timeout_s)
-        part["version"] = cap.version
-        profiled = part.pop("profiled", None)
-        if profiled and result["baseline_per_call_s"]:
-            part["slowdown"] = profiled["per_call_s"] / result["baseline_per_call_s"]
-        result["backends"][name] = part
+        profiled, per_call = part.profiled_per_call_s, result.baseline_per_call_s
+        slowdown = profiled / per_call if profiled and per_call else None
+        parts[name] = replace(part, version=cap.version, slowdown=slowdown)
     return result
 
 
-def _unavailable(cap: Capability) -> dict[str, Any]:
-    return {"status": "unavailable", "reason": cap.reason, "fix": cap.fix, "version": cap.version}
+def _unavailable(cap: Capability) -> BackendResult:
+    return BackendResult("unavailable", cap.version, reason=cap.reason, fix=cap.fix)
 
 
 def _run_backend(
@@ -205,10 +209,10 @@ def _run_backend(
     spec: ScenarioSpec,
     n: int,
     timeout_s: float,
-) -> dict[str, Any]:
+) -> BackendResult:
     """Run one backend (``registry.REGISTRY``) on the scenario."""
     assert cap.path is not None
     backend = REGISTRY.get(name)
     if backend is None:
-        return {"status": "failed", "reason": f"unknown backend {name}"}
+        return BackendResult("failed", reason=f"unknown backend {name}")
     return backend.run(cap, python, worker, spec, n, timeout_s)

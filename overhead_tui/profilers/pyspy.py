@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import re
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from overhead_tui.engine.spawn import run_command, worker_command, worker_env
 from overhead_tui.profilers.layermap import library_name
+from overhead_tui.profilers.outcome import profiled_per_call_s
+from overhead_tui.summary.profile import BackendResult, FrameRow, PyspyResult
 
 RATE_HZ = 200
 """Sampling rate passed to py-spy (samples per second)."""
@@ -47,6 +49,18 @@ class Frame:
         if self.line is not None:
             return f"{self.name} ({self.file}:{self.line})"
         return f"{self.name} ({self.file})" if self.file else self.name
+
+
+Stack = tuple[list[Frame], int]
+"""One collapsed stack: its frames (root first) and how many samples it had."""
+
+
+@dataclass(frozen=True)
+class PyspySamples(PyspyResult):
+    """py-spy's part of a profile with its kernel stacks, kept in memory for the stack
+    exports (``export.stacks``) and never written to the profile JSON."""
+
+    stacks: tuple[Stack, ...] = field(default=(), compare=False, repr=False)
 
 
 def parse_frame(text: str) -> Frame:
@@ -94,7 +108,7 @@ def kernel_stacks(stacks: list[tuple[list[Frame], int]]) -> list[tuple[list[Fram
     return kept
 
 
-def summarize(stacks: list[tuple[list[Frame], int]], top: int = 25) -> dict[str, Any]:
+def summarize(stacks: list[tuple[list[Frame], int]], top: int = 25) -> PyspyResult:
     """Samples, native share (leaf frame native) and a top-N self/total time table."""
     total = sum(c for _, c in stacks)
     self_time: dict[str, int] = {}
@@ -109,19 +123,17 @@ def summarize(stacks: list[tuple[list[Frame], int]], top: int = 25) -> dict[str,
         for label in {f.label for f in frames}:
             total_time[label] = total_time.get(label, 0) + count
     rows = sorted(self_time.items(), key=lambda kv: -kv[1])[:top]
-    return {
-        "samples": total,
-        "native_fraction": native / total if total else None,
-        "top_frames": [
-            {"frame": label, "self": n / total, "total": total_time[label] / total}
-            for label, n in rows
-        ]
+    return PyspyResult(
+        "ok",
+        samples=total,
+        native_fraction=native / total if total else None,
+        top_frames=tuple(FrameRow(label, n / total, total_time[label] / total) for label, n in rows)
         if total
-        else [],
-    }
+        else (),
+    )
 
 
-def profile(pyspy: str, python: str, spec: dict[str, Any], timeout_s: float) -> dict[str, Any]:
+def profile(pyspy: str, python: str, spec: dict[str, Any], timeout_s: float) -> BackendResult:
     """Run the worker under ``py-spy record --native`` and return the backend's profile part."""
     with tempfile.TemporaryDirectory(prefix="overhead-pyspy-") as tmp:
         out = Path(tmp) / "stacks.txt"
@@ -144,21 +156,24 @@ def profile(pyspy: str, python: str, spec: dict[str, Any], timeout_s: float) -> 
         )
         text = out.read_text(encoding="utf-8", errors="replace") if out.exists() else ""
     if result.timed_out:
-        return {"status": "failed", "reason": "timed out; py-spy and the worker were killed"}
+        return BackendResult("failed", reason="timed out; py-spy and the worker were killed")
     if result.worker_error:
-        return {"status": "failed", "reason": f"the scenario failed: {result.worker_error}"}
+        return BackendResult("failed", reason=f"the scenario failed: {result.worker_error}")
     if result.event("profiled") is None:
         tail = (result.stderr.strip().splitlines() or ["no output"])[-1]
-        return {"status": "failed", "reason": f"the worker did not finish ({tail[:200]})"}
+        return BackendResult("failed", reason=f"the worker did not finish ({tail[:200]})")
     stacks = kernel_stacks(parse_collapsed(text))
     if not stacks:
-        return {"status": "failed", "reason": "py-spy wrote no samples of the kernel"}
+        return BackendResult("failed", reason="py-spy wrote no samples of the kernel")
     errors = re.search(r"Errors: (\d+)", result.stderr + result.stdout)
-    return {
-        "status": "ok",
-        "native": True,  # --native: C, BLAS and JIT frames are named
-        **summarize(stacks),
-        "errors": int(errors.group(1)) if errors else None,
-        "profiled": result.event("profiled"),
-        "_stacks": stacks,
-    }
+    summary = summarize(stacks)
+    return PyspySamples(
+        "ok",
+        native=True,  # --native: C, BLAS and JIT frames are named
+        samples=summary.samples,
+        native_fraction=summary.native_fraction,
+        top_frames=summary.top_frames,
+        errors=int(errors.group(1)) if errors else None,
+        profiled_per_call_s=profiled_per_call_s(result),
+        stacks=tuple(stacks),
+    )

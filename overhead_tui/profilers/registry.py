@@ -16,13 +16,14 @@ from typing import Any
 from overhead_tui.plugins.scenarios import ScenarioSpec
 from overhead_tui.profilers import capabilities
 from overhead_tui.profilers.capabilities import Capability
+from overhead_tui.summary.profile import BackendResult
 
 CALLGRIND_MAX_N = 24
 """Largest n callgrind runs at: it executes about 50× slower and counts one call exactly."""
 
-RunBackend = Callable[[Capability, str, dict[str, Any], ScenarioSpec, int, float], dict[str, Any]]
+RunBackend = Callable[[Capability, str, dict[str, Any], ScenarioSpec, int, float], BackendResult]
 """``run(capability, python, worker_spec, scenario, n, timeout_s)`` → the backend's part of
-the profile JSON (``status`` ok / failed / …)."""
+the profile (``status`` ok / failed / …)."""
 
 
 @dataclass(frozen=True)
@@ -42,11 +43,7 @@ def compiled_layer(spec: ScenarioSpec) -> str:
 def _run_perf(cap, python, worker, spec, n, timeout_s):  # type: ignore[no-untyped-def]
     from overhead_tui.profilers import perf
 
-    part = perf.profile(str(cap.path), python, worker, timeout_s)
-    shares = part.pop("_shares", [])
-    if part["status"] == "ok":
-        part["layers"] = perf.layer_fractions(shares, compiled_layer(spec))
-    return part
+    return perf.profile(str(cap.path), python, worker, timeout_s, compiled_layer(spec))
 
 
 def _run_pyspy(cap, python, worker, spec, n, timeout_s):  # type: ignore[no-untyped-def]

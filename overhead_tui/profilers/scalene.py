@@ -19,16 +19,18 @@ from typing import Any
 
 from overhead_tui.engine.spawn import run_command, worker_env
 from overhead_tui.plugins.scenarios import ScenarioSpec
+from overhead_tui.profilers.outcome import profiled_per_call_s
+from overhead_tui.summary.profile import BackendResult, CpuShares, LineRow, ScaleneResult
 
 WORKER_SCRIPT = Path(__file__).resolve().parent.parent / "engine" / "worker.py"
 RETRIES = 2
 """Times a too-short profile is repeated, doubling the duration each time."""
 
 
-def parse_profile(data: Any, source_stem: str) -> list[dict[str, Any]]:
+def parse_profile(data: Any, source_stem: str) -> list[LineRow]:
     """Lines of the file whose name contains ``source_stem``, with CPU shares (fractions).
 
-    Returns ``[{"lineno", "line", "python", "native", "system"}]`` for lines with any time;
+    Returns a :class:`LineRow` (lineno, line, python, native, system) per line with any time;
     an empty list when the profile has no such file (or is not a Scalene profile at all).
     """
     files = data.get("files") if isinstance(data, dict) else None
@@ -46,20 +48,14 @@ def parse_profile(data: Any, source_stem: str) -> list[dict[str, Any]]:
             system = float(line.get("n_sys_percent", 0) or 0) / 100
             if python + native + system > 0:
                 lines.append(
-                    {
-                        "lineno": line.get("lineno"),
-                        "line": line.get("line", ""),
-                        "python": python,
-                        "native": native,
-                        "system": system,
-                    }
+                    LineRow(line.get("lineno"), line.get("line", ""), python, native, system)
                 )
     return lines
 
 
 def profile(
     python: str, worker: dict[str, Any], spec: ScenarioSpec, timeout_s: float
-) -> dict[str, Any]:
+) -> BackendResult:
     """Run the worker under Scalene and return the backend's profile part."""
     stem = Path(spec.path).stem
     duration = worker["duration_s"]
@@ -91,19 +87,22 @@ def profile(
             except (json.JSONDecodeError, UnicodeDecodeError):
                 data = {}
         if result.timed_out:
-            return {"status": "failed", "reason": "timed out; Scalene and the worker were killed"}
+            return BackendResult("failed", reason="timed out; Scalene and the worker were killed")
         if result.worker_error:
-            return {"status": "failed", "reason": f"the scenario failed: {result.worker_error}"}
+            return BackendResult("failed", reason=f"the scenario failed: {result.worker_error}")
         lines = parse_profile(data, stem)
         if lines:
-            totals = {k: sum(x[k] for x in lines) for k in ("python", "native", "system")}
-            return {
-                "status": "ok",
-                "lines": lines,
-                "totals": totals,
-                "elapsed_s": data.get("elapsed_time_sec"),
-                "profiled": result.event("profiled"),
-            }
+            return ScaleneResult(
+                "ok",
+                lines=tuple(lines),
+                totals=CpuShares(
+                    sum(x.python for x in lines),
+                    sum(x.native for x in lines),
+                    sum(x.system for x in lines),
+                ),
+                elapsed_s=data.get("elapsed_time_sec"),
+                profiled_per_call_s=profiled_per_call_s(result),
+            )
         reason = "Scalene recorded no time in the scenario's source"
         duration *= 2  # Scalene refuses short programs: lengthen, do not show empty
-    return {"status": "failed", "reason": reason}
+    return BackendResult("failed", reason=reason)

@@ -31,6 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from overhead_tui.summary.profile import ProfileRecord
+from overhead_tui.summary.sweep import SweepRecord
 from overhead_tui.summary.validation import SummaryError, validate_summary
 
 SCHEMA_VERSION = 4
@@ -247,9 +249,8 @@ class ScenarioResult:
     build: dict[str, Any] | None = None
     """How a compiled rung was built: compiler, version, flags, command, cached, build_s,
     vectorization (the compiler's report lines)."""
-    profile: dict[str, Any] | None = None
-    """Profiler results (``profilers.profile``): {n, baseline_per_call_s, baseline_source,
-    baseline_calls, backends {name: {status, slowdown, notes, ...}}}."""
+    profile: ProfileRecord | None = None
+    """Profiler results (``profilers.profile``; JSON: ``ProfileRecord.to_json``)."""
     breakdown: dict[str, Any] | None = None
     """Model breakdown (``attribution``): {method, explained, explained_interval [low, high],
     layers {layer: fraction}, intervals {layer: [low, high]}, rows, scale, agreement}."""
@@ -291,10 +292,8 @@ class RunSummary:
     """Probe results used for the breakdowns: {name: {value, unit, spread, layer, details}}."""
     waterfall: list[dict[str, Any]] = field(default_factory=list)
     """Steps between consecutive ok rungs (``attribution.waterfall``)."""
-    sweep: dict[str, Any] | None = None
-    """A size sweep (``engine.sweep``) when one was run: {sizes [n], budget_s (s), dtype,
-    points [{scenario, n, status, median_s (s), gflops (GFLOP/s), samples_s [s]}],
-    stopped {scenario: reason}}."""
+    sweep: SweepRecord | None = None
+    """A size sweep (``engine.sweep``) when one was run (``summary.sweep``)."""
     shapes: dict[str, Any] | None = None
     """A batch sweep of rectangular products (``overhead-tui shapes``) when one was run:
     {k, n, dtype, batches [m], budget_s, points [{scenario, m, status, median_s, gflops,
@@ -313,7 +312,9 @@ class RunSummary:
 
     def to_json(self) -> dict[str, Any]:
         """Return the summary as a JSON-ready dict (schema ``SCHEMA_VERSION``)."""
-        return dataclasses.asdict(self)
+        data = dataclasses.asdict(dataclasses.replace(self, scenarios=[]))
+        data["scenarios"] = [_scenario_json(s) for s in self.scenarios]
+        return data
 
     def dumps(self) -> str:
         """Serialise as sorted, indented UTF-8 JSON text ending in a newline."""
@@ -334,7 +335,7 @@ class RunSummary:
         return cls(
             machine=_build(MachineInfo, machine),
             settings=_build(Settings, data["settings"]),
-            scenarios=[_build(ScenarioResult, s) for s in data["scenarios"]],
+            scenarios=[_scenario(s) for s in data["scenarios"]],
             created=data["created"],
             finished=data.get("finished", True),
             wall_s=data.get("wall_s"),
@@ -342,7 +343,7 @@ class RunSummary:
             tool=data["tool"],
             probes=data.get("probes", {}),
             waterfall=data.get("waterfall", []),
-            sweep=data.get("sweep"),
+            sweep=SweepRecord.from_json(data["sweep"]) if data.get("sweep") else None,
             shapes=data.get("shapes"),
             schema_version=SCHEMA_VERSION,  # version 1 is upgraded: its new keys start empty
         )
@@ -383,6 +384,19 @@ class RunSummary:
             return cls.from_json(data)
         except SummaryError as exc:
             raise SummaryError(f"{path}: {exc}") from None
+
+
+def _scenario_json(result: ScenarioResult) -> dict[str, Any]:
+    data = dataclasses.asdict(dataclasses.replace(result, profile=None))
+    data["profile"] = result.profile.to_json() if result.profile else None
+    return data
+
+
+def _scenario(data: dict[str, Any]) -> ScenarioResult:
+    result: ScenarioResult = _build(ScenarioResult, data)
+    if result.profile is not None:
+        result.profile = ProfileRecord.from_json(data["profile"])
+    return result
 
 
 def _build(cls: type, data: dict[str, Any]) -> Any:

@@ -35,6 +35,7 @@ from overhead_tui.present.terminal import colour_wanted
 from overhead_tui.profilers.profile import profile_scenario
 from overhead_tui.profilers.registry import detect
 from overhead_tui.summary.interpreters import InterpretersSummary
+from overhead_tui.summary.profile import ProfileRecord
 from overhead_tui.summary.records import RunSummary, Settings
 from overhead_tui.tui.actions import bindings, palette
 from overhead_tui.tui.screens.capabilities import CapabilitiesScreen
@@ -346,7 +347,6 @@ class OverheadApp(App[None]):
         )
         if cancel.is_set():  # quitting: the profile is incomplete and nobody is waiting
             return
-        result["backends"].get("pyspy", {}).pop("_stacks", None)
         self.call_from_thread(self._profiled, spec.name, result)
 
     def stop_profiling(self) -> None:
@@ -354,7 +354,7 @@ class OverheadApp(App[None]):
         if self._profiling is not None:
             self._profiling.set()
 
-    def _profiled(self, name: str, profile: dict[str, object]) -> None:
+    def _profiled(self, name: str, profile: ProfileRecord) -> None:
         row = self.ladder.rows.get(name)
         if row is None:
             return
@@ -366,7 +366,7 @@ class OverheadApp(App[None]):
                 self.ladder.summary.save(Path(run_dir) / "summary.json")
             except OSError as exc:
                 self.notify(f"Profile kept in memory only: {exc}", severity="warning")
-        states = {k: v["status"] for k, v in profile["backends"].items()}  # type: ignore[union-attr]
+        states = {k: v.status for k, v in profile.backends.items()}
         self.notify(
             f"Profiled {name}: " + ", ".join(f"{k} {v}" for k, v in states.items()), timeout=8
         )

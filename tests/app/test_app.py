@@ -9,6 +9,7 @@ import time
 import pytest
 from textual.widgets import DataTable, Input, TabbedContent
 
+from overhead_tui.summary.profile import ProfileRecord
 from overhead_tui.summary.records import RunSummary, Settings
 from overhead_tui.tui.app import OverheadApp
 from overhead_tui.tui.screens.ladder import LadderScreen
@@ -247,7 +248,7 @@ async def test_profile_key_stores_results_and_shows_the_tabs(monkeypatch, tmp_pa
 
     def fake_profile(spec, n, dtype, **kw):
         calls.append((spec.name, n))
-        return json.loads(json.dumps(profile))
+        return ProfileRecord.from_json(json.loads(json.dumps(profile)))
 
     monkeypatch.setattr(app_module, "profile_scenario", fake_profile)
     summary = RunSummary.load(RECORDED_SUMMARY)
@@ -267,7 +268,7 @@ async def test_profile_key_stores_results_and_shows_the_tabs(monkeypatch, tmp_pa
         )
         assert calls == [("python_naive", 128)]
         saved = RunSummary.load(tmp_path / "summary.json")
-        assert saved.scenario("python_naive").profile["backends"]["perf"]["status"] == "ok"
+        assert saved.scenario("python_naive").profile.backends["perf"].status == "ok"
         await pilot.press("escape", "c")
         assert type(app.screen).__name__ == "CapabilitiesScreen"
 

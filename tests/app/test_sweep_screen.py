@@ -26,7 +26,7 @@ def _text(widget: Static) -> str:
 
 async def test_plot_and_table_show_every_point_and_escape_goes_back():
     summary = RunSummary.load(SWEEP_SUMMARY)
-    points = summary.sweep["points"]
+    points = summary.sweep.to_json()["points"]
     app = OverheadApp(summary=summary)
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()  # a summary with a sweep opens on the Sweep screen

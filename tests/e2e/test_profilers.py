@@ -57,7 +57,7 @@ def _leftovers(tmp_path):
 def test_profiler_that_hangs_is_killed_with_its_process_group(tmp_path):
     fake = _fake(tmp_path, "perf", "sleep 300 & sleep 300\n")
     started = time.monotonic()
-    result = perf.profile(fake, PYTHON, _spec("python_naive"), timeout_s=2)
+    result = perf.profile(fake, PYTHON, _spec("python_naive"), timeout_s=2).to_json()
     assert result["status"] == "failed" and "timed out" in result["reason"]
     # killed at the timeout, not waited for: far sooner than the fake's 300 s sleeps end
     assert time.monotonic() - started < 150
@@ -66,7 +66,7 @@ def test_profiler_that_hangs_is_killed_with_its_process_group(tmp_path):
 
 def test_profiler_that_crashes_without_running_the_worker(tmp_path):
     fake = _fake(tmp_path, "perf", "echo 'perf: segmentation fault' >&2; exit 139\n")
-    result = perf.profile(fake, PYTHON, _spec("python_naive"), timeout_s=30)
+    result = perf.profile(fake, PYTHON, _spec("python_naive"), timeout_s=30).to_json()
     assert result["status"] == "failed" and "did not finish" in result["reason"]
 
 
@@ -74,7 +74,7 @@ def test_nonzero_profiler_exit_with_a_valid_file_is_ok(tmp_path):
     fake = _fake(tmp_path, "py-spy", FAKE_PYSPY)
     os.environ["FAKE_EXIT"] = "1"
     try:
-        result = pyspy.profile(fake, PYTHON, _spec("python_naive"), timeout_s=60)
+        result = pyspy.profile(fake, PYTHON, _spec("python_naive"), timeout_s=60).to_json()
     finally:
         del os.environ["FAKE_EXIT"]
     assert result["status"] == "ok" and result["samples"] == 10
@@ -82,7 +82,7 @@ def test_nonzero_profiler_exit_with_a_valid_file_is_ok(tmp_path):
 
 def test_zero_profiler_exit_with_a_failed_scenario_is_failed(tmp_path):
     fake = _fake(tmp_path, "py-spy", FAKE_PYSPY)
-    result = pyspy.profile(fake, PYTHON, _spec("raises", folder=FAULTY), timeout_s=60)
+    result = pyspy.profile(fake, PYTHON, _spec("raises", folder=FAULTY), timeout_s=60).to_json()
     assert result["status"] == "failed"
     assert "kernel exploded on purpose" in result["reason"]
 
@@ -233,7 +233,7 @@ def test_a_child_that_escaped_the_process_group_does_not_hang_the_run(tmp_path, 
     )
     started = time.monotonic()
     try:
-        result = perf.profile(fake, PYTHON, _spec("python_naive"), timeout_s=2)
+        result = perf.profile(fake, PYTHON, _spec("python_naive"), timeout_s=2).to_json()
         assert result["status"] == "failed" and "timed out" in result["reason"]
         # not held until the escaped child closes the pipe (600 s) or the fake ends (300 s)
         assert time.monotonic() - started < 150

@@ -122,7 +122,8 @@ def test_cancel_kills_the_running_command_and_skips_the_backends_after_it(tmp_pa
     cancel = Cancel()
     results = []
     thread = threading.Thread(
-        target=lambda: results.append(profile_scenario(spec, 8, cancel=cancel)), daemon=True
+        target=lambda: results.append(profile_scenario(spec, 8, cancel=cancel).to_json()),
+        daemon=True,
     )
     thread.start()
     profiled = int(wait_for_file(pidfile))
@@ -152,6 +153,6 @@ def test_scalene_leaves_no_temp_folder(tmp_path, monkeypatch):
         "duration_s": 0.5,
         "requires": [],
     }
-    part = scalene.profile(sys.executable, worker, spec, timeout_s=120)
+    part = scalene.profile(sys.executable, worker, spec, timeout_s=120).to_json()
     assert part["status"] in ("ok", "failed")  # either way, nothing is left behind
     assert list(temp.iterdir()) == []

@@ -66,7 +66,7 @@ def test_a_short_sweep_saves_every_point(cli, tmp_path):
     )
     assert proc.returncode == 0, proc.stderr
     summary = RunSummary.load(out)  # validated against the schema
-    sweep = summary.sweep
+    sweep = summary.sweep.to_json()
     assert sweep is not None and sweep["sizes"] == [8, 16] and sweep["budget_s"] == 60
     assert sweep["dtype"] == "float64" and sweep["stopped"] == {}
     got = [(p["scenario"], p["n"], p["status"]) for p in sweep["points"]]
@@ -117,7 +117,7 @@ def test_budget_and_maximum_size_stop_a_scenario_early(cli, tmp_path):
         out,
     )
     assert proc.returncode == 0, proc.stderr
-    sweep = RunSummary.load(out).sweep
+    sweep = RunSummary.load(out).sweep.to_json()
     assert [(p["scenario"], p["n"]) for p in sweep["points"]] == [
         ("fast_python", 8),
         ("fast_dense", 8),
@@ -139,7 +139,7 @@ def test_budget_and_maximum_size_stop_a_scenario_early(cli, tmp_path):
         out2,
     )
     assert proc.returncode == 0, proc.stderr
-    sweep = RunSummary.load(out2).sweep
+    sweep = RunSummary.load(out2).sweep.to_json()
     assert [p["n"] for p in sweep["points"]] == [8]
     assert sweep["stopped"] == {"fast_dense": "max_size"}
 
@@ -163,7 +163,7 @@ def test_a_failed_point_ends_that_scenario_and_exits_1(cli, tmp_path):
         out,
     )
     assert proc.returncode == 1, proc.stderr
-    sweep = RunSummary.load(out).sweep
+    sweep = RunSummary.load(out).sweep.to_json()
     got = [(p["scenario"], p["n"], p["status"]) for p in sweep["points"]]
     assert got == [("raises", 8, "error"), ("fast_dense", 8, "ok"), ("fast_dense", 16, "ok")]
     assert sweep["stopped"] == {"raises": "error"}
@@ -198,7 +198,7 @@ def test_sizes_above_one_scenarios_maximum_stop_only_that_one(tmp_path):
     args = ["sweep", "--scenario", "python_naive", "--scenario", "numpy_matmul"]
     proc = run_cli(*args, "--sizes", "8,600", "--budget", "60", *QUICK, "--out", out)
     assert proc.returncode == 0, proc.stderr
-    sweep = RunSummary.load(out).sweep
+    sweep = RunSummary.load(out).sweep.to_json()
     assert [(p["scenario"], p["n"]) for p in sweep["points"]] == [
         ("python_naive", 8),
         ("numpy_matmul", 8),
@@ -240,7 +240,9 @@ def test_a_scenario_that_failed_is_never_shown_ok(cli, tmp_path):
     assert (wrong.status, wrong.n) == ("invalid", 32)
     assert "off by 1" in wrong.error and wrong.median_s is None
     points = [
-        (p["n"], p["status"]) for p in summary.sweep["points"] if p["scenario"] == "wrong_big"
+        (p["n"], p["status"])
+        for p in summary.sweep.to_json()["points"]
+        if p["scenario"] == "wrong_big"
     ]
     assert points == [(8, "ok"), (16, "ok"), (32, "invalid")]
     assert summary.scenario("fast_dense").n == 64
@@ -330,7 +332,7 @@ def test_ctrl_c_keeps_finished_points(tmp_path):
     _, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 130, stderr
     summary = RunSummary.load(out)
-    sweep = summary.sweep
+    sweep = summary.sweep.to_json()
     assert [(p["scenario"], p["n"]) for p in sweep["points"]] == [
         ("fast_dense", 8),
         ("fast_dense", 16),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import subprocess
 import sys
+from dataclasses import replace
 
 import pytest
 
@@ -258,8 +259,7 @@ def test_a_sweep_is_named_in_the_header_and_its_size_reads_swept():
 
 def test_two_sweeps_list_their_sizes_budget_and_whether_they_finished():
     a, b = sweep_run(), sweep_run()
-    b.sweep["sizes"] = [8, 16, 32]
-    b.sweep["budget_s"] = 10.0
+    b.sweep = replace(b.sweep, sizes=[8, 16, 32], budget_s=10.0)
     b.finished = False
     comparison = compare_runs(a, b)
     assert [d.field for d in comparison.differences] == [

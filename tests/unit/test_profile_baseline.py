@@ -7,6 +7,7 @@ are replaced by fakes, so only what ``profile_scenario`` does with their results
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
@@ -16,6 +17,7 @@ from overhead_tui.export.markdown import MarkdownExporter
 from overhead_tui.plugins.scenarios import discover, select
 from overhead_tui.profilers import profile as profile_mod
 from overhead_tui.profilers.capabilities import Capability
+from overhead_tui.summary.profile import backend_from_json
 from overhead_tui.summary.records import RunSummary
 from tests.conftest import RECORDED_SUMMARY
 
@@ -47,9 +49,8 @@ def fake_backends(monkeypatch):
 
     def run_backend(name, cap, python, worker, spec, n, timeout_s):
         part = {"status": "ok", **DETAILS.get(name, {})}
-        if name in PROFILED_S:
-            part["profiled"] = {"per_call_s": PROFILED_S[name], "calls": 100}
-        return json.loads(json.dumps(part))
+        record = backend_from_json(name, json.loads(json.dumps(part)))
+        return replace(record, profiled_per_call_s=PROFILED_S.get(name))
 
     monkeypatch.setattr(profile_mod, "run_command", run_command)
     monkeypatch.setattr(profile_mod, "detect", detect)
@@ -62,7 +63,8 @@ def _spec(name):
 
 
 def test_slowdowns_use_the_baseline_measured_in_the_same_profile_run(fake_backends):
-    result = profile_mod.profile_scenario(_spec("python_naive"), 16, duration_s=1.5)
+    profile = profile_mod.profile_scenario(_spec("python_naive"), 16, duration_s=1.5)
+    result = profile.to_json()
     (baseline,) = fake_backends  # one unprofiled worker, at the profile's n and duration
     assert baseline["mode"] == "profile" and baseline["n"] == 16
     assert baseline["duration_s"] == 1.5
@@ -71,8 +73,8 @@ def test_slowdowns_use_the_baseline_measured_in_the_same_profile_run(fake_backen
     for name, seconds in PROFILED_S.items():
         assert result["backends"][name]["slowdown"] == pytest.approx(seconds / BASELINE_S)
     assert "slowdown" not in result["backends"]["callgrind"]  # smaller n: no ratio
-    assert "the same profile run" not in profile_mod.baseline_text({})  # no baseline: said so
-    assert "just before the profilers" in profile_mod.baseline_text(result)
+    assert "the same profile run" not in profile_mod.baseline_text(None)  # no baseline: said so
+    assert "just before the profilers" in profile_mod.baseline_text(profile)
 
 
 @pytest.mark.parametrize("ratio", [0.87, 0.999, 1.0, 1.03])
@@ -105,11 +107,12 @@ def test_scalene_and_pyspy_note_that_they_miss_blas_threads_on_a_dense_kernel_ru
     fake_backends,
 ):
     result = profile_mod.profile_scenario(_spec("numpy_matmul"), 16, duration_s=1.0)
-    scalene, pyspy = result["backends"]["scalene"], result["backends"]["pyspy"]
+    parts = result.to_json()["backends"]
+    scalene, pyspy = parts["scalene"], parts["pyspy"]
     assert scalene["notes"] == [profile_mod.BLIND_SPOTS["scalene"]]
     assert "BLAS/OpenMP worker threads is not attributed to lines" in scalene["notes"][0]
     assert pyspy["notes"] == [profile_mod.BLIND_SPOTS["pyspy"]]
-    assert "notes" not in result["backends"]["perf"]  # perf samples every thread
+    assert "notes" not in parts["perf"]  # perf samples every thread
     summary = RunSummary.load(RECORDED_SUMMARY)
     summary.scenario("python_hoisted").profile = result
     markdown = MarkdownExporter().render(summary)
@@ -119,16 +122,18 @@ def test_scalene_and_pyspy_note_that_they_miss_blas_threads_on_a_dense_kernel_ru
 
 def test_no_thread_note_on_python_naive_unless_its_blas_pool_ran_threads(fake_backends):
     result = profile_mod.profile_scenario(_spec("python_naive"), 16, duration_s=1.0)
-    assert all("notes" not in part for part in result["backends"].values())
+    assert all("notes" not in part for part in result.to_json()["backends"].values())
     assert "note:" not in render(result)
     threaded = profile_mod.profile_scenario(_spec("python_naive"), 16, blas_threads=4)
-    assert threaded["backends"]["scalene"]["notes"] == [profile_mod.BLIND_SPOTS["scalene"]]
+    assert threaded.backends["scalene"].notes == (profile_mod.BLIND_SPOTS["scalene"],)
 
 
 def test_pyspy_without_native_frames_says_it_cannot_name_c_frames():
-    notes = profile_mod.blind_spots("pyspy", ("interpreter_dispatch",), None, {"native": False})
+    no_native = backend_from_json("pyspy", {"status": "ok", "native": False})
+    notes = profile_mod.blind_spots("pyspy", ("interpreter_dispatch",), None, no_native)
     assert notes == [profile_mod.PYSPY_NO_NATIVE]
-    assert profile_mod.blind_spots("pyspy", (), None, {"native": True}) == []
+    native = backend_from_json("pyspy", {"status": "ok", "native": True})
+    assert profile_mod.blind_spots("pyspy", (), None, native) == []
 
 
 def test_the_profile_tabs_say_within_noise_and_carry_the_scalene_note(fake_backends):
@@ -136,7 +141,7 @@ def test_the_profile_tabs_say_within_noise_and_carry_the_scalene_note(fake_backe
 
     result = RunSummary.load(RECORDED_SUMMARY).scenario("python_hoisted")
     result.profile = profile_mod.profile_scenario(_spec("numpy_matmul"), 16, duration_s=1.0)
-    backends = result.profile["backends"]
+    backends = result.profile.backends
     lines = [str(x.content) for x in _head(result, backends["scalene"], "Scalene --cpu-only")]
     assert lines[0] == "Scalene --cpu-only 1.0: ok, within noise (1.02×, tolerance 5 %)"
     assert "just before the profilers" in lines[1]
@@ -152,11 +157,13 @@ def test_a_scalene_failure_on_a_dense_kernel_rung_carries_the_blind_spot_note(
 
     def scalene_fails(name, *args):
         if name == "scalene":
-            return {"status": "failed", "reason": "Scalene recorded no time in the source"}
+            return backend_from_json(
+                name, {"status": "failed", "reason": "Scalene recorded no time in the source"}
+            )
         return ok_backend(name, *args)
 
     monkeypatch.setattr(profile_mod, "_run_backend", scalene_fails)
     result = profile_mod.profile_scenario(_spec("numpy_matmul"), 16, duration_s=1.0)
-    assert result["backends"]["scalene"]["notes"] == [profile_mod.BLIND_SPOTS["scalene"]]
+    assert result.to_json()["backends"]["scalene"]["notes"] == [profile_mod.BLIND_SPOTS["scalene"]]
     naive = profile_mod.profile_scenario(_spec("python_naive"), 16, duration_s=1.0)
-    assert "notes" not in naive["backends"]["scalene"]
+    assert "notes" not in naive.to_json()["backends"]["scalene"]

@@ -88,14 +88,14 @@ def test_pyspy_collapsed_with_empty_stacks_threads_and_idle_frames():
     kernel = kernel_stacks(stacks)
     assert kernel and all(f.name != "profile_loop" for frames, _ in kernel for f in frames)
     summary = summarize_stacks(kernel)
-    assert summary["native_fraction"] >= 0.9  # BLAS: the samples end in native frames
-    assert summary["top_frames"][0]["frame"].endswith("(libscipy_openblas64_-32a4b2a6.so)")
+    assert summary.native_fraction >= 0.9  # BLAS: the samples end in native frames
+    assert summary.top_frames[0].frame.endswith("(libscipy_openblas64_-32a4b2a6.so)")
 
 
 def test_unsymbolised_native_frames_are_grouped_by_library():
     stacks = parse_collapsed("profile_loop (w.py:1);0x7f12 (libfoo.so.1) 3\n")
     summary = summarize_stacks(kernel_stacks(stacks))
-    assert summary["top_frames"][0]["frame"] == "[libfoo]"
+    assert summary.top_frames[0].frame == "[libfoo]"
 
 
 def test_stack_exports():
@@ -121,9 +121,9 @@ def test_stack_exports():
 def test_scalene_profile_lines():
     data = json.loads((CAPTURED / "scalene-2.4.0-python_naive.json").read_text())
     lines = parse_profile(data, "python_naive")
-    assert {x["lineno"] for x in lines} >= {39, 40}
-    inner = next(x for x in lines if x["lineno"] == 40)
-    assert inner["python"] > 0.2 and inner["native"] > 0.1
+    assert {x.lineno for x in lines} >= {39, 40}
+    inner = next(x for x in lines if x.lineno == 40)
+    assert inner.python > 0.2 and inner.native > 0.1
     assert parse_profile({}, "python_naive") == []  # "too short" profile: nothing, no crash
     assert parse_profile({"files": {"x.py": {"lines": [None, {"lineno": 1}]}}}, "x") == []
 
@@ -133,11 +133,11 @@ def test_callgrind_counts_instructions_and_floats_exactly():
     assert profile.total == 9365213
     fmas = 24**3
     summary = summarize(profile, fmas, "scalar_compute")
-    assert 300 < summary["instructions_per_fma"] < 1500
+    assert 300 < summary.instructions_per_fma < 1500
     # this capture zeroed call counts before the counted call: 2 floats per multiply-add
     assert profile.calls["PyFloat_FromDouble"] == 2 * fmas
-    assert summary["floats_per_fma"] == pytest.approx(2 / KERNEL_CALLS)
-    assert summary["layers"]["interpreter_dispatch"] > 0.5
+    assert summary.floats_per_fma == pytest.approx(2 / KERNEL_CALLS)
+    assert summary.layers["interpreter_dispatch"] > 0.5
 
 
 @pytest.mark.parametrize(

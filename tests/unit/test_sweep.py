@@ -23,6 +23,7 @@ from overhead_tui.engine.sweep import PointStarted, ScenarioStopped, Sweep
 from overhead_tui.plugins.scenarios import discover, select
 from overhead_tui.present.sweep_rows import point_cell, sweep_rows
 from overhead_tui.summary.records import MachineInfo, RunSummary, ScenarioResult, Settings
+from overhead_tui.summary.sweep import SweepRecord
 from tests.conftest import FIXTURES
 
 
@@ -123,7 +124,7 @@ def _summary():
     point = {"median_s": 1e-3, "samples_s": [1e-3], "error": None, "wall_s": 0.4}
     return RunSummary(
         settings=Settings(scenarios=["python_naive", "numpy_matmul"]),
-        sweep={
+        sweep=SweepRecord.from_json({
             "sizes": [8, 16, 32],
             "budget_s": 10.0,
             "dtype": "float64",
@@ -137,7 +138,7 @@ def _summary():
                  "error": "timed out after 1 s"},
             ],
             "stopped": {"python_naive": "budget", "numpy_matmul": "timeout"},
-        },
+        }),
     )  # fmt: skip
 
 
@@ -282,7 +283,7 @@ def test_probe_measurement_is_not_charged_to_the_budget(fake_sweep):
         ("fast_dense", 8, 8.0),
         ("fast_dense", 16, 7.0),
     ]
-    assert sweep.summary.sweep["stopped"] == {}
+    assert sweep.summary.sweep.to_json()["stopped"] == {}
     assert sweep.summary.wall_s >= 100.0  # the wall time includes the probes
 
 
@@ -293,10 +294,12 @@ def test_a_failed_point_shows_in_scenarios_with_its_status_and_error(fake_sweep)
     failed = saved.scenario("fast_python")
     assert (failed.status, failed.n, failed.error) == ("invalid", 32, "wrong at n = 32")
     assert failed.median_s is None and failed.pct_peak is None
-    assert saved.sweep["stopped"]["fast_python"] == "invalid"
+    assert saved.sweep.to_json()["stopped"]["fast_python"] == "invalid"
     # its ok points stay in the sweep; the other scenario is at its largest n
     points = [
-        (p["n"], p["status"]) for p in saved.sweep["points"] if p["scenario"] == "fast_python"
+        (p["n"], p["status"])
+        for p in saved.sweep.to_json()["points"]
+        if p["scenario"] == "fast_python"
     ]
     assert points == [(8, "ok"), (16, "ok"), (32, "invalid")]
     assert saved.scenario("fast_dense").n == 64 and saved.scenario("fast_dense").status == "ok"
@@ -307,7 +310,7 @@ def test_sizes_above_a_maximum_stop_that_scenario(fake_sweep):
     events = list(sweep.events())
     stops = [(e.scenario, e.reason) for e in events if isinstance(e, ScenarioStopped)]
     assert stops == [("fast_python", "max_size"), ("fast_dense", "max_size")]
-    assert [p["n"] for p in sweep.summary.sweep["points"]] == [8, 16, 8, 16]
+    assert [p["n"] for p in sweep.summary.sweep.to_json()["points"]] == [8, 16, 8, 16]
 
 
 def test_the_sweep_takes_numba_facts_from_any_point(fake_sweep, monkeypatch):

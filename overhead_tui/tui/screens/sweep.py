@@ -71,7 +71,8 @@ class SweepScreen(SummaryScreen):
     def figure(self) -> LogLogFigure:
         """The plot: one line series per scenario with an ok point, drawn with its legend
         character and colour (see :meth:`legend`)."""
-        sweep = self.summary.sweep or {}
+        sweep = self.summary.sweep
+        dtype, budget_s = (sweep.dtype, sweep.budget_s) if sweep else ("", 0)
         legend = self.legend()
         series = []
         for row in sweep_rows(self.summary):
@@ -80,8 +81,8 @@ class SweepScreen(SummaryScreen):
                 marker, color = legend[row.scenario]
                 series.append(Series("", x, y, line=True, marker=marker, color=color[0]))
         return LogLogFigure(
-            title=f"GFLOP/s against n, log-log ({sweep.get('dtype', '')}, "
-            f"budget {sweep.get('budget_s', 0):g} s); lines: see the table",
+            title=f"GFLOP/s against n, log-log ({dtype}, "
+            f"budget {budget_s:g} s); lines: see the table",
             xlabel="n (matrix order)",
             ylabel="GFLOP/s",
             series=series,
@@ -92,8 +93,7 @@ class SweepScreen(SummaryScreen):
     def _table(self) -> Table:
         """Scenarios × sizes (GFLOP/s), narrow enough for 80 columns with eight sizes; the
         first column is the plot's legend."""
-        sweep = self.summary.sweep or {}
-        sizes: list[int] = list(sweep.get("sizes", []))
+        sizes: list[int] = list(self.summary.sweep.sizes) if self.summary.sweep else []
         rows = sweep_rows(self.summary)
         legend = self.legend()
         table = Table(

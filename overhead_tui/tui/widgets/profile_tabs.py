@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -13,6 +11,14 @@ from textual.widgets import Label, Static
 from overhead_tui.present.format import fmt_number, fmt_percent, fmt_share_interval
 from overhead_tui.profilers.profile import baseline_text, slowdown_text
 from overhead_tui.summary.layers import LAYERS, layer_label
+from overhead_tui.summary.profile import (
+    BackendResult,
+    CallgrindResult,
+    PerfResult,
+    PyspyResult,
+    ScaleneResult,
+    SymbolRow,
+)
 from overhead_tui.summary.records import ScenarioResult
 from overhead_tui.tui.widgets.layer_bar import LAYER_GLYPHS, stacked_bar
 from overhead_tui.tui.widgets.scenario_tab import ScenarioTab
@@ -21,25 +27,26 @@ BAR = 50
 """Cells of the measured and modelled layer bars."""
 
 
-def _backend(result: ScenarioResult, name: str) -> dict[str, Any]:
-    return ((result.profile or {}).get("backends") or {}).get(name) or {}
+def _backend(result: ScenarioResult, name: str) -> BackendResult | None:
+    return result.profile.backends.get(name) if result.profile else None
 
 
-def _status(part: dict[str, Any], name: str) -> str:
-    if part.get("status") == "ok":
-        slowdown = part.get("slowdown")
-        extra = f", {slowdown_text(slowdown)}" if slowdown else ""
-        return f"{name} {part.get('version') or ''}: ok{extra}"
-    fix = f" (fix: {part['fix']})" if part.get("fix") else ""
-    return f"{name}: {part.get('status', 'not run')} — {part.get('reason')}{fix}"
+def _status(part: BackendResult, name: str) -> str:
+    if part.ok:
+        extra = f", {slowdown_text(part.slowdown)}" if part.slowdown else ""
+        return f"{name} {part.version or ''}: ok{extra}"
+    fix = f" (fix: {part.fix})" if part.fix else ""
+    return f"{name}: {part.status} — {part.reason}{fix}"
 
 
-def _head(result: ScenarioResult, part: dict[str, Any], name: str) -> ComposeResult:
+def _head(result: ScenarioResult, part: BackendResult | None, name: str) -> ComposeResult:
     """The backend's status, where its slowdown's baseline came from, and its notes."""
     yield Label(_status(part, name) if part else f"{name}: not run")
-    if part.get("slowdown"):
-        yield Label(f"  {baseline_text(result.profile or {})}")
-    for note in part.get("notes", []):
+    if part is None:
+        return
+    if part.slowdown:
+        yield Label(f"  {baseline_text(result.profile)}")
+    for note in part.notes:
         yield Label(f"  note: {note}")
 
 
@@ -57,18 +64,18 @@ class NativeTab(ScenarioTab):
         callgrind = _backend(self.result, "callgrind")
         with VerticalScroll():
             yield from _head(self.result, perf, "perf (cpu-clock)")
-            if perf.get("status") == "ok":
-                yield Static(self._compare(perf.get("layers", {})))
-                yield Static(_symbols(perf.get("top_symbols", [])))
+            if isinstance(perf, PerfResult):
+                yield Static(self._compare(perf.layers))
+                yield Static(_symbols(perf.top_symbols))
             yield from _head(self.result, callgrind, "callgrind")
-            if callgrind.get("status") == "ok":
+            if isinstance(callgrind, CallgrindResult):
                 yield Label(
-                    f"{fmt_number(callgrind['instructions_per_fma'])} instructions per "
-                    f"multiply-add at n = {callgrind['n']}; "
-                    f"{fmt_number(callgrind['floats_per_fma'])} floats created per FMA "
+                    f"{fmt_number(callgrind.instructions_per_fma)} instructions per "
+                    f"multiply-add at n = {callgrind.n}; "
+                    f"{fmt_number(callgrind.floats_per_fma)} floats created per FMA "
                     "(exact PyFloat_FromDouble calls)"
                 )
-                yield Static(_symbols(callgrind.get("top_symbols", []), "instructions"))
+                yield Static(_symbols(callgrind.top_symbols, "instructions"))
 
     def _compare(self, measured: dict[str, float]) -> Table:
         model = (self.result.breakdown or {}).get("layers", {})
@@ -113,7 +120,7 @@ class NativeTab(ScenarioTab):
         return outer
 
 
-def _symbols(rows: list[dict[str, Any]], unit: str = "self time") -> Table:
+def _symbols(rows: tuple[SymbolRow, ...], unit: str = "self time") -> Table:
     table = Table(
         box=None,
         padding=(0, 2),
@@ -125,10 +132,10 @@ def _symbols(rows: list[dict[str, Any]], unit: str = "self time") -> Table:
         table.add_column(header, justify="right" if header == "share" else "left")
     for row in rows[:20]:
         table.add_row(
-            fmt_percent(row.get("fraction")),
-            Text(str(row.get("symbol"))[:48]),
-            str(row.get("library", ""))[:28],
-            str(row.get("layer", "")),
+            fmt_percent(row.fraction),
+            Text(str(row.symbol)[:48]),
+            str(row.library)[:28],
+            str(row.layer),
         )
     return table
 
@@ -146,18 +153,18 @@ class StacksTab(ScenarioTab):
         part = _backend(self.result, "pyspy")
         with VerticalScroll():
             yield from _head(self.result, part, "py-spy --native")
-            if part.get("status") == "ok":
+            if isinstance(part, PyspyResult):
                 yield Label(
-                    f"{part['samples']} samples of the kernel, errors "
-                    f"{part.get('errors')}, {fmt_percent(part.get('native_fraction'))} "
+                    f"{part.samples} samples of the kernel, errors "
+                    f"{part.errors}, {fmt_percent(part.native_fraction)} "
                     "ending in native frames (C, BLAS, JIT)"
                 )
                 table = Table(box=None, padding=(0, 2), header_style="bold")
                 for header in ("self", "total", "frame"):
                     table.add_column(header, justify="left" if header == "frame" else "right")
-                for row in part.get("top_frames", []):
+                for row in part.top_frames:
                     table.add_row(
-                        fmt_percent(row["self"]), fmt_percent(row["total"]), Text(row["frame"])
+                        fmt_percent(row.self_share), fmt_percent(row.total), Text(row.frame)
                     )
                 yield Static(table)
 
@@ -175,7 +182,7 @@ class LinesTab(ScenarioTab):
         part = _backend(self.result, "scalene")
         with VerticalScroll():
             yield from _head(self.result, part, "Scalene --cpu-only")
-            if part.get("status") == "ok":
+            if isinstance(part, ScaleneResult):
                 table = Table(box=None, padding=(0, 1), header_style="bold")
                 for header in ("line", "python", "native", "system", "", "source"):
                     table.add_column(
@@ -184,18 +191,18 @@ class LinesTab(ScenarioTab):
                         if header in ("line", "python", "native", "system")
                         else "left",
                     )
-                for line in part.get("lines", []):
+                for line in part.lines:
                     bar = Text()
-                    bar.append("P" * round(line["python"] * 30), style="black on #5fafff")
-                    bar.append("N" * round(line["native"] * 30), style="black on #ffd75f")
-                    bar.append("S" * round(line["system"] * 30), style="black on #8a8a8a")
+                    bar.append("P" * round(line.python * 30), style="black on #5fafff")
+                    bar.append("N" * round(line.native * 30), style="black on #ffd75f")
+                    bar.append("S" * round(line.system * 30), style="black on #8a8a8a")
                     table.add_row(
-                        str(line["lineno"]),
-                        fmt_percent(line["python"]),
-                        fmt_percent(line["native"]),
-                        fmt_percent(line["system"]),
+                        str(line.lineno),
+                        fmt_percent(line.python),
+                        fmt_percent(line.native),
+                        fmt_percent(line.system),
                         bar,
-                        Text(str(line.get("line", "")).rstrip()[:60]),
+                        Text(line.line.rstrip()[:60]),
                     )
                 yield Static(table)
                 yield Label("bars: P python, N native, S system (30 cells = 100 %)")

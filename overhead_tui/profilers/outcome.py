@@ -1,0 +1,11 @@
+"""What a profiled worker run reported, shared by the backends."""
+
+from __future__ import annotations
+
+from overhead_tui.engine.spawn import CommandResult
+
+
+def profiled_per_call_s(result: CommandResult) -> float | None:
+    """The profiled worker's time per call (s), from its ``profiled`` event (None: none)."""
+    profiled = result.event("profiled")
+    return profiled["per_call_s"] if profiled else None
