@@ -12,10 +12,11 @@ from types import FrameType, ModuleType
 from typing import Any
 
 from overhead_tui.engine.folders import ensure_cache, lock_run_dir, writable_problem
-from overhead_tui.engine.inputs import available_memory_bytes, estimated_bytes
+from overhead_tui.engine.inputs import estimated_bytes
 from overhead_tui.engine.interpreter_check import check_python
 from overhead_tui.engine.plan import size_for
 from overhead_tui.errors import UsageError
+from overhead_tui.machine.host import available_memory_bytes
 from overhead_tui.plugins.scenarios import SUPPORTED_DTYPES, ScenarioSpec, discover, select
 from overhead_tui.summary.records import Settings
 

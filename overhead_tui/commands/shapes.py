@@ -25,7 +25,7 @@ from overhead_tui.commands.sweep import (
     point_settings,
     show_in_app,
 )
-from overhead_tui.engine.inputs import available_memory_bytes, estimated_bytes
+from overhead_tui.engine.inputs import estimated_bytes
 from overhead_tui.engine.interpreter_check import check_python
 from overhead_tui.engine.shapes import (
     DEFAULT_BUDGET_S,
@@ -42,6 +42,7 @@ from overhead_tui.engine.shapes import (
 from overhead_tui.errors import UsageError
 from overhead_tui.export.shapes import render_shapes_markdown, render_shapes_table
 from overhead_tui.machine.caches import read_cache_sizes
+from overhead_tui.machine.host import available_memory_bytes
 from overhead_tui.plugins.scenarios import ScenarioSpec, discover, select
 from overhead_tui.summary.records import RunSummary, Settings
 from overhead_tui.summary.vocabulary import DTYPE_ITEMSIZE

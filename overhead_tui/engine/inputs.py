@@ -43,15 +43,3 @@ def estimated_bytes(n: int, dtype: str, m: int | None = None, k: int | None = No
     per_element = 3 * DTYPE_ITEMSIZE[dtype] + 4 * 8 + 3 * (8 + 24)
     mm, kk = (n if m is None else m), (n if k is None else k)
     return max(mm * kk, kk * n, mm * n) * per_element
-
-
-def available_memory_bytes() -> int | None:
-    """``MemAvailable`` from /proc/meminfo (bytes), or None where it is not available."""
-    try:
-        with open("/proc/meminfo", encoding="ascii") as fh:
-            for line in fh:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        return None
-    return None

@@ -14,8 +14,9 @@ to the root wins.  ``effective_cores`` = min(CPUs in the affinity mask, quota).
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
+
+import psutil
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 
@@ -113,11 +114,12 @@ def _read_cfs(directory: Path) -> float | None:
 
 
 def affinity_cpus() -> int:
-    """CPUs in this process's scheduler affinity mask (``os.cpu_count()`` where unsupported)."""
+    """CPUs in this process's scheduler affinity mask (``psutil``; every logical CPU where the
+    system has no affinity, e.g. macOS)."""
     try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
+        return len(psutil.Process().cpu_affinity())
+    except (AttributeError, OSError, psutil.Error):
+        return psutil.cpu_count() or 1
 
 
 def effective_cores(quota: float | None = None, cpus: int | None = None) -> float:

@@ -1,10 +1,18 @@
-"""Facts about this machine that the parent process can read without running a worker."""
+"""Facts about this machine that the parent process can read without running a worker.
+
+psutil reads what the operating system counts (CPU times with steal, available memory, the
+logical CPUs); /proc/cpuinfo is read only for the CPU's name, which psutil does not give.
+Parent-side only: the worker must not import psutil.
+"""
 
 from __future__ import annotations
 
 import os
 import platform
 import sys
+from typing import NamedTuple
+
+import psutil
 
 from overhead_tui.machine.cgroup import affinity_cpus
 from overhead_tui.machine.environment import steering_environment
@@ -32,7 +40,7 @@ def describe_machine() -> MachineInfo:
     """
     return MachineInfo(
         cpu_model=cpu_model(),
-        logical_cpus=os.cpu_count() or 0,
+        logical_cpus=psutil.cpu_count() or 0,
         effective_cpus=affinity_cpus(),
         python=PythonInfo(
             implementation=platform.python_implementation(),
@@ -44,22 +52,31 @@ def describe_machine() -> MachineInfo:
     )
 
 
-def read_cpu_times() -> tuple[int, int, int] | None:
-    """(steal, total, busy) jiffies of all CPUs from the first line of /proc/stat, or None.
+class CpuTimes(NamedTuple):
+    """System-wide CPU seconds (all CPUs) since boot, as :func:`read_cpu_times` reads them."""
 
-    The fields are user nice system idle iowait irq softirq steal (proc(5)); guest time is
-    already included in user; busy = total − idle − iowait − steal.
+    steal: float | None
+    """Stolen by the hypervisor; None where the system does not count it (not Linux)."""
+    total: float
+    """Every state, guest time not counted twice (it is already inside user and nice)."""
+    busy: float
+    """total − idle − iowait − steal."""
+
+
+def read_cpu_times() -> CpuTimes | None:
+    """System-wide CPU times (``psutil.cpu_times``, seconds), or None where unreadable.
+
+    On Linux the fields are those of /proc/stat's first line (proc(5)): user nice system idle
+    iowait irq softirq steal guest guest_nice.
     """
     try:
-        with open("/proc/stat", encoding="ascii") as fh:
-            fields = fh.readline().split()
-    except OSError:
+        times = psutil.cpu_times()._asdict()
+    except (OSError, psutil.Error):
         return None
-    if not fields or fields[0] != "cpu" or len(fields) < 9:
-        return None
-    values = [int(x) for x in fields[1:9]]
-    total = sum(values)
-    return values[7], total, total - values[3] - values[4] - values[7]
+    total = sum(v for k, v in times.items() if k not in ("guest", "guest_nice"))
+    steal = times.get("steal")
+    waiting = times["idle"] + times.get("iowait", 0.0) + (steal or 0.0)
+    return CpuTimes(steal, total, total - waiting)
 
 
 OTHERS_WARN = 0.15
@@ -68,7 +85,7 @@ choice: 15 %, a third of one core on a 2-core machine; multi-threaded rungs lose
 
 
 def other_cpu_fraction(
-    before: tuple[int, int, int] | None, after: tuple[int, int, int] | None, own_cpu_s: float
+    before: CpuTimes | None, after: CpuTimes | None, own_cpu_s: float
 ) -> float | None:
     """Share of all CPUs' time that processes other than the worker used between two readings.
 
@@ -78,21 +95,28 @@ def other_cpu_fraction(
     """
     if before is None or after is None:
         return None
-    total = after[1] - before[1]
+    total = after.total - before.total
     if total <= 0:
         return None
-    ticks = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
-    others = (after[2] - before[2]) - own_cpu_s * ticks
+    others = (after.busy - before.busy) - own_cpu_s
     return min(1.0, max(0.0, others / total))
 
 
-def steal_fraction(
-    before: tuple[int, int, int] | None, after: tuple[int, int, int] | None
-) -> float | None:
-    """Share of CPU time stolen by the hypervisor between two :func:`read_cpu_times` readings."""
-    if before is None or after is None:
+def steal_fraction(before: CpuTimes | None, after: CpuTimes | None) -> float | None:
+    """Share of CPU time stolen by the hypervisor between two :func:`read_cpu_times` readings
+    (None where steal is not counted)."""
+    if before is None or after is None or before.steal is None or after.steal is None:
         return None
-    total = after[1] - before[1]
+    total = after.total - before.total
     if total <= 0:
         return None
-    return max(0.0, (after[0] - before[0]) / total)
+    return max(0.0, (after.steal - before.steal) / total)
+
+
+def available_memory_bytes() -> int | None:
+    """Memory available to new processes without swapping (bytes; Linux: ``MemAvailable``), or
+    None where it is not known."""
+    try:
+        return int(psutil.virtual_memory().available)
+    except (OSError, psutil.Error):
+        return None
