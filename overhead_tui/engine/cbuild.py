@@ -4,9 +4,14 @@ A C scenario calls :func:`build` from its ``setup``.  The extension is cached in
 cache dir under a name that hashes the source, the compiler's version, the flags, the dtype
 and the CPU (:func:`cpu_signature`: ``-march=native`` code built on another CPU sharing the
 home folder may not run here), so a second run does not recompile and any change does.  An
-unwritable cache dir falls back to a private temporary one (noted in the build info).  The
-compiler is run once on its own first, to surface its own error message and (for optimised
-builds) GCC's vectorisation report (``-fopt-info-vec-optimized``); cffi then builds the module.
+unwritable cache dir falls back to a private temporary one (noted in the build info).
+
+cffi writes the extension's C source (``FFI.emit_c_code``: its wrappers around the rung's
+source, which keeps its own line numbers as ``rung.c``); one compiler command, built here
+(:func:`compile_command`: the rung's flags, Python's include folder, ``-shared``, the
+interpreter's ``EXT_SUFFIX``), compiles and links it, and is recorded as run.  GCC also
+reports the loops it vectorised (``-fopt-info-vec-optimized``; a compiler that does not know
+the flag is asked without it).
 
 No compiler, no OpenMP, or a CPU without what a rung needs raises :class:`Unavailable`,
 which the worker reports as ``skipped`` with the reason, never as an error.
@@ -14,13 +19,17 @@ which the worker reports as ``skipped`` with the reason, never as an error.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.util
+import io
 import os
 import platform
+import shlex
 import shutil
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import time
 from pathlib import Path
@@ -97,12 +106,22 @@ def cpu_signature(path: Path = CPUINFO) -> str:
     return "\n".join(fields) or f"{platform.machine()} {platform.processor()}"
 
 
+RECIPE = "emit_c_code + one cc command (2)"
+"""How a build is made: part of the cache key, so a module built another way (the earlier
+setuptools builds, with Python's own CFLAGS) is never taken for one of these."""
+REPORT_FLAG = "-fopt-info-vec-optimized"
+"""GCC's report of the loops it vectorised (on stderr)."""
+SOURCE_NAME = "rung.c"
+"""The file name the compiler's messages give the rung's own source (its line numbers)."""
+
+
 def build_key(
     source: str, version: str, flags: list[str], link_flags: list[str], real: str, cpu: str
 ) -> str:
     """The cache key of a build (12 hex digits): changes with the source, the compiler's
-    version, the compile and link flags, the element type and the CPU signature."""
-    parts = [source, version, *flags, "--link", *link_flags, real, cpu]
+    version, the compile and link flags, the element type, the CPU signature and
+    :data:`RECIPE`."""
+    parts = [RECIPE, source, version, *flags, "--link", *link_flags, real, cpu]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:12]
 
 
@@ -128,6 +147,37 @@ def usable_cache_dir() -> tuple[Path, str | None]:
     return fallback, warning
 
 
+def compile_command(
+    cc: str, c_file: str, target: str, flags: list[str], link_flags: list[str], report: bool
+) -> list[str]:
+    """The one command that compiles and links a module's C source into an extension.
+
+    Args:
+        cc: the compiler (may carry options, as ``$CC`` may).
+        c_file, target: the C source and the extension file (relative to the build folder).
+        flags: compile flags (the rung's, e.g. ``-O3 -march=native``, and the defines).
+        link_flags: linker flags (``-fopenmp``), after the source.
+        report: ask for GCC's vectorisation report (:data:`REPORT_FLAG`).
+    """
+    paths = sysconfig.get_paths()
+    includes = dict.fromkeys([paths["include"], paths.get("platinclude", paths["include"])])
+    shared = (
+        ["-bundle", "-undefined", "dynamic_lookup"] if sys.platform == "darwin" else ["-shared"]
+    )
+    return [
+        *cc.split(),
+        *flags,
+        "-fPIC",
+        *(f"-I{folder}" for folder in includes),
+        c_file,
+        *shared,
+        "-o",
+        target,
+        *link_flags,
+        *([REPORT_FLAG] if report else []),
+    ]
+
+
 def build(
     name: str, source: str, flags: list[str], dtype: str, link_flags: list[str] | None = None
 ) -> tuple[Any, Any, dict[str, Any]]:
@@ -142,45 +192,30 @@ def build(
 
     Returns:
         (ffi, lib, info) where info records the compiler, its version, the flags, the exact
-        compile command, whether it came from the cache, the build time (s) and the
-        vectorisation report.
+        compiler command that built the module (run in the cache folder), whether it came
+        from the cache, the build time (s) and the vectorisation report.
 
     Raises:
         Unavailable: no compiler, or the flags need something this toolchain lacks.
         BuildError: the source does not compile (the compiler's message is kept).
     """
-    from cffi import FFI
-
     cc = compiler()
     version = compiler_version(cc)
     real = "double" if dtype == "float64" else "float"
     # not `real`: Python.h's Py_complex has a member so named
     defines = [f"-Dreal_t={real}", f"-DREAL_BYTES={8 if real == 'double' else 4}"]
-    key = build_key(source, version, flags, link_flags or [], real, cpu_signature())
+    link = link_flags or []
+    key = build_key(source, version, flags, link, real, cpu_signature())
     module_name = f"_overhead_{name}_{dtype}_{key}"
     folder, cache_warning = usable_cache_dir()
-    import sysconfig
-
-    python_cflags = (sysconfig.get_config_var("CFLAGS") or "").split()
-    # setuptools puts Python's own CFLAGS first; ours come after, and the last -O wins
-    command = [
-        *cc.split(),
-        *python_cflags,
-        *flags,
-        *defines,
-        "-fPIC",
-        "-c",
-        f"{module_name}.c",
-        "&&",
-        "link",
-        *(link_flags or []),
-    ]
+    c_name, target = f"{module_name}.c", f"{module_name}{_suffix()}"
+    command = compile_command(cc, c_name, target, [*flags, *defines], link, report=True)
     info: dict[str, Any] = {
         "compiler": cc,
         "compiler_version": version,
         "flags": flags,
-        "link_flags": link_flags or [],
-        "command": " ".join(command),
+        "link_flags": link,
+        "command": shlex.join(command),  # the one that built the module, once known
         "module": module_name,
     }
     if cache_warning:
@@ -188,84 +223,87 @@ def build(
     existing = _find(folder, module_name)
     started = time.perf_counter()
     if existing is None:
-        info["vectorization"] = _check_compile(cc, source, flags + defines, link_flags or [])
-        ffi = FFI()
-        ffi.cdef(CDEF.format(real=real))
-        ffi.set_source(
-            module_name,
-            source,
-            extra_compile_args=flags + defines,
-            extra_link_args=link_flags or [],
+        info["command"], info["vectorization"] = _compile(
+            command, module_name, source, folder, real, cc
         )
-        with _quiet_fd(1):
-            try:
-                ffi.compile(tmpdir=str(folder), verbose=False)
-            except Exception as exc:  # setuptools raises several types here
-                raise BuildError(f"cffi build of {name} failed: {exc}") from None
-        existing = _find(folder, module_name)
         info["cached"] = False
+        existing = _find(folder, module_name)
     else:
         info["cached"] = True
-        info["vectorization"] = _read_report(folder, module_name)
+        info["command"] = _read(folder, module_name, "cmd") or info["command"]
+        info["vectorization"] = _read(folder, module_name, "vec").splitlines()
     if existing is None:
-        raise BuildError(f"cffi built {module_name} but no extension file was found")
-    (folder / f"{module_name}.vec.txt").write_text("\n".join(info["vectorization"]))
+        raise BuildError(f"{cc} built {module_name} but no extension file was found")
     module = _load(module_name, existing)
     info["build_s"] = time.perf_counter() - started
     return module.ffi, module.lib, info
 
 
-def _check_compile(cc: str, source: str, flags: list[str], link_flags: list[str]) -> list[str]:
-    """Compile the source alone: the compiler's error as a BuildError, else the vector report."""
-    with tempfile.TemporaryDirectory(prefix="overhead-cc-") as tmp:
-        c_file = Path(tmp) / "rung.c"
-        c_file.write_text(source)
-        base = [*cc.split(), *flags, "-fPIC", "-c", str(c_file), "-o", str(Path(tmp) / "rung.o")]
-        # GCC's vectorisation report; a compiler that does not know the flag is asked without
-        proc = subprocess.run(
-            [*base, "-fopt-info-vec-optimized"],
-            capture_output=True,
-            text=True,
-            check=False,
-            timeout=300,
-        )
-        if proc.returncode != 0 and "fopt-info" in proc.stderr:
-            proc = subprocess.run(base, capture_output=True, text=True, check=False, timeout=300)
+def _suffix() -> str:
+    return str(sysconfig.get_config_var("EXT_SUFFIX") or ".so")
+
+
+def _compile(
+    command: list[str], module_name: str, source: str, folder: Path, real: str, cc: str
+) -> tuple[str, list[str]]:
+    """Write the module's C source and run ``command`` (:func:`compile_command`) in a private
+    folder, then move the source and the extension into ``folder`` with the command as run
+    (``.cmd.txt``) and the vectorisation report (``.vec.txt``): (command, report lines)."""
+    from cffi import FFI
+
+    c_name, target = f"{module_name}.c", f"{module_name}{_suffix()}"
+    ffi = FFI()
+    ffi.cdef(CDEF.format(real=real))
+    after = "@overhead_after@"  # a #line after the rung's source gives back the file's own
+    ffi.set_source(module_name, f'#line 1 "{SOURCE_NAME}"\n{source}\n#line {after} "{c_name}"')
+    with tempfile.TemporaryDirectory(prefix="overhead-cc-", dir=folder) as tmp:
+        c_file = Path(tmp) / c_name
+        with contextlib.redirect_stdout(io.StringIO()):  # cffi prints "generating …"
+            ffi.emit_c_code(str(c_file))
+        lines = c_file.read_text().split("\n")
+        mark = next(i for i, line in enumerate(lines) if after in line)
+        lines[mark] = lines[mark].replace(after, str(mark + 2))
+        c_file.write_text("\n".join(lines))
+        proc = _run(command, tmp)
+        if proc.returncode != 0 and "fopt-info" in proc.stderr:  # not GCC: asked without
+            command = [c for c in command if c != REPORT_FLAG]
+            proc = _run(command, tmp)
         if proc.returncode != 0:
-            message = proc.stderr.strip().replace(str(c_file), "rung.c")
-            if "-fopenmp" in flags and "omp" in message.lower():
-                raise Unavailable(f"no OpenMP in {cc}: {message.splitlines()[-1][:200]}")
-            raise BuildError(f"{cc} failed:\n{message[-2000:]}")
-        if "-fopenmp" in link_flags:
-            probe = subprocess.run(
-                [
-                    *cc.split(),
-                    "-fopenmp",
-                    str(Path(tmp) / "rung.o"),
-                    "-shared",
-                    "-o",
-                    str(Path(tmp) / "rung.so"),
-                ],
-                capture_output=True,
-                text=True,
-                check=False,
-                timeout=300,
-            )
-            if probe.returncode != 0:
-                raise Unavailable(
-                    f"OpenMP does not link with {cc}: "
-                    f"{(probe.stderr.strip().splitlines() or ['?'])[-1][:200]}"
-                )
-        return [
-            line.replace(str(c_file), "rung.c")
+            raise _failure(cc, proc.stderr.strip(), command)
+        report = [
+            line
             for line in proc.stderr.splitlines()
-            if "vectorized" in line or "optimized" in line
+            if line.startswith(f"{SOURCE_NAME}:") and ("vectorized" in line or "optimized" in line)
         ]
+        (folder / f"{module_name}.cmd.txt").write_text(shlex.join(command))
+        (folder / f"{module_name}.vec.txt").write_text("\n".join(report))
+        os.replace(c_file, folder / c_name)
+        os.replace(Path(tmp) / target, folder / target)  # last: the cache holds it from now
+    return shlex.join(command), report
 
 
-def _read_report(folder: Path, module_name: str) -> list[str]:
-    path = folder / f"{module_name}.vec.txt"
-    return path.read_text().splitlines() if path.exists() else []
+def _run(command: list[str], folder: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        command, cwd=folder, capture_output=True, text=True, check=False, timeout=300
+    )
+
+
+def _failure(cc: str, message: str, command: list[str]) -> Exception:
+    """The exception for a failed compiler ``command``: OpenMP missing is :class:`Unavailable`."""
+    last = (message.splitlines() or ["?"])[-1][:200]
+    if "-fopenmp" in command and "omp" in message.lower():
+        if any(m in message for m in ("collect2", "cannot find -l", "undefined reference")):
+            return Unavailable(f"OpenMP does not link with {cc}: {last}")
+        return Unavailable(f"no OpenMP in {cc}: {last}")
+    if "Python.h" in message:
+        message += "\n(fix: install the Python development headers, e.g. python3-dev)"
+    return BuildError(f"{cc} failed:\n{message[-2000:]}")
+
+
+def _read(folder: Path, module_name: str, kind: str) -> str:
+    """A cached build's ``.cmd.txt`` or ``.vec.txt`` ("" where missing)."""
+    path = folder / f"{module_name}.{kind}.txt"
+    return path.read_text().strip() if path.exists() else ""
 
 
 def _find(folder: Path, module_name: str) -> Path | None:
@@ -281,23 +319,6 @@ def _load(module_name: str, path: Path) -> ModuleType:
     sys.modules[module_name] = module
     spec.loader.exec_module(module)
     return module
-
-
-class _quiet_fd:
-    """Point a file descriptor at stderr for a while (setuptools prints to fd 1)."""
-
-    def __init__(self, fd: int) -> None:
-        self.fd = fd
-        self.saved = -1
-
-    def __enter__(self) -> None:
-        sys.stdout.flush()
-        self.saved = os.dup(self.fd)
-        os.dup2(2, self.fd)
-
-    def __exit__(self, *exc: object) -> None:
-        os.dup2(self.saved, self.fd)
-        os.close(self.saved)
 
 
 def pointers(ffi: Any, *arrays: Any) -> list[Any]:

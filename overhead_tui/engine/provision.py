@@ -30,8 +30,8 @@ from overhead_tui.engine.folders import user_cache_dir
 
 REQUIRED = ("numpy", "threadpoolctl")
 """Packages every worker imports."""
-OPTIONAL = ("numba", "cffi", "setuptools", "scipy")
-"""Packages some rungs or probes import (numba rungs, C rungs via cffi + setuptools, scipy)."""
+OPTIONAL = ("numba", "cffi", "scipy")
+"""Packages some rungs or probes import (numba rungs, C rungs via cffi, scipy)."""
 STAMP = "overhead-tui-stamp.json"
 """The file in a provisioned folder that records what was installed."""
 STAMP_VERSION = 1

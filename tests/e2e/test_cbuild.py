@@ -81,3 +81,48 @@ def test_an_unwritable_cache_builds_in_a_temporary_one(tmp_path, monkeypatch):
     info = cbuild.build("t_fallback", SOURCE, ["-O1"], "float64")[2]
     assert "XDG_CACHE_HOME" in info["cache_warning"]
     assert cbuild.build("t_fallback", SOURCE, ["-O1"], "float64")[2]["cached"] is True
+
+
+def test_the_recorded_command_is_the_one_that_built_the_module(tmp_path):
+    import shlex
+    import subprocess
+
+    info = cbuild.build("t_cmd", SOURCE, ["-O2"], "float64")[2]
+    folder, _ = cbuild.usable_cache_dir()
+    command = shlex.split(info["command"])
+    assert command.count("-O2") == 1 and "-shared" in command and f"{info['module']}.c" in command
+    assert cbuild.build("t_cmd", SOURCE, ["-O2"], "float64")[2]["command"] == info["command"]
+    # run again where it ran (the cache folder): it rebuilds the same extension
+    target = folder / command[command.index("-o") + 1]
+    target.unlink()
+    subprocess.run(command, cwd=folder, check=True, capture_output=True)
+    assert target.exists()
+
+
+def test_compiler_messages_give_the_rungs_own_line_numbers():
+    broken = SOURCE.replace("real_t s = 0;", "real_t s = 0")
+    with pytest.raises(cbuild.BuildError, match=r"rung\.c:6:"):  # the line after `s = 0`
+        cbuild.build("t_lines", broken, ["-O1"], "float64")
+
+
+FAKE_CC = """#!/bin/sh
+case "$1" in --version) echo "fakecc 1.0"; exit 0;; esac
+echo "{message}" >&2
+exit 1
+"""
+
+
+@pytest.mark.parametrize(
+    ("message", "reason"),
+    [
+        ("rung.c:2:10: fatal error: omp.h: No such file or directory", "no OpenMP in"),
+        ("/usr/bin/ld: cannot find -lgomp\\ncollect2: error: ld returned 1", "does not link"),
+    ],
+)
+def test_missing_openmp_is_unavailable(tmp_path, monkeypatch, message, reason):
+    cc = tmp_path / "fakecc"
+    cc.write_text(FAKE_CC.format(message=message))
+    cc.chmod(0o755)
+    monkeypatch.setenv("CC", str(cc))
+    with pytest.raises(cbuild.Unavailable, match=reason):
+        cbuild.build("t_omp", SOURCE, ["-O2", "-fopenmp"], "float64", ["-fopenmp"])
