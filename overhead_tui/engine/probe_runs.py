@@ -72,7 +72,7 @@ class ProbeResult:
     """[min, max] over the processes of each numeric detail (e.g. ``store_ns``)."""
     other_cpu_fraction: float | None = None
     """Share of all CPUs that other processes used while this probe was measured (the tool
-    and its probe workers excluded), from ``/proc/stat``; None where unknown."""
+    and its probe workers excluded), from ``machine.host.read_cpu_times``; None where unknown."""
 
 
 def _own_and_children_cpu_s() -> float:

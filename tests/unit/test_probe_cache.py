@@ -51,8 +51,10 @@ def test_oldest_entries_dropped(tmp_path, monkeypatch):
 
 
 def test_a_probe_records_the_load_of_other_processes(monkeypatch, tmp_path):
-    # /proc/stat readings 1,000 ticks apart of which 600 busy; the probe workers used none
-    readings = iter([(0, 0, 0), (0, 1000, 600)])
+    # readings 1,000 CPU-seconds apart of which 600 busy; the probe workers used none
+    from overhead_tui.machine.host import CpuTimes
+
+    readings = iter([CpuTimes(0.0, 0.0, 0.0), CpuTimes(0.0, 1000.0, 600.0)])
     monkeypatch.setattr(probe_runs, "read_cpu_times", lambda: next(readings))
     monkeypatch.setattr(probe_runs, "_own_and_children_cpu_s", lambda: 0.0)
     monkeypatch.setattr(
