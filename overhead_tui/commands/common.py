@@ -20,26 +20,25 @@ from overhead_tui.plugins.scenarios import SUPPORTED_DTYPES, ScenarioSpec, disco
 from overhead_tui.summary.records import Settings
 
 
-def non_negative_int(text: str) -> int:
-    """argparse type: an integer ≥ 0."""
+def _whole_number(text: str, least: int) -> int:
+    """``text`` as an integer ≥ ``least`` (the argparse types below)."""
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{value} is below 0")
+    if value < least:
+        raise argparse.ArgumentTypeError(f"{value} is below {least}")
     return value
+
+
+def non_negative_int(text: str) -> int:
+    """argparse type: an integer ≥ 0."""
+    return _whole_number(text, 0)
 
 
 def positive_int(text: str) -> int:
     """argparse type: an integer ≥ 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{value} is below 1")
-    return value
+    return _whole_number(text, 1)
 
 
 def positive_float(text: str) -> float:
@@ -194,21 +193,34 @@ def add_measurement_options(
     )
 
 
-def settings_from(args: argparse.Namespace) -> Settings:
-    """Build :class:`Settings` from parsed run options."""
+def add_export_options(parser: argparse.ArgumentParser, **helps: str) -> None:
+    """One ``--NAME PATH`` option per keyword, in order (``json="write the summary"``): the
+    files a command exports to, checked before it runs by :func:`check_export_paths`."""
+    for name, help in helps.items():
+        parser.add_argument(f"--{name}", type=Path, metavar="PATH", help=help)
+
+
+def measured_settings(args: argparse.Namespace, **fields: Any) -> Settings:
+    """:class:`Settings` from the options of :func:`add_measurement_options` and
+    ``--scenarios-dir``; ``fields`` give the others (``size``, ``scenarios``: a sweep names
+    its discovered scenarios and sets each point's size itself)."""
     return Settings(
         dtype=args.dtype,
-        size=args.size,
         repeats=args.repeats,
         seed=args.seed,
         timeout_s=args.timeout,
         min_sample_s=args.min_time,
         python=args.python,
-        scenarios=list(args.scenario),
         scenarios_dirs=[str(d) for d in args.scenarios_dir],
         probes=not args.no_probes,
         refresh_probes=args.refresh_probes,
+        **fields,
     )
+
+
+def settings_from(args: argparse.Namespace) -> Settings:
+    """Build :class:`Settings` from parsed run options (:func:`add_run_options`)."""
+    return measured_settings(args, size=args.size, scenarios=list(args.scenario))
 
 
 def plan(args: argparse.Namespace) -> tuple[list[ScenarioSpec], Settings]:
