@@ -20,8 +20,8 @@ from overhead_tui.plugins.scenarios import SUPPORTED_DTYPES, ScenarioSpec, disco
 from overhead_tui.summary.records import Settings
 
 
-def _whole_number(text: str, least: int) -> int:
-    """``text`` as an integer ≥ ``least`` (the argparse types below)."""
+def non_negative_int(text: str, least: int = 0) -> int:
+    """argparse type: an integer ≥ 0 (≥ ``least``)."""
     try:
         value = int(text)
     except ValueError:
@@ -31,14 +31,9 @@ def _whole_number(text: str, least: int) -> int:
     return value
 
 
-def non_negative_int(text: str) -> int:
-    """argparse type: an integer ≥ 0."""
-    return _whole_number(text, 0)
-
-
 def positive_int(text: str) -> int:
     """argparse type: an integer ≥ 1."""
-    return _whole_number(text, 1)
+    return non_negative_int(text, 1)
 
 
 def positive_float(text: str) -> float:
@@ -194,16 +189,16 @@ def add_measurement_options(
 
 
 def add_export_options(parser: argparse.ArgumentParser, **helps: str) -> None:
-    """One ``--NAME PATH`` option per keyword, in order (``json="write the summary"``): the
-    files a command exports to, checked before it runs by :func:`check_export_paths`."""
+    """``--NAME PATH`` per keyword, in order: files to export to (see check_export_paths)."""
     for name, help in helps.items():
         parser.add_argument(f"--{name}", type=Path, metavar="PATH", help=help)
 
 
-def measured_settings(args: argparse.Namespace, **fields: Any) -> Settings:
-    """:class:`Settings` from the options of :func:`add_measurement_options` and
-    ``--scenarios-dir``; ``fields`` give the others (``size``, ``scenarios``: a sweep names
-    its discovered scenarios and sets each point's size itself)."""
+def settings_from(args: argparse.Namespace, **chosen: Any) -> Settings:
+    """:class:`Settings` from parsed run options; ``chosen`` replaces the ``size`` and
+    ``scenarios`` they give (a sweep: no ``--size``, each point sets its own; the scenarios
+    as discovered)."""
+    chosen = {"size": getattr(args, "size", None), "scenarios": list(args.scenario), **chosen}
     return Settings(
         dtype=args.dtype,
         repeats=args.repeats,
@@ -214,13 +209,8 @@ def measured_settings(args: argparse.Namespace, **fields: Any) -> Settings:
         scenarios_dirs=[str(d) for d in args.scenarios_dir],
         probes=not args.no_probes,
         refresh_probes=args.refresh_probes,
-        **fields,
+        **chosen,
     )
-
-
-def settings_from(args: argparse.Namespace) -> Settings:
-    """Build :class:`Settings` from parsed run options (:func:`add_run_options`)."""
-    return measured_settings(args, size=args.size, scenarios=list(args.scenario))
 
 
 def plan(args: argparse.Namespace) -> tuple[list[ScenarioSpec], Settings]:
