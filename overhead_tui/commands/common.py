@@ -21,26 +21,20 @@ from overhead_tui.plugins.scenarios import SUPPORTED_DTYPES, ScenarioSpec, disco
 from overhead_tui.summary.records import Settings
 
 
-def non_negative_int(text: str) -> int:
-    """argparse type: an integer ≥ 0."""
+def non_negative_int(text: str, least: int = 0) -> int:
+    """argparse type: an integer ≥ 0 (≥ ``least``)."""
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{value} is below 0")
+    if value < least:
+        raise argparse.ArgumentTypeError(f"{value} is below {least}")
     return value
 
 
 def positive_int(text: str) -> int:
     """argparse type: an integer ≥ 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{value} is below 1")
-    return value
+    return non_negative_int(text, 1)
 
 
 def positive_float(text: str) -> float:
@@ -195,20 +189,28 @@ def add_measurement_options(
     )
 
 
-def settings_from(args: argparse.Namespace) -> Settings:
-    """Build :class:`Settings` from parsed run options."""
+def add_export_options(parser: argparse.ArgumentParser, **helps: str) -> None:
+    """``--NAME PATH`` per keyword, in order: files to export to (see check_export_paths)."""
+    for name, help in helps.items():
+        parser.add_argument(f"--{name}", type=Path, metavar="PATH", help=help)
+
+
+def settings_from(args: argparse.Namespace, **chosen: Any) -> Settings:
+    """:class:`Settings` from parsed run options; ``chosen`` replaces the ``size`` and
+    ``scenarios`` they give (a sweep: no ``--size``, each point sets its own; the scenarios
+    as discovered)."""
+    chosen = {"size": getattr(args, "size", None), "scenarios": list(args.scenario), **chosen}
     return Settings(
         dtype=args.dtype,
-        size=args.size,
         repeats=args.repeats,
         seed=args.seed,
         timeout_s=args.timeout,
         min_sample_s=args.min_time,
         python=args.python,
-        scenarios=list(args.scenario),
         scenarios_dirs=[str(d) for d in args.scenarios_dir],
         probes=not args.no_probes,
         refresh_probes=args.refresh_probes,
+        **chosen,
     )
 
 

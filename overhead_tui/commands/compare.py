@@ -13,6 +13,7 @@ from overhead_tui.present.compare_text import (
     facts_lines,
     run_notes,
 )
+from overhead_tui.present.format import aligned_lines
 from overhead_tui.summary.records import RunSummary
 
 LEFT_ALIGNED = {0, 5, 6}
@@ -106,14 +107,7 @@ def render_comparison(comparison: Comparison) -> str:
 def render_table(comparison: Comparison) -> list[str]:
     """The rows as aligned plain-text lines, headed by the column names."""
     rows = [(*COMPARE_HEADERS, "note"), *(comparison_cells(r) for r in comparison.rows)]
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    return [
-        "  ".join(
-            cell.ljust(width) if i in LEFT_ALIGNED else cell.rjust(width)
-            for i, (cell, width) in enumerate(zip(row, widths, strict=True))
-        ).rstrip()
-        for row in rows
-    ]
+    return aligned_lines(rows, LEFT_ALIGNED)
 
 
 def open_in_app(comparison: Comparison, run_a: RunSummary) -> int:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from overhead_tui.commands.common import (
+    add_export_options,
     add_measurement_options,
     add_scenario_choice,
     check_export_paths,
@@ -79,8 +80,7 @@ def add_options(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="use each interpreter as it is (it needs numpy and threadpoolctl already)",
     )
-    parser.add_argument("--json", type=Path, metavar="PATH", help="write the combined summary")
-    parser.add_argument("--markdown", type=Path, metavar="PATH", help="write the table")
+    add_export_options(parser, json="write the combined summary", markdown="write the table")
     parser.add_argument(
         "--app", action="store_true", help="afterwards, show the Interpreters screen in the app"
     )

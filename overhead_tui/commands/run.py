@@ -5,11 +5,11 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from pathlib import Path
 from typing import TextIO
 
 from overhead_tui.analysis.agreement import attach_agreement
 from overhead_tui.commands.common import (
+    add_export_options,
     add_run_options,
     check_export_paths,
     plan,
@@ -32,6 +32,7 @@ from overhead_tui.export import export
 from overhead_tui.plugins.scenarios import ScenarioSpec
 from overhead_tui.present.format import (
     LADDER_HEADERS,
+    aligned_lines,
     dense_reference_note,
     fmt_gflops,
     fmt_seconds,
@@ -63,9 +64,12 @@ def add_options(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="accepted for symmetry with the app: `run` is always headless",
     )
-    parser.add_argument("--json", type=Path, metavar="PATH", help="also export the summary JSON")
-    parser.add_argument("--markdown", type=Path, metavar="PATH", help="export a Markdown report")
-    parser.add_argument("--csv", type=Path, metavar="PATH", help="export one CSV row per rung")
+    add_export_options(
+        parser,
+        json="also export the summary JSON",
+        markdown="export a Markdown report",
+        csv="export one CSV row per rung",
+    )
     parser.add_argument(
         "--profile",
         action="append",
@@ -138,16 +142,7 @@ def profile_all(
 
 def render_table(summary: RunSummary) -> str:
     """The ladder as an aligned plain-text table, with warnings and errors below it."""
-    rows = [LADDER_HEADERS, *(ladder_row(r) for r in summary.scenarios)]
-    widths = [max(len(row[i]) for row in rows) for i in range(len(LADDER_HEADERS))]
-    left = {1, 7}
-    lines = [
-        "  ".join(
-            c.ljust(w) if i in left else c.rjust(w)
-            for i, (c, w) in enumerate(zip(row, widths, strict=True))
-        ).rstrip()
-        for row in rows
-    ]
+    lines = aligned_lines([LADDER_HEADERS, *(ladder_row(r) for r in summary.scenarios)], {1, 7})
     for r in summary.scenarios:
         if r.status != "ok":
             lines.append(f"  {r.name}: {r.status} — {r.error}")

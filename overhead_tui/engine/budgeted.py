@@ -12,7 +12,6 @@ record and its events.  No Textual here.
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -27,7 +26,7 @@ from overhead_tui.engine.events import ScenarioProgress
 from overhead_tui.engine.probe_runs import load_run_probes
 from overhead_tui.engine.run_log import log_event
 from overhead_tui.engine.runner import Runner
-from overhead_tui.engine.spawn import Cancel
+from overhead_tui.engine.spawn import Stoppable
 from overhead_tui.machine.cpu import read_cpu_model
 from overhead_tui.machine.host import describe_machine
 from overhead_tui.plugins.scenarios import ScenarioSpec
@@ -44,7 +43,7 @@ class ScenarioStopped:
     detail: str
 
 
-class BudgetedSweep:
+class BudgetedSweep(Stoppable):
     """Runs every scenario at every point (smallest first) within a budget.
 
     Args:
@@ -75,16 +74,13 @@ class BudgetedSweep:
         run_dir: Path,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
+        super().__init__()
         self.specs = list(specs)
         self.points = sorted(set(points))
         self.budget_s = budget_s
         self.settings = settings
         self.run_dir = Path(run_dir)
         self.clock = clock
-        self._cancel = threading.Event()
-        self._commands = Cancel()
-        """Stops the probe workers when the sweep is cancelled."""
-        self._lock = threading.Lock()
         self._runner: Runner | None = None
         self.cpu = read_cpu_model()
         self.summary = RunSummary(
@@ -150,18 +146,9 @@ class BudgetedSweep:
         """The swept scenarios' names, in order."""
         return [s.name for s in self.specs]
 
-    @property
-    def cancelled(self) -> bool:
-        """True once :meth:`cancel` was called."""
-        return self._cancel.is_set()
-
-    def cancel(self) -> None:
-        """Stop the sweep: the running worker is killed, no further point starts."""
-        self._cancel.set()
-        self._commands.set()
-        with self._lock:
-            if self._runner is not None:
-                self._runner.cancel()
+    def _stop_current(self) -> None:
+        if self._runner is not None:
+            self._runner.cancel()
 
     def events(self) -> Iterator[Any]:
         """Run the sweep and yield its events (``ProbeStarted`` while probes are measured,

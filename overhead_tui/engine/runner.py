@@ -15,7 +15,6 @@ import select
 import signal
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -45,7 +44,7 @@ from overhead_tui.engine.run_log import (
     parse_event_line,
 )
 from overhead_tui.engine.spawn import (
-    Cancel,
+    Stoppable,
     same_interpreter,
     wait_exited,
     worker_command,
@@ -75,7 +74,7 @@ class _WorkerOutcome:
     stderr_tail: str
 
 
-class Runner:
+class Runner(Stoppable):
     """Runs scenarios one after the other, each in its own worker process.
 
     Args:
@@ -101,33 +100,20 @@ class Runner:
         clock: Callable[[], float] = time.monotonic,
         observer: str = "overhead-tui",
     ) -> None:
+        super().__init__()
         self.specs = specs
         self.observer = observer
         self.settings = settings
         self.run_dir = Path(run_dir)
         self.clock = clock
-        self._cancel = threading.Event()
-        self._commands = Cancel()
-        """Stops the probe workers (``run_command``) when the run is cancelled."""
         self._process: subprocess.Popen[bytes] | None = None
-        self._lock = threading.Lock()
         self.summary = planned_summary(specs, settings, self.run_dir)
         self._environment_seen = False
         self.cpu = read_cpu_model()
 
-    @property
-    def cancelled(self) -> bool:
-        """True once :meth:`cancel` was called."""
-        return self._cancel.is_set()
-
-    def cancel(self) -> None:
-        """Stop the run: kill the current worker's (or probe's) process group; later scenarios
-        are skipped."""
-        self._cancel.set()
-        self._commands.set()
-        with self._lock:
-            if self._process is not None:
-                _kill_group(self._process)
+    def _stop_current(self) -> None:
+        if self._process is not None:
+            _kill_group(self._process)
 
     def events(self) -> Iterator[Event]:
         """Run every scenario and yield events as they happen (see ``engine.events``)."""
@@ -272,8 +258,7 @@ class Runner:
     def _stop_worker(self) -> None:
         """Kill the current worker's process group (its outcome is still collected)."""
         with self._lock:
-            if self._process is not None:
-                _kill_group(self._process)
+            self._stop_current()
 
     def _progress(
         self, name: str, event: dict[str, Any], timed_window: bool

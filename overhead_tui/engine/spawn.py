@@ -122,6 +122,33 @@ class Cancel:
             self._running.discard(process)
 
 
+class Stoppable:
+    """A run driven in one thread and stopped from another: :meth:`cancel` sets
+    ``cancelled``, kills the probe commands under ``_commands`` and, holding ``_lock``, what
+    runs now (:meth:`_stop_current`, which a subclass defines)."""
+
+    def __init__(self) -> None:
+        self._cancel = threading.Event()
+        self._commands = Cancel()
+        """Stops the probe workers (``run_command``) when the run is cancelled."""
+        self._lock = threading.Lock()
+
+    @property
+    def cancelled(self) -> bool:
+        """True once :meth:`cancel` was called."""
+        return self._cancel.is_set()
+
+    def cancel(self) -> None:
+        """Stop: kill the running worker's (or probe's) process group; nothing later starts."""
+        self._cancel.set()
+        self._commands.set()
+        with self._lock:
+            self._stop_current()
+
+    def _stop_current(self) -> None:
+        """Stop the worker running now (called holding ``_lock``)."""
+
+
 def worker_command(python: str, spec: dict[str, Any]) -> list[str]:
     """The argv of a worker for ``spec`` (see ``engine.worker``)."""
     return [python, "-m", "overhead_tui.engine.worker", json.dumps(spec)]

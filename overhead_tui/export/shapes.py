@@ -11,7 +11,7 @@ from overhead_tui.analysis.shapes import (
     large_weights_crossing,
     reference_crossings,
 )
-from overhead_tui.present.format import fmt_gflops
+from overhead_tui.present.format import aligned_lines, fmt_gflops
 from overhead_tui.summary.records import RunSummary
 
 HEADER = ("scenario", "m", "status", "median", "GFLOP/s", "flop/B", "roof GFLOP/s", "bound")
@@ -91,18 +91,6 @@ CROSSING_HEADER = (
 )
 
 
-def _aligned(header: tuple[str, ...], rows: list[tuple[str, ...]], left: set[int]) -> list[str]:
-    table = [header, *rows]
-    widths = [max(len(r[i]) for r in table) for i in range(len(header))]
-    return [
-        "  ".join(
-            c.ljust(w) if i in left else c.rjust(w)
-            for i, (c, w) in enumerate(zip(r, widths, strict=True))
-        ).rstrip()
-        for r in table
-    ]
-
-
 def render_shapes_table(summary: RunSummary) -> str:
     """The sweep as aligned text: the points, then the crossings (stdout of the command)."""
     if not summary.shapes:
@@ -110,9 +98,9 @@ def render_shapes_table(summary: RunSummary) -> str:
     record = ShapesRecord.from_json(summary.shapes)
     lines = [
         f"C (m×{record.n}) = A (m×{record.k}) · B ({record.k}×{record.n}), {record.dtype}",
-        *_aligned(HEADER, point_rows(record), {0, 2, 7}),
+        *aligned_lines([HEADER, *point_rows(record)], {0, 2, 7}),
         "",
-        *_aligned(CROSSING_HEADER, crossing_rows(record), {0, 1, 8}),
+        *aligned_lines([CROSSING_HEADER, *crossing_rows(record)], {0, 1, 8}),
         "  measured m (marked *): the first batch whose GFLOP/s fell to half its share of the "
         "bandwidth slope at the smallest batch, or below; predicted m: where the intensity "
         "reaches the ridge (peak / bandwidth)",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection, Sequence
 from functools import cache
 from typing import TYPE_CHECKING
 
@@ -96,6 +97,20 @@ def ladder_row(result: ScenarioResult) -> tuple[str, ...]:
         fmt_number(result.ns_per_fma) if speed else "—",
         status_text(result),
     )
+
+
+def aligned_lines(rows: Sequence[Sequence[str]], left: Collection[int] = ()) -> list[str]:
+    """Rows of cells (a header first, if any) as plain-text lines: each column as wide as its
+    widest cell, two spaces apart, right-aligned but for the column indexes in ``left``
+    (names and words); trailing spaces are cut."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return [
+        "  ".join(
+            cell.ljust(width) if i in left else cell.rjust(width)
+            for i, (cell, width) in enumerate(zip(row, widths, strict=True))
+        ).rstrip()
+        for row in rows
+    ]
 
 
 @cache

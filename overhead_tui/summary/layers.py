@@ -44,6 +44,23 @@ SHORT_LABELS: dict[str, str] = {
 """Layer -> one-word label for legends."""
 
 
+LAYER_LETTERS: dict[str, str] = {
+    "interpreter_dispatch": "d",
+    "boxing": "b",
+    "dynamic_dispatch": "t",
+    "container_access": "s",
+    "call_overhead": "c",
+    "library_layers": "l",
+    "scalar_compute": "x",
+    "simd_compute": "v",
+    "dense_kernel": "k",
+    "memory": "m",
+    "parallel": "p",
+    "other": "o",
+}
+"""Layer -> the letter that stands for it in bars and legends (readable without colour)."""
+
+
 def layer_label(name: str) -> str:
     """Return the readable label of a layer name (the name itself if it is not standard)."""
     return LAYER_LABELS.get(name, name)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.box import HEAVY_HEAD
 from rich.table import Table
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
@@ -10,6 +11,17 @@ from textual.widgets import Static
 from overhead_tui.analysis.paper import compare, load_table
 from overhead_tui.present.format import fmt_gflops, fmt_ratio
 from overhead_tui.tui.screens.base import SummaryScreen
+from overhead_tui.tui.widgets.column_table import column_table
+
+COLUMNS = (
+    "#",
+    "their step",
+    "their speedup",
+    "their GFLOP/s",
+    "our rung",
+    "our speedup",
+    "our GFLOP/s",
+)
 
 
 class PaperScreen(SummaryScreen):
@@ -23,7 +35,10 @@ class PaperScreen(SummaryScreen):
 
     def _table(self) -> Table:
         paper = load_table()
-        table = Table(
+        table = column_table(
+            COLUMNS,
+            left={"their step", "our rung"},
+            box=HEAVY_HEAD,
             title=f"{paper['source']} — n = {paper['n']}, {paper['dtype']}, {paper['machine']}",
             title_justify="left",
             header_style="bold",
@@ -31,16 +46,6 @@ class PaperScreen(SummaryScreen):
             "each rung at its own n (scaled, not measured at 4096)",
             caption_justify="left",
         )
-        for header, justify in (
-            ("#", "right"),
-            ("their step", "left"),
-            ("their speedup", "right"),
-            ("their GFLOP/s", "right"),
-            ("our rung", "left"),
-            ("our speedup", "right"),
-            ("our GFLOP/s", "right"),
-        ):
-            table.add_column(header, justify=justify)  # type: ignore[arg-type]
         for r in compare(self.summary):
             table.add_row(
                 str(r.version),

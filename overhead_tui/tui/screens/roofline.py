@@ -13,6 +13,7 @@ from overhead_tui.analysis.roofline import Roofline, RooflinePoint, roofline
 from overhead_tui.present.format import fmt_gflops, fmt_number, fmt_percent
 from overhead_tui.summary.records import RunSummary
 from overhead_tui.tui.screens.base import DrillScreen
+from overhead_tui.tui.widgets.column_table import column_table
 from overhead_tui.tui.widgets.loglog_plot import LogLogFigure, LogLogPlot, PointLabel, Series
 
 CEILING_STYLES = ((":", "orange"), ("+", "cyan"), ("=", "green"))
@@ -116,8 +117,9 @@ class RooflineScreen(DrillScreen):
             self.query_one(LogLogPlot).show(roofline_figure(self.model))
 
     def _table(self) -> Table:
-        table = Table(
-            box=None,
+        table = column_table(
+            ("#", "scenario", "n", "flop/B", "GFLOP/s", "attainable", "of attainable", "roof"),
+            left={"scenario", "roof"},
             padding=(0, 1),
             title=(
                 ceiling_legend(self.model)
@@ -130,17 +132,6 @@ class RooflineScreen(DrillScreen):
             "intensity × bandwidth)",
             caption_justify="left",
         )
-        for header, justify in (
-            ("#", "right"),
-            ("scenario", "left"),
-            ("n", "right"),
-            ("flop/B", "right"),
-            ("GFLOP/s", "right"),
-            ("attainable", "right"),
-            ("of attainable", "right"),
-            ("roof", "left"),
-        ):
-            table.add_column(header, justify=justify)  # type: ignore[arg-type]
         for p in self.model.points:
             table.add_row(
                 str(p.rung),

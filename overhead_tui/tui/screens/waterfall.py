@@ -13,6 +13,7 @@ from textual.widgets import Static
 from overhead_tui.present.format import fmt_number, fmt_ratio
 from overhead_tui.summary.layers import layer_label
 from overhead_tui.tui.screens.base import SummaryScreen
+from overhead_tui.tui.widgets.column_table import column_table
 from overhead_tui.tui.widgets.layer_bar import LAYER_GLYPHS
 
 BAR_WIDTH = 40
@@ -37,13 +38,13 @@ class WaterfallScreen(SummaryScreen):
         per_flop = {r.name: r.median_s / r.flops * 1e9 for r in rungs if r.median_s}
         low, high = min(per_flop.values()), max(per_flop.values())
         span = math.log10(high / low) if high > low else 1.0
-        table = Table(
-            box=None, padding=(0, 1), title="time per flop (ns), log scale", title_justify="left"
+        table = column_table(
+            ("rung", "scenario", "ns/flop", ""),
+            left={"scenario", ""},
+            padding=(0, 1),
+            title="time per flop (ns), log scale",
+            title_justify="left",
         )
-        table.add_column("rung", justify="right")
-        table.add_column("scenario")
-        table.add_column("ns/flop", justify="right")
-        table.add_column("")
         for r in rungs:
             value = per_flop[r.name]
             cells = max(1, round(math.log10(value / low) / span * BAR_WIDTH)) if span else 1
@@ -51,20 +52,13 @@ class WaterfallScreen(SummaryScreen):
         return table
 
     def _steps(self) -> Table:
-        table = Table(
-            box=None,
+        table = column_table(
+            ("from → to", "speedup", "noise", "cumulative", "credited to (ns/flop)"),
+            left={"from → to", "noise", "credited to (ns/flop)"},
             padding=(0, 1),
             title="steps: saved time per flop credited to the layers the later rung removes",
             title_justify="left",
         )
-        for header, justify in (
-            ("from → to", "left"),
-            ("speedup", "right"),
-            ("noise", "left"),
-            ("cumulative", "right"),
-            ("credited to (ns/flop)", "left"),
-        ):
-            table.add_column(header, justify=justify)  # type: ignore[arg-type]
         total = 1.0
         for step in self.summary.waterfall:
             total *= step["speedup"]

@@ -4,21 +4,26 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from overhead_tui.summary.layers import SHORT_LABELS, layer_label
+from overhead_tui.summary.layers import LAYER_LETTERS, SHORT_LABELS, layer_label
+
+LAYER_COLOURS: dict[str, str] = {
+    "interpreter_dispatch": "#5fafff",
+    "boxing": "#ff875f",
+    "dynamic_dispatch": "#d7af5f",
+    "container_access": "#afd75f",
+    "call_overhead": "#d787d7",
+    "library_layers": "#ffd75f",
+    "scalar_compute": "#87d7d7",
+    "simd_compute": "#5fd787",
+    "dense_kernel": "#00af5f",
+    "memory": "#8787ff",
+    "parallel": "#af87af",
+    "other": "#8a8a8a",
+}
+"""Layer -> the background colour of its cells."""
 
 LAYER_GLYPHS: dict[str, tuple[str, str]] = {
-    "interpreter_dispatch": ("d", "black on #5fafff"),
-    "boxing": ("b", "black on #ff875f"),
-    "dynamic_dispatch": ("t", "black on #d7af5f"),
-    "container_access": ("s", "black on #afd75f"),
-    "call_overhead": ("c", "black on #d787d7"),
-    "library_layers": ("l", "black on #ffd75f"),
-    "scalar_compute": ("x", "black on #87d7d7"),
-    "simd_compute": ("v", "black on #5fd787"),
-    "dense_kernel": ("k", "black on #00af5f"),
-    "memory": ("m", "black on #8787ff"),
-    "parallel": ("p", "black on #af87af"),
-    "other": ("o", "black on #8a8a8a"),
+    layer: (LAYER_LETTERS[layer], f"black on {colour}") for layer, colour in LAYER_COLOURS.items()
 }
 """Layer -> (letter, Rich style).  Letters carry the meaning; colour only helps."""
 

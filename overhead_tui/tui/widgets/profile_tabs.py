@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -20,6 +22,7 @@ from overhead_tui.summary.profile import (
     SymbolRow,
 )
 from overhead_tui.summary.records import ScenarioResult
+from overhead_tui.tui.widgets.column_table import column_table
 from overhead_tui.tui.widgets.layer_bar import LAYER_GLYPHS, stacked_bar
 from overhead_tui.tui.widgets.scenario_tab import ScenarioTab
 
@@ -50,32 +53,48 @@ def _head(result: ScenarioResult, part: BackendResult | None, name: str) -> Comp
         yield Label(f"  note: {note}")
 
 
-class NativeTab(ScenarioTab):
-    """perf's self time per native symbol, the measured layer bar beside the model's."""
+class BackendTab(ScenarioTab):
+    """A tab of profiler results: for each of its ``backends`` (the key in
+    ``result.profile.backends``, the name its status line gives), that status, then what
+    :meth:`results` shows of an ok run."""
 
-    tab_title = "Native"
+    backends: ClassVar[tuple[tuple[str, str], ...]] = ()
 
     @classmethod
     def has_data(cls, result: ScenarioResult) -> bool:
-        return bool(_backend(result, "perf") or _backend(result, "callgrind"))
+        return any(_backend(result, key) for key, _ in cls.backends)
 
     def compose(self) -> ComposeResult:
-        perf = _backend(self.result, "perf")
-        callgrind = _backend(self.result, "callgrind")
         with VerticalScroll():
-            yield from _head(self.result, perf, "perf (cpu-clock)")
-            if isinstance(perf, PerfResult):
-                yield Static(self._compare(perf.layers))
-                yield Static(_symbols(perf.top_symbols))
-            yield from _head(self.result, callgrind, "callgrind")
-            if isinstance(callgrind, CallgrindResult):
-                yield Label(
-                    f"{fmt_number(callgrind.instructions_per_fma)} instructions per "
-                    f"multiply-add at n = {callgrind.n}; "
-                    f"{fmt_number(callgrind.floats_per_fma)} floats created per FMA "
-                    "(exact PyFloat_FromDouble calls)"
-                )
-                yield Static(_symbols(callgrind.top_symbols, "instructions"))
+            for key, name in self.backends:
+                part = _backend(self.result, key)
+                yield from _head(self.result, part, name)
+                if part is not None and part.ok:
+                    yield from self.results(part)
+
+    def results(self, part: BackendResult) -> ComposeResult:
+        """The widgets showing an ok result ``part`` of one of the tab's backends."""
+        raise NotImplementedError
+
+
+class NativeTab(BackendTab):
+    """perf's self time per native symbol, the measured layer bar beside the model's."""
+
+    tab_title = "Native"
+    backends = (("perf", "perf (cpu-clock)"), ("callgrind", "callgrind"))
+
+    def results(self, part: BackendResult) -> ComposeResult:
+        if isinstance(part, PerfResult):
+            yield Static(self._compare(part.layers))
+            yield Static(_symbols(part.top_symbols))
+        elif isinstance(part, CallgrindResult):
+            yield Label(
+                f"{fmt_number(part.instructions_per_fma)} instructions per "
+                f"multiply-add at n = {part.n}; "
+                f"{fmt_number(part.floats_per_fma)} floats created per FMA "
+                "(exact PyFloat_FromDouble calls)"
+            )
+            yield Static(_symbols(part.top_symbols, "instructions"))
 
     def _compare(self, measured: dict[str, float]) -> Table:
         model = (self.result.breakdown or {}).get("layers", {})
@@ -85,10 +104,13 @@ class NativeTab(ScenarioTab):
         table.add_row("measured (perf)", stacked_bar(measured, BAR))
         if model:
             table.add_row("model", stacked_bar(model, BAR))
-        diff = Table(box=None, padding=(0, 2), header_style="bold")
+        diff = column_table(
+            ("layer", "measured", "model", "difference", "verdict"),
+            left={"layer", "verdict"},
+            padding=(0, 2),
+            header_style="bold",
+        )
         agreement = ((self.result.breakdown or {}).get("agreement") or {}).get("layers", {})
-        for header in ("layer", "measured", "model", "difference", "verdict"):
-            diff.add_column(header, justify="left" if header in ("layer", "verdict") else "right")
         for layer in LAYERS:
             m, p = measured.get(layer), model.get(layer)
             if (m or 0) < 0.005 and abs(p or 0) < 0.005:
@@ -121,15 +143,14 @@ class NativeTab(ScenarioTab):
 
 
 def _symbols(rows: tuple[SymbolRow, ...], unit: str = "self time") -> Table:
-    table = Table(
-        box=None,
+    table = column_table(
+        ("share", "symbol", "library", "layer"),
+        left={"symbol", "library", "layer"},
         padding=(0, 2),
         header_style="bold",
         title=f"top symbols ({unit})",
         title_justify="left",
     )
-    for header in ("share", "symbol", "library", "layer"):
-        table.add_column(header, justify="right" if header == "share" else "left")
     for row in rows[:20]:
         table.add_row(
             fmt_percent(row.fraction),
@@ -140,69 +161,55 @@ def _symbols(rows: tuple[SymbolRow, ...], unit: str = "self time") -> Table:
     return table
 
 
-class StacksTab(ScenarioTab):
+class StacksTab(BackendTab):
     """py-spy's sampled stacks: samples, errors, native share and a top-N self-time table."""
 
     tab_title = "Stacks"
+    backends = (("pyspy", "py-spy --native"),)
 
-    @classmethod
-    def has_data(cls, result: ScenarioResult) -> bool:
-        return bool(_backend(result, "pyspy"))
-
-    def compose(self) -> ComposeResult:
-        part = _backend(self.result, "pyspy")
-        with VerticalScroll():
-            yield from _head(self.result, part, "py-spy --native")
-            if isinstance(part, PyspyResult):
-                yield Label(
-                    f"{part.samples} samples of the kernel, errors "
-                    f"{part.errors}, {fmt_percent(part.native_fraction)} "
-                    "ending in native frames (C, BLAS, JIT)"
-                )
-                table = Table(box=None, padding=(0, 2), header_style="bold")
-                for header in ("self", "total", "frame"):
-                    table.add_column(header, justify="left" if header == "frame" else "right")
-                for row in part.top_frames:
-                    table.add_row(
-                        fmt_percent(row.self_share), fmt_percent(row.total), Text(row.frame)
-                    )
-                yield Static(table)
+    def results(self, part: BackendResult) -> ComposeResult:
+        if not isinstance(part, PyspyResult):
+            return
+        yield Label(
+            f"{part.samples} samples of the kernel, errors "
+            f"{part.errors}, {fmt_percent(part.native_fraction)} "
+            "ending in native frames (C, BLAS, JIT)"
+        )
+        table = column_table(
+            ("self", "total", "frame"), left={"frame"}, padding=(0, 2), header_style="bold"
+        )
+        for row in part.top_frames:
+            table.add_row(fmt_percent(row.self_share), fmt_percent(row.total), Text(row.frame))
+        yield Static(table)
 
 
-class LinesTab(ScenarioTab):
+class LinesTab(BackendTab):
     """Scalene's per-line Python / native / system time over the kernel's source lines."""
 
     tab_title = "Lines"
+    backends = (("scalene", "Scalene --cpu-only"),)
 
-    @classmethod
-    def has_data(cls, result: ScenarioResult) -> bool:
-        return bool(_backend(result, "scalene"))
-
-    def compose(self) -> ComposeResult:
-        part = _backend(self.result, "scalene")
-        with VerticalScroll():
-            yield from _head(self.result, part, "Scalene --cpu-only")
-            if isinstance(part, ScaleneResult):
-                table = Table(box=None, padding=(0, 1), header_style="bold")
-                for header in ("line", "python", "native", "system", "", "source"):
-                    table.add_column(
-                        header,
-                        justify="right"
-                        if header in ("line", "python", "native", "system")
-                        else "left",
-                    )
-                for line in part.lines:
-                    bar = Text()
-                    bar.append("P" * round(line.python * 30), style="black on #5fafff")
-                    bar.append("N" * round(line.native * 30), style="black on #ffd75f")
-                    bar.append("S" * round(line.system * 30), style="black on #8a8a8a")
-                    table.add_row(
-                        str(line.lineno),
-                        fmt_percent(line.python),
-                        fmt_percent(line.native),
-                        fmt_percent(line.system),
-                        bar,
-                        Text(line.line.rstrip()[:60]),
-                    )
-                yield Static(table)
-                yield Label("bars: P python, N native, S system (30 cells = 100 %)")
+    def results(self, part: BackendResult) -> ComposeResult:
+        if not isinstance(part, ScaleneResult):
+            return
+        table = column_table(
+            ("line", "python", "native", "system", "", "source"),
+            left={"", "source"},
+            padding=(0, 1),
+            header_style="bold",
+        )
+        for line in part.lines:
+            bar = Text()
+            bar.append("P" * round(line.python * 30), style="black on #5fafff")
+            bar.append("N" * round(line.native * 30), style="black on #ffd75f")
+            bar.append("S" * round(line.system * 30), style="black on #8a8a8a")
+            table.add_row(
+                str(line.lineno),
+                fmt_percent(line.python),
+                fmt_percent(line.native),
+                fmt_percent(line.system),
+                bar,
+                Text(line.line.rstrip()[:60]),
+            )
+        yield Static(table)
+        yield Label("bars: P python, N native, S system (30 cells = 100 %)")

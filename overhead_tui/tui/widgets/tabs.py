@@ -28,6 +28,7 @@ from overhead_tui.present.format import (
 )
 from overhead_tui.summary.layers import layer_label
 from overhead_tui.summary.records import ScenarioResult
+from overhead_tui.tui.widgets.column_table import column_table
 from overhead_tui.tui.widgets.layer_bar import LAYER_GLYPHS, stacked_bar
 from overhead_tui.tui.widgets.profile_tabs import LinesTab, NativeTab, StacksTab
 from overhead_tui.tui.widgets.scenario_tab import ScenarioTab
@@ -165,16 +166,12 @@ class BreakdownTab(ScenarioTab):
 
     @staticmethod
     def _table(b: dict[str, Any]) -> Table:
-        table = Table(box=None, padding=(0, 2), header_style="bold")
-        for header, justify in (
-            ("layer", "left"),
-            ("events / FMA", "right"),
-            ("unit cost", "right"),
-            ("ns / FMA", "right"),
-            ("share", "right"),
-            ("interval", "right"),
-        ):
-            table.add_column(header, justify=justify)  # type: ignore[arg-type]
+        table = column_table(
+            ("layer", "events / FMA", "unit cost", "ns / FMA", "share", "interval"),
+            left={"layer"},
+            padding=(0, 2),
+            header_style="bold",
+        )
         for row in b.get("rows", []):
             if abs(row.get("share") or 0.0) < HIDDEN_SHARE:
                 continue
@@ -232,21 +229,14 @@ class BytecodeTab(ScenarioTab):
 
     def _table(self) -> Table:
         counted_at = self.result.events_per_fma or {}
-        table = Table(
-            box=None,
+        table = column_table(
+            ("code", "offset", "instruction", "argument", "per FMA"),
+            left={"code", "instruction", "argument"},
             padding=(0, 2),
             header_style="bold",
             caption=f"{counts_label(self.result)}: "
             f"{fmt_number(counted_at.get('dispatches'))} dispatches per FMA at n = {self.result.n}",
         )
-        for header, justify in (
-            ("code", "left"),
-            ("offset", "right"),
-            ("instruction", "left"),
-            ("argument", "left"),
-            ("per FMA", "right"),
-        ):
-            table.add_column(header, justify=justify)  # type: ignore[arg-type]
         for b in self.result.bytecode:
             per_fma = b.get("per_fma", 0.0)
             if per_fma < self.MIN_PER_FMA:
