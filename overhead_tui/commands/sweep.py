@@ -15,6 +15,7 @@ from overhead_tui.commands.common import (
     positive_int,
     prepare_cache,
     prepare_run_dir,
+    settings_from,
     stderr_is_tty,
     stop_on_signals,
 )
@@ -253,19 +254,8 @@ def exit_status(sweep: Sweep | ShapesSweep, points: Sequence[SweepPoint | ShapeP
 
 def point_settings(args: argparse.Namespace, specs: list[ScenarioSpec]) -> Settings:
     """The settings of every point of a sweep from its options (the point's size is set per
-    point)."""
-    return Settings(
-        dtype=args.dtype,
-        repeats=args.repeats,
-        seed=args.seed,
-        timeout_s=args.timeout,
-        min_sample_s=args.min_time,
-        python=args.python,
-        scenarios=[s.name for s in specs],
-        scenarios_dirs=[str(d) for d in args.scenarios_dir],
-        probes=not args.no_probes,
-        refresh_probes=args.refresh_probes,
-    )
+    point): the run options' settings for the swept scenarios."""
+    return settings_from(args, size=None, scenarios=[s.name for s in specs])
 
 
 class SweepProgress(PointProgress):
