@@ -415,10 +415,10 @@ def test_probes_give_positive_plausible_unit_costs(tmp_path):
     for probe, unit in ((dispatch, "ns/dispatch"), (boxing, "ns/float")):
         assert probe.error is None and probe.unit == unit
         assert math.isfinite(probe.value)
+        assert len(probe.samples) == 1 and probe.samples[0] == probe.value  # one process
     # a dispatch is a whole loop trip's time; boxing is a few-ns difference of two loops,
     # which a loaded machine can push below zero (shown as "below resolution", never a cost)
     assert dispatch.value > 0
-        assert len(probe.samples) == 1 and probe.samples[0] == probe.value  # one process
     assert boxing.details["floats_per_trip"] == 8.0  # eight multiplies per loop trip
     assert "int_ns" in boxing.details  # the int results' cost, measured beside the floats'
     for probe in (dispatch, boxing):  # the other processes' load while it was measured
