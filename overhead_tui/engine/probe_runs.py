@@ -137,7 +137,7 @@ def measure_probe(
     ``detail_intervals`` the per-process ranges (see ``analysis.uncertainty``).
     """
     result = ProbeResult(spec.name, spec.title, spec.unit, spec.layer)
-    runs: list[tuple[float, Probe]] = []
+    runs: list[Probe] = []
     before, own_before = read_cpu_times(), _own_and_children_cpu_s()
     for _ in range(processes or spec.processes or PROCESSES):
         run = _measure_once(spec, python, repeats, min_sample_s)
@@ -148,9 +148,10 @@ def measure_probe(
     result.other_cpu_fraction = other_cpu_fraction(
         before, read_cpu_times(), _own_and_children_cpu_s() - own_before
     )
-    runs.sort(key=lambda r: r[0])
-    value, middle = runs[len(runs) // 2]
-    values = [v for v, _ in runs]
+    values = sorted(r.value or 0.0 for r in runs)  # _measure_once returns values only
+    runs.sort(key=lambda r: r.value or 0.0)
+    middle = runs[len(runs) // 2]
+    value = values[len(values) // 2]
     result.value, result.details = value, dict(middle.details)
     result.samples = values
     result.spread = (max(values) - min(values)) / abs(value) if value else None
@@ -163,19 +164,15 @@ def measure_probe(
             and key != "within_process_spread"
         ):
             found = [
-                float(r.details[key])
-                for _, r in runs
-                if isinstance(r.details.get(key), (int, float))
+                float(r.details[key]) for r in runs if isinstance(r.details.get(key), (int, float))
             ]
             result.detail_intervals[key] = [min(found), max(found)]
     return result
 
 
-def _measure_once(
-    spec: ProbeSpec, python: str, repeats: int, min_sample_s: float
-) -> tuple[float, Probe] | str:
-    """One worker process measuring one probe: its value and ``probe`` message, or why it
-    gave none."""
+def _measure_once(spec: ProbeSpec, python: str, repeats: int, min_sample_s: float) -> Probe | str:
+    """One worker process measuring one probe: its ``probe`` message (with a value), or why
+    it gave none."""
     argv = worker_command(
         python, worker_spec("probe", spec, repeats=repeats, min_sample_s=min_sample_s)
     )
@@ -184,7 +181,7 @@ def _measure_once(
         return f"no result after {PROBE_TIMEOUT_S:g} s"
     probe = result.event(Probe)
     if probe is not None and probe.value is not None:
-        return probe.value, probe
+        return probe
     if result.worker_error:
         return result.worker_error
     tail = result.stderr.strip().splitlines()[-1:] or [f"exit code {result.returncode}"]
