@@ -161,7 +161,7 @@ class BudgetedSweep(Stoppable):
         started = self.clock()
         self.run_dir.mkdir(parents=True, exist_ok=True)
         with open(self.run_dir / "events.jsonl", "a", encoding="utf-8") as log:
-            log_event(log, {"event": f"{self.kind}_started", **self._started_log()})
+            log_event(log, f"{self.kind}_started", **self._started_log())
             self._save()
             yield self._started_event()
             try:
@@ -184,7 +184,7 @@ class BudgetedSweep(Stoppable):
                 self.summary.wall_s = self.clock() - started
                 self._derive()
                 self._save()
-                log_event(log, {"event": f"{self.kind}_finished", "cancelled": self.cancelled})
+                log_event(log, f"{self.kind}_finished", cancelled=self.cancelled)
         yield self._finished_event()
 
     def _sweep_one(
@@ -203,7 +203,7 @@ class BudgetedSweep(Stoppable):
                 yield self._stop(spec.name, "budget", why, log)
                 return
             record, event = self._point_started(spec, x, predicted, remaining, index)
-            log_event(log, {"event": "point_started", **record})
+            log_event(log, "point_started", **record)
             yield event
             result = yield from self._run_point(spec, x)
             if self.cancelled and result.status != "ok":
@@ -212,7 +212,7 @@ class BudgetedSweep(Stoppable):
             record, event = self._record(spec, x, result)
             self._keep(result)
             self._save()
-            log_event(log, {"event": "point", **record})
+            log_event(log, "point", **record)
             yield event
             if result.status != "ok" or result.median_s is None:
                 yield self._stop(spec.name, result.status, result.error or result.status, log)
@@ -271,7 +271,7 @@ class BudgetedSweep(Stoppable):
     def _stop(self, name: str, reason: str, detail: str, log: IO[str]) -> ScenarioStopped:
         self._mark_stopped(name, reason)
         self._save()
-        log_event(log, {"event": "stopped", "name": name, "reason": reason, "detail": detail})
+        log_event(log, "stopped", name=name, reason=reason, detail=detail)
         return ScenarioStopped(name, reason, detail)
 
     def _save(self) -> None:

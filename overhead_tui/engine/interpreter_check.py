@@ -10,8 +10,9 @@ import os
 import shutil
 import subprocess
 import sys
-from typing import Any
+from dataclasses import dataclass, field
 
+from overhead_tui.engine.codec import ProtocolError, build
 from overhead_tui.engine.spawn import worker_env
 from overhead_tui.errors import UsageError
 
@@ -21,6 +22,26 @@ MIN_WORKER_PYTHON = (3, 11)
 
 CHECK_VALUE = 6007 * 7919
 """What the check script computes: a program that merely echoes its arguments cannot print it."""
+
+
+@dataclass(frozen=True)
+class CheckFacts:
+    """What the check script reports about the candidate interpreter."""
+
+    check: int = 0
+    """:data:`CHECK_VALUE` when it computed its answer."""
+    executable: str | None = None
+    """``sys.executable`` (None or empty when it does not know)."""
+    realpath: str = ""
+    prefix: str = ""
+    base_prefix: str = ""
+    implementation: str = "Python"
+    version: str = ""
+    version_info: tuple[int, ...] = ()
+    missing: dict[str, str] = field(default_factory=dict)
+    """{package: why it does not import}."""
+    worker_error: str | None = None
+    """Why this package's worker does not import there."""
 
 
 _CHECK_SCRIPT = f"""
@@ -94,15 +115,15 @@ def check_python(python: str) -> str:
     if facts is None:
         raise UsageError(_not_python(python, found, proc.returncode, stderr))
     resolved = _resolved(facts, found)
-    version = ".".join(map(str, facts.get("version_info", [])[:2]))
-    implementation = facts.get("implementation", "Python")
-    if tuple(facts.get("version_info", [0])) < MIN_WORKER_PYTHON:
+    version = ".".join(map(str, facts.version_info[:2]))
+    implementation = facts.implementation
+    if (facts.version_info or (0,)) < MIN_WORKER_PYTHON:
         need = ".".join(map(str, MIN_WORKER_PYTHON))
         raise UsageError(
-            f"--python {python} is {implementation} {facts.get('version')}; the workers need "
+            f"--python {python} is {implementation} {facts.version}; the workers need "
             f"Python {need} or newer; fix: give a newer interpreter"
         )
-    missing = facts.get("missing") or {}
+    missing = facts.missing
     if missing:
         names = " and ".join(missing)
         first = _one_line(next(iter(missing.values())))
@@ -110,37 +131,37 @@ def check_python(python: str) -> str:
             f"--python {python} ({implementation} {version}) cannot import {names} ({first}); "
             f"fix: {resolved} -m pip install numpy threadpoolctl"
         )
-    if facts.get("worker_error"):
+    if facts.worker_error:
         raise UsageError(
             f"--python {python} cannot import overhead-tui's worker "
-            f"({_one_line(facts['worker_error'])}); fix: use an interpreter like this one "
+            f"({_one_line(facts.worker_error)}); fix: use an interpreter like this one "
             f"({sys.version.split()[0]})"
         )
     return resolved
 
 
-def _check_facts(stdout: str) -> dict[str, Any] | None:
+def _check_facts(stdout: str) -> CheckFacts | None:
     """The check script's report, or None unless its answer was computed correctly."""
     for line in stdout.splitlines():
         if not line.startswith("overhead-tui-check "):
             continue
         try:
-            facts = json.loads(line.split(" ", 1)[1])
-        except json.JSONDecodeError:
+            data = json.loads(line.split(" ", 1)[1])
+            facts = build(CheckFacts, data, "check", strict=False)
+        except (json.JSONDecodeError, ProtocolError):
             continue
-        if isinstance(facts, dict) and facts.get("check") == CHECK_VALUE:
+        if facts.check == CHECK_VALUE:
             return facts
     return None
 
 
-def _resolved(facts: dict[str, Any], found: str) -> str:
+def _resolved(facts: CheckFacts, found: str) -> str:
     """The path the workers start: a venv's python as it reports itself, else the real file."""
-    executable = str(facts.get("executable") or "")
-    if not executable:
+    if not facts.executable:
         return os.path.realpath(found)
-    if facts.get("prefix") != facts.get("base_prefix"):
-        return executable  # a venv: its python symlinks to the base interpreter
-    return str(facts.get("realpath") or os.path.realpath(executable))
+    if facts.prefix != facts.base_prefix:
+        return facts.executable  # a venv: its python symlinks to the base interpreter
+    return facts.realpath or os.path.realpath(facts.executable)
 
 
 def _not_python(python: str, found: str, returncode: int, stderr: str) -> str:

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import overhead_tui
-from overhead_tui.engine.results import new_result
+from overhead_tui.engine.results import machine_blas, new_result
 from overhead_tui.engine.spawn import (
     same_interpreter,
 )
@@ -16,7 +16,7 @@ from overhead_tui.machine.host import (
     describe_machine,
 )
 from overhead_tui.plugins.scenarios import ScenarioSpec
-from overhead_tui.summary.records import BlasInfo, RunSummary, Settings
+from overhead_tui.summary.records import RunSummary, Settings
 
 
 def size_for(spec: ScenarioSpec, settings: Settings) -> int:
@@ -64,9 +64,7 @@ def planned_summary(
         from overhead_tui.engine.worker import blas_info
 
         machine.numpy_version = numpy.__version__
-        machine.blas = BlasInfo.from_report(
-            blas_info(), "numpy's default in this process (no worker yet)"
-        )
+        machine.blas = machine_blas(blas_info(), "numpy's default in this process (no worker yet)")
     return RunSummary(
         machine=machine,
         settings=settings,

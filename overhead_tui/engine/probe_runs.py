@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from overhead_tui.engine.events import ProbeStarted
+from overhead_tui.engine.protocol import Probe, worker_spec
 from overhead_tui.engine.run_log import log_event
 from overhead_tui.engine.spawn import (
     Cancel,
@@ -136,63 +137,55 @@ def measure_probe(
     ``detail_intervals`` the per-process ranges (see ``analysis.uncertainty``).
     """
     result = ProbeResult(spec.name, spec.title, spec.unit, spec.layer)
-    runs = []
+    runs: list[Probe] = []
     before, own_before = read_cpu_times(), _own_and_children_cpu_s()
     for _ in range(processes or spec.processes or PROCESSES):
         run = _measure_once(spec, python, repeats, min_sample_s)
-        if run.get("error"):
-            result.error = run["error"]
+        if isinstance(run, str):
+            result.error = run
             return result
         runs.append(run)
     result.other_cpu_fraction = other_cpu_fraction(
         before, read_cpu_times(), _own_and_children_cpu_s() - own_before
     )
-    runs.sort(key=lambda r: r["value"])
+    values = sorted(r.value or 0.0 for r in runs)  # _measure_once returns values only
+    runs.sort(key=lambda r: r.value or 0.0)
     middle = runs[len(runs) // 2]
-    values = [r["value"] for r in runs]
-    result.value, result.details = middle["value"], middle["details"]
+    value = values[len(values) // 2]
+    result.value, result.details = value, dict(middle.details)
     result.samples = values
-    result.spread = (max(values) - min(values)) / abs(result.value) if result.value else None
-    result.details["within_process_spread"] = middle["spread"]
+    result.spread = (max(values) - min(values)) / abs(value) if value else None
+    result.details["within_process_spread"] = middle.spread
     result.interval = [min(values), max(values)]
-    for key, v in middle["details"].items():
+    for key, v in middle.details.items():
         if (
             isinstance(v, (int, float))
             and not isinstance(v, bool)
             and key != "within_process_spread"
         ):
             found = [
-                float(r["details"][key])
-                for r in runs
-                if isinstance(r["details"].get(key), (int, float))
+                float(r.details[key]) for r in runs if isinstance(r.details.get(key), (int, float))
             ]
             result.detail_intervals[key] = [min(found), max(found)]
     return result
 
 
-def _measure_once(
-    spec: ProbeSpec, python: str, repeats: int, min_sample_s: float
-) -> dict[str, Any]:
-    """One worker process measuring one probe: its ``probe`` event, or ``{"error": ...}``."""
-    worker_spec = {
-        "mode": "probe",
-        "name": spec.name,
-        "path": str(spec.path),
-        "repeats": repeats,
-        "min_sample_s": min_sample_s,
-        "requires": list(spec.requires),
-        "parent_pid": os.getpid(),
-    }
-    result = run_command(worker_command(python, worker_spec), PROBE_TIMEOUT_S, worker_env())
+def _measure_once(spec: ProbeSpec, python: str, repeats: int, min_sample_s: float) -> Probe | str:
+    """One worker process measuring one probe: its ``probe`` message (with a value), or why
+    it gave none."""
+    argv = worker_command(
+        python, worker_spec("probe", spec, repeats=repeats, min_sample_s=min_sample_s)
+    )
+    result = run_command(argv, PROBE_TIMEOUT_S, worker_env())
     if result.timed_out:
-        return {"error": f"no result after {PROBE_TIMEOUT_S:g} s"}
-    probe = result.event("probe")
-    if probe is not None and probe.get("value") is not None:
+        return f"no result after {PROBE_TIMEOUT_S:g} s"
+    probe = result.event(Probe)
+    if probe is not None and probe.value is not None:
         return probe
     if result.worker_error:
-        return {"error": result.worker_error}
+        return result.worker_error
     tail = result.stderr.strip().splitlines()[-1:] or [f"exit code {result.returncode}"]
-    return {"error": f"worker failed: {tail[0][:200]}"}
+    return f"worker failed: {tail[0][:200]}"
 
 
 CACHE_ENTRIES = 16
@@ -334,7 +327,7 @@ def load_run_probes(
             settings.python or sys.executable, settings.refresh_probes, cancel
         )
     except (UsageError, OSError) as exc:
-        log_event(log, {"event": "probes_failed", "error": str(exc)})
+        log_event(log, "probes_failed", error=str(exc))
         return None
     if results is None:
         return None
@@ -342,5 +335,5 @@ def load_run_probes(
     summary = {
         k: {"value": v["value"], "unit": v["unit"], "error": v["error"]} for k, v in probes.items()
     }
-    log_event(log, {"event": "probes", "probes": summary})
+    log_event(log, "probes", probes=summary)
     return probes

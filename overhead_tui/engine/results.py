@@ -10,9 +10,26 @@ import signal
 from typing import Any
 
 from overhead_tui.engine.inputs import flops_of
+from overhead_tui.engine.protocol import (
+    Blas,
+    BlasReport,
+    Build,
+    Calibrated,
+    Compiled,
+    Counted,
+    Done,
+    Environment,
+    Error,
+    Message,
+    Reference,
+    Sample,
+    Validated,
+    Warmup,
+    to_dict,
+)
 from overhead_tui.engine.stats import describe, stability_warnings
 from overhead_tui.plugins.scenarios import ScenarioSpec
-from overhead_tui.summary.records import ScenarioResult
+from overhead_tui.summary.records import BlasInfo, ScenarioResult
 
 
 def new_result(
@@ -38,72 +55,86 @@ def new_result(
     )
 
 
-def apply_event(result: ScenarioResult, event: dict[str, Any]) -> None:
-    """Record one worker event (a parsed JSON line) on ``result``."""
-    kind = event.get("event")
-    if kind == "compiled":
-        result.first_call_s = float(event["first_call_s"])
-    elif kind == "validated":
-        result.max_abs_error = event.get("max_abs_error")
-        result.tolerance = event.get("tolerance")
-        if not event.get("ok"):
-            result.status = "invalid"
-            result.error = f"wrong result ({event.get('phase')} call): {event.get('reason')}"
-    elif kind == "calibrated":
-        result.loops = int(event["loops"])
-    elif kind == "warmup":
-        result.warmups_s.append(float(event["value_s"]))
-    elif kind == "sample":
-        result.samples_s.append(float(event["value_s"]))
-    elif kind == "reference":
-        result.reference_dispatch_ns.extend(float(x) for x in event.get("dispatch_ns", []))
-    elif kind == "environment":
-        result.blas_threads = (event.get("blas") or {}).get("threads")
-        result.numba_threads = event.get("numba_threads")
-        result.blas = _blas_libraries(event.get("blas"))
-    elif kind == "counted":
-        result.events_per_fma = event.get("per_fma") or None
-        result.bytecode = list(event.get("bytecode", []))
-        result.bytecode_n = event.get("bytecode_n")
-    elif kind == "done":
-        result.blas_threads = (event.get("blas") or {}).get("threads", result.blas_threads)
-        result.blas = _blas_libraries(event.get("blas")) or result.blas
-    elif kind == "build":
-        result.build = event.get("info")
-    elif kind == "error":
-        skipped = event.get("kind") in ("missing_dependency", "unavailable")
-        result.status = "skipped" if skipped else "error"
-        message = str(event.get("message", "unknown error"))
-        if event.get("kind") == "unavailable":
-            message = message.removeprefix("Unavailable: ")
-        if event.get("kind") == "missing_dependency":
-            module = event.get("module") or "the missing package"
-            message += f" (fix: pip install {module})"
-        elif event.get("kind") == "memory":
-            message = f"out of memory: {message}; fix: choose a smaller --size"
-        result.error = message
+def apply_event(result: ScenarioResult, message: Message) -> None:
+    """Record one worker message on ``result``."""
+    match message:
+        case Compiled():
+            result.first_call_s = message.first_call_s
+        case Validated():
+            result.max_abs_error = message.max_abs_error
+            result.tolerance = message.tolerance
+            if not message.ok:
+                result.status = "invalid"
+                result.error = f"wrong result ({message.phase} call): {message.reason}"
+        case Calibrated():
+            result.loops = message.loops
+        case Warmup():
+            result.warmups_s.append(message.value_s)
+        case Sample():
+            result.samples_s.append(message.value_s)
+        case Reference():
+            result.reference_dispatch_ns.extend(message.dispatch_ns)
+        case Environment():
+            result.blas_threads = message.blas.threads if message.blas else None
+            result.numba_threads = message.numba_threads
+            result.blas = _blas_libraries(message.blas)
+        case Counted():
+            result.events_per_fma = message.per_fma or None
+            result.bytecode = [to_dict(line) for line in message.bytecode]
+            result.bytecode_n = message.bytecode_n
+        case Done():
+            if message.blas is not None:
+                result.blas_threads = message.blas.threads
+            result.blas = _blas_libraries(message.blas) or result.blas
+        case Build():
+            result.build = message.info
+        case Error():
+            result.status = "skipped" if message.kind in SKIPPED_ERRORS else "error"
+            result.error = error_text(message)
 
 
-def _blas_libraries(blas: dict[str, Any] | None) -> list[dict[str, Any]]:
-    """Every BLAS a worker reported (``libraries``); older workers sent numpy's alone."""
-    if not blas:
+SKIPPED_ERRORS = ("missing_dependency", "unavailable")
+"""Error kinds that skip a scenario (it cannot run here) rather than fail it."""
+
+
+def error_text(error: Error) -> str:
+    """A worker error in words, with the fix where there is one."""
+    message = error.message
+    if error.kind == "unavailable":
+        message = message.removeprefix("Unavailable: ")
+    if error.kind == "missing_dependency":
+        message += f" (fix: pip install {error.module or 'the missing package'})"
+    elif error.kind == "memory":
+        message = f"out of memory: {message}; fix: choose a smaller --size"
+    return message
+
+
+def _blas_libraries(blas: BlasReport | None) -> list[dict[str, Any]]:
+    """Every BLAS a worker reported (``libraries``); older workers sent numpy's alone (its
+    fields as sent)."""
+    if blas is None:
         return []
-    libraries = blas.get("libraries")
-    if isinstance(libraries, list):
-        return [dict(x) for x in libraries if isinstance(x, dict)]
-    return [{k: v for k, v in blas.items() if k != "libraries"}] if blas.get("library") else []
+    if blas.libraries is not None:
+        return [to_dict(x) for x in blas.libraries]
+    sent = {k: v for k, v in to_dict(blas).items() if v is not None}
+    return [sent] if blas.library else []
+
+
+def machine_blas(blas: Blas, source: str) -> BlasInfo:
+    """The summary's ``machine.blas`` from a worker's report (``source``: which worker)."""
+    return BlasInfo(blas.library, blas.version, blas.architecture, blas.threads, source)
 
 
 def finish(
     result: ScenarioResult,
-    events: list[dict[str, Any]],
+    events: list[Message],
     returncode: int | None,
     timed_out: bool,
     timeout_s: float,
     stderr_tail: str,
 ) -> None:
     """Set the final status from the events seen and how the worker ended; compute stats."""
-    kinds = {e.get("event") for e in events}
+    kinds = {e.event for e in events}
     if "error" in kinds or result.status == "invalid":
         pass  # apply_event already set the status and the reason
     elif timed_out:
@@ -122,8 +153,8 @@ def finish(
         result.clear_speed()
 
 
-def _last_phase(events: list[dict[str, Any]]) -> str:
-    kinds = [e.get("event") for e in events]
+def _last_phase(events: list[Message]) -> str:
+    kinds = [e.event for e in events]
     if "sample" in kinds or "calibrated" in kinds:
         return "timing"
     if "environment" in kinds:

@@ -8,22 +8,31 @@ import json
 import signal
 import time
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
+
+from overhead_tui.engine.protocol import Message, ProtocolError, decode, to_dict
 
 
-def log_event(log: IO[str], event: dict[str, Any]) -> None:
-    """Append ``event`` with a timestamp to a run's ``events.jsonl`` and flush it."""
-    log.write(json.dumps({"t": time.time(), **event}, sort_keys=True) + "\n")
+def log_event(log: IO[str], event: str, **fields: object) -> None:
+    """Append one line ``{"event": event, **fields, "t": now}`` to a run's ``events.jsonl``
+    (keys sorted) and flush it: the runner's and the sweep's own lines."""
+    log.write(json.dumps({"t": time.time(), "event": event, **fields}, sort_keys=True) + "\n")
     log.flush()
 
 
-def parse_event_line(line: bytes) -> dict[str, Any] | None:
-    """One JSON line of a worker's event channel as a dict, or None when it is not an event."""
+def log_message(log: IO[str], message: Message, name: str) -> None:
+    """Append a worker's message to ``events.jsonl``: its JSON (``protocol.to_dict``) with the
+    scenario's ``name``."""
+    log_event(log, **{**to_dict(message), "name": name})
+
+
+def parse_event_line(line: bytes | str) -> Message | None:
+    """One line of a worker's channel as its message, or None when it is none (not JSON, an
+    unknown kind, a field of the wrong type: see ``protocol.decode``)."""
     try:
-        event = json.loads(line)
-    except (json.JSONDecodeError, UnicodeDecodeError):
+        return decode(line)
+    except ProtocolError:
         return None
-    return event if isinstance(event, dict) and "event" in event else None
 
 
 WORKER_END_LINES = ("worker finished", "worker ended")

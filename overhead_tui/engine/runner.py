@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 from overhead_tui.analysis.derive import derive
 from overhead_tui.engine.events import (
@@ -35,11 +35,27 @@ from overhead_tui.engine.plan import is_rectangular, planned_summary, run_order
 from overhead_tui.engine.probe_runs import (
     load_run_probes,
 )
-from overhead_tui.engine.results import apply_event, finish
+from overhead_tui.engine.protocol import (
+    BlasReport,
+    Compiled,
+    Done,
+    Environment,
+    Error,
+    Message,
+    PythonReport,
+    Sample,
+    TimingEnded,
+    TimingStarted,
+    Validated,
+    WorkerSpec,
+    worker_spec,
+)
+from overhead_tui.engine.results import apply_event, finish, machine_blas
 from overhead_tui.engine.run_log import (
     WORKER_END_LINES,
     append_outcome,
     log_event,
+    log_message,
     outcome_line,
     parse_event_line,
 )
@@ -57,7 +73,7 @@ from overhead_tui.machine.host import (
     steal_fraction,
 )
 from overhead_tui.plugins.scenarios import ScenarioSpec
-from overhead_tui.summary.records import BlasInfo, PythonInfo, ScenarioResult, Settings
+from overhead_tui.summary.records import PythonInfo, ScenarioResult, Settings
 
 EXIT_GRACE_S = 5.0
 """Seconds a worker may take to exit after its last event (or after closing its channel)
@@ -68,7 +84,7 @@ STDERR_TAIL_BYTES = 4096
 
 @dataclass
 class _WorkerOutcome:
-    events: list[dict[str, Any]]
+    events: list[Message]
     returncode: int | None
     timed_out: bool
     stderr_tail: str
@@ -121,7 +137,7 @@ class Runner(Stoppable):
         self.run_dir.mkdir(parents=True, exist_ok=True)
         (self.run_dir / "logs").mkdir(exist_ok=True)
         with open(self.run_dir / "events.jsonl", "a", encoding="utf-8") as log:
-            log_event(log, {"event": "run_started", "created": self.summary.created})
+            log_event(log, "run_started", created=self.summary.created)
             self.summary.save(self.run_dir / "summary.json")
             yield RunStarted(self.summary)
             yield from self._load_probes(log)
@@ -143,7 +159,7 @@ class Runner(Stoppable):
                 self.summary.wall_s = self.clock() - started
                 self._derive()
                 self.summary.save(self.run_dir / "summary.json")
-                log_event(log, {"event": "run_finished", "cancelled": self.cancelled})
+                log_event(log, "run_finished", cancelled=self.cancelled)
         yield RunFinished(self.summary, cancelled=self.cancelled)
 
     def _derive(self) -> None:
@@ -161,35 +177,34 @@ class Runner(Stoppable):
         if self.settings.dtype not in spec.dtypes:
             supported = ", ".join(spec.dtypes)
             result.error = f"does not support {self.settings.dtype} (supports {supported})"
-            log_event(log, {"event": "skipped", "name": spec.name, "reason": result.error})
+            log_event(log, "skipped", name=spec.name, reason=result.error)
             return
         if is_rectangular(self.settings, result.n) and not spec.shapes:
             result.error = (
                 f"does not support non-square shapes (m={result.m or result.n}, "
                 f"k={result.k or result.n}, n={result.n}): it does not declare SHAPES = True"
             )
-            log_event(log, {"event": "skipped", "name": spec.name, "reason": result.error})
+            log_event(log, "skipped", name=spec.name, reason=result.error)
             return
         result.error = None
         before = read_cpu_times()
         observer_before = own_cpu_s()
         began = self.clock()
-        events: list[dict[str, Any]] = []
+        events: list[Message] = []
         outcome: _WorkerOutcome | None = None
         window = TimedWindow()
         for item in self._spawn(spec, result.n):
             if isinstance(item, _WorkerOutcome):
                 outcome = item
                 break
-            window.see(item.get("event"), self.clock())
-            item["name"] = spec.name
-            log_event(log, item)
+            window.see(item.event, self.clock())
+            log_message(log, item, spec.name)
             events.append(item)
             apply_event(result, item)
             wrong = self._wrong_interpreter(item)
             if wrong is not None:  # the requested interpreter is not the one running
-                error = {"event": "error", "kind": "interpreter", "message": wrong}
-                log_event(log, {**error, "name": spec.name})
+                error = Error(kind="interpreter", message=wrong)
+                log_message(log, error, spec.name)
                 events.append(error)
                 apply_event(result, error)
                 self._stop_worker()
@@ -198,7 +213,7 @@ class Runner(Stoppable):
                 yield progress
         if outcome is None:  # cancelled before its worker could start
             result.status, result.error = "skipped", "cancelled before it ran"
-            log_event(log, {"event": "result", "name": spec.name, "status": result.status})
+            log_event(log, "result", name=spec.name, status=result.status)
             return
         window.see("timing_ended", self.clock())  # a worker that died inside the window
         result.wall_s = self.clock() - began
@@ -208,12 +223,10 @@ class Runner(Stoppable):
         result.observer = self.observer
         result.observer_cpu_s = window.observer_cpu_s
         result.observer_fraction = window.observer_fraction
-        done = next((e for e in events if e.get("event") == "done" and "cpu_s" in e), None)
-        if done is not None:
+        cpu_s = next((e.cpu_s for e in events if isinstance(e, Done) and e.cpu_s is not None), None)
+        if cpu_s is not None:
             # "other" excludes this process too: its share is judged on its own (observer_*)
-            result.other_cpu_fraction = other_cpu_fraction(
-                before, after, float(done["cpu_s"]) + observer_life_s
-            )
+            result.other_cpu_fraction = other_cpu_fraction(before, after, cpu_s + observer_life_s)
         self._merge_environment(events, dense=spec.dense_kernel, name=spec.name)
         finish(
             result,
@@ -232,22 +245,20 @@ class Runner(Stoppable):
         )
         log_event(
             log,
-            {
-                "event": "result",
-                "name": spec.name,
-                "status": result.status,
-                "error": result.error,
-                "median_s": result.median_s,
-            },
+            "result",
+            name=spec.name,
+            status=result.status,
+            error=result.error,
+            median_s=result.median_s,
         )
 
-    def _wrong_interpreter(self, event: dict[str, Any]) -> str | None:
-        """Why a worker's ``environment`` event shows another interpreter than requested, or
+    def _wrong_interpreter(self, message: Message) -> str | None:
+        """Why a worker's ``environment`` message shows another interpreter than requested, or
         None (see :func:`~overhead_tui.engine.spawn.same_interpreter`)."""
-        if event.get("event") != "environment":
+        if not isinstance(message, Environment):
             return None
         requested = self.settings.python or sys.executable
-        reported = str((event.get("python") or {}).get("executable") or "")
+        reported = message.python.executable if message.python else ""
         if same_interpreter(requested, reported):
             return None
         return (
@@ -260,55 +271,57 @@ class Runner(Stoppable):
         with self._lock:
             self._stop_current()
 
-    def _progress(
-        self, name: str, event: dict[str, Any], timed_window: bool
-    ) -> ScenarioProgress | None:
-        """The phase a worker event starts (each phase is named while it runs)."""
-        kind = event.get("event")
+    def _progress(self, name: str, message: Message, timed_window: bool) -> ScenarioProgress | None:
+        """The phase a worker message starts (each phase is named while it runs)."""
         repeats = self.settings.repeats
-        if kind == "environment":  # the first call (JIT compilation included) follows
-            return ScenarioProgress(name, "compiling", 0, repeats)
-        if kind == "compiled":  # the first call's result is being validated
-            return ScenarioProgress(name, "validating", 0, repeats)
-        if kind == "validated" and event.get("phase") == "first" and event.get("ok"):
-            # calibration and warm-up follow; the samples start right after them, so views
-            # paint "running" now, while the worker calibrates, not as the samples begin
-            return ScenarioProgress(name, "running", 0, repeats)
-        if kind == "timing_started":
-            return ScenarioProgress(name, "running", 0, repeats, timed_window)
-        if kind == "sample":
-            done = int(event["index"]) + 1
-            return ScenarioProgress(name, "running", done, repeats, timed_window)
-        if kind == "timing_ended":  # the last call's result is being validated
-            return ScenarioProgress(name, "validating", repeats, repeats)
-        if kind == "validated" and event.get("phase") == "last" and event.get("ok"):
-            return ScenarioProgress(name, "counting", repeats, repeats)
+        match message:
+            case Environment():  # the first call (JIT compilation included) follows
+                return ScenarioProgress(name, "compiling", 0, repeats)
+            case Compiled():  # the first call's result is being validated
+                return ScenarioProgress(name, "validating", 0, repeats)
+            case Validated(phase="first", ok=True):
+                # calibration and warm-up follow; the samples start right after them, so
+                # views paint "running" now, while the worker calibrates, not as the samples
+                # begin
+                return ScenarioProgress(name, "running", 0, repeats)
+            case TimingStarted():
+                return ScenarioProgress(name, "running", 0, repeats, timed_window)
+            case Sample():
+                return ScenarioProgress(name, "running", message.index + 1, repeats, timed_window)
+            case TimingEnded():  # the last call's result is being validated
+                return ScenarioProgress(name, "validating", repeats, repeats)
+            case Validated(phase="last", ok=True):
+                return ScenarioProgress(name, "counting", repeats, repeats)
         return None
 
-    def _spawn(self, spec: ScenarioSpec, n: int) -> Iterator[dict[str, Any] | _WorkerOutcome]:
-        worker_spec = {
-            "name": spec.name,
-            "path": str(spec.path),
-            "n": n,
-            "dtype": self.settings.dtype,
-            "seed": self.settings.seed,
-            "repeats": self.settings.repeats,
-            "min_sample_s": self.settings.min_sample_s,
-            "requires": list(spec.requires),
-            "max_size": spec.max_size,
-            "parent_pid": os.getpid(),
+    def _worker_spec(self, spec: ScenarioSpec, n: int) -> WorkerSpec:
+        """What ``spec``'s worker runs: the settings at order ``n``."""
+        settings = self.settings
+        rectangular = is_rectangular(settings, n)  # A (m×k)·B (k×n); opcode counts assume n³
+        return worker_spec(
+            "run",
+            spec,
+            n=n,
+            dtype=settings.dtype,
+            seed=settings.seed,
+            repeats=settings.repeats,
+            min_sample_s=settings.min_sample_s,
+            max_size=spec.max_size,
             # like with like: the interpreter's speed of the moment, in the rung's own worker
-            "reference_dispatch": self.settings.probes and "interpreter_dispatch" in spec.layers,
-        }
-        if is_rectangular(self.settings, n):  # A (m×k)·B (k×n); opcode counts assume n³
-            worker_spec.update(m=self.settings.m, k=self.settings.k, count=False)
+            reference_dispatch=settings.probes and "interpreter_dispatch" in spec.layers,
+            m=settings.m if rectangular else None,
+            k=settings.k if rectangular else None,
+            count=not rectangular,
+        )
+
+    def _spawn(self, spec: ScenarioSpec, n: int) -> Iterator[Message | _WorkerOutcome]:
         python = self.settings.python or sys.executable
         stderr_path = self.run_dir / "logs" / f"{spec.name}.stderr.txt"
         with open(stderr_path, "wb") as stderr_file, self._lock:
             if self.cancelled:
                 return
             process = subprocess.Popen(
-                worker_command(python, worker_spec),
+                worker_command(python, self._worker_spec(spec, n)),
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=stderr_file,
@@ -325,14 +338,14 @@ class Runner(Stoppable):
 
     def _read(
         self, process: subprocess.Popen[bytes], spec: ScenarioSpec
-    ) -> Iterator[dict[str, Any] | _WorkerOutcome]:
+    ) -> Iterator[Message | _WorkerOutcome]:
         assert process.stdout is not None
         fd = process.stdout.fileno()
         deadline = self.clock() + self.settings.timeout_s
         buffer = b""
         timed_out = False
         final = False
-        events: list[dict[str, Any]] = []
+        events: list[Message] = []
         while not final:
             remaining = deadline - self.clock()
             if remaining <= 0:
@@ -354,7 +367,7 @@ class Runner(Stoppable):
                     events.append(event)
                     yield event
                     # A child the kernel forked may hold the pipe open: the last event ends it.
-                    final = final or event.get("event") in ("done", "error")
+                    final = final or isinstance(event, Done | Error)
         if not timed_out:  # not reaped: the group id stays the worker's until it is killed
             wait_exited(process, EXIT_GRACE_S)
         _kill_group(process)  # whatever the scenario started ends with it, on every outcome
@@ -372,7 +385,7 @@ class Runner(Stoppable):
         return "\n".join(x for x in lines if not x.startswith(WORKER_END_LINES))
 
     def _merge_environment(
-        self, events: list[dict[str, Any]], dense: bool = False, name: str = ""
+        self, events: list[Message], dense: bool = False, name: str = ""
     ) -> None:
         """Hoist the worker-reported interpreter, numpy and BLAS facts into ``machine``.
 
@@ -380,24 +393,27 @@ class Runner(Stoppable):
         that ran, else numpy's default in the first worker (before set-up); ``source`` says so.
         """
         machine = self.summary.machine
-        if any(e.get("kind") == "interpreter" for e in events if e.get("event") == "error"):
+        if any(isinstance(e, Error) and e.kind == "interpreter" for e in events):
             return  # another interpreter than the requested one: its facts are not the run's
         for event in events:
-            if event.get("event") == "environment" and not self._environment_seen:
-                self._environment_seen = True  # the first worker's facts replace the parent's
-                machine.python = PythonInfo(**event["python"])
-                machine.numpy_version = event.get("numpy_version")
-                machine.blas = BlasInfo.from_report(
-                    event["blas"], "numpy's default in the first worker"
-                )
-            if event.get("event") == "environment" and event.get("numba_version"):
-                machine.numba_version = event["numba_version"]
-            if event.get("event") == "done" and event.get("numba_threading_layer"):
-                machine.numba_threading_layer = event["numba_threading_layer"]
-            if event.get("event") == "done" and dense and event.get("blas"):
-                machine.blas = BlasInfo.from_report(
-                    event["blas"], f"the dense kernel's worker ({name})"
-                )
+            if isinstance(event, Environment):
+                if not self._environment_seen:
+                    self._environment_seen = True  # the first worker's facts replace ours
+                    python = event.python or PythonReport()
+                    machine.python = PythonInfo(
+                        python.implementation, python.version, python.executable
+                    )
+                    machine.numpy_version = event.numpy_version
+                    machine.blas = machine_blas(
+                        event.blas or BlasReport(), "numpy's default in the first worker"
+                    )
+                if event.numba_version:
+                    machine.numba_version = event.numba_version
+            if isinstance(event, Done):
+                if event.numba_threading_layer:
+                    machine.numba_threading_layer = event.numba_threading_layer
+                if dense and event.blas:
+                    machine.blas = machine_blas(event.blas, f"the dense kernel's worker ({name})")
 
 
 def _kill_group(process: subprocess.Popen[bytes]) -> None:

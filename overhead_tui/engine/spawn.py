@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import os
 import signal
 import subprocess
@@ -20,10 +19,14 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TypeVar
 
 import overhead_tui
 from overhead_tui.engine.folders import WORKER_CACHE_ENV, user_cache_dir
+from overhead_tui.engine.protocol import Error, Message, WorkerSpec
+from overhead_tui.engine.run_log import parse_event_line
+
+M = TypeVar("M", bound=Message)
 
 DRAIN_S = 5.0
 """Seconds to collect output after a command's process group was killed (a child that left
@@ -40,20 +43,20 @@ class CommandResult:
     timed_out: bool
     stdout: str
     stderr: str
-    events: list[dict[str, Any]] = field(default_factory=list)
-    """The worker's JSON-line events found in stdout (a profiler may print there too)."""
+    events: list[Message] = field(default_factory=list)
+    """The worker's messages found in stdout (a profiler may print there too)."""
     cancelled: bool = False
     """Stopped (or never started) because its :class:`Cancel` was set."""
 
-    def event(self, name: str) -> dict[str, Any] | None:
-        """The last event called ``name``, if any."""
-        return next((e for e in reversed(self.events) if e.get("event") == name), None)
+    def event(self, kind: type[M]) -> M | None:
+        """The last message of record type ``kind`` (``protocol.Profiled`` ...), if any."""
+        return next((e for e in reversed(self.events) if isinstance(e, kind)), None)
 
     @property
     def worker_error(self) -> str | None:
         """The worker's own error message, if it reported one."""
-        error = self.event("error")
-        return str(error.get("message")) if error else None
+        error = self.event(Error)
+        return error.message if error else None
 
 
 def _kill_group(process: subprocess.Popen[bytes]) -> None:
@@ -149,9 +152,9 @@ class Stoppable:
         """Stop the worker running now (called holding ``_lock``)."""
 
 
-def worker_command(python: str, spec: dict[str, Any]) -> list[str]:
+def worker_command(python: str, spec: WorkerSpec) -> list[str]:
     """The argv of a worker for ``spec`` (see ``engine.worker``)."""
-    return [python, "-m", "overhead_tui.engine.worker", json.dumps(spec)]
+    return [python, "-m", "overhead_tui.engine.worker", spec.to_json()]
 
 
 def package_dir() -> Path:
@@ -285,12 +288,7 @@ def run_command(
     out, err = (reader.result(DRAIN_S) for reader in readers)
     stdout = out[:OUTPUT_CAP_BYTES].decode("utf-8", "replace")
     stderr = err[-OUTPUT_CAP_BYTES:].decode("utf-8", "replace")
-    events = []
-    for line in stdout.splitlines():
-        with contextlib.suppress(json.JSONDecodeError):
-            event = json.loads(line)
-            if isinstance(event, dict) and "event" in event:
-                events.append(event)
+    events = [e for e in map(parse_event_line, stdout.splitlines()) if e is not None]
     cancelled = cancel is not None and cancel.is_set()
     return CommandResult(returncode, timed_out, stdout, stderr, events, cancelled)
 

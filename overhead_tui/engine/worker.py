@@ -6,33 +6,19 @@ fd 1 itself is pointed at stderr *before* scenario code is imported, so prints f
 numba or BLAS cannot corrupt the channel (the technique pyperf's ``--pipe`` solves with a
 dedicated pipe).
 
-Events, in order (each a JSON object with an ``"event"`` key):
-    started      {pid, name, n, dtype}
-    environment  {python, numpy_version, blas, numba_version, numba_threads}
-                 blas: numpy's {library, version, architecture, threads, libraries [every
-                 BLAS loaded, numpy's first]}
-    compiled     {first_call_s}                  first call: JIT compile + one run
-    validated    {ok, max_abs_error, tolerance, reason, phase}
-    build        {info}                          a compiled rung's compiler, flags, report
-    calibrated   {loops}
-    warmup       {value_s}
-    timing_started {}                            the samples begin: the parent keeps quiet
-    sample       {index, value_s}                seconds per call
-    timing_ended {}                              the timed window closes
-    reference    {dispatch_ns [ns], phase}       the probes' reference loop in this worker,
-                                                 right before and after the samples (when
-                                                 spec["reference_dispatch"])
-    counted      {sizes, per_fma, bytecode, bytecode_n, method}
-    done         {numba_threading_layer, blas, cpu_s}
-    error        {kind, message, traceback}      kind: missing_dependency | import | setup |
-                                                 exception | memory
+Messages, in order: ``started``, ``environment``, ``build`` (a compiled rung), ``compiled``,
+``validated`` (first), ``calibrated``, ``warmup``..., ``reference`` (before), ``timing_started``,
+``sample``..., ``timing_ended``, ``reference`` (after), ``validated`` (last), ``counted``,
+``done``; or ``error`` at any point.  ``mode: profile`` sends ``profiled``, ``mode: probe``
+``probe``, ``mode: callgrind`` ``done``.  Every message, its fields and units, and the SPEC
+(:class:`~overhead_tui.engine.protocol.WorkerSpec`) are records in ``engine.protocol``, their
+one home; this module only sends them (``protocol.encode``).
 """
 
 from __future__ import annotations
 
 import faulthandler
 import importlib.util
-import json
 import os
 import platform
 import sys
@@ -40,6 +26,41 @@ import time
 import traceback
 from types import ModuleType
 from typing import IO, Any
+
+from overhead_tui.engine.protocol import (
+    BlasLibrary,
+    BlasReport,
+    Build,
+    Calibrated,
+    Compiled,
+    Done,
+    Environment,
+    Error,
+    Message,
+    Probe,
+    Profiled,
+    ProtocolError,
+    PythonReport,
+    Reference,
+    Sample,
+    Started,
+    TimingEnded,
+    TimingStarted,
+    Validated,
+    Warmup,
+    WorkerSpec,
+    encode,
+)
+
+THREADPOOLCTL_KEYS = (
+    "internal_api",
+    "version",
+    "architecture",
+    "num_threads",
+    "threading_layer",
+    "filepath",
+)
+"""threadpoolctl's names of the fields of a ``protocol.BlasLibrary``, in their order."""
 
 
 class _Channel:
@@ -53,12 +74,12 @@ class _Channel:
         self.error_kind: str | None = None
         """The ``kind`` of the error event sent, if one was."""
 
-    def emit(self, event: str, **fields: Any) -> None:
-        self._out.write(json.dumps({"event": event, **fields}) + "\n")
+    def emit(self, message: Message) -> None:
+        self._out.write(encode(message) + "\n")
         self._out.flush()
 
 
-def blas_info() -> dict[str, Any]:
+def blas_info() -> BlasReport:
     """numpy's BLAS (library, version, architecture, threads) and ``libraries``: every BLAS
     loaded in this process, numpy's first (threadpoolctl's order is not numpy's first: scipy's
     bundled OpenBLAS may come before it).  numpy's is the one under numpy's own folder
@@ -70,32 +91,19 @@ def blas_info() -> dict[str, Any]:
     blas = [p for p in threadpool_info() if p.get("user_api") == "blas"]
     # stable sort: the library inside numpy's folder (or numpy.libs beside it) first
     blas.sort(key=lambda p: not os.path.realpath(str(p.get("filepath"))).startswith(numpy_prefix))
-    libraries = [
-        {
-            "library": p.get("internal_api"),
-            "version": p.get("version"),
-            "architecture": p.get("architecture"),
-            "threads": p.get("num_threads"),
-            "threading_layer": p.get("threading_layer"),
-            "filepath": p.get("filepath"),
-        }
-        for p in blas
-    ]
-    first = libraries[0] if libraries else {}
-    return {
-        "library": first.get("library"),
-        "version": first.get("version"),
-        "architecture": first.get("architecture"),
-        "threads": first.get("threads"),
-        "libraries": libraries,
-    }
+    libraries = tuple(BlasLibrary(*(p.get(key) for key in THREADPOOLCTL_KEYS)) for p in blas)
+    first = libraries[0] if libraries else BlasLibrary()
+    return BlasReport(
+        first.library, first.version, first.architecture, first.threads, libraries=libraries
+    )
 
 
-def _numba_state() -> dict[str, Any]:
+def _numba_state() -> tuple[str | None, int | None]:
+    """numba's version and thread count, when the scenario imported it."""
     numba = sys.modules.get("numba")
     if numba is None:
-        return {"numba_version": None, "numba_threads": None}
-    return {"numba_version": numba.__version__, "numba_threads": numba.get_num_threads()}
+        return None, None
+    return numba.__version__, numba.get_num_threads()
 
 
 def _threading_layer() -> str | None:
@@ -122,13 +130,13 @@ def _error(channel: _Channel, kind: str, exc: BaseException) -> int:
     tb = "".join(traceback.format_exception(exc)[-6:])
     message = f"{type(exc).__name__}: {exc}".strip()
     module = getattr(exc, "name", None) if isinstance(exc, ImportError) else None
-    channel.emit("error", kind=kind, message=message, traceback=tb, module=module)
+    channel.emit(Error(kind=kind, message=message, traceback=tb, module=module))
     channel.error_kind = kind
     print(f"worker error ({kind}):\n{tb}", file=sys.stderr, end="")  # the log has it too
     return 3
 
 
-def run(spec: dict[str, Any], channel: _Channel) -> int:
+def run(spec: WorkerSpec, channel: _Channel) -> int:
     """Measure one scenario described by ``spec`` and emit events; returns the exit code."""
     import numpy as np
 
@@ -136,28 +144,21 @@ def run(spec: dict[str, Any], channel: _Channel) -> int:
     from overhead_tui.engine.timing import calibrate, time_calls
     from overhead_tui.engine.validate import validate
 
-    channel.emit("started", pid=os.getpid(), name=spec["name"], n=spec["n"], dtype=spec["dtype"])
+    channel.emit(Started(os.getpid(), spec.name, spec.n, spec.dtype))
     # a rectangular product when the spec has m/k: A (m×k), B (k×n)
-    a, b = make_inputs(spec["n"], spec["dtype"], spec["seed"], spec.get("m"), spec.get("k"))
+    a, b = make_inputs(spec.n, spec.dtype, spec.seed, spec.m, spec.k)
     try:
-        module = _import_scenario(spec["path"], spec["name"])
+        module = _import_scenario(spec.path, spec.name)
     except ModuleNotFoundError as exc:
-        kind = "missing_dependency" if exc.name in spec.get("requires", []) else "import"
+        kind = "missing_dependency" if exc.name in spec.requires else "import"
         return _error(channel, kind, exc)
     except Exception as exc:
         return _error(channel, "import", exc)
     # Reported before setup, which may limit BLAS threads: these are the defaults.
-    channel.emit(
-        "environment",
-        python={
-            "implementation": platform.python_implementation(),
-            "version": platform.python_version(),
-            "executable": sys.executable,
-        },
-        numpy_version=np.__version__,
-        blas=blas_info(),
-        **_numba_state(),
-    )
+    implementation, version = platform.python_implementation(), platform.python_version()
+    python = PythonReport(implementation, version, sys.executable)
+    numba_version, numba_threads = _numba_state()
+    channel.emit(Environment(python, np.__version__, blas_info(), numba_version, numba_threads))
     try:
         args = module.setup(a.copy(), b.copy())
         args = args if isinstance(args, tuple) else (args,)
@@ -168,53 +169,51 @@ def run(spec: dict[str, Any], channel: _Channel) -> int:
         return _error(channel, kind, exc)
     build_info = getattr(module, "BUILD_INFO", None)
     if build_info:
-        channel.emit("build", info=build_info)
+        channel.emit(Build(build_info))
     try:
         first_call_s, result = time_calls(module.kernel, args, 1)
-        channel.emit("compiled", first_call_s=first_call_s)
-        check = validate(module.to_numpy(result), a, b, spec["dtype"])
-        channel.emit("validated", phase="first", **_validation_fields(check))
+        channel.emit(Compiled(first_call_s))
+        check = validate(module.to_numpy(result), a, b, spec.dtype)
+        channel.emit(_validated("first", check))
         if not check.ok:
-            channel.emit("done", numba_threading_layer=_threading_layer(), blas=blas_info())
+            channel.emit(Done(_threading_layer(), blas_info()))
             return 0
         warm_s, _ = time_calls(module.kernel, args, 1)
-        loops, warmups = calibrate(module.kernel, args, warm_s, spec["min_sample_s"])
-        channel.emit("calibrated", loops=loops)
+        loops, warmups = calibrate(module.kernel, args, warm_s, spec.min_sample_s)
+        channel.emit(Calibrated(loops))
         for value in warmups:
-            channel.emit("warmup", value_s=value)
+            channel.emit(Warmup(value))
         _reference(spec, channel, "before")
         # The timed window (the samples): the parent (app or CLI) stays quiet in between.
-        channel.emit("timing_started")
-        for index in range(spec["repeats"]):
+        channel.emit(TimingStarted())
+        for index in range(spec.repeats):
             value, result = time_calls(module.kernel, args, loops)
-            channel.emit("sample", index=index, value_s=value)
-        channel.emit("timing_ended")
+            channel.emit(Sample(index, value))
+        channel.emit(TimingEnded())
         _reference(spec, channel, "after")
-        check = validate(module.to_numpy(result), a, b, spec["dtype"])
-        channel.emit("validated", phase="last", **_validation_fields(check))
-        if spec.get("count", True):
+        check = validate(module.to_numpy(result), a, b, spec.dtype)
+        channel.emit(_validated("last", check))
+        if spec.count:
             from overhead_tui.engine.counting.phase import count_phase
 
-            channel.emit("counted", **count_phase(module, spec))
+            channel.emit(count_phase(module, spec))
     except MemoryError as exc:
         return _error(channel, "memory", exc)
     except BaseException as exc:  # SystemExit, KeyboardInterrupt from the kernel too
         return _error(channel, "exception", exc)
-    channel.emit(
-        "done", numba_threading_layer=_threading_layer(), blas=blas_info(), cpu_s=_own_cpu_s()
-    )
+    channel.emit(Done(_threading_layer(), blas_info(), _own_cpu_s()))
     return 0
 
 
-def _reference(spec: dict[str, Any], channel: _Channel, phase: str) -> None:
+def _reference(spec: WorkerSpec, channel: _Channel, phase: str) -> None:
     """Time the dispatch probe's reference loop here, back to back with the samples, so the
     model can scale the cached probe costs to this worker's speed (``attribution``)."""
-    if not spec.get("reference_dispatch"):
+    if not spec.reference_dispatch:
         return
     from overhead_tui.engine.probing import ProbeContext, dispatch_samples
 
     samples, _ = dispatch_samples(ProbeContext(repeats=3, min_sample_s=0.01), trips=50_000)
-    channel.emit("reference", dispatch_ns=samples, phase=phase)
+    channel.emit(Reference(tuple(samples), phase))
 
 
 def _own_cpu_s() -> float:
@@ -227,26 +226,23 @@ def _own_cpu_s() -> float:
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
-def _validation_fields(check: Any) -> dict[str, Any]:
-    return {
-        "ok": check.ok,
-        "max_abs_error": check.max_abs_error if check.max_abs_error != float("inf") else None,
-        "tolerance": check.tolerance,
-        "reason": check.reason,
-    }
+def _validated(phase: str, check: Any) -> Validated:
+    """The ``validated`` message of a ``validate.Validation`` (an infinite error: None)."""
+    error = check.max_abs_error if check.max_abs_error != float("inf") else None
+    return Validated(phase, check.ok, error, check.tolerance, check.reason)
 
 
-def _prepare(spec: dict[str, Any], channel: _Channel) -> tuple[ModuleType, tuple[Any, ...]] | int:
-    """Import a scenario and build its arguments at ``spec["n"]``; an exit code on failure."""
+def _prepare(spec: WorkerSpec, channel: _Channel) -> tuple[ModuleType, tuple[Any, ...]] | int:
+    """Import a scenario and build its arguments at ``spec.n``; an exit code on failure."""
     from overhead_tui.engine.inputs import make_inputs
 
-    channel.emit("started", pid=os.getpid(), name=spec["name"], n=spec["n"], dtype=spec["dtype"])
-    a, b = make_inputs(spec["n"], spec["dtype"], spec["seed"])
+    channel.emit(Started(os.getpid(), spec.name, spec.n, spec.dtype))
+    a, b = make_inputs(spec.n, spec.dtype, spec.seed)
     try:
-        module = _import_scenario(spec["path"], spec["name"])
+        module = _import_scenario(spec.path, spec.name)
         args = module.setup(a, b)
     except ModuleNotFoundError as exc:
-        kind = "missing_dependency" if exc.name in spec.get("requires", []) else "import"
+        kind = "missing_dependency" if exc.name in spec.requires else "import"
         return _error(channel, kind, exc)
     except Exception as exc:
         return _error(channel, "setup", exc)
@@ -278,7 +274,7 @@ def _perf_control(path: str | None, command: str) -> None:
         fh.readline()
 
 
-def run_profile(spec: dict[str, Any], channel: _Channel) -> int:
+def run_profile(spec: WorkerSpec, channel: _Channel) -> int:
     """``mode: profile``: set up, call once (compile), then repeat the kernel for a while."""
     prepared = _prepare(spec, channel)
     if isinstance(prepared, int):
@@ -286,18 +282,18 @@ def run_profile(spec: dict[str, Any], channel: _Channel) -> int:
     module, args = prepared
     try:
         module.kernel(*args)  # JIT compile and first call: outside the profiled window
-        _perf_control(spec.get("perf_control"), "enable")
+        _perf_control(spec.perf_control, "enable")
         started = time.perf_counter()
-        calls = profile_loop(module.kernel, args, spec["duration_s"])
+        calls = profile_loop(module.kernel, args, spec.duration_s)
         elapsed = time.perf_counter() - started
-        _perf_control(spec.get("perf_control"), "disable")
+        _perf_control(spec.perf_control, "disable")
     except BaseException as exc:
         return _error(channel, "exception", exc)
-    channel.emit("profiled", calls=calls, seconds=elapsed, per_call_s=elapsed / max(calls, 1))
+    channel.emit(Profiled(calls, elapsed, elapsed / max(calls, 1)))
     return 0
 
 
-def run_callgrind(spec: dict[str, Any], channel: _Channel) -> int:
+def run_callgrind(spec: WorkerSpec, channel: _Channel) -> int:
     """``mode: callgrind``: warm up, then one kernel call through ``itertools.starmap``.
 
     callgrind zeroes its counters on entry to ``starmap_next`` and dumps them on exit, so
@@ -321,7 +317,7 @@ def run_callgrind(spec: dict[str, Any], channel: _Channel) -> int:
         gc.enable()
     except BaseException as exc:
         return _error(channel, "exception", exc)
-    channel.emit("done")
+    channel.emit(Done())
     return 0
 
 
@@ -345,18 +341,18 @@ def _die_with_parent(parent_pid: int | None) -> None:
         os._exit(1)
 
 
-def run_probe(spec: dict[str, Any], channel: _Channel) -> int:
+def run_probe(spec: WorkerSpec, channel: _Channel) -> int:
     """Measure one probe module and emit a ``probe`` event (or ``error``)."""
     import statistics
 
     from overhead_tui.engine.probing import ProbeContext
 
-    channel.emit("started", pid=os.getpid(), name=spec["name"])
+    channel.emit(Started(os.getpid(), spec.name))
     try:
-        module = _import_scenario(spec["path"], f"probe_{spec['name']}")
-        measured = module.measure(ProbeContext(spec["repeats"], spec["min_sample_s"]))
+        module = _import_scenario(spec.path, f"probe_{spec.name}")
+        measured = module.measure(ProbeContext(spec.repeats, spec.min_sample_s))
     except ModuleNotFoundError as exc:
-        kind = "missing_dependency" if exc.name in spec.get("requires", []) else "import"
+        kind = "missing_dependency" if exc.name in spec.requires else "import"
         return _error(channel, kind, exc)
     except Exception as exc:
         return _error(channel, "exception", exc)
@@ -367,13 +363,8 @@ def run_probe(spec: dict[str, Any], channel: _Channel) -> int:
         q1, _, q3 = statistics.quantiles(samples, n=4, method="inclusive")
     else:
         q1 = q3 = value
-    channel.emit(
-        "probe",
-        value=value,
-        spread=(q3 - q1) / abs(value) if value else None,
-        samples=samples,
-        details=details,
-    )
+    spread = (q3 - q1) / abs(value) if value else None
+    channel.emit(Probe(value, spread, tuple(samples), details))
     return 0
 
 
@@ -382,11 +373,15 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     faulthandler.enable()  # a segfault prints the Python stack to stderr (the worker's log)
     channel = _Channel()
-    spec = json.loads(argv[0])
-    _die_with_parent(spec.get("parent_pid"))
+    try:
+        spec = WorkerSpec.from_json(argv[0])
+    except ProtocolError as exc:  # a parent of another version, or a hand-written SPEC
+        channel.emit(Error(kind="spec", message=str(exc)))
+        return 2
+    _die_with_parent(spec.parent_pid)
     started = time.perf_counter()
     modes = {"probe": run_probe, "profile": run_profile, "callgrind": run_callgrind}
-    code = modes.get(spec.get("mode", ""), run)(spec, channel)
+    code = modes.get(spec.mode, run)(spec, channel)
     took = time.perf_counter() - started
     if code == 0 and channel.error_kind is None:
         print(f"worker finished ok in {took:.3f} s", file=sys.stderr)

@@ -20,10 +20,10 @@ from __future__ import annotations
 import re
 import tempfile
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
+from overhead_tui.engine.protocol import Done, WorkerSpec
 from overhead_tui.engine.spawn import run_command, worker_command, worker_env
 from overhead_tui.profilers.layermap import classify, library_name
 from overhead_tui.summary.profile import BackendResult, CallgrindResult, SymbolRow
@@ -130,7 +130,7 @@ def summarize(
 
 
 def profile(
-    valgrind: str, python: str, spec: dict[str, Any], timeout_s: float, compiled_as: str
+    valgrind: str, python: str, spec: WorkerSpec, timeout_s: float, compiled_as: str
 ) -> BackendResult:
     """Run one kernel call under callgrind and return the backend's profile part."""
     with tempfile.TemporaryDirectory(prefix="overhead-callgrind-") as tmp:
@@ -142,7 +142,7 @@ def profile(
                 f"--callgrind-out-file={out}",
                 "--collect-atstart=no",
                 "--toggle-collect=starmap_next",
-                *worker_command(python, {**spec, "mode": "callgrind"}),
+                *worker_command(python, replace(spec, mode="callgrind")),
             ],
             timeout_s,
             {**worker_env(), **SINGLE_THREADED},
@@ -156,11 +156,11 @@ def profile(
         )
     if result.worker_error:
         return BackendResult("failed", reason=f"the scenario failed: {result.worker_error}")
-    if result.event("done") is None or not text:
+    if result.event(Done) is None or not text:
         tail = (result.stderr.strip().splitlines() or ["no output"])[-1]
         return BackendResult("failed", reason=f"no callgrind output ({tail[:200]})")
     parsed = parse_callgrind(text)
     if parsed.total == 0:
         return BackendResult("failed", reason="callgrind counted no instructions in the kernel")
-    n = spec["n"]
+    n = spec.n
     return summarize(parsed, float(n) ** 3, compiled_as, n=n)

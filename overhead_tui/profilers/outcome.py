@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from overhead_tui.engine.protocol import Profiled
 from overhead_tui.engine.spawn import CommandResult
 
 
 def profiled_per_call_s(result: CommandResult) -> float | None:
     """The profiled worker's time per call (s), from its ``profiled`` event (None: none)."""
-    profiled = result.event("profiled")
-    return profiled["per_call_s"] if profiled else None
+    profiled = result.event(Profiled)
+    return profiled.per_call_s if profiled else None

@@ -11,10 +11,10 @@ from __future__ import annotations
 import os
 import re
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
+from overhead_tui.engine.protocol import Profiled, WorkerSpec
 from overhead_tui.engine.spawn import CommandResult, run_command, worker_command, worker_env
 from overhead_tui.profilers.layermap import classify, library_name
 from overhead_tui.profilers.outcome import profiled_per_call_s
@@ -71,7 +71,7 @@ def layer_fractions(shares: list[SymbolShare], compiled_as: str) -> dict[str, fl
 def profile(
     perf: str,
     python: str,
-    spec: dict[str, Any],
+    spec: WorkerSpec,
     timeout_s: float,
     compiled_as: str = "scalar_compute",
 ) -> BackendResult:
@@ -82,7 +82,7 @@ def profile(
         ctl, ack = Path(tmp) / "ctl", Path(tmp) / "ack"
         os.mkfifo(ctl)
         os.mkfifo(ack)
-        worker = worker_command(python, {**spec, "perf_control": f"{ctl},{ack}"})
+        worker = worker_command(python, replace(spec, perf_control=f"{ctl},{ack}"))
         record = run_command(
             [
                 perf,
@@ -141,7 +141,7 @@ def _failure(result: CommandResult, data: Path) -> str | None:
         return "timed out; the profiler and the worker were killed"
     if result.worker_error:
         return f"the scenario failed: {result.worker_error}"
-    if result.event("profiled") is None:
+    if result.event(Profiled) is None:
         tail = (result.stderr.strip().splitlines() or ["no output"])[-1]
         return f"the worker did not finish ({tail[:200]})"
     if not data.exists() or data.stat().st_size == 0:

@@ -13,8 +13,8 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
 
+from overhead_tui.engine.protocol import Profiled, WorkerSpec, worker_spec
 from overhead_tui.engine.spawn import (
     Cancel,
     cancel_scope,
@@ -145,30 +145,21 @@ def _profile_scenario(
     cancel: Cancel | None,
 ) -> ProfileRecord:
     python = python or sys.executable
-    worker = {
-        "mode": "profile",
-        "name": spec.name,
-        "path": str(spec.path),
-        "n": n,
-        "dtype": dtype,
-        "seed": seed,
-        "duration_s": duration_s,
-        "requires": list(spec.requires),
-    }
+    worker = worker_spec("profile", spec, n=n, dtype=dtype, seed=seed, duration_s=duration_s)
     caps = detect(tuple(b for b in backends if b in BACKENDS))
     parts: dict[str, BackendResult] = {}
     if progress:
         progress("unprofiled baseline")
     baseline = run_command(worker_command(python, worker), timeout_s, worker_env())
-    base = baseline.event("profiled")
+    base = baseline.event(Profiled)
     result = ProfileRecord(
         spec.name,
         n,
         dtype,
         parts,
-        baseline_per_call_s=base["per_call_s"] if base else None,
+        baseline_per_call_s=base.per_call_s if base else None,
         baseline_source="profile_run",
-        baseline_calls=base["calls"] if base else None,
+        baseline_calls=base.calls if base else None,
     )
     if base is None:  # no point profiling what does not run: every backend would fail too
         if baseline.timed_out:
@@ -205,7 +196,7 @@ def _run_backend(
     name: str,
     cap: Capability,
     python: str,
-    worker: dict[str, Any],
+    worker: WorkerSpec,
     spec: ScenarioSpec,
     n: int,
     timeout_s: float,

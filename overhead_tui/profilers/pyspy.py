@@ -12,8 +12,8 @@ import re
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
+from overhead_tui.engine.protocol import Profiled, WorkerSpec
 from overhead_tui.engine.spawn import run_command, worker_command, worker_env
 from overhead_tui.profilers.layermap import library_name
 from overhead_tui.profilers.outcome import profiled_per_call_s
@@ -133,7 +133,7 @@ def summarize(stacks: list[tuple[list[Frame], int]], top: int = 25) -> PyspyResu
     )
 
 
-def profile(pyspy: str, python: str, spec: dict[str, Any], timeout_s: float) -> BackendResult:
+def profile(pyspy: str, python: str, spec: WorkerSpec, timeout_s: float) -> BackendResult:
     """Run the worker under ``py-spy record --native`` and return the backend's profile part."""
     with tempfile.TemporaryDirectory(prefix="overhead-pyspy-") as tmp:
         out = Path(tmp) / "stacks.txt"
@@ -159,7 +159,7 @@ def profile(pyspy: str, python: str, spec: dict[str, Any], timeout_s: float) -> 
         return BackendResult("failed", reason="timed out; py-spy and the worker were killed")
     if result.worker_error:
         return BackendResult("failed", reason=f"the scenario failed: {result.worker_error}")
-    if result.event("profiled") is None:
+    if result.event(Profiled) is None:
         tail = (result.stderr.strip().splitlines() or ["no output"])[-1]
         return BackendResult("failed", reason=f"the worker did not finish ({tail[:200]})")
     stacks = kernel_stacks(parse_collapsed(text))

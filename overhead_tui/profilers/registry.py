@@ -10,9 +10,9 @@ record here: its name, how to check it works on this machine (``detect``, from
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
 
+from overhead_tui.engine.protocol import WorkerSpec
 from overhead_tui.plugins.scenarios import ScenarioSpec
 from overhead_tui.profilers import capabilities
 from overhead_tui.profilers.capabilities import Capability
@@ -21,7 +21,7 @@ from overhead_tui.summary.profile import BackendResult
 CALLGRIND_MAX_N = 24
 """Largest n callgrind runs at: it executes about 50× slower and counts one call exactly."""
 
-RunBackend = Callable[[Capability, str, dict[str, Any], ScenarioSpec, int, float], BackendResult]
+RunBackend = Callable[[Capability, str, WorkerSpec, ScenarioSpec, int, float], BackendResult]
 """``run(capability, python, worker_spec, scenario, n, timeout_s)`` → the backend's part of
 the profile (``status`` ok / failed / …)."""
 
@@ -55,7 +55,7 @@ def _run_pyspy(cap, python, worker, spec, n, timeout_s):  # type: ignore[no-unty
 def _run_callgrind(cap, python, worker, spec, n, timeout_s):  # type: ignore[no-untyped-def]
     from overhead_tui.profilers import callgrind
 
-    small = {**worker, "n": min(n, CALLGRIND_MAX_N)}
+    small = replace(worker, n=min(n, CALLGRIND_MAX_N))
     return callgrind.profile(str(cap.path), python, small, timeout_s, compiled_layer(spec))
 
 

@@ -14,9 +14,11 @@ from __future__ import annotations
 import json
 import sys
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from overhead_tui.engine.protocol import WorkerSpec
 from overhead_tui.engine.spawn import run_command, worker_env
 from overhead_tui.plugins.scenarios import ScenarioSpec
 from overhead_tui.profilers.outcome import profiled_per_call_s
@@ -53,12 +55,10 @@ def parse_profile(data: Any, source_stem: str) -> list[LineRow]:
     return lines
 
 
-def profile(
-    python: str, worker: dict[str, Any], spec: ScenarioSpec, timeout_s: float
-) -> BackendResult:
+def profile(python: str, worker: WorkerSpec, spec: ScenarioSpec, timeout_s: float) -> BackendResult:
     """Run the worker under Scalene and return the backend's profile part."""
     stem = Path(spec.path).stem
-    duration = worker["duration_s"]
+    duration = worker.duration_s
     reason = "no output"
     for _ in range(RETRIES + 1):
         with tempfile.TemporaryDirectory(prefix="overhead-scalene-") as tmp:
@@ -77,7 +77,7 @@ def profile(
                     str(out),
                     str(WORKER_SCRIPT),
                     "---",
-                    json.dumps({**worker, "duration_s": duration}),
+                    replace(worker, duration_s=duration).to_json(),
                 ],
                 timeout_s,
                 {**worker_env(), "TMPDIR": tmp},  # Scalene's own temp folder goes in ours

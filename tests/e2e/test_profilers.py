@@ -12,6 +12,7 @@ import time
 
 import pytest
 
+from overhead_tui.engine.protocol import worker_spec
 from overhead_tui.plugins.scenarios import discover
 from overhead_tui.profilers import perf, pyspy
 from overhead_tui.profilers.registry import detect
@@ -22,15 +23,7 @@ PYTHON = sys.executable
 
 def _spec(name, n=16, duration=0.3, folder=None):
     spec = next(s for s in discover([folder] if folder else []) if s.name == name)
-    return {
-        "mode": "profile",
-        "name": spec.name,
-        "path": str(spec.path),
-        "n": n,
-        "dtype": "float64",
-        "seed": 0,
-        "duration_s": duration,
-    }
+    return worker_spec("profile", spec, n=n, dtype="float64", seed=0, duration_s=duration)
 
 
 def _fake(tmp_path, name, body):

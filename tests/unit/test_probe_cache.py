@@ -7,6 +7,7 @@ import json
 
 from overhead_tui.engine import probe_runs
 from overhead_tui.engine.probe_runs import ProbeResult, read_cache, write_cache
+from overhead_tui.engine.protocol import Probe
 
 
 def _results(value: float) -> dict[str, ProbeResult]:
@@ -57,9 +58,7 @@ def test_a_probe_records_the_load_of_other_processes(monkeypatch, tmp_path):
     readings = iter([CpuTimes(0.0, 0.0, 0.0), CpuTimes(0.0, 1000.0, 600.0)])
     monkeypatch.setattr(probe_runs, "read_cpu_times", lambda: next(readings))
     monkeypatch.setattr(probe_runs, "_own_and_children_cpu_s", lambda: 0.0)
-    monkeypatch.setattr(
-        probe_runs, "_measure_once", lambda *a: {"value": 1.0, "details": {}, "spread": 0.0}
-    )
+    monkeypatch.setattr(probe_runs, "_measure_once", lambda *a: Probe(value=1.0, spread=0.0))
     spec = type("Spec", (), {"name": "p", "title": "p", "unit": "ns", "layer": "x"})()
     spec.processes = 1
     result = probe_runs.measure_probe(spec, "python")

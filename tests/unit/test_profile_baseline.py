@@ -12,6 +12,7 @@ from dataclasses import replace
 import pytest
 
 from overhead_tui.commands.profile import render
+from overhead_tui.engine.protocol import Profiled
 from overhead_tui.engine.spawn import CommandResult
 from overhead_tui.export.markdown import MarkdownExporter
 from overhead_tui.plugins.scenarios import discover, select
@@ -41,7 +42,7 @@ def fake_backends(monkeypatch):
 
     def run_command(argv, timeout_s, env):
         baseline_specs.append(json.loads(argv[-1]))
-        profiled = {"event": "profiled", "calls": 200, "per_call_s": BASELINE_S}
+        profiled = Profiled(calls=200, per_call_s=BASELINE_S)
         return CommandResult(0, False, "", "", [profiled])
 
     def detect(names):

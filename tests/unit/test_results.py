@@ -7,6 +7,7 @@ import signal
 import pytest
 
 from overhead_tui.analysis.derive import compute_vs_dense
+from overhead_tui.engine.protocol import from_dict
 from overhead_tui.engine.results import apply_event, finish, new_result
 from overhead_tui.plugins.scenarios import discover
 from overhead_tui.summary.records import RunSummary
@@ -37,9 +38,10 @@ def _result(name="python_naive", n=10):
 
 def _replay(events, returncode=0, timed_out=False, stderr=""):
     result = _result()
-    for event in events:
-        apply_event(result, event)
-    finish(result, events, returncode, timed_out, 5.0, stderr)
+    messages = [from_dict(event) for event in events]  # recorded lines, as the runner reads them
+    for message in messages:
+        apply_event(result, message)
+    finish(result, messages, returncode, timed_out, 5.0, stderr)
     return result
 
 

@@ -5,10 +5,11 @@ the timed n (after the timed samples: tracing would perturb them).
 from __future__ import annotations
 
 from types import ModuleType
-from typing import Any
+
+from overhead_tui.engine.protocol import BytecodeLine, Counted, WorkerSpec
 
 
-def count_phase(module: ModuleType, spec: dict[str, Any]) -> dict[str, Any]:
+def count_phase(module: ModuleType, spec: WorkerSpec) -> Counted:
     """The counting phase: exact events at small sizes, scaled to the timed n.
 
     Runs after the timed samples (tracing would perturb them), with fresh inputs per size;
@@ -18,13 +19,13 @@ def count_phase(module: ModuleType, spec: dict[str, Any]) -> dict[str, Any]:
     from overhead_tui.engine.counting.scaling import COUNT_SIZES, extrapolate
     from overhead_tui.engine.inputs import make_inputs
 
-    sizes = [s for s in COUNT_SIZES if s <= spec["max_size"]]
+    sizes = [s for s in COUNT_SIZES if s <= spec.max_size]
     per_size = []
     for size in sizes:
-        a, b = make_inputs(size, spec["dtype"], spec["seed"])
+        a, b = make_inputs(size, spec.dtype, spec.seed)
         args = module.setup(a, b)
         per_size.append(count_events(module.kernel, args if isinstance(args, tuple) else (args,)))
-    n = spec["n"]
+    n = spec.n
     fmas = float(n) ** 3
     fields = (
         "bytecodes",
@@ -52,14 +53,8 @@ def count_phase(module: ModuleType, spec: dict[str, Any]) -> dict[str, Any]:
             for k in opcodes
         }
     last, last_fmas = per_size[-1], float(sizes[-1]) ** 3
-    bytecode = [
-        {"code": code, "offset": offset, "opname": op, "arg": arg, "per_fma": count / last_fmas}
+    bytecode = tuple(
+        BytecodeLine(code, offset, op, arg, count / last_fmas)
         for code, offset, op, arg, count in last.instructions
-    ]
-    return {
-        "sizes": sizes,
-        "per_fma": per_fma,
-        "bytecode": bytecode,
-        "bytecode_n": sizes[-1],
-        "method": METHOD,
-    }
+    )
+    return Counted(tuple(sizes), per_fma, bytecode, sizes[-1], METHOD)

@@ -1,0 +1,405 @@
+"""The worker protocol: the SPEC a worker starts with and every message it sends back, as
+typed records with one JSON codec.  The one home of this vocabulary.
+
+Standard library only (dataclasses + json): the worker imports this module under another
+interpreter (``--python``) that sees none of the tool's own packages.
+
+The parent builds a :class:`WorkerSpec` with :func:`worker_spec` and passes
+``spec.to_json()`` as the worker's argument; the worker reads it back with
+:meth:`WorkerSpec.from_json`.  The worker sends one JSON object per line, ``{"event": KIND,
+FIELD: value, ...}`` (:func:`encode`); the parent reads each line with :func:`decode` into
+the record of that kind (:data:`MESSAGES`), or a :class:`ProtocolError` saying what is wrong.
+
+Messages (kind: record), in the order a ladder worker (``mode: run``) sends them:
+
+    started        :class:`Started`        {pid, name, n, dtype} (a probe's: {pid, name})
+    environment    :class:`Environment`    {python, numpy_version, blas, numba_version,
+                                            numba_threads}: the defaults, before set-up
+    build          :class:`Build`          {info}: a compiled rung's compiler, flags, report
+    compiled       :class:`Compiled`       {first_call_s}: JIT compile + one run (s)
+    validated      :class:`Validated`      {phase first|last, ok, max_abs_error, tolerance,
+                                            reason}
+    calibrated     :class:`Calibrated`     {loops}: kernel calls per sample
+    warmup         :class:`Warmup`         {value_s}: seconds per call
+    reference      :class:`Reference`      {dispatch_ns [ns], phase before|after}: the dispatch
+                                            probe's loop, right before and after the samples
+    timing_started :class:`TimingStarted`  {}: the samples begin (the parent keeps quiet)
+    sample         :class:`Sample`         {index, value_s}: seconds per call
+    timing_ended   :class:`TimingEnded`    {}: the timed window closes
+    counted        :class:`Counted`        {sizes, per_fma, bytecode, bytecode_n, method}
+    done           :class:`Done`           {numba_threading_layer, blas, cpu_s [s]}
+    error          :class:`Error`          {kind, message, traceback, module}; kind:
+                                            missing_dependency | unavailable | import | setup
+                                            | exception | memory (the runner adds
+                                            interpreter)
+
+``mode: profile`` sends started, then :class:`Profiled` {calls, seconds, per_call_s} (or
+error); ``mode: callgrind`` started, then done (or error); ``mode: probe`` started, then
+:class:`Probe` {value, spread, samples, details} (or error).
+
+A field marked :data:`OMITTED_WHEN_NONE` is left out of the JSON when it is None (the lines
+keep the keys they always had: a probe's ``started`` has no n, only the last ``done`` has
+``cpu_s``); every other field is always written.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Protocol
+
+from overhead_tui.engine.codec import OMITTED_WHEN_NONE, ProtocolError, build, to_dict
+
+# --- the SPEC ---------------------------------------------------------------------------
+
+MODES = ("run", "probe", "profile", "callgrind")
+"""What a worker does: time a scenario, measure a probe, run a scenario under a profiler,
+or make one call under callgrind."""
+
+
+@dataclass(frozen=True)
+class WorkerSpec:
+    """What one worker does: the argument of ``python -m overhead_tui.engine.worker``."""
+
+    mode: str
+    """One of :data:`MODES`."""
+    name: str
+    """The scenario's or probe's name."""
+    path: str
+    """Its file."""
+    requires: tuple[str, ...] = ()
+    """Modules it declares; importing one of them fails as ``missing_dependency``."""
+    n: int = 0
+    """Matrix order (B and C have n columns)."""
+    dtype: str = "float64"
+    seed: int = 0
+    """Seed of the random inputs."""
+    m: int | None = None
+    """Rows of A and C (None: n), for a rectangular product A (m×k)·B (k×n)."""
+    k: int | None = None
+    """Columns of A, rows of B (None: n)."""
+    repeats: int = 0
+    """Timed samples (a probe: its repeats)."""
+    min_sample_s: float = 0.0
+    """Shortest sample (s): calibration repeats the kernel until a sample lasts this long."""
+    count: bool = True
+    """Count the kernel's events after the samples (``counting.phase``)."""
+    max_size: int = 0
+    """The scenario's largest n: the counting sizes stay below it."""
+    reference_dispatch: bool = False
+    """Time the dispatch probe's loop before and after the samples (``reference``)."""
+    duration_s: float = 0.0
+    """``mode: profile``: seconds to keep calling the kernel."""
+    perf_control: str | None = None
+    """``mode: profile`` under ``perf record --control``: ``CTL_FIFO,ACK_FIFO``."""
+    parent_pid: int | None = None
+    """The process that started the worker: it dies with it (None: not watched)."""
+
+    def to_json(self) -> str:
+        """The SPEC as one JSON object (every field)."""
+        return json.dumps(to_dict(self))
+
+    @classmethod
+    def from_json(cls, text: str) -> WorkerSpec:
+        """Read a SPEC back.
+
+        Raises:
+            ProtocolError: not JSON, not an object, an unknown or missing field, a wrong type.
+        """
+        try:
+            data = json.loads(text)
+        except (json.JSONDecodeError, UnicodeDecodeError, TypeError) as exc:
+            raise ProtocolError(f"the worker SPEC is not JSON: {exc}") from None
+        if not isinstance(data, dict):
+            raise ProtocolError("the worker SPEC is not a JSON object")
+        spec = build(cls, data, "spec", strict=True)
+        if spec.mode not in MODES:
+            raise ProtocolError(f"spec.mode: {spec.mode!r} is none of {', '.join(MODES)}")
+        return spec
+
+
+class PluginFile(Protocol):
+    """A scenario or probe file as discovery declares it (``plugins``)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def path(self) -> os.PathLike[str]: ...
+    @property
+    def requires(self) -> tuple[str, ...]: ...
+
+
+def worker_spec(mode: str, plugin: PluginFile, **settings: Any) -> WorkerSpec:
+    """The SPEC of a worker that runs ``plugin`` in ``mode`` with ``settings`` (the other
+    :class:`WorkerSpec` fields).  A run's or probe's worker dies with this process; a profiled
+    worker's parent is the profiler, so it is not watched (``parent_pid`` None)."""
+    watched = mode in ("run", "probe")
+    return WorkerSpec(
+        mode=mode,
+        name=plugin.name,
+        path=os.fspath(plugin.path),
+        requires=tuple(plugin.requires),
+        parent_pid=os.getpid() if watched else None,
+        **settings,
+    )
+
+
+# --- the messages -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Message:
+    """One line of the worker's channel; ``event`` is its kind (the ``"event"`` value)."""
+
+    event: ClassVar[str] = ""
+
+
+@dataclass(frozen=True)
+class Started(Message):
+    event: ClassVar[str] = "started"
+    pid: int = 0
+    name: str = ""
+    n: int | None = field(default=None, metadata=OMITTED_WHEN_NONE)
+    dtype: str | None = field(default=None, metadata=OMITTED_WHEN_NONE)
+
+
+@dataclass(frozen=True)
+class PythonReport:
+    """The worker's interpreter."""
+
+    implementation: str = ""
+    version: str = ""
+    executable: str = ""
+
+
+@dataclass(frozen=True)
+class Blas:
+    """A BLAS library as threadpoolctl names it."""
+
+    library: str | None = None
+    """``internal_api``: openblas, mkl, blis ..."""
+    version: str | None = None
+    architecture: str | None = None
+    """The kernel family it chose at run time, e.g. ``Haswell``."""
+    threads: int | None = None
+    """Its thread pool's size."""
+
+
+@dataclass(frozen=True)
+class BlasLibrary(Blas):
+    """One BLAS library loaded in the worker."""
+
+    threading_layer: str | None = None
+    filepath: str | None = None
+
+
+@dataclass(frozen=True)
+class BlasReport(Blas):
+    """numpy's BLAS (the :class:`Blas` fields) and every BLAS loaded (``libraries``, numpy's
+    first; None from a worker that did not list them)."""
+
+    libraries: tuple[BlasLibrary, ...] | None = field(default=None, metadata=OMITTED_WHEN_NONE)
+
+
+@dataclass(frozen=True)
+class Environment(Message):
+    event: ClassVar[str] = "environment"
+    python: PythonReport | None = None
+    numpy_version: str | None = None
+    blas: BlasReport | None = None
+    """numpy's defaults, before the scenario's set-up (which may limit its threads)."""
+    numba_version: str | None = None
+    """None: the scenario did not import numba."""
+    numba_threads: int | None = None
+
+
+@dataclass(frozen=True)
+class Build(Message):
+    event: ClassVar[str] = "build"
+    info: dict[str, Any] = field(default_factory=dict)
+    """The scenario's ``BUILD_INFO`` as it filled it (``cbuild.prepare``): the summary's
+    ``build``, carried as is."""
+
+
+@dataclass(frozen=True)
+class Compiled(Message):
+    event: ClassVar[str] = "compiled"
+    first_call_s: float = 0.0
+
+
+@dataclass(frozen=True)
+class Validated(Message):
+    event: ClassVar[str] = "validated"
+    phase: str = ""
+    """``first`` (the first call's result) or ``last`` (the last sample's)."""
+    ok: bool = False
+    max_abs_error: float | None = None
+    """None when infinite."""
+    tolerance: float | None = None
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class Calibrated(Message):
+    event: ClassVar[str] = "calibrated"
+    loops: int = 1
+
+
+@dataclass(frozen=True)
+class Warmup(Message):
+    event: ClassVar[str] = "warmup"
+    value_s: float = 0.0
+
+
+@dataclass(frozen=True)
+class Reference(Message):
+    event: ClassVar[str] = "reference"
+    dispatch_ns: tuple[float, ...] = ()
+    phase: str = ""
+    """``before`` or ``after`` the samples."""
+
+
+@dataclass(frozen=True)
+class TimingStarted(Message):
+    event: ClassVar[str] = "timing_started"
+
+
+@dataclass(frozen=True)
+class Sample(Message):
+    event: ClassVar[str] = "sample"
+    index: int = 0
+    value_s: float = 0.0
+
+
+@dataclass(frozen=True)
+class TimingEnded(Message):
+    event: ClassVar[str] = "timing_ended"
+
+
+@dataclass(frozen=True)
+class BytecodeLine:
+    """One executed instruction at the last counted size."""
+
+    code: str = ""
+    """The code object's name."""
+    offset: int = 0
+    opname: str = ""
+    """Adaptive (specialised) name."""
+    arg: str = ""
+    """``argrepr``."""
+    per_fma: float = 0.0
+    """Executions per multiply-add."""
+
+
+@dataclass(frozen=True)
+class Counted(Message):
+    event: ClassVar[str] = "counted"
+    sizes: tuple[int, ...] = ()
+    """The small n counted at."""
+    per_fma: dict[str, Any] = field(default_factory=dict)
+    """The summary's ``events_per_fma`` (extrapolated to the timed n), carried as is;
+    empty under four sizes."""
+    bytecode: tuple[BytecodeLine, ...] = ()
+    bytecode_n: int | None = None
+    """The size ``bytecode`` was counted at."""
+    method: str = ""
+
+
+@dataclass(frozen=True)
+class Done(Message):
+    event: ClassVar[str] = "done"
+    numba_threading_layer: str | None = None
+    blas: BlasReport | None = None
+    """The BLAS after the samples (set-up may change its threads)."""
+    cpu_s: float | None = field(default=None, metadata=OMITTED_WHEN_NONE)
+    """The worker's user + system CPU time (s); absent when it stopped at an invalid first
+    result."""
+
+
+@dataclass(frozen=True)
+class Error(Message):
+    event: ClassVar[str] = "error"
+    kind: str = ""
+    """What failed (see the module docstring)."""
+    message: str = "unknown error"
+    traceback: str | None = field(default=None, metadata=OMITTED_WHEN_NONE)
+    module: str | None = None
+    """The module an ImportError names."""
+
+
+@dataclass(frozen=True)
+class Profiled(Message):
+    event: ClassVar[str] = "profiled"
+    calls: int = 0
+    seconds: float = 0.0
+    per_call_s: float = 0.0
+
+
+@dataclass(frozen=True)
+class Probe(Message):
+    event: ClassVar[str] = "probe"
+    value: float | None = None
+    spread: float | None = None
+    """Relative IQR of the samples within this process."""
+    samples: tuple[float, ...] = ()
+    details: dict[str, Any] = field(default_factory=dict)
+    """What the probe file reported besides its samples (``ProbeResult.details``)."""
+
+
+MESSAGES: dict[str, type[Message]] = {
+    cls.event: cls
+    for cls in (
+        Started,
+        Environment,
+        Build,
+        Compiled,
+        Validated,
+        Calibrated,
+        Warmup,
+        Reference,
+        TimingStarted,
+        Sample,
+        TimingEnded,
+        Counted,
+        Done,
+        Error,
+        Profiled,
+        Probe,
+    )
+}
+"""Every message record by its kind."""
+
+
+# --- the lines --------------------------------------------------------------------------
+
+
+def encode(message: Message) -> str:
+    """One line of the channel (without its newline)."""
+    return json.dumps(to_dict(message))
+
+
+def decode(line: str | bytes) -> Message:
+    """The message one line of the channel carries.
+
+    Raises:
+        ProtocolError: not JSON, not an object with an ``"event"``, an unknown kind, or a
+            field of the wrong type.
+    """
+    try:
+        data = json.loads(line)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ProtocolError(f"not a JSON line: {exc}") from None
+    return from_dict(data)
+
+
+def from_dict(data: object) -> Message:
+    """The message a parsed JSON object is (see :func:`decode`); missing fields take their
+    defaults, unknown ones are ignored (an older or newer worker)."""
+    if not isinstance(data, dict) or not isinstance(data.get("event"), str):
+        raise ProtocolError("not a message: a JSON object with an 'event' is expected")
+    cls = MESSAGES.get(data["event"])
+    if cls is None:
+        raise ProtocolError(f"unknown message kind {data['event']!r}")
+    fields = {k: v for k, v in data.items() if k != "event"}
+    return build(cls, fields, cls.event, strict=False)
