@@ -14,6 +14,7 @@ import time
 
 import pytest
 
+from overhead_tui.engine.protocol import worker_spec
 from overhead_tui.engine.spawn import Cancel
 from overhead_tui.plugins.scenarios import discover
 from overhead_tui.profilers import profile as profile_module
@@ -143,16 +144,7 @@ def test_scalene_leaves_no_temp_folder(tmp_path, monkeypatch):
     monkeypatch.setenv("TMPDIR", str(temp))
     monkeypatch.setattr(tempfile, "tempdir", str(temp))
     spec = next(s for s in discover([]) if s.name == "python_naive")
-    worker = {
-        "mode": "profile",
-        "name": spec.name,
-        "path": str(spec.path),
-        "n": 16,
-        "dtype": "float64",
-        "seed": 0,
-        "duration_s": 0.5,
-        "requires": [],
-    }
+    worker = worker_spec("profile", spec, n=16, dtype="float64", seed=0, duration_s=0.5)
     part = scalene.profile(sys.executable, worker, spec, timeout_s=120).to_json()
     assert part["status"] in ("ok", "failed")  # either way, nothing is left behind
     assert list(temp.iterdir()) == []
