@@ -5,7 +5,12 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Callable
 from typing import TextIO
+
+from rich.console import Console
+from rich.progress import Progress as LiveLine
+from rich.progress import TextColumn
 
 from overhead_tui.analysis.agreement import attach_agreement
 from overhead_tui.commands.common import (
@@ -155,12 +160,36 @@ def render_table(summary: RunSummary) -> str:
 
 
 class Progress:
-    """Progress on stderr: a live line on a terminal, one line per finished scenario always."""
+    """Progress on stderr: a live line on a terminal, one line per finished scenario always.
 
-    def __init__(self, stream: TextIO, live: bool) -> None:
+    The live line is a ``rich.progress`` display redrawn only when an event arrives (no
+    refresh thread), at most once a :data:`QUIET_DRAW_S` while a rung's samples are timed, and
+    cleared before each permanent line.  Not on a terminal, or on a dumb one (``TERM=dumb``),
+    there is no live line and nothing but the permanent lines is written: no control
+    sequences.
+
+    Args:
+        stream: where to write (stderr).
+        live: the stream is a terminal (a live line may be drawn there).
+        clock: seconds, for the quiet timed window; injectable for tests.
+    """
+
+    def __init__(
+        self, stream: TextIO, live: bool, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.stream = stream
-        self.live = live
-        self._width = 0
+        console = Console(file=stream, force_terminal=live, highlight=False)
+        self.live = live and console.is_interactive
+        self._line = LiveLine(
+            TextColumn("{task.description}", markup=False),
+            console=console,
+            auto_refresh=False,  # no thread drawing while samples are timed
+            transient=True,
+            redirect_stdout=False,
+            redirect_stderr=False,
+        )
+        self._task = self._line.add_task("", total=None)
+        self._clock = clock
         self._drawn_at = float("-inf")
         self._current = ""
 
@@ -180,7 +209,7 @@ class Progress:
             self._live(f"[{event.index + 1}/{event.total}] {event.name}: starting")
             self._current = f"[{event.index + 1}/{event.total}] {event.name}"
         elif isinstance(event, ScenarioProgress):
-            if event.timed_window and time.monotonic() - self._drawn_at < QUIET_DRAW_S:
+            if event.timed_window and self._clock() - self._drawn_at < QUIET_DRAW_S:
                 return  # samples are being timed: keep the terminal (another process) quiet
             detail = event.phase
             if event.phase == "running":
@@ -194,6 +223,8 @@ class Progress:
                 else (r.error or "")
             )
             self.note(f"[{event.index + 1}/{event.total}] {r.name}: {r.status}  {speed}")
+        elif isinstance(event, RunFinished):
+            self._clear()
 
     def note(self, text: str) -> None:
         """Print a permanent line (clearing the live line first)."""
@@ -203,13 +234,13 @@ class Progress:
     def _live(self, text: str) -> None:
         if not self.live:
             return
-        self._drawn_at = time.monotonic()
-        self._clear()
-        self.stream.write(text[:120])
-        self.stream.flush()
-        self._width = len(text[:120])
+        self._drawn_at = self._clock()
+        self._line.update(self._task, description=text)
+        if self._line.live.is_started:
+            self._line.refresh()
+        else:
+            self._line.start()  # draws the line
 
     def _clear(self) -> None:
-        if self.live and self._width:
-            self.stream.write("\r" + " " * self._width + "\r")
-            self._width = 0
+        if self._line.live.is_started:
+            self._line.stop()  # transient: the line is erased
