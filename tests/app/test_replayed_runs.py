@@ -132,3 +132,22 @@ async def test_inside_a_replayed_timed_window_the_clock_stops_and_only_its_row_i
     inside = {row for row, quiet in drawn if quiet}
     assert inside <= {"python_naive"}
     assert any(row == "numpy_matmul" for row, _ in drawn)  # the spy sees the other rows
+
+
+async def test_an_open_scenario_screen_shows_its_final_status_when_the_run_is_stopped(tmp_path):
+    """A queued rung's screen, open while the run is stopped, ends with the row's status
+    (the run's end names no scenario, but changes every queued row)."""
+    replay = Replay(RunSummary.load(RECORDED_SUMMARY), hold="python_naive")
+    app = OverheadApp(
+        _settings("python_naive", "numpy_matmul"), runs_dir=tmp_path, runner_factory=replay
+    )
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _wait(pilot, lambda: bool(replay.runs) and replay.runs[0][0].held.is_set(), "hold")
+        app.open_scenario("numpy_matmul")
+        await _wait(pilot, lambda: app.screen.query("#status"), "the drill-in")
+        status = app.screen.query_one("#status", Static)
+        assert str(status.render()) == "status: queued"
+        app.stop_run()
+        await _wait(pilot, lambda: not app.ladder.running, "the run stopping")
+        assert app.ladder.rows["numpy_matmul"].state == "skipped"
+        await _wait(pilot, lambda: "skipped" in str(status.render()), "the final status")

@@ -33,10 +33,10 @@ class ScenarioScreen(DrillScreen):
         self.watch(self.app, "ladder", self._ladder_changed, init=False)
 
     def _ladder_changed(self, ladder: LiveLadder) -> None:
-        """Follow this scenario's row; not while samples are timed (the screen catches up on
-        the first change after the timed window)."""
+        """Follow this scenario's row when a change names it or the run as a whole (a new run,
+        its end); not while samples are timed (it catches up on the first change after)."""
         row = ladder.rows.get(self.scenario_name)
-        if row is not None and ladder.changed == self.scenario_name and not ladder.quiet:
+        if row is not None and ladder.changed in (self.scenario_name, None) and not ladder.quiet:
             self.update_row(row)
 
     @property
