@@ -6,11 +6,7 @@ import argparse
 import sys
 import time
 from collections.abc import Callable
-from typing import TextIO
-
-from rich.console import Console
-from rich.progress import Progress as LiveLine
-from rich.progress import TextColumn
+from typing import TYPE_CHECKING, TextIO
 
 from overhead_tui.analysis.agreement import attach_agreement
 from overhead_tui.commands.common import (
@@ -47,6 +43,9 @@ from overhead_tui.present.format import (
 from overhead_tui.profilers.profile import profile_scenario
 from overhead_tui.profilers.registry import BACKENDS
 from overhead_tui.summary.records import RunSummary
+
+if TYPE_CHECKING:
+    from rich.progress import Progress as LiveLine
 
 QUIET_DRAW_S = 1.0
 """Shortest time between two progress lines while a rung's samples are timed (s)."""
@@ -166,7 +165,7 @@ class Progress:
     refresh thread), at most once a :data:`QUIET_DRAW_S` while a rung's samples are timed, and
     cleared before each permanent line.  Not on a terminal, or on a dumb one (``TERM=dumb``),
     there is no live line and nothing but the permanent lines is written: no control
-    sequences.
+    sequences (and Rich is not loaded).
 
     Args:
         stream: where to write (stderr).
@@ -178,17 +177,8 @@ class Progress:
         self, stream: TextIO, live: bool, clock: Callable[[], float] = time.monotonic
     ) -> None:
         self.stream = stream
-        console = Console(file=stream, force_terminal=live, highlight=False)
-        self.live = live and console.is_interactive
-        self._line = LiveLine(
-            TextColumn("{task.description}", markup=False),
-            console=console,
-            auto_refresh=False,  # no thread drawing while samples are timed
-            transient=True,
-            redirect_stdout=False,
-            redirect_stderr=False,
-        )
-        self._task = self._line.add_task("", total=None)
+        self._line = _live_line(stream) if live else None
+        self.live = self._line is not None
         self._clock = clock
         self._drawn_at = float("-inf")
         self._current = ""
@@ -234,13 +224,36 @@ class Progress:
     def _live(self, text: str) -> None:
         if not self.live:
             return
+        assert self._line is not None
         self._drawn_at = self._clock()
-        self._line.update(self._task, description=text)
+        self._line.update(self._line.task_ids[0], description=text)
         if self._line.live.is_started:
             self._line.refresh()
         else:
             self._line.start()  # draws the line
 
     def _clear(self) -> None:
-        if self._line.live.is_started:
+        if self._line is not None and self._line.live.is_started:
             self._line.stop()  # transient: the line is erased
+
+
+def _live_line(stream: TextIO) -> LiveLine | None:
+    """A one-line ``rich.progress`` display on the terminal ``stream``, redrawn only when
+    asked; None on a dumb terminal (``TERM=dumb``), which cannot take control sequences."""
+    from rich.console import Console  # only here: a run on a pipe never loads Rich
+    from rich.progress import Progress as LiveLine
+    from rich.progress import TextColumn
+
+    console = Console(file=stream, force_terminal=True, highlight=False)
+    if not console.is_interactive:
+        return None
+    line = LiveLine(
+        TextColumn("{task.description}", markup=False),
+        console=console,
+        auto_refresh=False,  # no thread drawing while samples are timed
+        transient=True,
+        redirect_stdout=False,
+        redirect_stderr=False,
+    )
+    line.add_task("", total=None)
+    return line
