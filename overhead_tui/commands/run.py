@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from typing import TextIO
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TextIO
 
 from overhead_tui.analysis.agreement import attach_agreement
 from overhead_tui.commands.common import (
@@ -42,6 +43,9 @@ from overhead_tui.present.format import (
 from overhead_tui.profilers.profile import profile_scenario
 from overhead_tui.profilers.registry import BACKENDS
 from overhead_tui.summary.records import RunSummary
+
+if TYPE_CHECKING:
+    from rich.progress import Progress as LiveLine
 
 QUIET_DRAW_S = 1.0
 """Shortest time between two progress lines while a rung's samples are timed (s)."""
@@ -155,12 +159,27 @@ def render_table(summary: RunSummary) -> str:
 
 
 class Progress:
-    """Progress on stderr: a live line on a terminal, one line per finished scenario always."""
+    """Progress on stderr: a live line on a terminal, one line per finished scenario always.
 
-    def __init__(self, stream: TextIO, live: bool) -> None:
+    The live line is a ``rich.progress`` display redrawn only when an event arrives (no
+    refresh thread), at most once a :data:`QUIET_DRAW_S` while a rung's samples are timed, and
+    cleared before each permanent line.  Not on a terminal, or on a dumb one (``TERM=dumb``),
+    there is no live line and nothing but the permanent lines is written: no control
+    sequences (and Rich is not loaded).
+
+    Args:
+        stream: where to write (stderr).
+        live: the stream is a terminal (a live line may be drawn there).
+        clock: seconds, for the quiet timed window; injectable for tests.
+    """
+
+    def __init__(
+        self, stream: TextIO, live: bool, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.stream = stream
-        self.live = live
-        self._width = 0
+        self._line = _live_line(stream) if live else None
+        self.live = self._line is not None
+        self._clock = clock
         self._drawn_at = float("-inf")
         self._current = ""
 
@@ -180,7 +199,7 @@ class Progress:
             self._live(f"[{event.index + 1}/{event.total}] {event.name}: starting")
             self._current = f"[{event.index + 1}/{event.total}] {event.name}"
         elif isinstance(event, ScenarioProgress):
-            if event.timed_window and time.monotonic() - self._drawn_at < QUIET_DRAW_S:
+            if event.timed_window and self._clock() - self._drawn_at < QUIET_DRAW_S:
                 return  # samples are being timed: keep the terminal (another process) quiet
             detail = event.phase
             if event.phase == "running":
@@ -194,6 +213,8 @@ class Progress:
                 else (r.error or "")
             )
             self.note(f"[{event.index + 1}/{event.total}] {r.name}: {r.status}  {speed}")
+        elif isinstance(event, RunFinished):
+            self._clear()
 
     def note(self, text: str) -> None:
         """Print a permanent line (clearing the live line first)."""
@@ -203,13 +224,36 @@ class Progress:
     def _live(self, text: str) -> None:
         if not self.live:
             return
-        self._drawn_at = time.monotonic()
-        self._clear()
-        self.stream.write(text[:120])
-        self.stream.flush()
-        self._width = len(text[:120])
+        assert self._line is not None
+        self._drawn_at = self._clock()
+        self._line.update(self._line.task_ids[0], description=text)
+        if self._line.live.is_started:
+            self._line.refresh()
+        else:
+            self._line.start()  # draws the line
 
     def _clear(self) -> None:
-        if self.live and self._width:
-            self.stream.write("\r" + " " * self._width + "\r")
-            self._width = 0
+        if self._line is not None and self._line.live.is_started:
+            self._line.stop()  # transient: the line is erased
+
+
+def _live_line(stream: TextIO) -> LiveLine | None:
+    """A one-line ``rich.progress`` display on the terminal ``stream``, redrawn only when
+    asked; None on a dumb terminal (``TERM=dumb``), which cannot take control sequences."""
+    from rich.console import Console  # only here: a run on a pipe never loads Rich
+    from rich.progress import Progress as LiveLine
+    from rich.progress import TextColumn
+
+    console = Console(file=stream, force_terminal=True, highlight=False)
+    if not console.is_interactive:
+        return None
+    line = LiveLine(
+        TextColumn("{task.description}", markup=False),
+        console=console,
+        auto_refresh=False,  # no thread drawing while samples are timed
+        transient=True,
+        redirect_stdout=False,
+        redirect_stderr=False,
+    )
+    line.add_task("", total=None)
+    return line

@@ -1,7 +1,8 @@
 """The live state of a ladder run, built from engine events (no UI imports).
 
-The app keeps one :class:`LiveLadder`; engine events go in through :meth:`LiveLadder.apply`,
-and screens read rows and progress out of it.  States of a row: ``queued``, ``starting``,
+The app holds one :class:`LiveLadder` in a reactive attribute; engine events go in through
+:meth:`LiveLadder.apply`, which notes what they changed (:attr:`LiveLadder.changed`), and the
+screens watching it redraw only that.  States of a row: ``queued``, ``starting``,
 ``compiling``, ``validating``, ``running``, ``counting`` while it runs, then the final status
 of its result (``ok``, ``invalid``, ``impossible``, ``error``, ``timeout``, ``crashed``,
 ``skipped``).
@@ -58,6 +59,11 @@ class LiveLadder:
         """The probe being measured, while probes are measured before the scenarios."""
         self.timed_window = False
         """True while a worker times its samples: views must not compete for the CPU."""
+        self.started_at: float | None = None
+        """When the app started the current run (s, on the app's clock), while it runs."""
+        self.changed: str | None = None
+        """The scenario the last update changed, or None when it changed the run as a whole
+        (a new plan, a run starting or ending, a probe): views redraw that row only."""
         self.reset(summary, finished)
 
     @property
@@ -69,14 +75,32 @@ class LiveLadder:
     def reset(self, summary: RunSummary, finished: bool) -> None:
         """Show ``summary``: as final results when ``finished``, else as a queue to run."""
         self.summary = summary
+        self.changed = None
         self.cancelled = finished and not summary.finished  # a saved, interrupted run
         self.rows = {
             r.name: LadderRow(r, state=r.status if finished else "queued")
             for r in summary.scenarios
         }
 
+    def start(self, now: float) -> None:
+        """A run was asked for at ``now`` (s): running from now on, before its first event."""
+        self.running, self.started_at, self.changed = True, now, None
+
     def apply(self, event: Event) -> str | None:
-        """Record one engine event; return the name of the scenario it changed, if any."""
+        """Record one engine event; return (and keep in :attr:`changed`) the name of the
+        scenario it changed, if any."""
+        self.changed = self._apply(event)
+        return self.changed
+
+    def land(self, result: ScenarioResult) -> None:
+        """A newer ``result`` of one of the scenarios (e.g. with a profile added after the
+        run): it replaces the old one in its row and in the summary."""
+        row = self.rows[result.name]
+        old, row.result = row.result, result
+        self.summary.scenarios = [result if s is old else s for s in self.summary.scenarios]
+        self.changed = result.name
+
+    def _apply(self, event: Event) -> str | None:
         if isinstance(event, RunStarted):
             self.reset(event.summary, finished=False)
             self.running, self.cancelled = True, False

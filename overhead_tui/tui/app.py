@@ -1,12 +1,14 @@
 """The Textual app: runs the ladder live through the engine and shows the results.
 
 Data flows one way: the runner (in a thread worker) yields engine events, which are posted to
-the app as messages, applied to a :class:`~overhead_tui.present.live.LiveLadder`, and drawn by the
-screens.  Run it for development with ``textual run --dev overhead_tui.tui.app:OverheadApp``.
+the app as messages and applied to the :class:`~overhead_tui.present.live.LiveLadder` the app
+holds in its reactive ``ladder``; the screens watch it and redraw what the event changed.
+Run it for development with ``textual run --dev overhead_tui.tui.app:OverheadApp``.
 """
 
 from __future__ import annotations
 
+import copy
 import time
 from collections.abc import Callable, Iterable, Iterator
 from functools import partial
@@ -18,6 +20,7 @@ from textual import work
 from textual.app import App, SystemCommand
 from textual.filter import Monochrome, NoColor
 from textual.message import Message
+from textual.reactive import reactive
 from textual.screen import Screen
 from textual.worker import get_current_worker
 
@@ -80,6 +83,11 @@ def real_runner(specs: list[ScenarioSpec], settings: Settings, run_dir: Path) ->
     return Runner(specs, settings, run_dir, observer="the app")
 
 
+def _no_run() -> LiveLadder:
+    """The ladder before the app is set up: no scenarios, nothing running."""
+    return LiveLadder(RunSummary(settings=Settings()), finished=True)
+
+
 class OverheadApp(App[None]):
     """The overhead-tui app.
 
@@ -100,6 +108,10 @@ class OverheadApp(App[None]):
     TITLE = "overhead-tui"
     SUB_TITLE = "matrix-multiply ladder"
     BINDINGS = bindings()  # the keys, the palette and the help: tui/actions.py
+
+    ladder: reactive[LiveLadder] = reactive(_no_run, always_update=True, init=False)
+    """The state the screens draw: a new one for a new plan, changed in place (then
+    ``mutate_reactive``) by each engine event; its ``changed`` names the row to redraw."""
 
     class EngineEvent(Message):
         """An engine event, posted from the run's thread worker."""
@@ -135,7 +147,8 @@ class OverheadApp(App[None]):
         self._profiling: Cancel | None = None
         self.all_specs: list[ScenarioSpec] = []
         self.discovery_error: str | None = None
-        self.ladder = LiveLadder(summary or RunSummary(settings=self.settings), finished=True)
+        shown = LiveLadder(summary or RunSummary(settings=self.settings), finished=True)
+        self.set_reactive(OverheadApp.ladder, shown)
 
     def _drop_colour(self) -> None:
         """No colour at all (``NO_COLOR`` or ``TERM=dumb``): Textual's own ``NO_COLOR`` filter
@@ -151,7 +164,7 @@ class OverheadApp(App[None]):
         except UsageError as exc:
             self.discovery_error = str(exc)
         if self.saved is None:
-            self.ladder.reset(self._planned(), finished=False)
+            self.set_reactive(OverheadApp.ladder, LiveLadder(self._planned()))
         self.push_screen(LadderScreen(self.ladder, self.clock))
         if self.saved is not None and self.saved.sweep:
             self.push_screen(SweepScreen(self.saved))
@@ -193,8 +206,8 @@ class OverheadApp(App[None]):
             self.notify(str(exc), severity="error", timeout=10)
             return
         self.runner = self.runner_factory(specs, self.settings, run_dir)
-        self.ladder.running = True
-        self.ladder_screen.started_at = self.clock()
+        self.ladder.start(self.clock())
+        self.mutate_reactive(OverheadApp.ladder)
         self.sub_title = str(run_dir)
         self._drive(self.runner)
 
@@ -207,18 +220,15 @@ class OverheadApp(App[None]):
             self.post_message(self.EngineEvent(event))
 
     def on_overhead_app_engine_event(self, message: EngineEvent) -> None:
+        """Apply one engine event to the ladder; the screens watching it redraw what changed
+        (inside a timed window: the running row only, and at most once a second)."""
         event = message.event
-        name = self.ladder.apply(event)
+        self.ladder.apply(event)
         home = next((s for s in self.screen_stack if isinstance(s, LadderScreen)), None)
         if home is None or not home.query(LadderTable):
             return  # the app is closing: its widgets are going (the ladder keeps the state)
-        self.ladder_screen.update_scenario(name)
-        top = self.screen
-        quiet = self.ladder.quiet  # samples are being timed: the ladder paints the backlog later
-        if isinstance(top, ScenarioScreen) and name == top.scenario_name and not quiet:
-            top.update_row(self.ladder.rows[name])
+        self.mutate_reactive(OverheadApp.ladder)
         if isinstance(event, RunFinished):
-            self.ladder_screen.update_all()
             self._announce(event)
 
     def _announce(self, event: RunFinished) -> None:
@@ -292,8 +302,7 @@ class OverheadApp(App[None]):
             self.settings = settings
             return
         self.settings = settings
-        self.ladder.reset(self._planned(), finished=False)
-        self.ladder_screen.update_all()
+        self.ladder = LiveLadder(self._planned())  # a new plan: the screens redraw it all
         self.start_run()
 
     def _show(self, screen_type: type[Screen[Any]], make: Callable[[], Screen[Any]]) -> None:
@@ -358,8 +367,10 @@ class OverheadApp(App[None]):
         row = self.ladder.rows.get(name)
         if row is None:
             return
-        row.result.profile = profile
-        attach_agreement(row.result)
+        result = copy.copy(row.result)  # a new result: the screens showing it recompose
+        result.profile = profile
+        attach_agreement(result)
+        self.ladder.land(result)
         run_dir = self.ladder.summary.run_dir
         if run_dir:
             try:
@@ -370,9 +381,7 @@ class OverheadApp(App[None]):
         self.notify(
             f"Profiled {name}: " + ", ".join(f"{k} {v}" for k, v in states.items()), timeout=8
         )
-        top = self.screen
-        if isinstance(top, ScenarioScreen) and top.scenario_name == name:
-            top.update_row(row, force=True)
+        self.mutate_reactive(OverheadApp.ladder)
 
     def action_paper(self) -> None:
         """Show the published ladder (Leiserson et al. 2020) beside this run's."""

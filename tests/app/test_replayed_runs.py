@@ -7,10 +7,12 @@ import time
 
 from textual.widgets import DataTable, Static, TabbedContent
 
+from overhead_tui.present.format import fmt_seconds
 from overhead_tui.summary.records import RunSummary, Settings
 from overhead_tui.tui.app import OverheadApp
 from overhead_tui.tui.screens.ladder import LadderScreen
 from overhead_tui.tui.screens.scenario import ScenarioScreen
+from overhead_tui.tui.widgets.ladder_table import LadderTable
 from tests.app.replay import Replay
 from tests.conftest import RECORDED_SUMMARY
 
@@ -59,3 +61,93 @@ async def test_an_open_scenario_screen_follows_its_run(tmp_path):
         assert _state(app, "python_naive") == "ok"
         assert _state(app, "numpy_matmul") == "ok"
     assert replay.runs[0][1].scenarios == ["python_naive", "numpy_matmul"]
+
+
+def _cell(app: OverheadApp, name: str, column: str) -> str:
+    return str(app.ladder_screen.query_one(DataTable).get_cell(name, column))
+
+
+async def test_a_replayed_ladder_fills_its_rows_and_ends_with_each_final_status(tmp_path):
+    """Every recorded rung lands in its row: median and status as recorded, a crashed one
+    with its status and no speed; rows stay in rung order; the run ends 'done'."""
+    recorded = RunSummary.load(RECORDED_SUMMARY)
+    crashed = recorded.scenario("c_naive_O0")
+    assert crashed is not None
+    crashed.status, crashed.error = "crashed", "worker exited with signal 11"
+    names = [r.name for r in recorded.scenarios]
+    replay = Replay(recorded, hold=names[-1])
+    app = OverheadApp(_settings(*names), runs_dir=tmp_path, runner_factory=replay)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _wait(pilot, lambda: bool(replay.runs) and replay.runs[0][0].held.is_set(), "hold")
+        await _wait(pilot, lambda: app.ladder.rows[names[-2]].state != "queued", "the rows")
+        for result in recorded.scenarios[:-1]:  # mid-run: every rung before the last is in
+            expected = fmt_seconds(result.median_s) if result.has_speed else "—"
+            assert _cell(app, result.name, "median") == expected, result.name
+        assert _cell(app, "c_naive_O0", "state") == "crashed"
+        assert _cell(app, names[-1], "median") == "—"  # still being timed
+        replay.release()
+        await _wait(pilot, lambda: not app.ladder.running, "the run finishing")
+        table = app.ladder_screen.query_one(DataTable)
+        rung_order = [r.name for r in sorted(recorded.scenarios, key=lambda r: r.rung)]
+        assert [str(r.value) for r in table.rows] == rung_order
+        for result in recorded.scenarios:
+            label = "ok !" if result.status == "ok" and result.warnings else result.status
+            assert _cell(app, result.name, "state") == label, result.name
+        notes = str(app.ladder_screen.query_one("#notes").render())
+        assert "1 failed — c_naive_O0: crashed" in notes
+        assert str(app.ladder_screen.query_one("#current").render()) == "done"
+
+
+async def test_inside_a_replayed_timed_window_the_clock_stops_and_only_its_row_is_drawn(
+    tmp_path, monkeypatch
+):
+    """Held inside python_naive's timed window: no spinner frame, no clock tick, and no cell
+    of another row is redrawn (the observer must not disturb the rung being timed)."""
+    drawn: list[tuple[str, bool]] = []
+    original = DataTable.update_cell
+
+    def spy(self, row_key, column_key, value, **kw):
+        drawn.append((str(row_key), app.ladder.quiet))
+        return original(self, row_key, column_key, value, **kw)
+
+    monkeypatch.setattr(DataTable, "update_cell", spy)
+    replay = Replay(RunSummary.load(RECORDED_SUMMARY), hold="python_naive")
+    app = OverheadApp(
+        _settings("python_naive", "numpy_matmul"), runs_dir=tmp_path, runner_factory=replay
+    )
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _wait(pilot, lambda: bool(replay.runs) and replay.runs[0][0].held.is_set(), "hold")
+        await _wait(pilot, lambda: app.ladder.quiet, "the timed window")
+        await pilot.pause(0.05)
+        screen = app.ladder_screen
+        table = screen.query_one(LadderTable)
+        frame, elapsed = table.frame, str(screen.query_one("#elapsed").render())
+        state = _cell(app, "python_naive", "state")
+        await pilot.pause(0.25)  # two ticks' worth
+        assert table.frame == frame
+        assert str(screen.query_one("#elapsed").render()) == elapsed
+        assert _cell(app, "python_naive", "state") == state  # the spinner stands still
+        replay.release()
+        await _wait(pilot, lambda: not app.ladder.running, "the run finishing")
+    inside = {row for row, quiet in drawn if quiet}
+    assert inside <= {"python_naive"}
+    assert any(row == "numpy_matmul" for row, _ in drawn)  # the spy sees the other rows
+
+
+async def test_an_open_scenario_screen_shows_its_final_status_when_the_run_is_stopped(tmp_path):
+    """A queued rung's screen, open while the run is stopped, ends with the row's status
+    (the run's end names no scenario, but changes every queued row)."""
+    replay = Replay(RunSummary.load(RECORDED_SUMMARY), hold="python_naive")
+    app = OverheadApp(
+        _settings("python_naive", "numpy_matmul"), runs_dir=tmp_path, runner_factory=replay
+    )
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _wait(pilot, lambda: bool(replay.runs) and replay.runs[0][0].held.is_set(), "hold")
+        app.open_scenario("numpy_matmul")
+        await _wait(pilot, lambda: app.screen.query("#status"), "the drill-in")
+        status = app.screen.query_one("#status", Static)
+        assert str(status.render()) == "status: queued"
+        app.stop_run()
+        await _wait(pilot, lambda: not app.ladder.running, "the run stopping")
+        assert app.ladder.rows["numpy_matmul"].state == "skipped"
+        await _wait(pilot, lambda: "skipped" in str(status.render()), "the final status")

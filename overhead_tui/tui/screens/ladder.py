@@ -1,4 +1,10 @@
-"""The home screen: the ladder, filling in live, with run progress and the machine."""
+"""The home screen: the ladder, filling in live, with run progress and the machine.
+
+It watches the app's reactive ``ladder`` (a :class:`~overhead_tui.present.live.LiveLadder`) and
+redraws what each change names (:attr:`~overhead_tui.present.live.LiveLadder.changed`): one
+row and the progress line while a scenario runs, everything when a new plan or the run's end
+arrives.
+"""
 
 from __future__ import annotations
 
@@ -20,7 +26,12 @@ TICK_S = 0.1
 
 
 class LadderScreen(BaseScreen):
-    """One row per scenario in rung order; ``enter`` drills into the selected one."""
+    """One row per scenario in rung order; ``enter`` drills into the selected one.
+
+    Args:
+        ladder: the state to draw; afterwards the app's ``ladder`` attribute, watched.
+        clock: seconds, for the elapsed time (the app's clock).
+    """
 
     CSS_PATH = "ladder.tcss"
 
@@ -35,7 +46,6 @@ class LadderScreen(BaseScreen):
         super().__init__()
         self.ladder = ladder
         self.clock = clock
-        self.started_at: float | None = None
         self._was_quiet = False
 
     def compose_body(self) -> ComposeResult:
@@ -53,6 +63,17 @@ class LadderScreen(BaseScreen):
         # The spinner and the elapsed time; paused while something is measured (``quiet``).
         self._ticker = self.set_interval(TICK_S, self._tick)
         self.query_one(LadderTable).focus()
+        self.watch(self.app, "ladder", self._ladder_changed, init=False)
+
+    def _ladder_changed(self, ladder: LiveLadder) -> None:
+        """The app's ladder changed (an engine event, a new plan, a profile): redraw the row
+        it names, or everything once the run as a whole changed and nothing runs."""
+        if not self.query(LadderTable):
+            return  # the screen is closing: its widgets are going
+        self.ladder = ladder
+        self.update_scenario(ladder.changed)
+        if ladder.changed is None and not ladder.running:  # a new plan or the run's end
+            self.update_all()
 
     def on_resize(self) -> None:
         self._layout_table()
@@ -139,8 +160,9 @@ class LadderScreen(BaseScreen):
         self._update_elapsed()
 
     def _update_elapsed(self) -> None:
-        if self.ladder.running and self.started_at is not None:
-            seconds = self.clock() - self.started_at
+        started_at = self.ladder.started_at
+        if self.ladder.running and started_at is not None:
+            seconds = self.clock() - started_at
         else:
             seconds = self.ladder.summary.wall_s
         text = f"{seconds:5.1f} s" if seconds is not None else "  —  "

@@ -7,7 +7,7 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static, TabbedContent, TabPane
 
-from overhead_tui.present.live import LadderRow
+from overhead_tui.present.live import LadderRow, LiveLadder
 from overhead_tui.summary.layers import layer_label
 from overhead_tui.tui.screens.base import DrillScreen
 from overhead_tui.tui.widgets.tabs import scenario_tabs
@@ -18,7 +18,7 @@ class About(VerticalScroll, can_focus=False):
 
 
 class ScenarioScreen(DrillScreen):
-    """Shows ``row``; the app calls :meth:`update_row` when the scenario's state changes."""
+    """Shows ``row``, and its newer states from the app's reactive ``ladder`` (watched)."""
 
     CSS_PATH = "scenario.tcss"
 
@@ -28,6 +28,16 @@ class ScenarioScreen(DrillScreen):
         self._composed_from = row.result
         """The result the tabs show: the ladder mutates ``row`` in place, so whether results
         landed is told by the result object, not by the row's earlier state."""
+
+    def on_mount(self) -> None:
+        self.watch(self.app, "ladder", self._ladder_changed, init=False)
+
+    def _ladder_changed(self, ladder: LiveLadder) -> None:
+        """Follow this scenario's row when a change names it or the run as a whole (a new run,
+        its end); not while samples are timed (it catches up on the first change after)."""
+        row = ladder.rows.get(self.scenario_name)
+        if row is not None and ladder.changed in (self.scenario_name, None) and not ladder.quiet:
+            self.update_row(row)
 
     @property
     def scenario_name(self) -> str:
@@ -80,10 +90,10 @@ class ScenarioScreen(DrillScreen):
         if tabs:
             tabs.first().focus()
 
-    def update_row(self, row: LadderRow, force: bool = False) -> None:
-        """Show a newer state of the scenario (recomposes the tabs when results landed)."""
+    def update_row(self, row: LadderRow) -> None:
+        """Show a newer state of the scenario (recomposes the tabs when a result landed)."""
         self.row = row
-        if row.result is not self._composed_from or force:
+        if row.result is not self._composed_from:
             self.refresh(recompose=True)
             self.call_after_refresh(self._focus_tabs)
         else:
