@@ -5,6 +5,7 @@ layers it removes.
 from __future__ import annotations
 
 import itertools
+
 from overhead_tui.analysis import uncertainty as unc
 from overhead_tui.summary.breakdown import WaterfallStep
 from overhead_tui.summary.records import RunSummary

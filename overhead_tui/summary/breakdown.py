@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from overhead_tui.summary.codec import ABSENT, Interval, key, renamed
+from overhead_tui.summary.codec import ABSENT, JSON_NAME, OMIT, Interval
 
 
 @dataclass(frozen=True)
@@ -20,20 +20,20 @@ class BreakdownRow:
     """One priced event of the model, or the labelled rest of the measured time."""
 
     layer: str
-    events_per_fma: float | None
+    events_per_fma: float | None = None
     """Events per FMA (None: the labelled rest, which is no count)."""
-    unit_cost: float | None
+    unit_cost: float | None = None
     """Cost of one event, in ``unit``."""
-    unit: str
+    unit: str = ""
     """e.g. ``ns/dispatch``, ``ns/flop at peak`` or ``rest of the measured time``."""
-    ns_per_fma: float | None
+    ns_per_fma: float | None = None
     """events × unit cost (ns per FMA)."""
-    share: float | None = key()
+    share: float | None = field(default=None, metadata=OMIT)
     """ns_per_fma over the measured time (a fraction)."""
-    unit_interval: Interval | None = key()
-    ns_interval: Interval | None = key()
-    share_interval: Interval | None = key()
-    below_resolution: bool = key(False)
+    unit_interval: Interval | None = field(default=None, metadata=OMIT)
+    ns_interval: Interval | None = field(default=None, metadata=OMIT)
+    share_interval: Interval | None = field(default=None, metadata=OMIT)
+    below_resolution: bool = field(default=False, metadata=OMIT)
     """The unit cost's probe measured ≤ 0: counted as 0."""
 
     @property
@@ -90,13 +90,13 @@ class Breakdown:
     labelled_rest: float = 0.0
     """The share of the rest labelled with a declared layer (a label, not a model)."""
     measured_ns_per_fma: float | None = None
-    explained_interval: Interval | None = key()
-    measured_interval: Interval | None = key()
-    intervals: dict[str, Interval] = key(factory=dict)
+    explained_interval: Interval | None = field(default=None, metadata=OMIT)
+    measured_interval: Interval | None = field(default=None, metadata=OMIT)
+    intervals: dict[str, Interval] = field(default_factory=dict, metadata=OMIT)
     """{layer: [low, high] of its share}."""
-    scale: Scale | None = key(ABSENT, omit=False)
+    scale: Scale | None = field(default=ABSENT)
     """Set (or None) by the model since unit costs are scaled; absent from older files."""
-    agreement: Agreement | None = key(ABSENT, omit=False)
+    agreement: Agreement | None = field(default=ABSENT)
     """Set (None: perf failed) once perf profiled the rung."""
 
 
@@ -104,7 +104,7 @@ class Breakdown:
 class WaterfallStep:
     """One step between consecutive ok rungs (``analysis.waterfall``)."""
 
-    from_: str = renamed("from")
+    from_: str = field(metadata={JSON_NAME: "from"})
     """The earlier rung's name."""
     to: str
     speedup: float
@@ -114,6 +114,6 @@ class WaterfallStep:
     """{layer: seconds per flop saved and credited to it}."""
     split: str = ""
     """How the saving was split among the removed layers."""
-    speedup_interval: Interval | None = key()
-    within_noise: bool | None = key()
+    speedup_interval: Interval | None = field(default=None, metadata=OMIT)
+    within_noise: bool | None = field(default=None, metadata=OMIT)
     """The speedup's interval contains 1 (the step may be no step at all)."""

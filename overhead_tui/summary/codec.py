@@ -2,11 +2,11 @@
 
 Records are dataclasses; both directions follow their fields and type annotations, so a record
 written and read back is equal to itself and its JSON is the dict the tool always wrote.  Two
-field options (``dataclasses.field`` metadata, made by :func:`key`) keep the keys on disk as
-they were:
+field options (``dataclasses.field`` metadata) keep the keys on disk as they were:
 
-* ``json``: the key's name in JSON when it cannot be a field's (``from`` of a waterfall step);
-* ``omit``: the key is left out while the field holds its default — a key written only
+* :data:`JSON_NAME`: the key's name in JSON when it cannot be a field's (``from`` of a
+  waterfall step);
+* :data:`OMIT`: the key is left out while the field holds its default — a key written only
   sometimes (an interval the model had), or absent from older files.  A field whose key is
   sometimes ``null`` and sometimes absent defaults to :data:`ABSENT` (falsy, never written).
 
@@ -24,7 +24,9 @@ from typing import Any, Literal, TypeVar, Union
 T = TypeVar("T")
 
 JSON_NAME = "json"
-OMIT = "omit"
+"""Field metadata key: the field's key in JSON, e.g. ``field(metadata={JSON_NAME: "from"})``."""
+OMIT = {"omit": True}
+"""Field metadata: leave the key out while the field holds its default."""
 
 Interval = tuple[float, float]
 """[low, high] (written as a two-number JSON list)."""
@@ -54,26 +56,6 @@ ABSENT: Any = _Absent()
 """A key absent from the JSON (as opposed to present and ``null``); falsy."""
 
 
-def key(
-    default: Any = None,
-    *,
-    json: str | None = None,
-    omit: bool = True,
-    factory: Any = None,
-) -> Any:
-    """A field with a default whose key is left out of the JSON while it holds that default
-    (``omit``), or named ``json`` there."""
-    metadata = {OMIT: omit, **({JSON_NAME: json} if json else {})}
-    if factory is not None:
-        return dataclasses.field(default_factory=factory, metadata=metadata)
-    return dataclasses.field(default=default, metadata=metadata)
-
-
-def renamed(json: str) -> Any:
-    """A required field written under another key (``json``)."""
-    return dataclasses.field(metadata={JSON_NAME: json})
-
-
 def _default(f: dataclasses.Field[Any]) -> Any:
     if f.default is not dataclasses.MISSING:
         return f.default
@@ -89,7 +71,7 @@ def to_json(value: Any) -> Any:
         out = {}
         for f in dataclasses.fields(value):
             item = getattr(value, f.name)
-            if item is ABSENT or (f.metadata.get(OMIT) and item == _default(f)):
+            if item is ABSENT or (f.metadata.get("omit") and item == _default(f)):
                 continue
             out[f.metadata.get(JSON_NAME, f.name)] = to_json(item)
         return out

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from overhead_tui.summary.codec import key
+from overhead_tui.summary.codec import OMIT
 
 
 @dataclass(frozen=True)
@@ -25,17 +25,17 @@ class PeakEntry:
     """The probe or rung that measured it."""
     one_core: float | None = None
     """The ``simd_fma`` probe on one core."""
-    theoretical: float | None = key()
+    theoretical: float | None = field(default=None, metadata=OMIT)
     """At the measured clock (else the nominal one), min(physical, effective) cores."""
-    formula: str | None = key()
-    theoretical_nominal: float | None = key()
-    formula_nominal: str | None = key()
-    flop_per_cycle_per_core: float | None = key()
-    one_core_theoretical: float | None = key()
-    one_core_ratio: float | None = key()
-    ratio: float | None = key()
+    formula: str | None = field(default=None, metadata=OMIT)
+    theoretical_nominal: float | None = field(default=None, metadata=OMIT)
+    formula_nominal: str | None = field(default=None, metadata=OMIT)
+    flop_per_cycle_per_core: float | None = field(default=None, metadata=OMIT)
+    one_core_theoretical: float | None = field(default=None, metadata=OMIT)
+    one_core_ratio: float | None = field(default=None, metadata=OMIT)
+    ratio: float | None = field(default=None, metadata=OMIT)
     """measured / theoretical."""
-    warning: str | None = key()
+    warning: str | None = field(default=None, metadata=OMIT)
 
 
 @dataclass(frozen=True)
@@ -53,10 +53,10 @@ class MachineLimits:
     """{float64|float32: peak}."""
     limit_warnings: list[str] = field(default_factory=list)
     # -- from the CPU model (left out of the JSON for an unknown CPU) --
-    physical_cores: int | None = key()
-    microarchitecture: str | None = key()
-    table_source: str | None = key()
-    isa: list[str] = key(factory=list)
-    simd_width_bits: int | None = key()
-    fma_units: int | None = key()
-    fma_width_bits: int | None = key()
+    physical_cores: int | None = field(default=None, metadata=OMIT)
+    microarchitecture: str | None = field(default=None, metadata=OMIT)
+    table_source: str | None = field(default=None, metadata=OMIT)
+    isa: list[str] = field(default_factory=list, metadata=OMIT)
+    simd_width_bits: int | None = field(default=None, metadata=OMIT)
+    fma_units: int | None = field(default=None, metadata=OMIT)
+    fma_width_bits: int | None = field(default=None, metadata=OMIT)

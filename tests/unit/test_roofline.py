@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from overhead_tui.analysis.roofline import ridge_point, roofline
@@ -19,7 +21,8 @@ from tests.conftest import RECORDED_SUMMARY_V3
 
 def _summary(peak=100.0, bandwidth=25.0):
     summary = RunSummary.load(RECORDED_SUMMARY_V3)
-    summary.machine.peak_gflops["float64"].update(measured=peak, measured_by="test", one_core=50.0)
+    peaks = summary.machine.peak_gflops
+    peaks["float64"] = replace(peaks["float64"], measured=peak, measured_by="test", one_core=50.0)
     summary.machine.bandwidth_gbs.update(all_cores=bandwidth, one_core=bandwidth / 2)
     summary.probes["scalar_fma"] = {"value": 1.0}
     return summary
