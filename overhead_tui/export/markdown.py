@@ -5,7 +5,7 @@ from __future__ import annotations
 from overhead_tui.analysis.paper import compare, load_table
 from overhead_tui.analysis.roofline import roofline
 from overhead_tui.export.base import Exporter
-from overhead_tui.machine.reference import reference_machines, times_below
+from overhead_tui.machine.reference import peak_of, reference_machines, times_below
 from overhead_tui.present.format import (
     LADDER_HEADERS,
     compiles,
@@ -152,7 +152,6 @@ class MarkdownExporter(Exporter):
         machines = [m for m in available if times_below(1.0, m, dtype)]
         if not rungs or not machines:
             return []
-        key = "fp64_gflops" if dtype == "float64" else "fp32_gflops"
         lines = [
             "",
             f"### Against reference hardware ({dtype} peaks, vendor figures)",
@@ -167,7 +166,7 @@ class MarkdownExporter(Exporter):
         for m in machines:
             cells = [fmt_ratio(times_below(r.gflops or 0.0, m, dtype)) for r in rungs]
             lines.append(
-                f"| {m['name']} | {fmt_gflops(float(m[key]))} | " + " | ".join(cells) + " |"
+                f"| {m.name} | {fmt_gflops(peak_of(m, dtype))} | " + " | ".join(cells) + " |"
             )
         return lines
 

@@ -73,10 +73,10 @@ def test_limits_flag_a_measured_peak_above_theory():
 def test_reference_hardware_file_is_valid_and_compares():
     from overhead_tui.machine.reference import load_reference, times_below
 
-    machines = {m["name"]: m for m in load_reference()}
-    assert machines["NVIDIA A100 80GB PCIe"]["fp32_gflops"] == 19500
-    assert machines["AMD EPYC 9965"]["fp32_gflops"] == pytest.approx(192 * 64 * 3.35, rel=0.001)
-    assert machines["Intel Xeon 6980P"]["fp16_amx_gflops"] == pytest.approx(
+    machines = {m.name: m for m in load_reference()}
+    assert machines["NVIDIA A100 80GB PCIe"].fp32_gflops == 19500
+    assert machines["AMD EPYC 9965"].fp32_gflops == pytest.approx(192 * 64 * 3.35, rel=0.001)
+    assert machines["Intel Xeon 6980P"].fp16_amx_gflops == pytest.approx(
         128 * 1024 * 3.2,
         rel=0.002,  # 419.4 rounded to 419 in the source
     )

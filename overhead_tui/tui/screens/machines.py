@@ -99,10 +99,10 @@ class MachinesScreen(SummaryScreen):
         ]
         precision = "FP64" if self.dtype == "float64" else "FP32"
         others = [
-            f"{m['name']}: {label} {fmt_gflops(float(m[key]))}"
+            f"{m.name}: {label} {fmt_gflops(m.figure(key))}"
             for m in self.machines
             for key, label in OTHER_PEAKS.items()
-            if key in m
+            if m.figure(key)
         ]
         table = Table(
             title=f"Reference hardware, {precision} peaks (vendor figures; add your own in "
@@ -135,9 +135,9 @@ class MachinesScreen(SummaryScreen):
         for machine in self.machines:
             peak = peak_of(machine, self.dtype)
             table.add_row(
-                machine["name"],
+                machine.name,
                 fmt_gflops(peak),
-                fmt_number(machine.get("bandwidth_gbs")),
+                fmt_number(machine.bandwidth_gbs),
                 fmt_number(machine_ridge_point(machine, self.dtype)),
                 fmt_ratio(peak / self.own_peak) if peak and self.own_peak else "—",
                 *(fmt_ratio(times_below(r.gflops or 0.0, machine, self.dtype)) for r in rungs),
