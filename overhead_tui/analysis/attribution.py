@@ -53,6 +53,7 @@ measured span exactly.
 from __future__ import annotations
 
 import statistics
+from dataclasses import replace
 from typing import Any
 
 from overhead_tui.analysis import uncertainty as unc
@@ -190,7 +191,7 @@ def interpreted_rows(
 
 def _numpy_scalar_rows(
     ops: dict[str, float], generic: float, costs: UnitCosts
-) -> list[dict[str, Any]]:
+) -> list[BreakdownRow]:
     """Rows of an element-wise loop over numpy arrays: each unspecialised instruction priced by
     its kind (subscript read, subscript write, arithmetic) plus the index tuples it builds; with
     probes from before those details, every one at the mean ``numpy_scalar_ns``."""
