@@ -73,13 +73,19 @@ def to_json(value: Any) -> Any:
             item = getattr(value, f.name)
             if item is ABSENT or (f.metadata.get("omit") and item == _default(f)):
                 continue
-            out[f.metadata.get(JSON_NAME, f.name)] = to_json(item)
+            out[f.metadata.get(JSON_NAME, f.name)] = _encode(item)
         return out
     if isinstance(value, (list, tuple)):
-        return [to_json(x) for x in value]
+        return [_encode(x) for x in value]
     if isinstance(value, dict):
-        return {k: to_json(v) for k, v in value.items()}
+        return {k: _encode(v) for k, v in value.items()}
     return value
+
+
+def _encode(value: Any) -> Any:
+    """A nested value; a record with a ``to_json`` method of its own (a profile) uses it."""
+    own = getattr(type(value), "to_json", None)
+    return value.to_json() if own is not None else to_json(value)
 
 
 @functools.cache
@@ -110,10 +116,10 @@ def _convert(tp: Any, value: Any) -> Any:
         options = [a for a in typing.get_args(tp) if a not in (type(None), _Absent)]
         records = [a for a in options if dataclasses.is_dataclass(a)]
         if isinstance(value, dict) and records:
-            return from_json(records[0], value)
+            return _record(records[0], value)
         return _convert(options[0], value) if len(options) == 1 else value
     if dataclasses.is_dataclass(tp):
-        return from_json(tp, value) if isinstance(value, dict) else value  # type: ignore[arg-type]
+        return _record(tp, value) if isinstance(value, dict) else value
     args = typing.get_args(tp)
     if origin is list and isinstance(value, list):
         return [_convert(args[0], x) for x in value] if _typed(args[0]) else list(value)
@@ -124,6 +130,12 @@ def _convert(tp: Any, value: Any) -> Any:
             return {k: _convert(args[1], v) for k, v in value.items()}
         return dict(value)
     return value
+
+
+def _record(tp: Any, value: dict[str, Any]) -> Any:
+    """A nested record: by its own ``from_json`` when it has one (a profile), else by fields."""
+    own = getattr(tp, "from_json", None)
+    return own(value) if own is not None else from_json(tp, value)
 
 
 @functools.cache

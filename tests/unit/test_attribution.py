@@ -156,9 +156,7 @@ def test_generator_items_and_int_results_are_priced_by_their_own_probes():
     calls = _rows(b, "call_overhead")
     assert calls["ns/call"].events_per_fma == pytest.approx(0.5)
     assert calls["ns/generator item (resume, zip and sum steps)"].ns_per_fma == pytest.approx(8)
-    assert _rows(b, "boxing")["ns/int (above the small-int cache)"].ns_per_fma == pytest.approx(
-        6
-    )
+    assert _rows(b, "boxing")["ns/int (above the small-int cache)"].ns_per_fma == pytest.approx(6)
     # 10×2 + 1×5 + 6 + 5 + 8 = 44 ns of 100
     assert b.explained == pytest.approx(0.44)
 
