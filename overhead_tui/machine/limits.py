@@ -102,38 +102,29 @@ def _peak_entry(
     probes: dict[str, Any],
     summary: RunSummary | None,
 ) -> PeakEntry:
-    theory: dict[str, float | str | None] = {}
+    entry: dict[str, float | str | None] = {}
     if cpu is not None:
         at = clock["measured"] or cpu.nominal_ghz
-        theory["theoretical"], theory["formula"] = cpu.peak(dtype, at, cores)
-        theory["theoretical_nominal"], theory["formula_nominal"] = cpu.peak(
+        entry["theoretical"], entry["formula"] = cpu.peak(dtype, at, cores)
+        entry["theoretical_nominal"], entry["formula_nominal"] = cpu.peak(
             dtype, cpu.nominal_ghz, cores
         )
-        theory["flop_per_cycle_per_core"] = cpu.flop_per_cycle(dtype)
-    measured, measured_by = measured_peak(dtype, probes, summary)
+        entry["flop_per_cycle_per_core"] = cpu.flop_per_cycle(dtype)
+    measured, entry["measured_by"] = measured_peak(dtype, probes, summary)
     one_core = probe_value(probes, *ONE_CORE_PEAK[dtype])
-    one_core_theoretical = one_core_ratio = ratio = warning = None
+    entry["measured"], entry["one_core"] = measured, one_core
     if cpu is not None and one_core and clock["measured"]:
-        one_core_theoretical = cpu.flop_per_cycle(dtype) * clock["measured"]
-        one_core_ratio = one_core / one_core_theoretical
-    theoretical = theory.get("theoretical")
-    if measured and isinstance(theoretical, float | int) and theoretical:
-        ratio = measured / theoretical
-        if measured > ABOVE_THEORY * theoretical:
-            warning = (
+        entry["one_core_theoretical"] = cpu.flop_per_cycle(dtype) * clock["measured"]
+        entry["one_core_ratio"] = one_core / entry["one_core_theoretical"]
+    theory = entry.get("theoretical")
+    if measured and isinstance(theory, float | int) and theory:
+        entry["ratio"] = measured / theory
+        if measured > ABOVE_THEORY * theory:
+            entry["warning"] = (
                 "measured above the theoretical peak: the clock used is too "
                 "low (turbo?) or the FMA table row is wrong"
             )
-    return PeakEntry(
-        measured=measured,
-        measured_by=measured_by,
-        one_core=one_core,
-        one_core_theoretical=one_core_theoretical,
-        one_core_ratio=one_core_ratio,
-        ratio=ratio,
-        warning=warning,
-        **theory,  # type: ignore[arg-type]
-    )
+    return PeakEntry(**entry)  # type: ignore[arg-type]
 
 
 def machine_limits(
@@ -164,6 +155,19 @@ def machine_limits(
     warnings += probe_load_warnings(probes)
     if summary is not None:
         warnings += ceiling_warnings(peaks, summary)
+    cpu_fields = (
+        {
+            "physical_cores": cpu.physical_cores,
+            "microarchitecture": cpu.microarchitecture,
+            "table_source": cpu.source,
+            "isa": cpu.isa,
+            "simd_width_bits": cpu.simd_width_bits,
+            "fma_units": cpu.fma_units,
+            "fma_width_bits": cpu.fma_width_bits,
+        }
+        if cpu is not None
+        else {}
+    )
     return MachineLimits(
         effective_cores=effective,
         cgroup_cpu_quota=quota,
@@ -171,19 +175,7 @@ def machine_limits(
         bandwidth_gbs=bandwidth,
         peak_gflops=peaks,
         limit_warnings=warnings,
-        **(
-            {
-                "physical_cores": cpu.physical_cores,
-                "microarchitecture": cpu.microarchitecture,
-                "table_source": cpu.source,
-                "isa": cpu.isa,
-                "simd_width_bits": cpu.simd_width_bits,
-                "fma_units": cpu.fma_units,
-                "fma_width_bits": cpu.fma_width_bits,
-            }
-            if cpu is not None
-            else {}
-        ),
+        **cpu_fields,  # type: ignore[arg-type]
     )
 
 
