@@ -53,12 +53,14 @@ measured span exactly.
 from __future__ import annotations
 
 import statistics
+from dataclasses import replace
 from typing import Any
 
 from overhead_tui.analysis import uncertainty as unc
 from overhead_tui.analysis.agreement import attach_agreement
 from overhead_tui.analysis.unit_costs import UnitCosts
 from overhead_tui.analysis.waterfall import waterfall
+from overhead_tui.summary.breakdown import Breakdown, BreakdownRow, Scale
 from overhead_tui.summary.records import RunSummary, ScenarioResult
 from overhead_tui.summary.vocabulary import GENERATOR_RESUMPTIONS, GENERIC_OPS, INT_RESULT_OPS
 
@@ -76,29 +78,26 @@ def _row(
     unit_name: str,
     costs: UnitCosts | None = None,
     cost: str | None = None,
-) -> dict[str, Any]:
+) -> BreakdownRow:
     """One model row; with ``costs`` and ``cost`` (a field name) it carries intervals."""
     ns = events * unit if events is not None and unit is not None else None
-    row: dict[str, Any] = {
-        "layer": layer,
-        "events_per_fma": events,
-        "unit_cost": unit,
-        "unit": unit_name,
-        "ns_per_fma": ns,
-    }
     interval = costs.interval(cost) if costs is not None and cost is not None else None
-    if interval is not None and unit is not None:
-        row["unit_interval"] = list(interval)
-        if events is not None:
-            row["ns_interval"] = list(unc.times(events, interval))
-    if costs is not None and cost in costs.below_resolution:
-        row["below_resolution"] = True
-    return row
+    priced = interval is not None and unit is not None
+    return BreakdownRow(
+        layer=layer,
+        events_per_fma=events,
+        unit_cost=unit,
+        unit=unit_name,
+        ns_per_fma=ns,
+        unit_interval=interval if priced else None,
+        ns_interval=unc.times(events, interval) if priced and events is not None else None,  # type: ignore[arg-type]
+        below_resolution=costs is not None and cost in costs.below_resolution,
+    )
 
 
 def interpreted_rows(
     events: dict[str, Any], layers: list[str], costs: UnitCosts
-) -> list[dict[str, Any]]:
+) -> list[BreakdownRow]:
     """Rows of the interpreted part of the model (ns per FMA each)."""
     ops = events.get("by_opcode", {})
     loads = sum(v for k, v in ops.items() if k in LIST_LOADS)
@@ -187,12 +186,12 @@ def interpreted_rows(
                 "numpy_call_ns",
             )
         )
-    return [r for r in rows if r["events_per_fma"]]
+    return [r for r in rows if r.events_per_fma]
 
 
 def _numpy_scalar_rows(
     ops: dict[str, float], generic: float, costs: UnitCosts
-) -> list[dict[str, Any]]:
+) -> list[BreakdownRow]:
     """Rows of an element-wise loop over numpy arrays: each unspecialised instruction priced by
     its kind (subscript read, subscript write, arithmetic) plus the index tuples it builds; with
     probes from before those details, every one at the mean ``numpy_scalar_ns``."""
@@ -261,14 +260,14 @@ def own_scale(result: ScenarioResult, costs: UnitCosts) -> tuple[float, unc.Inte
     )
 
 
-def breakdown(result: ScenarioResult, costs: UnitCosts) -> dict[str, Any] | None:
+def breakdown(result: ScenarioResult, costs: UnitCosts) -> Breakdown | None:
     """The model breakdown of one ok scenario with counted events, or None.
 
     Returns:
-        ``{"method": "model", "explained": fraction, "explained_interval": [low, high],
-        "layers": {layer: fraction of the median time}, "intervals": {layer: [low, high]},
-        "rows": [...], "scale": {...} or None}``; ``layers["other"]`` = 1 − explained (may be
-        negative).  Intervals: see ``analysis.uncertainty``.
+        A :class:`~overhead_tui.summary.breakdown.Breakdown`: ``explained`` (a fraction),
+        ``layers`` {layer: fraction of the median time}, ``intervals`` {layer: [low, high]},
+        ``rows``, ``scale`` (or None); ``layers["other"]`` = 1 − explained (may be negative).
+        Intervals: see ``analysis.uncertainty``.
     """
     events = result.events_per_fma
     if not result.has_speed or not events or result.median_s is None:
@@ -284,23 +283,22 @@ def breakdown(result: ScenarioResult, costs: UnitCosts) -> dict[str, Any] | None
     peak = costs.peak_all_gflops if "parallel" in result.layers else costs.peak_one_gflops
     if peak and ("dense_kernel" in result.layers or "simd_compute" in result.layers):
         layer = "dense_kernel" if "dense_kernel" in result.layers else "simd_compute"
-        row = _row(layer, 2.0, 1.0 / peak, "ns/flop at peak")
-        row["unit_interval"] = [1.0 / peak, 1.0 / peak]
-        row["ns_interval"] = [2.0 / peak, 2.0 / peak]
-        rows.append(row)
-    modelled = sum(r["ns_per_fma"] or 0.0 for r in rows)
-    modelled_interval = unc.total(
-        tuple(r.get("ns_interval") or (r["ns_per_fma"] or 0.0,) * 2) for r in rows
-    )
+        rows.append(
+            replace(
+                _row(layer, 2.0, 1.0 / peak, "ns/flop at peak"),
+                unit_interval=(1.0 / peak, 1.0 / peak),
+                ns_interval=(2.0 / peak, 2.0 / peak),
+            )
+        )
+    modelled = sum(r.ns_per_fma or 0.0 for r in rows)
+    modelled_interval = unc.total(r.ns_bounds for r in rows)
     residual = measured_ns - modelled
     shares: dict[str, float] = {}
     layer_ns: dict[str, list[unc.Interval]] = {}
     for r in rows:
-        shares[r["layer"]] = shares.get(r["layer"], 0.0) + (r["ns_per_fma"] or 0.0) / measured_ns
-        layer_ns.setdefault(r["layer"], []).append(
-            tuple(r.get("ns_interval") or (r["ns_per_fma"] or 0.0,) * 2)  # type: ignore[arg-type]
-        )
-    intervals = {k: list(unc.share(unc.total(v), measured)) for k, v in layer_ns.items()}
+        shares[r.layer] = shares.get(r.layer, 0.0) + (r.ns_per_fma or 0.0) / measured_ns
+        layer_ns.setdefault(r.layer, []).append(r.ns_bounds)
+    intervals = {k: unc.share(unc.total(v), measured) for k, v in layer_ns.items()}
     target = next((x for x in RESIDUAL_LAYERS if x in result.layers and x not in shares), None)
     explained = 1.0 - residual / measured_ns  # before any residual is labelled
     explained_interval = unc.share(modelled_interval, measured)
@@ -309,45 +307,42 @@ def breakdown(result: ScenarioResult, costs: UnitCosts) -> dict[str, Any] | None
     if compiled and target is not None and residual > 0:
         labelled = residual / measured_ns
         shares[target] = residual / measured_ns
-        intervals[target] = list(unc.clamp(rest_interval))
-        rows.append(
-            {
-                "layer": target,
-                "events_per_fma": None,
-                "unit_cost": None,
-                "unit": "rest of the measured time",
-                "ns_per_fma": residual,
-            }
-        )
+        intervals[target] = unc.clamp(rest_interval)
+        rows.append(BreakdownRow(target, None, None, "rest of the measured time", residual))
         residual = 0.0
         rest_interval = (0.0, 0.0)
     shares["other"] = residual / measured_ns
-    intervals["other"] = list(rest_interval)
-    for r in rows:
-        r["share"] = (r["ns_per_fma"] or 0.0) / measured_ns
-        if r.get("ns_interval"):
-            r["share_interval"] = list(unc.share(tuple(r["ns_interval"]), measured))
-    return {
-        "method": "model",
-        "explained": explained,
-        "explained_interval": list(explained_interval),
-        "labelled_rest": labelled,
-        "measured_ns_per_fma": measured_ns,
-        "measured_interval": list(measured),
-        "layers": shares,
-        "intervals": intervals,
-        "rows": rows,
-        "scale": (
-            {
-                "factor": scale[0],
-                "interval": list(scale[1]),
-                "dispatch_ns_now": costs.dispatch_ns,
-                "samples": len(getattr(result, "reference_dispatch_ns", []) or []),
-            }
+    intervals["other"] = rest_interval
+    return Breakdown(
+        method="model",
+        explained=explained,
+        explained_interval=explained_interval,
+        labelled_rest=labelled,
+        measured_ns_per_fma=measured_ns,
+        measured_interval=measured,
+        layers=shares,
+        intervals=intervals,
+        rows=[_shared(r, measured_ns, measured) for r in rows],
+        scale=(
+            Scale(
+                factor=scale[0],
+                interval=scale[1],
+                dispatch_ns_now=costs.dispatch_ns,
+                samples=len(getattr(result, "reference_dispatch_ns", []) or []),
+            )
             if scale is not None
             else None
         ),
-    }
+    )
+
+
+def _shared(row: BreakdownRow, measured_ns: float, measured: unc.Interval) -> BreakdownRow:
+    """``row`` with its share of the measured time (and that share's interval)."""
+    return replace(
+        row,
+        share=(row.ns_per_fma or 0.0) / measured_ns,
+        share_interval=unc.share(row.ns_interval, measured) if row.ns_interval else None,
+    )
 
 
 def attribute(summary: RunSummary, probes: dict[str, Any]) -> None:

@@ -27,6 +27,7 @@ from overhead_tui.machine.limits import (
     probe_value,
     roofline_bandwidth,
 )
+from overhead_tui.summary.limits import PeakEntry
 from overhead_tui.summary.records import RunSummary
 
 
@@ -92,20 +93,18 @@ def ridge_point(peak_gflops: float | None, bandwidth_gbs: float | None) -> float
 def ceilings(summary: RunSummary) -> list[Ceiling]:
     """The compute ceilings of the run's dtype, lowest first (missing measurements skipped)."""
     dtype = summary.settings.dtype
-    peak = summary.machine.peak_gflops.get(dtype, {})
+    peak = summary.machine.peak_gflops.get(dtype) or PeakEntry()
     found = []
     scalar = probe_value(summary.probes, "scalar_fma")
     if scalar and dtype == "float64":  # the probe's chain is float64
         found.append(
             Ceiling("scalar latency (one dependent FMA chain)", scalar, "scalar_fma probe")
         )
-    one_core = peak.get("one_core") or probe_value(summary.probes, *ONE_CORE_PEAK[dtype])
+    one_core = peak.one_core or probe_value(summary.probes, *ONE_CORE_PEAK[dtype])
     if one_core:
         found.append(Ceiling("SIMD one core", float(one_core), "simd_fma probe"))
-    if peak.get("measured"):
-        found.append(
-            Ceiling("all cores (peak)", float(peak["measured"]), peak.get("measured_by") or "")
-        )
+    if peak.measured:
+        found.append(Ceiling("all cores (peak)", float(peak.measured), peak.measured_by or ""))
     return sorted(found, key=lambda c: c.gflops)
 
 

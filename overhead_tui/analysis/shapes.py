@@ -43,6 +43,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from overhead_tui.machine.reference import ReferenceMachine
+
 CROSSING_FRACTION = 0.5
 """A point has left the bandwidth slope when its slope efficiency is ≤ this fraction of the
 efficiency at the smallest batches (see the module docstring)."""
@@ -306,7 +308,7 @@ PRECISIONS: tuple[tuple[str, tuple[str, ...], int], ...] = (
 
 
 def reference_crossings(
-    machines: Sequence[dict[str, Any]], k: int, n: int, dtype: str
+    machines: Sequence[ReferenceMachine], k: int, n: int, dtype: str
 ) -> list[ReferenceCrossing]:
     """Each reference machine's predicted crossing in every precision it quotes a peak for:
     this run's ``dtype`` first, then the others (float16: a 16-bit matrix unit, 2-byte
@@ -314,20 +316,20 @@ def reference_crossings(
     order = sorted(PRECISIONS, key=lambda p: p[0] != dtype)
     rows = []
     for machine in machines:
-        bandwidth = machine.get("bandwidth_gbs")
+        bandwidth = machine.figure("bandwidth_gbs")
         if not bandwidth:
             continue
         for precision, fields, itemsize in order:
-            peak = next((machine[f] for f in fields if machine.get(f)), None)
+            peak = next((p for f in fields if (p := machine.figure(f))), None)
             if not peak:
                 continue
-            ridge = float(peak) / float(bandwidth)
+            ridge = peak / bandwidth
             rows.append(
                 ReferenceCrossing(
-                    machine=str(machine["name"]),
+                    machine=machine.name,
                     precision=precision,
-                    peak_gflops=float(peak),
-                    bandwidth_gbs=float(bandwidth),
+                    peak_gflops=peak,
+                    bandwidth_gbs=bandwidth,
                     ridge=ridge,
                     predicted_m=predicted_crossing(k, n, itemsize, ridge),
                     large_weights_m=ridge * itemsize / 2.0,

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-Interval = tuple[float, float]
+from overhead_tui.summary.codec import Interval
 
 
 def median_coverage(processes: int) -> float:

@@ -5,18 +5,19 @@ layers it removes.
 from __future__ import annotations
 
 import itertools
-from typing import Any
 
 from overhead_tui.analysis import uncertainty as unc
+from overhead_tui.summary.breakdown import WaterfallStep
 from overhead_tui.summary.records import RunSummary
 
 
-def waterfall(summary: RunSummary) -> list[dict[str, Any]]:
+def waterfall(summary: RunSummary) -> list[WaterfallStep]:
     """Steps between consecutive ok rungs: speedup per flop and the time saved per layer.
 
-    Each step: ``{"from", "to", "speedup", "saved_s_per_flop", "layers": {layer: s/flop},
-    "split", "speedup_interval" [low, high] (from both rungs' IQRs), "within_noise"}``;
-    ``within_noise``: the speedup's interval contains 1 (the step may be no step at all).
+    Each :class:`~overhead_tui.summary.breakdown.WaterfallStep`: ``from_``, ``to``,
+    ``speedup``, ``saved_s_per_flop``, ``layers`` {layer: s/flop}, ``split``,
+    ``speedup_interval`` [low, high] (from both rungs' IQRs), ``within_noise``: the speedup's
+    interval contains 1 (the step may be no step at all).
     """
     rungs = [r for r in sorted(summary.scenarios, key=lambda r: r.rung) if r.has_speed]
     steps = []
@@ -26,7 +27,8 @@ def waterfall(summary: RunSummary) -> list[dict[str, Any]]:
         t_after = after.median_s / after.flops
         saved = t_before - t_after
         removed = list(after.removes) or ["other"]
-        weights = {x: (before.breakdown or {}).get("layers", {}).get(x, 0.0) for x in removed}
+        shares = before.breakdown.layers if before.breakdown else {}
+        weights = {x: shares.get(x, 0.0) for x in removed}
         total = sum(w for w in weights.values() if w > 0)
         split = "by modelled share"
         if not after.removes:
@@ -41,18 +43,18 @@ def waterfall(summary: RunSummary) -> list[dict[str, Any]]:
             unc.timing_interval(after.median_s, after.iqr_s),
         )
         per_flop = after.flops / before.flops  # the speedup is per flop
-        speedup_interval = [low * per_flop, high * per_flop]
+        speedup_interval = (low * per_flop, high * per_flop)
         steps.append(
-            {
-                "from": before.name,
-                "to": after.name,
-                "speedup": t_before / t_after,
-                "saved_s_per_flop": saved,
-                "layers": credited,
-                "split": split,
-                "speedup_interval": speedup_interval,
-                "within_noise": unc.contains(speedup_interval, 1.0),
-            }
+            WaterfallStep(
+                from_=before.name,
+                to=after.name,
+                speedup=t_before / t_after,
+                saved_s_per_flop=saved,
+                layers=credited,
+                split=split,
+                speedup_interval=speedup_interval,
+                within_noise=unc.contains(speedup_interval, 1.0),
+            )
         )
     return steps
 

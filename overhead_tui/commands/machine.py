@@ -7,7 +7,6 @@ import contextlib
 import json
 import sys
 from pathlib import Path
-from typing import Any
 
 from overhead_tui.commands.common import check_export_paths
 from overhead_tui.engine.probe_runs import load_probes
@@ -15,6 +14,8 @@ from overhead_tui.errors import UsageError
 from overhead_tui.machine.cpu import CpuModel, read_cpu_model
 from overhead_tui.machine.limits import machine_limits
 from overhead_tui.present.format import fmt_number
+from overhead_tui.summary.codec import to_json
+from overhead_tui.summary.limits import MachineLimits
 
 HELP = "print the CPU model, theoretical peaks and measured limits"
 DESCRIPTION = (
@@ -53,20 +54,20 @@ def run(args: argparse.Namespace) -> int:
     if to_stdout:  # `--json -`: the JSON alone on stdout, the report on stderr
         with contextlib.redirect_stdout(sys.stderr):
             _report(cpu, limits)
-        print(json.dumps(limits, indent=2, sort_keys=True))
+        print(json.dumps(to_json(limits), indent=2, sort_keys=True))
         return 0
     _report(cpu, limits)
     if args.json:
         try:
             args.json.parent.mkdir(parents=True, exist_ok=True)
-            args.json.write_text(json.dumps(limits, indent=2, sort_keys=True) + "\n")
+            args.json.write_text(json.dumps(to_json(limits), indent=2, sort_keys=True) + "\n")
         except OSError as exc:
             raise UsageError(f"cannot write {args.json}: {exc.strerror or exc}") from None
         print(f"wrote {args.json}", file=sys.stderr)
     return 0
 
 
-def _report(cpu: CpuModel | None, limits: dict[str, Any]) -> None:
+def _report(cpu: CpuModel | None, limits: MachineLimits) -> None:
     """The human-readable report on stdout."""
     if cpu is None:
         print("CPU: /proc/cpuinfo not readable; theoretical peaks unknown")
@@ -80,37 +81,37 @@ def _report(cpu: CpuModel | None, limits: dict[str, Any]) -> None:
             f"{cpu.fma_units} × {cpu.fma_width_bits}-bit FMA per core"
         )
         print(f"  table row: {cpu.source}")
-    quota = limits["cgroup_cpu_quota"]
+    quota = limits.cgroup_cpu_quota
     print(
-        f"effective cores: {fmt_number(limits['effective_cores'])} (affinity mask"
+        f"effective cores: {fmt_number(limits.effective_cores)} (affinity mask"
         + (f", cgroup quota {fmt_number(quota)} cores)" if quota else "; no cgroup CPU quota)")
     )
-    clock = limits["clock_ghz"]
+    clock = limits.clock_ghz
     print(
         f"clock: nominal {fmt_number(clock['nominal'])} GHz, maximum "
         f"{fmt_number(clock['max']) if clock['max'] else 'not reported'}, measured "
         f"{fmt_number(clock['measured'])} GHz (dependent-add chain)"
     )
-    for dtype, peak in limits["peak_gflops"].items():
-        print(f"{dtype}: theoretical {peak.get('formula', '—')}")
-        if peak.get("formula_nominal"):
-            print(f"{'':9}at the nominal clock: {peak['formula_nominal']}")
-        ratio = f" = {peak['ratio']:.2f} × theoretical" if peak.get("ratio") else ""
+    for dtype, peak in limits.peak_gflops.items():
+        print(f"{dtype}: theoretical {peak.formula or '—'}")
+        if peak.formula_nominal:
+            print(f"{'':9}at the nominal clock: {peak.formula_nominal}")
+        ratio = f" = {peak.ratio:.2f} × theoretical" if peak.ratio else ""
         print(
-            f"{'':9}measured compute peak {fmt_number(peak.get('measured'))} GFLOP/s{ratio}"
-            f" (best: {peak.get('measured_by') or '—'}); one core "
-            f"{fmt_number(peak.get('one_core'))} GFLOP/s"
+            f"{'':9}measured compute peak {fmt_number(peak.measured)} GFLOP/s{ratio}"
+            f" (best: {peak.measured_by or '—'}); one core "
+            f"{fmt_number(peak.one_core)} GFLOP/s"
             + (
-                f" = {peak['one_core_ratio']:.2f} × one core's theoretical"
-                if peak.get("one_core_ratio")
+                f" = {peak.one_core_ratio:.2f} × one core's theoretical"
+                if peak.one_core_ratio
                 else ""
             )
-            + (f" — {peak['warning']}" if peak.get("warning") else "")
+            + (f" — {peak.warning}" if peak.warning else "")
         )
-    bandwidth = limits["bandwidth_gbs"]
+    bandwidth = limits.bandwidth_gbs
     print(
         f"memory bandwidth (STREAM triad): one core {fmt_number(bandwidth['one_core'])} GB/s,"
         f" all cores {fmt_number(bandwidth['all_cores'])} GB/s"
     )
-    for warning in limits["limit_warnings"]:
+    for warning in limits.limit_warnings:
         print(f"warning: {warning}")

@@ -163,11 +163,11 @@ ShapesEvent = (
 def scenario_roofs(spec: ScenarioSpec, machine: MachineInfo, dtype: str) -> Roofs:
     """The roofs a scenario is judged against: all cores' measured peak and the best STREAM
     bandwidth for a rung with the ``parallel`` layer, one core's for the others."""
-    peaks = (machine.peak_gflops or {}).get(dtype) or {}
+    peak = machine.peak_gflops.get(dtype)
     bandwidth = machine.bandwidth_gbs or {}
     if "parallel" in spec.layers:
-        return Roofs("all cores", peaks.get("measured"), roofline_bandwidth(bandwidth))
-    return Roofs("one core", peaks.get("one_core"), bandwidth.get("one_core"))
+        return Roofs("all cores", peak and peak.measured, roofline_bandwidth(bandwidth))
+    return Roofs("one core", peak and peak.one_core, bandwidth.get("one_core"))
 
 
 class ShapesSweep(BudgetedSweep):

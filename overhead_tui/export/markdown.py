@@ -5,7 +5,7 @@ from __future__ import annotations
 from overhead_tui.analysis.paper import compare, load_table
 from overhead_tui.analysis.roofline import roofline
 from overhead_tui.export.base import Exporter
-from overhead_tui.machine.reference import reference_machines, times_below
+from overhead_tui.machine.reference import peak_of, reference_machines, times_below
 from overhead_tui.present.format import (
     LADDER_HEADERS,
     compiles,
@@ -96,12 +96,12 @@ class MarkdownExporter(Exporter):
             f"{fmt_number(machine.clock_ghz.get('measured'))} GHz",
         ]
         for dtype, peak in machine.peak_gflops.items():
-            ratio = f" = {peak['ratio']:.2f} × theoretical" if peak.get("ratio") else ""
+            ratio = f" = {peak.ratio:.2f} × theoretical" if peak.ratio else ""
             lines.append(
-                f"- {dtype}: theoretical {peak.get('formula', '—')}; measured "
-                f"{fmt_gflops(peak.get('measured'))} GFLOP/s{ratio} "
-                f"({peak.get('measured_by') or '—'}); one core {fmt_gflops(peak.get('one_core'))}"
-                + (f" — {peak['warning']}" if peak.get("warning") else "")
+                f"- {dtype}: theoretical {peak.formula or '—'}; measured "
+                f"{fmt_gflops(peak.measured)} GFLOP/s{ratio} "
+                f"({peak.measured_by or '—'}); one core {fmt_gflops(peak.one_core)}"
+                + (f" — {peak.warning}" if peak.warning else "")
             )
         lines += [
             f"- Memory bandwidth (STREAM triad): one core {fmt_number(bandwidth.get('one_core'))}"
@@ -152,7 +152,6 @@ class MarkdownExporter(Exporter):
         machines = [m for m in available if times_below(1.0, m, dtype)]
         if not rungs or not machines:
             return []
-        key = "fp64_gflops" if dtype == "float64" else "fp32_gflops"
         lines = [
             "",
             f"### Against reference hardware ({dtype} peaks, vendor figures)",
@@ -167,7 +166,7 @@ class MarkdownExporter(Exporter):
         for m in machines:
             cells = [fmt_ratio(times_below(r.gflops or 0.0, m, dtype)) for r in rungs]
             lines.append(
-                f"| {m['name']} | {fmt_gflops(float(m[key]))} | " + " | ".join(cells) + " |"
+                f"| {m.name} | {fmt_gflops(peak_of(m, dtype))} | " + " | ".join(cells) + " |"
             )
         return lines
 
@@ -233,7 +232,7 @@ class MarkdownExporter(Exporter):
         rows = [r for r in summary.scenarios if r.breakdown]
         if not rows:
             return []
-        layers = [x for x in LAYERS if any(x in r.breakdown["layers"] for r in rows)]
+        layers = [x for x in LAYERS if any(x in r.breakdown.layers for r in rows if r.breakdown)]
         lines = [
             "## Breakdown (model: share of the median time)",
             "",
@@ -241,22 +240,19 @@ class MarkdownExporter(Exporter):
             "|---|---:|" + "---:|" * len(layers),
         ]
         for r in rows:
-            shares = r.breakdown["layers"]
-            intervals = r.breakdown.get("intervals") or {}
+            b = r.breakdown
+            assert b is not None
+            shares, intervals = b.layers, b.intervals
             cells = [
                 f"{fmt_percent(shares[x])} {fmt_share_interval(intervals.get(x))}".strip()
                 if x in shares
                 else ""
                 for x in layers
             ]
-            labelled = r.breakdown.get("labelled_rest") or 0.0
+            labelled = b.labelled_rest or 0.0
             explained = (
-                fmt_percent(r.breakdown["explained"])
-                + (
-                    f" {fmt_share_interval(r.breakdown['explained_interval'])}"
-                    if r.breakdown.get("explained_interval")
-                    else ""
-                )
+                fmt_percent(b.explained)
+                + (f" {fmt_share_interval(b.explained_interval)}" if b.explained_interval else "")
                 + (f" + {fmt_percent(labelled)} labelled" if labelled > 0.0005 else "")
             )
             lines.append(f"| {r.name} | {explained} | " + " | ".join(cells) + " |")
@@ -273,7 +269,7 @@ class MarkdownExporter(Exporter):
 
     @staticmethod
     def _agreement(summary: RunSummary) -> list[str]:
-        rows = [r for r in summary.scenarios if (r.breakdown or {}).get("agreement")]
+        rows = [r for r in summary.scenarios if r.breakdown and r.breakdown.agreement]
         if not rows:
             return []
         lines = [
@@ -283,14 +279,15 @@ class MarkdownExporter(Exporter):
             "|---|---|---:|---:|---|",
         ]
         for r in rows:
-            for layer, e in r.breakdown["agreement"]["layers"].items():
+            assert r.breakdown is not None and r.breakdown.agreement
+            for layer, e in r.breakdown.agreement.layers.items():
                 model = (
-                    f"{fmt_percent(e['model'])} {fmt_share_interval(e.get('model_interval'))}"
-                    if e.get("model") is not None
+                    f"{fmt_percent(e.model)} {fmt_share_interval(e.model_interval)}"
+                    if e.model is not None
                     else "—"
                 )
-                perf = f"{fmt_percent(e['perf'])} {fmt_share_interval(e.get('perf_interval'))}"
-                lines.append(f"| {r.name} | {layer} | {model} | {perf} | {e['verdict']} |")
+                perf = f"{fmt_percent(e.perf)} {fmt_share_interval(e.perf_interval)}"
+                lines.append(f"| {r.name} | {layer} | {model} | {perf} | {e.verdict} |")
         lines += [
             "",
             "perf's interval: ± 2 binomial standard errors of its samples; agree when the "
@@ -335,21 +332,21 @@ class MarkdownExporter(Exporter):
         ]
         total = 1.0
         for step in summary.waterfall:
-            total *= step["speedup"]
+            total *= step.speedup
             credited = ", ".join(
-                f"{layer_label(k)} {fmt_seconds(v)}/flop" for k, v in step["layers"].items()
+                f"{layer_label(k)} {fmt_seconds(v)}/flop" for k, v in step.layers.items()
             )
-            if step.get("split") and step["split"] != "by modelled share":
-                credited += f" ({step['split']})"
-            bounds = step.get("speedup_interval")
+            if step.split and step.split != "by modelled share":
+                credited += f" ({step.split})"
+            bounds = step.speedup_interval
             noise = (
-                ("**within noise** " if step.get("within_noise") else "")
+                ("**within noise** " if step.within_noise else "")
                 + f"[{fmt_ratio(bounds[0])}–{fmt_ratio(bounds[1])}]"
                 if bounds
                 else "—"
             )
             lines.append(
-                f"| {step['from']} | {step['to']} | {fmt_ratio(step['speedup'])} | "
+                f"| {step.from_} | {step.to} | {fmt_ratio(step.speedup)} | "
                 f"{fmt_ratio(total)} | {credited} | {noise} |"
             )
         lines += [

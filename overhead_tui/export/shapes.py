@@ -3,14 +3,13 @@ crossings, and the reference machines' predicted batches (labelled as prediction
 
 from __future__ import annotations
 
-from typing import Any
-
 from overhead_tui.analysis.shapes import (
     ShapesRecord,
     fmt_batch,
     large_weights_crossing,
     reference_crossings,
 )
+from overhead_tui.machine.reference import ReferenceMachine
 from overhead_tui.present.format import aligned_lines, fmt_gflops
 from overhead_tui.summary.records import RunSummary
 
@@ -118,7 +117,7 @@ def _md_table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> list[str]
     ]
 
 
-def render_shapes_markdown(summary: RunSummary, machines: list[dict[str, Any]]) -> str:
+def render_shapes_markdown(summary: RunSummary, machines: list[ReferenceMachine]) -> str:
     """The sweep as Markdown: points, crossings and, as *prediction*, the reference machines'
     batches at which the same product becomes compute-bound."""
     if not summary.shapes:
@@ -126,7 +125,7 @@ def render_shapes_markdown(summary: RunSummary, machines: list[dict[str, Any]]) 
     return "\n".join(shapes_markdown_lines(summary, machines)) + "\n"
 
 
-def shapes_markdown_lines(summary: RunSummary, machines: list[dict[str, Any]]) -> list[str]:
+def shapes_markdown_lines(summary: RunSummary, machines: list[ReferenceMachine]) -> list[str]:
     """The Markdown section of a batch sweep (empty without one)."""
     if not summary.shapes:
         return []

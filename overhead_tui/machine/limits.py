@@ -30,6 +30,7 @@ from overhead_tui.machine.cgroup import cgroup_cpu_quota, effective_cores
 from overhead_tui.machine.cpu import CpuModel
 from overhead_tui.machine.environment import judge_environment
 from overhead_tui.machine.host import OTHERS_WARN
+from overhead_tui.summary.limits import MachineLimits, PeakEntry
 from overhead_tui.summary.records import RunSummary, ScenarioResult
 from overhead_tui.summary.units import fmt_gflops
 from overhead_tui.summary.vocabulary import DTYPE_ITEMSIZE
@@ -100,8 +101,8 @@ def _peak_entry(
     clock: dict[str, float | None],
     probes: dict[str, Any],
     summary: RunSummary | None,
-) -> dict[str, Any]:
-    entry: dict[str, Any] = {}
+) -> PeakEntry:
+    entry: dict[str, float | str | None] = {}
     if cpu is not None:
         at = clock["measured"] or cpu.nominal_ghz
         entry["theoretical"], entry["formula"] = cpu.peak(dtype, at, cores)
@@ -109,26 +110,27 @@ def _peak_entry(
             dtype, cpu.nominal_ghz, cores
         )
         entry["flop_per_cycle_per_core"] = cpu.flop_per_cycle(dtype)
-    entry["measured"], entry["measured_by"] = measured_peak(dtype, probes, summary)
-    entry["one_core"] = probe_value(probes, *ONE_CORE_PEAK[dtype])
-    if cpu is not None and entry["one_core"] and clock["measured"]:
+    measured, entry["measured_by"] = measured_peak(dtype, probes, summary)
+    one_core = probe_value(probes, *ONE_CORE_PEAK[dtype])
+    entry["measured"], entry["one_core"] = measured, one_core
+    if cpu is not None and one_core and clock["measured"]:
         entry["one_core_theoretical"] = cpu.flop_per_cycle(dtype) * clock["measured"]
-        entry["one_core_ratio"] = entry["one_core"] / entry["one_core_theoretical"]
+        entry["one_core_ratio"] = one_core / entry["one_core_theoretical"]
     theory = entry.get("theoretical")
-    if entry["measured"] and theory:
-        entry["ratio"] = entry["measured"] / theory
-        if entry["measured"] > ABOVE_THEORY * theory:
+    if measured and isinstance(theory, float | int) and theory:
+        entry["ratio"] = measured / theory
+        if measured > ABOVE_THEORY * theory:
             entry["warning"] = (
                 "measured above the theoretical peak: the clock used is too "
                 "low (turbo?) or the FMA table row is wrong"
             )
-    return entry
+    return PeakEntry(**entry)  # type: ignore[arg-type]
 
 
 def machine_limits(
     cpu: CpuModel | None, probes: dict[str, Any], summary: RunSummary | None = None
-) -> dict[str, Any]:
-    """The machine's model and limits: the :data:`overhead_tui.summary.records.LIMIT_FIELDS` keys.
+) -> MachineLimits:
+    """The machine's model and limits (its CPU fields None for an unknown CPU).
 
     The theoretical peak counts min(physical cores, effective cores) cores: an affinity mask
     or a cgroup quota caps what this process can reach.
@@ -144,34 +146,37 @@ def machine_limits(
         "one_core": probe_value(probes, "stream_triad", "one_thread_gbs"),
         "all_cores": probe_value(probes, "stream_triad"),
     }
-    limits: dict[str, Any] = {
-        "effective_cores": effective,
-        "cgroup_cpu_quota": quota,
-        "clock_ghz": clock,
-        "bandwidth_gbs": bandwidth,
-        "limit_warnings": bandwidth_warnings(bandwidth),
-    }
-    cores = None
-    if cpu is not None:
-        limits.update(
-            physical_cores=cpu.physical_cores,
-            microarchitecture=cpu.microarchitecture,
-            table_source=cpu.source,
-            isa=cpu.isa,
-            simd_width_bits=cpu.simd_width_bits,
-            fma_units=cpu.fma_units,
-            fma_width_bits=cpu.fma_width_bits,
-        )
-        cores = min(cpu.physical_cores or cpu.logical_cpus or 1, effective)
-    limits["peak_gflops"] = {
+    cores = min(cpu.physical_cores or cpu.logical_cpus or 1, effective) if cpu else None
+    peaks = {
         dtype: _peak_entry(dtype, cpu, cores, clock, probes, summary)
         for dtype in ("float64", "float32")
     }
-    limits["limit_warnings"] += simd_peak_warnings(probes, cpu)
-    limits["limit_warnings"] += probe_load_warnings(probes)
+    warnings = bandwidth_warnings(bandwidth) + simd_peak_warnings(probes, cpu)
+    warnings += probe_load_warnings(probes)
     if summary is not None:
-        limits["limit_warnings"] += ceiling_warnings(limits["peak_gflops"], summary)
-    return limits
+        warnings += ceiling_warnings(peaks, summary)
+    cpu_fields = (
+        {
+            "physical_cores": cpu.physical_cores,
+            "microarchitecture": cpu.microarchitecture,
+            "table_source": cpu.source,
+            "isa": cpu.isa,
+            "simd_width_bits": cpu.simd_width_bits,
+            "fma_units": cpu.fma_units,
+            "fma_width_bits": cpu.fma_width_bits,
+        }
+        if cpu is not None
+        else {}
+    )
+    return MachineLimits(
+        effective_cores=effective,
+        cgroup_cpu_quota=quota,
+        clock_ghz=clock,
+        bandwidth_gbs=bandwidth,
+        peak_gflops=peaks,
+        limit_warnings=warnings,
+        **cpu_fields,  # type: ignore[arg-type]
+    )
 
 
 def bandwidth_warnings(bandwidth: dict[str, float | None]) -> list[str]:
@@ -234,22 +239,22 @@ def simd_peak_warnings(probes: dict[str, Any], cpu: CpuModel | None = None) -> l
     return warnings
 
 
-def ceiling_warnings(peaks: dict[str, dict[str, Any]], summary: RunSummary) -> list[str]:
+def ceiling_warnings(peaks: dict[str, PeakEntry], summary: RunSummary) -> list[str]:
     """Ceilings below a rung measured on the same threads (beyond :data:`ABOVE_CEILING`).
 
     A rung without the ``parallel`` layer runs on one thread: it cannot beat the one-core SIMD
     peak; a parallel rung cannot beat the all-cores peak.  Either means the ceiling was
     measured low (a disturbed probe, or code that misses the hardware).
     """
-    peak = peaks.get(summary.settings.dtype, {})
+    peak = peaks.get(summary.settings.dtype) or PeakEntry()
     warnings = []
     for result in summary.scenarios:
         if not result.has_speed or not result.gflops:
             continue
         if "parallel" in result.layers:
-            threads, name, ceiling = "all threads", "all-cores peak", peak.get("measured")
+            threads, name, ceiling = "all threads", "all-cores peak", peak.measured
         else:
-            threads, name, ceiling = "one thread", "one-core SIMD peak", peak.get("one_core")
+            threads, name, ceiling = "one thread", "one-core SIMD peak", peak.one_core
         if ceiling and result.gflops > ABOVE_CEILING * ceiling:
             warnings.append(
                 f"{result.name} ({threads}) runs at {result.gflops:.3g} GFLOP/s, above the "
@@ -281,11 +286,11 @@ def apply_limits(summary: RunSummary, cpu: CpuModel | None) -> None:
     environment's warnings (``environment.judge_environment``)."""
     limits = machine_limits(cpu, summary.probes, summary)
     summary.machine.set_limits(limits)
-    peak = limits["peak_gflops"].get(summary.settings.dtype, {}).get("measured")
-    bandwidth = roofline_bandwidth(limits["bandwidth_gbs"])
+    peak = (limits.peak_gflops.get(summary.settings.dtype) or PeakEntry()).measured
+    bandwidth = roofline_bandwidth(limits.bandwidth_gbs)
     for result in summary.scenarios:
         _roofline(result, peak, bandwidth)
-    theoretical = {d: p.get("theoretical") for d, p in limits["peak_gflops"].items()}
+    theoretical = {d: p.theoretical for d, p in limits.peak_gflops.items()}
     judge_environment(summary.scenarios, summary.machine, theoretical)
 
 

@@ -8,7 +8,6 @@ import tomllib
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any
 
 from overhead_tui.machine.limits import arithmetic_intensity
 from overhead_tui.summary.vocabulary import DTYPE_ITEMSIZE
@@ -19,6 +18,28 @@ PEAK_FIELDS = ("fp64_gflops", "fp32_gflops", "fp16_tensor_gflops", "fp16_amx_gfl
 
 class ReferenceError(Exception):
     """The reference file is malformed (the message names the entry and the problem)."""
+
+
+@dataclass(frozen=True)
+class ReferenceMachine:
+    """One ``[[machines]]`` table: a machine's published figures (GFLOP/s, GB/s)."""
+
+    name: str
+    kind: str
+    """``cpu``, ``gpu``, …"""
+    source: str
+    """Where the figures come from (a datasheet)."""
+    note: str | None = None
+    fp64_gflops: float | None = None
+    fp32_gflops: float | None = None
+    fp16_tensor_gflops: float | None = None
+    fp16_amx_gflops: float | None = None
+    bandwidth_gbs: float | None = None
+
+    def figure(self, name: str) -> float | None:
+        """The figure ``name`` (one of :data:`PEAK_FIELDS` or ``bandwidth_gbs``), or None."""
+        value = getattr(self, name)
+        return float(value) if value else None
 
 
 USER_FILE_ENV = "OVERHEAD_TUI_REFERENCE"
@@ -40,7 +61,7 @@ KNOWN_KEYS = frozenset({"name", "kind", "source", "note", *PEAK_FIELDS, "bandwid
 """Keys a ``[[machines]]`` table may have; any other is reported (a misspelt figure)."""
 
 
-def _entry_problem(machine: Any, where: str) -> str | None:
+def _entry_problem(machine: object, where: str) -> str | None:
     """What is wrong with one ``[[machines]]`` table, or None."""
     if not isinstance(machine, dict):
         return f"{where} is not a table"
@@ -67,7 +88,7 @@ def _entry_problem(machine: Any, where: str) -> str | None:
     return None
 
 
-def _check(machines: Any, origin: str) -> tuple[list[dict[str, Any]], list[str]]:
+def _check(machines: object, origin: str) -> tuple[list[ReferenceMachine], list[str]]:
     """(the valid entries, a problem per invalid one) of a parsed ``machines`` array."""
     if not isinstance(machines, list):
         return [], [f"{origin}: [[machines]] must be an array of tables"]
@@ -77,11 +98,11 @@ def _check(machines: Any, origin: str) -> tuple[list[dict[str, Any]], list[str]]
         if problem:
             problems.append(problem)
         else:
-            valid.append(machine)
+            valid.append(ReferenceMachine(**machine))
     return valid, problems
 
 
-def load_shipped() -> list[dict[str, Any]]:
+def load_shipped() -> list[ReferenceMachine]:
     """The machines shipped with the package (``data/reference_hardware.toml``).
 
     Raises:
@@ -96,7 +117,7 @@ def load_shipped() -> list[dict[str, Any]]:
     return machines
 
 
-def read_user_file(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
+def read_user_file(path: Path) -> tuple[list[ReferenceMachine], list[str]]:
     """(valid entries, problems) of a user's ``[[machines]]`` file; never raises.
 
     Every bad entry is named (file, index, name, field); the good ones are kept. An unreadable
@@ -124,12 +145,14 @@ def _user_path(user_file: Path | None) -> tuple[Path | None, str | None]:
     return None, f"{named}{path}, which does not exist"
 
 
-def _merge(shipped: list[dict[str, Any]], extra: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    names = {m["name"] for m in extra}
-    return [m for m in shipped if m["name"] not in names] + extra
+def _merge(
+    shipped: list[ReferenceMachine], extra: list[ReferenceMachine]
+) -> list[ReferenceMachine]:
+    names = {m.name for m in extra}
+    return [m for m in shipped if m.name not in names] + extra
 
 
-def load_reference(user_file: Path | None = None) -> list[dict[str, Any]]:
+def load_reference(user_file: Path | None = None) -> list[ReferenceMachine]:
     """The reference machines: the shipped file, then the user's (same name → replaced).
 
     Args:
@@ -148,7 +171,7 @@ def load_reference(user_file: Path | None = None) -> list[dict[str, Any]]:
 
 def reference_machines_and_problems(
     user_file: Path | None = None,
-) -> tuple[list[dict[str, Any]], list[str]]:
+) -> tuple[list[ReferenceMachine], list[str]]:
     """(shipped machines + the user's valid ones, the user file's problems)."""
     shipped = load_shipped()
     path, missing = _user_path(user_file)
@@ -158,7 +181,7 @@ def reference_machines_and_problems(
     return _merge(shipped, extra), problems
 
 
-def reference_machines() -> tuple[list[dict[str, Any]], str | None]:
+def reference_machines() -> tuple[list[ReferenceMachine], str | None]:
     """(machines, problem): a broken user file costs only its bad entries, which are named."""
     machines, problems = reference_machines_and_problems()
     if not problems:
@@ -166,16 +189,15 @@ def reference_machines() -> tuple[list[dict[str, Any]], str | None]:
     return machines, "; ".join(problems) + " — those entries are left out"
 
 
-def peak_of(machine: dict[str, Any], dtype: str) -> float | None:
+def peak_of(machine: ReferenceMachine, dtype: str) -> float | None:
     """A machine's vendor peak at the precision of ``dtype`` (GFLOP/s), if it gives one."""
-    value = machine.get("fp64_gflops" if dtype == "float64" else "fp32_gflops")
-    return float(value) if value else None
+    return machine.figure("fp64_gflops" if dtype == "float64" else "fp32_gflops")
 
 
-def machine_ridge_point(machine: dict[str, Any], dtype: str) -> float | None:
+def machine_ridge_point(machine: ReferenceMachine, dtype: str) -> float | None:
     """peak / bandwidth (flops/byte) of a reference machine, or None without both figures."""
-    peak, bandwidth = peak_of(machine, dtype), machine.get("bandwidth_gbs")
-    return peak / float(bandwidth) if peak and bandwidth else None
+    peak, bandwidth = peak_of(machine, dtype), machine.figure("bandwidth_gbs")
+    return peak / bandwidth if peak and bandwidth else None
 
 
 def tile_intensity(tile: int, dtype: str) -> float:
@@ -197,7 +219,7 @@ def smallest_compute_bound_tile(ridge: float, dtype: str) -> int:
     return max(1, math.ceil(3 * DTYPE_ITEMSIZE[dtype] * ridge / 2 - 1e-9))
 
 
-def times_below(gflops: float, machine: dict[str, Any], dtype: str) -> float | None:
+def times_below(gflops: float, machine: ReferenceMachine, dtype: str) -> float | None:
     """How many times a rung's GFLOP/s is below a machine's peak of the same precision."""
     peak = peak_of(machine, dtype)
     return peak / gflops if peak and gflops > 0 else None
@@ -216,7 +238,7 @@ class TileRow:
 
 
 def tile_table(
-    tile: int, dtype: str, machines: list[dict[str, Any]], own: tuple[str, float | None]
+    tile: int, dtype: str, machines: list[ReferenceMachine], own: tuple[str, float | None]
 ) -> list[TileRow]:
     """The tile calculator: is a T × T tiled matmul compute-bound on each machine?
 
@@ -231,7 +253,7 @@ def tile_table(
     """
     intensity = tile_intensity(tile, dtype)
     rows = []
-    for name, ridge in [own, *((m["name"], machine_ridge_point(m, dtype)) for m in machines)]:
+    for name, ridge in [own, *((m.name, machine_ridge_point(m, dtype)) for m in machines)]:
         rows.append(
             TileRow(
                 name,

@@ -20,7 +20,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from overhead_tui.summary.records import MAX_SUMMARY_BYTES, ScenarioResult, _build
+from overhead_tui.summary.breakdown import BreakdownRow
+from overhead_tui.summary.codec import from_json, to_json
+from overhead_tui.summary.records import MAX_SUMMARY_BYTES, ScenarioResult
 from overhead_tui.summary.validation import SummaryError
 
 SCHEMA_VERSION = 1
@@ -68,7 +70,7 @@ class InterpretersSummary:
 
     def to_json(self) -> dict[str, Any]:
         """JSON-ready dict."""
-        return dataclasses.asdict(self)
+        return to_json(self)  # type: ignore[no-any-return]
 
     def dumps(self) -> str:
         """Sorted, indented JSON text ending in a newline."""
@@ -96,7 +98,7 @@ class InterpretersSummary:
                 InterpreterRun(
                     python=dict(entry["python"]),
                     run_dir=entry.get("run_dir"),
-                    scenarios=[_build(ScenarioResult, s) for s in entry["scenarios"]],
+                    scenarios=[from_json(ScenarioResult, s) for s in entry["scenarios"]],
                     provision=entry.get("provision"),
                     error=entry.get("error"),
                 )
@@ -162,11 +164,11 @@ def validate(data: Any) -> None:
 
 def layer_ns(result: ScenarioResult) -> dict[str, float]:
     """Modelled ns per multiply-add by layer (the breakdown's rows summed per layer)."""
-    rows = (result.breakdown or {}).get("rows") or []
+    rows = result.breakdown.rows if result.breakdown else []
     out: dict[str, float] = {}
     for row in rows:
-        if row.get("ns_per_fma") is not None:
-            out[row["layer"]] = out.get(row["layer"], 0.0) + float(row["ns_per_fma"])
+        if row.ns_per_fma is not None:
+            out[row.layer] = out.get(row.layer, 0.0) + float(row.ns_per_fma)
     return out
 
 
@@ -344,17 +346,22 @@ class BreakdownPair:
         return self.explained_a is not None and self.explained_b is not None
 
 
-def _rows_by_key(result: ScenarioResult | None) -> dict[tuple[str, str], dict[str, Any]]:
-    rows = ((result.breakdown or {}).get("rows") or []) if result is not None else []
-    out: dict[tuple[str, str], dict[str, Any]] = {}
+def _rows_by_key(result: ScenarioResult | None) -> dict[tuple[str, str], BreakdownRow]:
+    rows = result.breakdown.rows if result is not None and result.breakdown else []
+    out: dict[tuple[str, str], BreakdownRow] = {}
     for row in rows:
-        key = (row.get("layer", "other"), row.get("unit", ""))
+        key = (row.layer, row.unit)
         if key in out:  # the same layer and unit twice: add them up
-            merged = dict(out[key])
-            for field_name in ("events_per_fma", "ns_per_fma"):
-                if row.get(field_name) is not None:
-                    merged[field_name] = (merged.get(field_name) or 0.0) + row[field_name]
-            out[key] = merged
+            merged = out[key]
+
+            def add(a: float | None, b: float | None) -> float | None:
+                return a if b is None else (a or 0.0) + b
+
+            out[key] = dataclasses.replace(
+                merged,
+                events_per_fma=add(merged.events_per_fma, row.events_per_fma),
+                ns_per_fma=add(merged.ns_per_fma, row.ns_per_fma),
+            )
         else:
             out[key] = row
     return out
@@ -369,26 +376,26 @@ def breakdown_pair(combined: InterpretersSummary, name: str, a: int, b: int) -> 
     keys = list(rows_a) + [k for k in rows_b if k not in rows_a]
     diffs = []
     for key in keys:
-        ra, rb = rows_a.get(key, {}), rows_b.get(key, {})
+        ra, rb = rows_a.get(key), rows_b.get(key)
         diffs.append(
             LayerDiff(
                 layer=key[0],
                 unit=key[1],
-                events_a=ra.get("events_per_fma"),
-                events_b=rb.get("events_per_fma"),
-                unit_a=ra.get("unit_cost"),
-                unit_b=rb.get("unit_cost"),
-                ns_a=ra.get("ns_per_fma"),
-                ns_b=rb.get("ns_per_fma"),
-                below_a=bool(ra.get("below_resolution")),
-                below_b=bool(rb.get("below_resolution")),
+                events_a=ra.events_per_fma if ra else None,
+                events_b=rb.events_per_fma if rb else None,
+                unit_a=ra.unit_cost if ra else None,
+                unit_b=rb.unit_cost if rb else None,
+                ns_a=ra.ns_per_fma if ra else None,
+                ns_b=rb.ns_per_fma if rb else None,
+                below_a=bool(ra and ra.below_resolution),
+                below_b=bool(rb and rb.below_resolution),
             )
         )
 
     def breakdown_field(result: ScenarioResult | None, key: str) -> float | None:
         if result is None or not result.breakdown:
             return None
-        value = result.breakdown.get(key)
+        value = getattr(result.breakdown, key)
         return float(value) if value is not None else None
 
     def bytecodes(result: ScenarioResult | None) -> float | None:

@@ -31,6 +31,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from overhead_tui.summary.breakdown import Breakdown, WaterfallStep
+from overhead_tui.summary.codec import from_json, to_json
+from overhead_tui.summary.limits import MachineLimits, PeakEntry
 from overhead_tui.summary.profile import ProfileRecord
 from overhead_tui.summary.sweep import SweepRecord
 from overhead_tui.summary.validation import SummaryError, validate_summary
@@ -105,43 +108,28 @@ class MachineInfo:
     fma_width_bits: int | None = None
     clock_ghz: dict[str, float | None] = field(default_factory=dict)
     """{nominal, max, measured} (GHz); max from cpufreq where the kernel exposes it."""
-    peak_gflops: dict[str, dict[str, Any]] = field(default_factory=dict)
-    """{float64|float32: {theoretical, formula, measured, measured_by, one_core, ratio, ...}}
-    (GFLOP/s); ratio = measured / theoretical at the measured clock."""
+    peak_gflops: dict[str, PeakEntry] = field(default_factory=dict)
+    """{float64|float32: peak} (GFLOP/s); ratio = measured / theoretical at the measured
+    clock."""
     bandwidth_gbs: dict[str, float | None] = field(default_factory=dict)
     """{one_core, all_cores}: STREAM triad (GB/s)."""
     limit_warnings: list[str] = field(default_factory=list)
     """Implausible measured limits (e.g. all-core bandwidth below one core's), as text."""
 
     @property
-    def limits(self) -> dict[str, Any]:
-        """The limit fields as one dict (empty when they were never measured)."""
+    def limits(self) -> MachineLimits | None:
+        """The limit fields as one record (None when they were never measured)."""
         if not self.peak_gflops and not self.clock_ghz:
-            return {}
-        return {name: getattr(self, name) for name in LIMIT_FIELDS}
+            return None
+        return MachineLimits(**{name: getattr(self, name) for name in LIMIT_FIELDS})
 
-    def set_limits(self, limits: dict[str, Any]) -> None:
-        """Store a ``limits.machine_limits`` result (unknown keys are ignored)."""
+    def set_limits(self, limits: MachineLimits) -> None:
+        """Store a ``limits.machine_limits`` result."""
         for name in LIMIT_FIELDS:
-            if name in limits:
-                setattr(self, name, limits[name])
+            setattr(self, name, getattr(limits, name))
 
 
-LIMIT_FIELDS: tuple[str, ...] = (
-    "physical_cores",
-    "effective_cores",
-    "cgroup_cpu_quota",
-    "microarchitecture",
-    "table_source",
-    "isa",
-    "simd_width_bits",
-    "fma_units",
-    "fma_width_bits",
-    "clock_ghz",
-    "peak_gflops",
-    "bandwidth_gbs",
-    "limit_warnings",
-)
+LIMIT_FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(MachineLimits))
 """Fields of :class:`MachineInfo` filled by ``limits.machine_limits``."""
 
 
@@ -251,9 +239,8 @@ class ScenarioResult:
     vectorization (the compiler's report lines)."""
     profile: ProfileRecord | None = None
     """Profiler results (``profilers.profile``; JSON: ``ProfileRecord.to_json``)."""
-    breakdown: dict[str, Any] | None = None
-    """Model breakdown (``attribution``): {method, explained, explained_interval [low, high],
-    layers {layer: fraction}, intervals {layer: [low, high]}, rows, scale, agreement}."""
+    breakdown: Breakdown | None = None
+    """Model breakdown (``analysis.attribution``)."""
     reference_dispatch_ns: list[float] = field(default_factory=list)
     """ns per dispatch of the probes' reference loop, timed in this rung's worker right before
     and after its samples (rungs carrying ``interpreter_dispatch``; empty otherwise)."""
@@ -290,8 +277,8 @@ class RunSummary:
     tool: dict[str, str] = field(default_factory=dict)
     probes: dict[str, Any] = field(default_factory=dict)
     """Probe results used for the breakdowns: {name: {value, unit, spread, layer, details}}."""
-    waterfall: list[dict[str, Any]] = field(default_factory=list)
-    """Steps between consecutive ok rungs (``attribution.waterfall``)."""
+    waterfall: list[WaterfallStep] = field(default_factory=list)
+    """Steps between consecutive ok rungs (``analysis.waterfall``)."""
     sweep: SweepRecord | None = None
     """A size sweep (``engine.sweep``) when one was run (``summary.sweep``)."""
     shapes: dict[str, Any] | None = None
@@ -312,9 +299,7 @@ class RunSummary:
 
     def to_json(self) -> dict[str, Any]:
         """Return the summary as a JSON-ready dict (schema ``SCHEMA_VERSION``)."""
-        data = dataclasses.asdict(dataclasses.replace(self, scenarios=[]))
-        data["scenarios"] = [_scenario_json(s) for s in self.scenarios]
-        return data
+        return to_json(self)  # type: ignore[no-any-return]
 
     def dumps(self) -> str:
         """Serialise as sorted, indented UTF-8 JSON text ending in a newline."""
@@ -330,22 +315,14 @@ class RunSummary:
         validate_summary(data)
         machine = dict(data["machine"])
         machine.update(machine.pop("limits", None) or {})  # version 2 kept them in "limits"
-        machine["python"] = _build(PythonInfo, machine.get("python", {}))
-        machine["blas"] = _build(BlasInfo, machine.get("blas", {}))
-        return cls(
-            machine=_build(MachineInfo, machine),
-            settings=_build(Settings, data["settings"]),
-            scenarios=[_scenario(s) for s in data["scenarios"]],
-            created=data["created"],
-            finished=data.get("finished", True),
-            wall_s=data.get("wall_s"),
-            run_dir=data.get("run_dir"),
-            tool=data["tool"],
-            probes=data.get("probes", {}),
-            waterfall=data.get("waterfall", []),
-            sweep=SweepRecord.from_json(data["sweep"]) if data.get("sweep") else None,
-            shapes=data.get("shapes"),
-            schema_version=SCHEMA_VERSION,  # version 1 is upgraded: its new keys start empty
+        return from_json(
+            cls,
+            {
+                "finished": True,  # before "finished" existed, a summary was a finished run
+                **data,
+                "machine": machine,
+                "schema_version": SCHEMA_VERSION,  # older versions: their new keys start empty
+            },
         )
 
     def save(self, path: Path) -> None:
@@ -384,22 +361,3 @@ class RunSummary:
             return cls.from_json(data)
         except SummaryError as exc:
             raise SummaryError(f"{path}: {exc}") from None
-
-
-def _scenario_json(result: ScenarioResult) -> dict[str, Any]:
-    data = dataclasses.asdict(dataclasses.replace(result, profile=None))
-    data["profile"] = result.profile.to_json() if result.profile else None
-    return data
-
-
-def _scenario(data: dict[str, Any]) -> ScenarioResult:
-    result: ScenarioResult = _build(ScenarioResult, data)
-    if result.profile is not None:
-        result.profile = ProfileRecord.from_json(data["profile"])
-    return result
-
-
-def _build(cls: type, data: dict[str, Any]) -> Any:
-    """Instantiate dataclass ``cls`` from ``data``, ignoring keys it does not know."""
-    names = {f.name for f in dataclasses.fields(cls)}
-    return cls(**{k: v for k, v in data.items() if k in names})

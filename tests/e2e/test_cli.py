@@ -462,7 +462,7 @@ def test_run_with_probes_writes_breakdowns_and_waterfall(tmp_path):
     summary = RunSummary.load(tmp_path / "s.json")
     hoisted = summary.scenario("python_hoisted")
     assert hoisted.events_per_fma["floats"] == pytest.approx(2.0, rel=0.1)
-    assert hoisted.breakdown["layers"]["interpreter_dispatch"] > 0
+    assert hoisted.breakdown.layers["interpreter_dispatch"] > 0
     # at n = 24 the jitted rung's Python wrapper is a few bytecodes per 13,824 multiply-adds
     # (counted, not timed); its time share follows from the count, the probe and the median
     numba = summary.scenario("numba_ikj")
@@ -470,11 +470,11 @@ def test_run_with_probes_writes_breakdowns_and_waterfall(tmp_path):
     assert hoisted.events_per_fma["dispatches"] > 1
     for scenario in (hoisted, numba):
         breakdown = scenario.breakdown
-        row = next(r for r in breakdown["rows"] if r["layer"] == "interpreter_dispatch")
-        assert row["ns_per_fma"] == pytest.approx(row["events_per_fma"] * row["unit_cost"])
-        assert row["share"] == pytest.approx(row["ns_per_fma"] / breakdown["measured_ns_per_fma"])
-        assert math.isfinite(row["share"]) and row["share"] >= 0
-    assert [(w["from"], w["to"]) for w in summary.waterfall] == [
+        row = next(r for r in breakdown.rows if r.layer == "interpreter_dispatch")
+        assert row.ns_per_fma == pytest.approx(row.events_per_fma * row.unit_cost)
+        assert row.share == pytest.approx(row.ns_per_fma / breakdown.measured_ns_per_fma)
+        assert math.isfinite(row.share) and row.share >= 0
+    assert [(w.from_, w.to) for w in summary.waterfall] == [
         ("python_hoisted", "numba_ikj"),
         ("numba_ikj", "numpy_matmul"),
     ]

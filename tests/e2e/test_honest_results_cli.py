@@ -65,7 +65,7 @@ def test_a_cached_result_is_impossible_and_never_shown_as_a_speed(tmp_path):
     assert not cached.has_speed and cached.samples_s
     # the dense kernel, × dense and the measured peak ignore it (it declares dense_kernel too)
     assert summary.dense is not None and summary.dense.name == "numpy_matmul"
-    assert summary.machine.peak_gflops["float64"]["measured_by"] == "numpy_matmul"
+    assert summary.machine.peak_gflops["float64"].measured_by == "numpy_matmul"
     (line,) = [x for x in proc.stdout.splitlines() if x.split()[1:2] == ["cached"]]
     assert line.split()[2:] == ["512", "—", "—", "—", "—", "impossible"]
     assert "cached: impossible — faster than the hardware can compute" in proc.stdout

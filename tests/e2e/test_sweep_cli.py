@@ -271,7 +271,7 @@ def test_the_probes_give_the_machine_limits_and_are_cached(tmp_path, monkeypatch
     assert summary.settings.probes and summary.probes["clock"]["value"] == 3.0
     assert summary.machine.clock_ghz["measured"] == 3.0
     assert summary.machine.bandwidth_gbs["all_cores"] == 20.0
-    assert summary.machine.peak_gflops["float64"]["measured"] == 100.0
+    assert summary.machine.peak_gflops["float64"].measured == 100.0
     dense = summary.scenario("fast_dense")
     assert dense.arithmetic_intensity == pytest.approx(2 * 16 / 24)
     assert dense.pct_peak == pytest.approx(dense.gflops / 100.0)

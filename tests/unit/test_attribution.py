@@ -63,12 +63,12 @@ def test_interpreted_breakdown_is_events_times_unit_costs():
         PYTHON_EVENTS,
     )
     b = breakdown(result, UnitCosts.from_probes(PROBES))
-    assert b["layers"]["interpreter_dispatch"] == pytest.approx(20 / 40)
-    assert b["layers"]["boxing"] == pytest.approx(10 / 40)
-    assert b["layers"]["container_access"] == pytest.approx(4.5 / 40)
-    assert b["explained"] == pytest.approx(34.5 / 40)
-    assert b["layers"]["other"] == pytest.approx(5.5 / 40)
-    assert sum(b["layers"].values()) == pytest.approx(1.0)
+    assert b.layers["interpreter_dispatch"] == pytest.approx(20 / 40)
+    assert b.layers["boxing"] == pytest.approx(10 / 40)
+    assert b.layers["container_access"] == pytest.approx(4.5 / 40)
+    assert b.explained == pytest.approx(34.5 / 40)
+    assert b.layers["other"] == pytest.approx(5.5 / 40)
+    assert sum(b.layers.values()) == pytest.approx(1.0)
 
 
 def test_over_explained_rung_reports_negative_other():
@@ -76,7 +76,7 @@ def test_over_explained_rung_reports_negative_other():
         "py", 1, ["interpreter_dispatch", "boxing"], [], 10, 30e-9 * 1000, PYTHON_EVENTS
     )
     b = breakdown(result, UnitCosts.from_probes(PROBES))
-    assert b["explained"] > 1 and b["layers"]["other"] < 0
+    assert b.explained > 1 and b.layers["other"] < 0
 
 
 def test_compiled_rung_gets_peak_time_and_labelled_rest():
@@ -91,11 +91,11 @@ def test_compiled_rung_gets_peak_time_and_labelled_rest():
         {"dispatches": 0.0, "by_opcode": {}},
     )
     b = breakdown(result, UnitCosts.from_probes(PROBES))
-    assert b["layers"]["simd_compute"] == pytest.approx(0.1)
-    assert b["layers"]["memory"] == pytest.approx(0.9)
-    assert "interpreter_dispatch" not in b["layers"]
-    assert b["explained"] == pytest.approx(0.1)  # the model itself: compute at peak
-    assert b["labelled_rest"] == pytest.approx(0.9)  # the rest, labelled by what it carries
+    assert b.layers["simd_compute"] == pytest.approx(0.1)
+    assert b.layers["memory"] == pytest.approx(0.9)
+    assert "interpreter_dispatch" not in b.layers
+    assert b.explained == pytest.approx(0.1)  # the model itself: compute at peak
+    assert b.labelled_rest == pytest.approx(0.9)  # the rest, labelled by what it carries
 
 
 def test_waterfall_credits_removed_layers_and_multiplies_to_the_span():
@@ -108,14 +108,14 @@ def test_waterfall_credits_removed_layers_and_multiplies_to_the_span():
     )
     attribute(summary, PROBES)
     steps = summary.waterfall
-    assert [(s["from"], s["to"]) for s in steps] == [("a", "b"), ("b", "c")]
-    assert steps[0]["speedup"] == pytest.approx(8.0)
-    assert steps[1]["speedup"] == pytest.approx(64.0)
+    assert [(s.from_, s.to) for s in steps] == [("a", "b"), ("b", "c")]
+    assert steps[0].speedup == pytest.approx(8.0)
+    assert steps[1].speedup == pytest.approx(64.0)
     t_a = 8e-3 / (2 * 10**3)
     t_b = t_a / 8
-    assert steps[0]["layers"] == {"boxing": pytest.approx(t_a - t_b)}
+    assert steps[0].layers == {"boxing": pytest.approx(t_a - t_b)}
     span = (8e-3 / 2000) / (1e-3 / (2 * 40**3))
-    assert math.prod(s["speedup"] for s in steps) == pytest.approx(span, rel=1e-12)
+    assert math.prod(s.speedup for s in steps) == pytest.approx(span, rel=1e-12)
 
 
 def test_waterfall_skips_failed_rungs_and_credits_other_when_nothing_is_removed():
@@ -128,11 +128,11 @@ def test_waterfall_skips_failed_rungs_and_credits_other_when_nothing_is_removed(
     summary.scenarios.insert(1, _result("x", 2, [], [], 10, 1.0))
     summary.scenarios[1].status = "invalid"
     steps = waterfall(summary)
-    assert len(steps) == 1 and set(steps[0]["layers"]) == {"other"}
+    assert len(steps) == 1 and set(steps[0].layers) == {"other"}
 
 
 def _rows(b, layer):
-    return {r["unit"]: r for r in b["rows"] if r["layer"] == layer}
+    return {r.unit: r for r in b.rows if r.layer == layer}
 
 
 def test_generator_items_and_int_results_are_priced_by_their_own_probes():
@@ -154,13 +154,11 @@ def test_generator_items_and_int_results_are_priced_by_their_own_probes():
     result = _result("gen", 3, layers, [], 10, 100e-9 * 1000, events)
     b = breakdown(result, UnitCosts.from_probes(probes))
     calls = _rows(b, "call_overhead")
-    assert calls["ns/call"]["events_per_fma"] == pytest.approx(0.5)
-    assert calls["ns/generator item (resume, zip and sum steps)"]["ns_per_fma"] == pytest.approx(8)
-    assert _rows(b, "boxing")["ns/int (above the small-int cache)"]["ns_per_fma"] == pytest.approx(
-        6
-    )
+    assert calls["ns/call"].events_per_fma == pytest.approx(0.5)
+    assert calls["ns/generator item (resume, zip and sum steps)"].ns_per_fma == pytest.approx(8)
+    assert _rows(b, "boxing")["ns/int (above the small-int cache)"].ns_per_fma == pytest.approx(6)
     # 10×2 + 1×5 + 6 + 5 + 8 = 44 ns of 100
-    assert b["explained"] == pytest.approx(0.44)
+    assert b.explained == pytest.approx(0.44)
 
 
 def test_without_the_new_probe_details_resumptions_stay_calls():
@@ -174,9 +172,9 @@ def test_without_the_new_probe_details_resumptions_stay_calls():
         "gen", 3, ["interpreter_dispatch", "call_overhead"], [], 10, 1e-7 * 1e3, events
     )
     b = breakdown(result, UnitCosts.from_probes(PROBES))
-    assert _rows(b, "call_overhead")["ns/call"]["ns_per_fma"] == pytest.approx(10)
-    assert "boxing" not in b["layers"]
-    assert b["explained"] == pytest.approx(0.30)
+    assert _rows(b, "call_overhead")["ns/call"].ns_per_fma == pytest.approx(10)
+    assert "boxing" not in b.layers
+    assert b.explained == pytest.approx(0.30)
 
 
 NUMPY_LOOP_EVENTS = {
@@ -207,12 +205,12 @@ def test_numpy_element_loop_prices_reads_writes_arithmetic_and_index_tuples_apar
     result = _result("np", 5, NUMPY_LOOP_LAYERS, [], 10, 200e-9 * 1000, NUMPY_LOOP_EVENTS)
     b = breakdown(result, UnitCosts.from_probes(probes))
     rows = _rows(b, "library_layers")
-    assert rows["ns/numpy element read"]["ns_per_fma"] == pytest.approx(60)
-    assert rows["ns/numpy element write"]["ns_per_fma"] == pytest.approx(20)
-    assert rows["ns/numpy scalar arithmetic"]["ns_per_fma"] == pytest.approx(50)
-    assert rows["ns/index tuple"]["ns_per_fma"] == pytest.approx(20)
+    assert rows["ns/numpy element read"].ns_per_fma == pytest.approx(60)
+    assert rows["ns/numpy element write"].ns_per_fma == pytest.approx(20)
+    assert rows["ns/numpy scalar arithmetic"].ns_per_fma == pytest.approx(50)
+    assert rows["ns/index tuple"].ns_per_fma == pytest.approx(20)
     # 10×2 dispatch + 150 library = 170 of 200
-    assert b["explained"] == pytest.approx(0.85)
+    assert b.explained == pytest.approx(0.85)
 
 
 def test_numpy_element_loop_with_older_probes_prices_every_op_at_the_mean():
@@ -220,4 +218,4 @@ def test_numpy_element_loop_with_older_probes_prices_every_op_at_the_mean():
     b = breakdown(result, UnitCosts.from_probes(PROBES))
     rows = _rows(b, "library_layers")
     assert list(rows) == ["ns/numpy scalar op"]
-    assert rows["ns/numpy scalar op"]["ns_per_fma"] == pytest.approx(5 * 40)
+    assert rows["ns/numpy scalar op"].ns_per_fma == pytest.approx(5 * 40)

@@ -63,20 +63,20 @@ def test_limits_flag_a_measured_peak_above_theory():
         "stream_triad": {"value": 30.0, "details": {"one_thread_gbs": 20.0}},
     }
     limits = machine_limits(cpu, probes)
-    f64 = limits["peak_gflops"]["float64"]
-    assert f64["theoretical"] == pytest.approx(64.0)  # 2 × 16 × 2.0
-    assert f64["measured"] == 80.0 and "too low" in f64["warning"]
-    assert limits["bandwidth_gbs"] == {"one_core": 20.0, "all_cores": 30.0}
-    assert limits["clock_ghz"]["measured"] == 2.0
+    f64 = limits.peak_gflops["float64"]
+    assert f64.theoretical == pytest.approx(64.0)  # 2 × 16 × 2.0
+    assert f64.measured == 80.0 and "too low" in f64.warning
+    assert limits.bandwidth_gbs == {"one_core": 20.0, "all_cores": 30.0}
+    assert limits.clock_ghz["measured"] == 2.0
 
 
 def test_reference_hardware_file_is_valid_and_compares():
     from overhead_tui.machine.reference import load_reference, times_below
 
-    machines = {m["name"]: m for m in load_reference()}
-    assert machines["NVIDIA A100 80GB PCIe"]["fp32_gflops"] == 19500
-    assert machines["AMD EPYC 9965"]["fp32_gflops"] == pytest.approx(192 * 64 * 3.35, rel=0.001)
-    assert machines["Intel Xeon 6980P"]["fp16_amx_gflops"] == pytest.approx(
+    machines = {m.name: m for m in load_reference()}
+    assert machines["NVIDIA A100 80GB PCIe"].fp32_gflops == 19500
+    assert machines["AMD EPYC 9965"].fp32_gflops == pytest.approx(192 * 64 * 3.35, rel=0.001)
+    assert machines["Intel Xeon 6980P"].fp16_amx_gflops == pytest.approx(
         128 * 1024 * 3.2,
         rel=0.002,  # 419.4 rounded to 419 in the source
     )
@@ -104,12 +104,12 @@ def test_measured_peaks_per_dtype_take_the_best_source():
         },
         "dense_peak": {"value": 95.0, "details": {"float32_gflops": 180.0}},
     }
-    peaks = machine_limits(cpu, probes)["peak_gflops"]
-    assert (peaks["float64"]["measured"], peaks["float64"]["measured_by"]) == (95.0, "dense_peak")
-    assert peaks["float64"]["ratio"] == pytest.approx(95.0 / 96.0)
-    assert peaks["float64"]["one_core"] == 45.0
-    assert peaks["float32"]["measured"] == 180.0 and peaks["float32"]["one_core"] is None
-    assert "warning" not in peaks["float32"]
+    peaks = machine_limits(cpu, probes).peak_gflops
+    assert (peaks["float64"].measured, peaks["float64"].measured_by) == (95.0, "dense_peak")
+    assert peaks["float64"].ratio == pytest.approx(95.0 / 96.0)
+    assert peaks["float64"].one_core == 45.0
+    assert peaks["float32"].measured == 180.0 and peaks["float32"].one_core is None
+    assert peaks["float32"].warning is None
 
 
 def test_theoretical_peak_counts_only_the_effective_cores(monkeypatch):
@@ -117,8 +117,8 @@ def test_theoretical_peak_counts_only_the_effective_cores(monkeypatch):
 
     monkeypatch.setattr(limits_module, "cgroup_cpu_quota", lambda: 1.5)
     limits = machine_limits(_cpu("zen4-epyc-2vcpu.txt"), {"clock": {"value": 2.0}})
-    assert limits["cgroup_cpu_quota"] == 1.5 and limits["effective_cores"] == 1.5
-    assert limits["peak_gflops"]["float64"]["theoretical"] == pytest.approx(1.5 * 16 * 2.0)
+    assert limits.cgroup_cpu_quota == 1.5 and limits.effective_cores == 1.5
+    assert limits.peak_gflops["float64"].theoretical == pytest.approx(1.5 * 16 * 2.0)
 
 
 def test_all_core_bandwidth_below_one_core_is_flagged_and_the_roofline_uses_the_higher():
@@ -126,10 +126,10 @@ def test_all_core_bandwidth_below_one_core_is_flagged_and_the_roofline_uses_the_
 
     probes = {"stream_triad": {"value": 21.8, "details": {"one_thread_gbs": 29.9}}}
     limits = machine_limits(_cpu("zen4-epyc-2vcpu.txt"), probes)
-    assert "below one core's" in limits["limit_warnings"][0]
-    assert roofline_bandwidth(limits["bandwidth_gbs"]) == 29.9
+    assert "below one core's" in limits.limit_warnings[0]
+    assert roofline_bandwidth(limits.bandwidth_gbs) == 29.9
     probes["stream_triad"]["value"] = 39.0
-    assert machine_limits(None, probes)["limit_warnings"] == []
+    assert machine_limits(None, probes).limit_warnings == []
 
 
 def _rung(name, layers, gflops):
@@ -171,13 +171,13 @@ def test_simd_all_cores_below_one_core_and_asm_warnings_are_flagged():
         },
     }
     limits = machine_limits(_cpu("zen3-epyc-constructed.txt"), probes)
-    warnings = limits["limit_warnings"]
+    warnings = limits.limit_warnings
     assert len(warnings) == 2
     assert "float64 SIMD peak probe (avx2 code for znver3): 24 stack" in warnings[0]
     assert warnings[1].startswith("float32 SIMD peak on all cores (46.4 GFLOP/s) is below one")
-    f64 = limits["peak_gflops"]["float64"]
-    assert f64["one_core_theoretical"] == pytest.approx(16 * 3.06)
-    assert f64["one_core_ratio"] == pytest.approx(19.1 / (16 * 3.06))
+    f64 = limits.peak_gflops["float64"]
+    assert f64.one_core_theoretical == pytest.approx(16 * 3.06)
+    assert f64.one_core_ratio == pytest.approx(19.1 / (16 * 3.06))
 
 
 def test_simd_code_narrower_than_the_fma_units_is_flagged():
@@ -193,14 +193,14 @@ def test_simd_code_narrower_than_the_fma_units_is_flagged():
         }
     }
     spr = _cpu("sapphire-rapids-constructed.txt")  # 2 × 512-bit FMA
-    assert machine_limits(_cpu("zen4-epyc-2vcpu.txt"), probes)["limit_warnings"] == []  # 2 × 256
-    warnings = machine_limits(spr, probes)["limit_warnings"]
+    assert machine_limits(_cpu("zen4-epyc-2vcpu.txt"), probes).limit_warnings == []  # 2 × 256
+    warnings = machine_limits(spr, probes).limit_warnings
     assert warnings == [
         "the SIMD peak probe ran 256-bit code (avx2, target NUMBA_CPU_NAME='haswell', "
         "NUMBA_CPU_FEATURES='') on 512-bit FMA units: at most 0.5 of the theoretical peak"
     ]
     probes["simd_fma"]["details"]["simd_width_bits"] = 512
-    assert machine_limits(spr, probes)["limit_warnings"] == []
+    assert machine_limits(spr, probes).limit_warnings == []
 
 
 def test_a_ceiling_below_a_rung_on_the_same_threads_is_flagged():
@@ -217,7 +217,7 @@ def test_a_ceiling_below_a_rung_on_the_same_threads_is_flagged():
             _rung("numpy_matmul", ["dense_kernel", "parallel"], 65.0),  # is the peak itself
         ],
     )
-    warnings = machine_limits(None, probes, summary)["limit_warnings"]
+    warnings = machine_limits(None, probes, summary).limit_warnings
     assert len(warnings) == 2
     assert warnings[0].startswith(
         "numpy_matmul_1thread (one thread) runs at 40 GFLOP/s, above the one-core SIMD peak "
@@ -227,4 +227,4 @@ def test_a_ceiling_below_a_rung_on_the_same_threads_is_flagged():
         "c_openmp (all threads) runs at 70 GFLOP/s, above the all-cores peak (65 GFLOP/s)"
     )
     summary.scenarios[0].status = "invalid"  # only rungs with a speed count
-    assert len(machine_limits(None, probes, summary)["limit_warnings"]) == 1
+    assert len(machine_limits(None, probes, summary).limit_warnings) == 1

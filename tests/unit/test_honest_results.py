@@ -101,7 +101,7 @@ def test_a_rung_faster_than_the_peak_is_impossible_and_loses_its_speed():
     compute_vs_dense(summary)
     assert summary.dense is None and slow.vs_dense is None
     assert measured_peak("float64", {}, summary) == (100.0, "blas")
-    assert all("cached" not in (s["from"], s["to"]) for s in waterfall(summary))
+    assert all("cached" not in (s.from_, s.to) for s in waterfall(summary))
     row = ladder_row(fast)
     assert row[3:7] == ("—", "—", "—", "—") and row[7] == "impossible"
     report = render(summary, "markdown")

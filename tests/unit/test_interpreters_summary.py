@@ -8,6 +8,8 @@ import jsonschema
 import pytest
 
 from overhead_tui.commands.interpreters import render_table
+from overhead_tui.summary.breakdown import Breakdown
+from overhead_tui.summary.codec import from_json
 from overhead_tui.summary.interpreters import (
     InterpreterRun,
     InterpretersSummary,
@@ -67,7 +69,9 @@ def _result(name, dispatch_ns, boxing_ns):
         median_s=1e-3,
         gflops=1.0,
         events_per_fma={"bytecodes": 19.0},
-        breakdown={"method": "model", "explained": 1.0, "layers": {}, "rows": rows},
+        breakdown=from_json(
+            Breakdown, {"method": "model", "explained": 1.0, "layers": {}, "rows": rows}
+        ),
     )
 
 
@@ -99,13 +103,16 @@ def test_the_layer_that_changed_most_and_the_table():
 def _model(name, rows, measured, bytecodes):
     result = _result(name, 0.0, 0.0)
     result.events_per_fma = {"bytecodes": bytecodes}
-    result.breakdown = {
-        "method": "model",
-        "explained": sum(r["ns_per_fma"] for r in rows) / measured,
-        "measured_ns_per_fma": measured,
-        "layers": {},
-        "rows": rows,
-    }
+    result.breakdown = from_json(
+        Breakdown,
+        {
+            "method": "model",
+            "explained": sum(r["ns_per_fma"] for r in rows) / measured,
+            "measured_ns_per_fma": measured,
+            "layers": {},
+            "rows": rows,
+        },
+    )
     return result
 
 

@@ -86,8 +86,8 @@ def test_version_2_limits_are_lifted_into_machine():
     summary = RunSummary.from_json(data)
     assert summary.schema_version == SCHEMA_VERSION
     assert summary.machine.physical_cores == 2
-    assert summary.machine.peak_gflops["float64"]["measured"] == 100.0
-    assert summary.machine.limits["bandwidth_gbs"]["all_cores"] == 30.0
+    assert summary.machine.peak_gflops["float64"].measured == 100.0
+    assert summary.machine.limits.bandwidth_gbs["all_cores"] == 30.0
     assert "limits" not in summary.to_json()["machine"]
 
 

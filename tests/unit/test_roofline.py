@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from overhead_tui.analysis.roofline import ridge_point, roofline
@@ -19,7 +21,8 @@ from tests.conftest import RECORDED_SUMMARY_V3
 
 def _summary(peak=100.0, bandwidth=25.0):
     summary = RunSummary.load(RECORDED_SUMMARY_V3)
-    summary.machine.peak_gflops["float64"].update(measured=peak, measured_by="test", one_core=50.0)
+    peaks = summary.machine.peak_gflops
+    peaks["float64"] = replace(peaks["float64"], measured=peak, measured_by="test", one_core=50.0)
     summary.machine.bandwidth_gbs.update(all_cores=bandwidth, one_core=bandwidth / 2)
     summary.probes["scalar_fma"] = {"value": 1.0}
     return summary
@@ -60,7 +63,7 @@ def test_tile_calculator():
     with pytest.raises(ValueError):
         tile_intensity(0, "float64")
     # A100 at FP32: 19,500 GFLOP/s / 1,935 GB/s = 10.08 flop/B -> T >= 10.08 · 12 / 2 = 60.5
-    a100 = next(m for m in load_reference() if m["name"].startswith("NVIDIA A100"))
+    a100 = next(m for m in load_reference() if m.name.startswith("NVIDIA A100"))
     ridge = machine_ridge_point(a100, "float32")
     assert ridge == pytest.approx(19500 / 1935)
     assert smallest_compute_bound_tile(ridge, "float32") == 61
@@ -77,8 +80,8 @@ def test_user_reference_file_extends_and_replaces(tmp_path):
         '[[machines]]\nname = "AMD EPYC 9965"\nkind = "cpu"\nfp64_gflops = 1\nsource = "me"\n'
         '[[machines]]\nname = "Box"\nkind = "cpu"\nbandwidth_gbs = 9\nsource = "me"\n'
     )
-    machines = {m["name"]: m for m in load_reference(user)}
-    assert machines["AMD EPYC 9965"]["fp64_gflops"] == 1 and "Box" in machines
+    machines = {m.name: m for m in load_reference(user)}
+    assert machines["AMD EPYC 9965"].fp64_gflops == 1 and "Box" in machines
     assert "NVIDIA A100 80GB PCIe" in machines
     with pytest.raises(ReferenceError, match="does not exist"):
         load_reference(tmp_path / "missing.toml")
@@ -116,7 +119,7 @@ def test_a_broken_user_file_keeps_the_shipped_machines(tmp_path, monkeypatch):
     bad.write_text("[[machines]\n")
     monkeypatch.setenv("OVERHEAD_TUI_REFERENCE", str(bad))
     machines, problem = reference_machines()
-    assert "NVIDIA A100 80GB PCIe" in {m["name"] for m in machines}
+    assert "NVIDIA A100 80GB PCIe" in {m.name for m in machines}
     assert "not valid TOML" in problem and str(bad) in problem
     report = export(RunSummary.load(RECORDED_SUMMARY_V3), tmp_path / "r.md", "markdown")
     text = report.read_text()
@@ -146,8 +149,8 @@ def test_every_bad_entry_is_named_and_the_good_ones_kept(tmp_path):
         '[[machines]]\nname = "Good"\nkind = "cpu"\nsource = "s"\nfp64_gflops = 10\n'
     )
     machines, problems = reference_machines_and_problems(user)
-    assert "Good" in {m["name"] for m in machines}
-    assert not {"Inf box", "NaN box", "Typo"} & {m["name"] for m in machines}
+    assert "Good" in {m.name for m in machines}
+    assert not {"Inf box", "NaN box", "Typo"} & {m.name for m in machines}
     assert len(problems) == 3
     assert "machines[0] (Inf box): fp64_gflops must be a positive finite number" in problems[0]
     assert "(NaN box): bandwidth_gbs" in problems[1] and "unknown key 'fp64_gflop'" in problems[2]

@@ -244,7 +244,7 @@ def test_a_sweep_records_the_machine_limits_from_the_probes(fake_sweep):
     machine = saved.machine
     assert machine.clock_ghz["measured"] == 3.0
     assert machine.bandwidth_gbs == {"one_core": 12.0, "all_cores": 20.0}
-    assert machine.peak_gflops["float64"]["measured"] == 100.0
+    assert machine.peak_gflops["float64"].measured == 100.0
     for result in saved.scenarios:  # each at its largest n, with its roofline figures
         assert result.n == 16 and result.arithmetic_intensity == pytest.approx(2 * 16 / 24)
         assert result.pct_peak == pytest.approx(result.gflops / 100.0)

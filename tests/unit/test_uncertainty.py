@@ -12,6 +12,7 @@ from overhead_tui.analysis.attribution import attribute, breakdown
 from overhead_tui.analysis.unit_costs import UnitCosts
 from overhead_tui.analysis.waterfall import waterfall
 from overhead_tui.engine.counting.opcodes import count_events
+from overhead_tui.summary.breakdown import Breakdown
 from overhead_tui.summary.records import RunSummary, ScenarioResult
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -64,15 +65,15 @@ def test_propagation_on_fixed_numbers():
     # dispatch 10 × [1.5, 2.5] = [15, 25] ns; boxing 2 × [4, 6] = [8, 12] ns
     costs = UnitCosts.from_probes(PROBES)
     b = breakdown(_result(40.0, 8.0), costs)
-    assert b["measured_interval"] == pytest.approx([36.0, 44.0])
-    assert b["intervals"]["interpreter_dispatch"] == pytest.approx([15 / 44, 25 / 36])
-    assert b["intervals"]["boxing"] == pytest.approx([8 / 44, 12 / 36])
-    assert b["explained"] == pytest.approx(30 / 40)
-    assert b["explained_interval"] == pytest.approx([23 / 44, 37 / 36])
-    assert b["intervals"]["other"] == pytest.approx([1 - 37 / 36, 1 - 23 / 44])
-    for layer, share in b["layers"].items():
-        assert unc.contains(b["intervals"][layer], share), layer
-    assert unc.contains(b["explained_interval"], b["explained"])
+    assert b.measured_interval == pytest.approx([36.0, 44.0])
+    assert b.intervals["interpreter_dispatch"] == pytest.approx([15 / 44, 25 / 36])
+    assert b.intervals["boxing"] == pytest.approx([8 / 44, 12 / 36])
+    assert b.explained == pytest.approx(30 / 40)
+    assert b.explained_interval == pytest.approx([23 / 44, 37 / 36])
+    assert b.intervals["other"] == pytest.approx([1 - 37 / 36, 1 - 23 / 44])
+    for layer, share in b.layers.items():
+        assert unc.contains(b.intervals[layer], share), layer
+    assert unc.contains(b.explained_interval, b.explained)
 
 
 def test_a_negative_unit_cost_is_zero_and_below_resolution():
@@ -82,23 +83,23 @@ def test_a_negative_unit_cost_is_zero_and_below_resolution():
     assert costs.interval("builtin_ns") == (0.0, 1.0)
     events = {**EVENTS, "builtin_calls": 1.0, "numpy_calls": 0.0}
     b = breakdown(_result(40.0, 8.0, events), costs)
-    row = next(r for r in b["rows"] if r["unit"] == "ns/builtin call")
-    assert row["below_resolution"] is True
-    assert row["unit_cost"] == 0.0
-    assert row["unit_interval"] == [0.0, 1.0]
+    row = next(r for r in b.rows if r.unit == "ns/builtin call")
+    assert row.below_resolution is True
+    assert row.unit_cost == 0.0
+    assert row.unit_interval == (0.0, 1.0)
 
 
 def test_the_rungs_own_dispatch_timing_scales_the_probe_costs():
     # the worker ran the reference loop at 3 ns/dispatch (2.7-3.3): × 1.5 (1.35-1.65)
     costs = UnitCosts.from_probes(PROBES)
     b = breakdown(_result(60.0, 0.0, reference=[2.7, 3.0, 3.3]), costs)
-    assert b["scale"]["factor"] == pytest.approx(1.5)
-    assert b["scale"]["interval"] == pytest.approx([1.35, 1.65])
+    assert b.scale.factor == pytest.approx(1.5)
+    assert b.scale.interval == pytest.approx([1.35, 1.65])
     # dispatch 10 × 3 = 30 ns, boxing 2 × 7.5 = 15 ns, of 60
-    assert b["layers"]["interpreter_dispatch"] == pytest.approx(0.5)
-    assert b["layers"]["boxing"] == pytest.approx(0.25)
-    assert b["intervals"]["interpreter_dispatch"] == pytest.approx([15 * 1.35 / 60, 25 * 1.65 / 60])
-    assert unc.contains(b["explained_interval"], b["explained"])
+    assert b.layers["interpreter_dispatch"] == pytest.approx(0.5)
+    assert b.layers["boxing"] == pytest.approx(0.25)
+    assert b.intervals["interpreter_dispatch"] == pytest.approx([15 * 1.35 / 60, 25 * 1.65 / 60])
+    assert unc.contains(b.explained_interval, b.explained)
 
 
 def test_waterfall_marks_steps_within_the_noise():
@@ -123,10 +124,10 @@ def test_waterfall_marks_steps_within_the_noise():
             scenarios=[rung("a", 0, 1.0, 0.2), rung("b", 1, 0.95, 0.2), rung("c", 2, 0.1, 0)]
         )
     )
-    assert steps[0]["within_noise"] is True
-    assert steps[0]["speedup_interval"] == pytest.approx([0.9 / 1.05, 1.1 / 0.85])
-    assert steps[1]["within_noise"] is False
-    assert unc.contains(steps[1]["speedup_interval"], steps[1]["speedup"])
+    assert steps[0].within_noise is True
+    assert steps[0].speedup_interval == pytest.approx([0.9 / 1.05, 1.1 / 0.85])
+    assert steps[1].within_noise is False
+    assert unc.contains(steps[1].speedup_interval, steps[1].speedup)
 
 
 def test_a_summary_without_intervals_still_opens_and_renders():
@@ -151,10 +152,12 @@ def test_a_summary_with_intervals_round_trips():
     data = json.loads((FIXTURES / "recorded_summary.json").read_text(encoding="utf-8"))
     summary = RunSummary.from_json(data)
     attribute(summary, summary.probes)
-    assert any((r.breakdown or {}).get("intervals") for r in summary.scenarios)
+    assert any(r.breakdown and r.breakdown.intervals for r in summary.scenarios)
     again = RunSummary.from_json(json.loads(summary.dumps()))
     for before, after in zip(summary.scenarios, again.scenarios, strict=True):
-        assert (before.breakdown or {}).get("intervals") == (after.breakdown or {}).get("intervals")
+        assert (before.breakdown and before.breakdown.intervals) == (
+            after.breakdown and after.breakdown.intervals
+        )
 
 
 def test_array_reads_create_floats_in_the_counts():
@@ -190,26 +193,26 @@ def test_numpy_scalar_ops_are_counted():
 def test_agreement_side_by_side_with_verdicts():
     from overhead_tui.analysis.agreement import agreement
 
-    b = {
-        "layers": {"interpreter_dispatch": 0.5, "container_access": 0.2, "boxing": 0.1},
-        "intervals": {
-            "interpreter_dispatch": [0.4, 0.6],
-            "container_access": [0.1, 0.3],
-            "boxing": [0.08, 0.12],
+    b = Breakdown(
+        layers={"interpreter_dispatch": 0.5, "container_access": 0.2, "boxing": 0.1},
+        intervals={
+            "interpreter_dispatch": (0.4, 0.6),
+            "container_access": (0.1, 0.3),
+            "boxing": (0.08, 0.12),
         },
-    }
+    )
     perf = {
         "status": "ok",
         "samples": "10000",
         "layers": {"interpreter_dispatch": 0.72, "boxing": 0.3},
     }
-    found = agreement(b, perf)["layers"]
-    assert found["container_access"]["verdict"] == "not separable"
-    assert found["interpreter_dispatch"]["verdict"] == "not separable"
+    found = agreement(b, perf).layers
+    assert found["container_access"].verdict == "not separable"
+    assert found["interpreter_dispatch"].verdict == "not separable"
     merged = found["interpreter_dispatch+container_access"]
-    assert merged["model_interval"] == pytest.approx([0.5, 0.9])
-    assert merged["verdict"] == "agree"
-    assert found["boxing"]["verdict"] == "disagree"  # 0.3 ± 0.009 against [0.08, 0.12]
-    assert found["boxing"]["perf_interval"] == pytest.approx(
+    assert merged.model_interval == pytest.approx([0.5, 0.9])
+    assert merged.verdict == "agree"
+    assert found["boxing"].verdict == "disagree"  # 0.3 ± 0.009 against [0.08, 0.12]
+    assert found["boxing"].perf_interval == pytest.approx(
         [0.3 - 2 * (0.21 / 10000) ** 0.5, 0.3 + 2 * (0.21 / 10000) ** 0.5]
     )

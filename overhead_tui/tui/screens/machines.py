@@ -40,7 +40,8 @@ class MachinesScreen(SummaryScreen):
     @property
     def own_peak(self) -> float | None:
         """This machine's measured compute peak at the run's dtype (GFLOP/s)."""
-        return self.summary.machine.peak_gflops.get(self.dtype, {}).get("measured")
+        peak = self.summary.machine.peak_gflops.get(self.dtype)
+        return peak.measured if peak else None
 
     @property
     def own_ridge(self) -> float | None:
@@ -74,8 +75,8 @@ class MachinesScreen(SummaryScreen):
 
     def _this_machine(self) -> str:
         m = self.summary.machine
-        peak = m.peak_gflops.get(self.dtype, {})
-        if not peak:
+        peak = m.peak_gflops.get(self.dtype)
+        if peak is None:
             return (
                 f"This machine: {m.cpu_model}. No measured limits in this summary "
                 "(run with probes, or `overhead-tui machine`)."
@@ -83,8 +84,8 @@ class MachinesScreen(SummaryScreen):
         return (
             f"This machine: {m.cpu_model} ({m.microarchitecture or 'unknown'}), "
             f"{fmt_number(m.effective_cores)} effective cores. {self.dtype}: theoretical "
-            f"{peak.get('formula', '—')}; measured {fmt_gflops(peak.get('measured'))} GFLOP/s "
-            f"({peak.get('measured_by') or '—'}); memory "
+            f"{peak.formula or '—'}; measured {fmt_gflops(peak.measured)} GFLOP/s "
+            f"({peak.measured_by or '—'}); memory "
             f"{fmt_number(roofline_bandwidth(m.bandwidth_gbs))} GB/s; ridge point "
             f"{fmt_number(self.own_ridge)} flop/B."
             + "".join(f"\nWarning: {w}" for w in m.limit_warnings)
@@ -98,10 +99,10 @@ class MachinesScreen(SummaryScreen):
         ]
         precision = "FP64" if self.dtype == "float64" else "FP32"
         others = [
-            f"{m['name']}: {label} {fmt_gflops(float(m[key]))}"
+            f"{m.name}: {label} {fmt_gflops(m.figure(key))}"
             for m in self.machines
             for key, label in OTHER_PEAKS.items()
-            if key in m
+            if m.figure(key)
         ]
         table = Table(
             title=f"Reference hardware, {precision} peaks (vendor figures; add your own in "
@@ -134,9 +135,9 @@ class MachinesScreen(SummaryScreen):
         for machine in self.machines:
             peak = peak_of(machine, self.dtype)
             table.add_row(
-                machine["name"],
+                machine.name,
                 fmt_gflops(peak),
-                fmt_number(machine.get("bandwidth_gbs")),
+                fmt_number(machine.bandwidth_gbs),
                 fmt_number(machine_ridge_point(machine, self.dtype)),
                 fmt_ratio(peak / self.own_peak) if peak and self.own_peak else "—",
                 *(fmt_ratio(times_below(r.gflops or 0.0, machine, self.dtype)) for r in rungs),

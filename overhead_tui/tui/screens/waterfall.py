@@ -11,6 +11,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from overhead_tui.present.format import fmt_number, fmt_ratio
+from overhead_tui.summary.breakdown import WaterfallStep
 from overhead_tui.summary.layers import layer_label
 from overhead_tui.tui.screens.base import SummaryScreen
 from overhead_tui.tui.widgets.column_table import column_table
@@ -61,19 +62,19 @@ class WaterfallScreen(SummaryScreen):
         )
         total = 1.0
         for step in self.summary.waterfall:
-            total *= step["speedup"]
+            total *= step.speedup
             credited = Text()
-            for layer, seconds in step["layers"].items():
+            for layer, seconds in step.layers.items():
                 letter, style = LAYER_GLYPHS.get(layer, ("?", ""))
                 credited.append(f" {letter} ", style=style)
                 credited.append(
                     f" {layer_label(layer).split(' (')[0]} {fmt_number(seconds * 1e9)}  "
                 )
-            if step.get("split") and step["split"] != "by modelled share":
-                credited.append(f"({step['split']})", style="italic")
+            if step.split and step.split != "by modelled share":
+                credited.append(f"({step.split})", style="italic")
             table.add_row(
-                f"{step['from']} → {step['to']}",
-                fmt_ratio(step["speedup"]),
+                f"{step.from_} → {step.to}",
+                fmt_ratio(step.speedup),
                 _noise(step),
                 fmt_ratio(total),
                 credited,
@@ -87,12 +88,12 @@ class WaterfallScreen(SummaryScreen):
         return table
 
 
-def _noise(step: dict) -> Text:
+def _noise(step: WaterfallStep) -> Text:
     """ "within noise" (bold yellow) or the speedup's bounds, from the step's interval."""
-    bounds = step.get("speedup_interval")
+    bounds = step.speedup_interval
     if not bounds:
         return Text("—")
     text = f"[{fmt_ratio(bounds[0])}–{fmt_ratio(bounds[1])}]"
-    if step.get("within_noise"):
+    if step.within_noise:
         return Text(f"within noise {text}", style="bold yellow")
     return Text(text, style="dim")

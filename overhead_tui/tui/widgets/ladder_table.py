@@ -136,7 +136,7 @@ class LadderTable(DataTable[Text]):
         bar = log_bar(r.vs_dense if r.has_speed else None, max_ratio, self.bar_width)
         filled = len(bar.rstrip())
         if r.has_speed and r.breakdown and filled >= 2:
-            text = stacked_bar(r.breakdown.get("layers", {}), filled)
+            text = stacked_bar(r.breakdown.layers, filled)
             text.append(" " * (self.bar_width - filled))
             return text
         return Text(bar, style=self.get_component_rich_style("laddertable--bar"))

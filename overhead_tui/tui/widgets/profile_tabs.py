@@ -97,7 +97,8 @@ class NativeTab(BackendTab):
             yield Static(_symbols(part.top_symbols, "instructions"))
 
     def _compare(self, measured: dict[str, float]) -> Table:
-        model = (self.result.breakdown or {}).get("layers", {})
+        b = self.result.breakdown
+        model = b.layers if b else {}
         table = Table(box=None, padding=(0, 1), show_header=True, header_style="bold")
         table.add_column("")
         table.add_column("by layer", no_wrap=True)
@@ -110,31 +111,31 @@ class NativeTab(BackendTab):
             padding=(0, 2),
             header_style="bold",
         )
-        agreement = ((self.result.breakdown or {}).get("agreement") or {}).get("layers", {})
+        agreement = b.agreement.layers if b and b.agreement else {}
         for layer in LAYERS:
             m, p = measured.get(layer), model.get(layer)
             if (m or 0) < 0.005 and abs(p or 0) < 0.005:
                 continue
             letter = LAYER_GLYPHS[layer][0]
             delta = fmt_percent((m or 0) - (p or 0)) if model else "—"
-            verdict = agreement.get(layer, {})
+            verdict = agreement.get(layer)
             diff.add_row(
                 f"{letter} {layer_label(layer)}",
-                f"{fmt_percent(m)} {fmt_share_interval(verdict.get('perf_interval'))}",
-                f"{fmt_percent(p)} {fmt_share_interval(verdict.get('model_interval'))}"
+                f"{fmt_percent(m)} {fmt_share_interval(verdict and verdict.perf_interval)}",
+                f"{fmt_percent(p)} {fmt_share_interval(verdict and verdict.model_interval)}"
                 if model
                 else "—",
                 delta,
-                verdict.get("verdict", ""),
+                verdict.verdict if verdict else "",
             )
         for name, e in agreement.items():
             if "+" in name:  # a merged pair perf cannot split
                 diff.add_row(
                     name.replace("+", " + "),
-                    f"{fmt_percent(e['perf'])} {fmt_share_interval(e.get('perf_interval'))}",
-                    f"{fmt_percent(e['model'])} {fmt_share_interval(e.get('model_interval'))}",
-                    fmt_percent((e["perf"] or 0) - (e["model"] or 0)),
-                    e["verdict"],
+                    f"{fmt_percent(e.perf)} {fmt_share_interval(e.perf_interval)}",
+                    f"{fmt_percent(e.model)} {fmt_share_interval(e.model_interval)}",
+                    fmt_percent((e.perf or 0) - (e.model or 0)),
+                    e.verdict,
                 )
         outer = Table.grid()
         outer.add_row(table)

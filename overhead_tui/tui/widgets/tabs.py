@@ -6,8 +6,6 @@ tabs with data, so later tabs (breakdown, stacks) are added by writing one class
 
 from __future__ import annotations
 
-from typing import Any
-
 from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
@@ -26,6 +24,7 @@ from overhead_tui.present.format import (
     fmt_seconds,
     fmt_share_interval,
 )
+from overhead_tui.summary.breakdown import Breakdown
 from overhead_tui.summary.layers import layer_label
 from overhead_tui.summary.records import ScenarioResult
 from overhead_tui.tui.widgets.column_table import column_table
@@ -134,30 +133,30 @@ class BreakdownTab(ScenarioTab):
         return bool(result.breakdown)
 
     def compose(self) -> ComposeResult:
-        b = self.result.breakdown or {}
-        measured = b.get("measured_ns_per_fma")
+        b = self.result.breakdown
+        if b is None:
+            return
         yield Label(
-            f"measured {fmt_number(measured)} ns per multiply-add; the model explains "
-            f"{fmt_percent(b.get('explained'))} {fmt_share_interval(b.get('explained_interval'))}"
+            f"measured {fmt_number(b.measured_ns_per_fma)} ns per multiply-add; the model "
+            f"explains {fmt_percent(b.explained)} {fmt_share_interval(b.explained_interval)}"
             + (
-                f", {fmt_percent(b['labelled_rest'])} more is labelled by what the rung carries"
-                if (b.get("labelled_rest") or 0) > 0.0005
+                f", {fmt_percent(b.labelled_rest)} more is labelled by what the rung carries"
+                if (b.labelled_rest or 0) > 0.0005
                 else ""
             )
             + " (other = measured − explained − labelled)",
             classes="caption",
         )
-        yield Static(stacked_bar(b.get("layers", {}), 60))
+        yield Static(stacked_bar(b.layers, 60))
         yield Static(self._table(b))
-        scale = b.get("scale")
-        if scale:
+        if scale := b.scale:
             yield Label(
-                f"unit costs × {scale['factor']:.2f} [{scale['interval'][0]:.2f}–"
-                f"{scale['interval'][1]:.2f}]: this worker ran the probes' reference loop at "
-                f"{fmt_number(scale.get('dispatch_ns_now'))} ns/dispatch beside its samples",
+                f"unit costs × {scale.factor:.2f} [{scale.interval[0]:.2f}–"
+                f"{scale.interval[1]:.2f}]: this worker ran the probes' reference loop at "
+                f"{fmt_number(scale.dispatch_ns_now)} ns/dispatch beside its samples",
                 classes="caption",
             )
-        if b.get("intervals"):
+        if b.intervals:
             yield Label(
                 "[low–high]: bounds from each probe's per-process range and the middle half "
                 "of the samples",
@@ -165,37 +164,35 @@ class BreakdownTab(ScenarioTab):
             )
 
     @staticmethod
-    def _table(b: dict[str, Any]) -> Table:
+    def _table(b: Breakdown) -> Table:
         table = column_table(
             ("layer", "events / FMA", "unit cost", "ns / FMA", "share", "interval"),
             left={"layer"},
             padding=(0, 2),
             header_style="bold",
         )
-        for row in b.get("rows", []):
-            if abs(row.get("share") or 0.0) < HIDDEN_SHARE:
+        for row in b.rows:
+            if abs(row.share or 0.0) < HIDDEN_SHARE:
                 continue
-            unit = row.get("unit_cost")
+            unit = row.unit_cost
             unit_text = (
-                f"{fmt_cost(unit, row.get('unit_interval'), row.get('below_resolution', False))}"
-                f" {row.get('unit', '')}"
+                f"{fmt_cost(unit, row.unit_interval, row.below_resolution)} {row.unit}"
                 if unit is not None
-                else (row.get("unit", ""))
+                else row.unit
             )
-            letter = LAYER_GLYPHS.get(row["layer"], ("?", ""))[0]
+            letter = LAYER_GLYPHS.get(row.layer, ("?", ""))[0]
             table.add_row(
-                f"{letter} {layer_label(row['layer'])}",
-                fmt_number(row.get("events_per_fma")),
+                f"{letter} {layer_label(row.layer)}",
+                fmt_number(row.events_per_fma),
                 unit_text,
-                fmt_number(row.get("ns_per_fma")),
-                fmt_percent(row.get("share")),
+                fmt_number(row.ns_per_fma),
+                fmt_percent(row.share),
                 fmt_share_interval(
-                    row.get("share_interval")
-                    or (b.get("intervals", {}).get(row["layer"]) if unit is None else None)
+                    row.share_interval or (b.intervals.get(row.layer) if unit is None else None)
                 ),
             )
-        other = b.get("layers", {}).get("other")
-        measured = b.get("measured_ns_per_fma")
+        other = b.layers.get("other")
+        measured = b.measured_ns_per_fma
         if other is not None and measured:
             table.add_row(
                 "o other (residual)",
@@ -203,7 +200,7 @@ class BreakdownTab(ScenarioTab):
                 "measured − explained",
                 fmt_number(other * measured),
                 fmt_percent(other),
-                fmt_share_interval(b.get("intervals", {}).get("other")),
+                fmt_share_interval(b.intervals.get("other")),
             )
         return table
 

@@ -1,0 +1,119 @@
+"""The derived records of a run: a rung's model breakdown (``analysis.attribution``), the
+model-vs-perf agreement (``analysis.agreement``) and the ladder's waterfall steps
+(``analysis.waterfall``).
+
+Times are ns per multiply-add (FMA) unless named otherwise; shares are fractions of the rung's
+measured median time; intervals are [low, high] (``analysis.uncertainty``).  Their JSON is
+:func:`overhead_tui.summary.codec.to_json` of these records (keys a file of an older version
+lacks are left out again).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from overhead_tui.summary.codec import ABSENT, JSON_NAME, OMIT, Interval
+
+
+@dataclass(frozen=True)
+class BreakdownRow:
+    """One priced event of the model, or the labelled rest of the measured time."""
+
+    layer: str
+    events_per_fma: float | None = None
+    """Events per FMA (None: the labelled rest, which is no count)."""
+    unit_cost: float | None = None
+    """Cost of one event, in ``unit``."""
+    unit: str = ""
+    """e.g. ``ns/dispatch``, ``ns/flop at peak`` or ``rest of the measured time``."""
+    ns_per_fma: float | None = None
+    """events × unit cost (ns per FMA)."""
+    share: float | None = field(default=None, metadata=OMIT)
+    """ns_per_fma over the measured time (a fraction)."""
+    unit_interval: Interval | None = field(default=None, metadata=OMIT)
+    ns_interval: Interval | None = field(default=None, metadata=OMIT)
+    share_interval: Interval | None = field(default=None, metadata=OMIT)
+    below_resolution: bool = field(default=False, metadata=OMIT)
+    """The unit cost's probe measured ≤ 0: counted as 0."""
+
+    @property
+    def ns_bounds(self) -> Interval:
+        """``ns_interval``, or the point value twice."""
+        return self.ns_interval or (self.ns_per_fma or 0.0, self.ns_per_fma or 0.0)
+
+
+@dataclass(frozen=True)
+class Scale:
+    """The interpreted unit costs' scale: the rung's own reference dispatch over the probe's."""
+
+    factor: float
+    interval: Interval
+    dispatch_ns_now: float | None
+    """ns per dispatch in the rung's worker (the scaled dispatch cost)."""
+    samples: int
+    """Reference timings taken in the rung's worker."""
+
+
+@dataclass(frozen=True)
+class AgreementEntry:
+    """One layer's (or merged pair's) share by the model and by perf, with a verdict."""
+
+    model: float | None
+    model_interval: Interval | None
+    perf: float | None
+    perf_interval: Interval | None
+    verdict: str
+    """``agree`` (the intervals overlap), ``disagree`` or ``not separable``."""
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """The model's breakdown against perf's samples, layer by layer."""
+
+    source: str = "perf"
+    samples: int | None = None
+    """perf's samples on the rung (None: not reported)."""
+    layers: dict[str, AgreementEntry] = field(default_factory=dict)
+    """{layer or ``host+layer``: entry}."""
+
+
+@dataclass(frozen=True)
+class Breakdown:
+    """The model breakdown of one ok rung (``analysis.attribution.breakdown``)."""
+
+    method: str = "model"
+    explained: float = 0.0
+    """The modelled fraction of the measured time (above 1: the model overshoots)."""
+    layers: dict[str, float] = field(default_factory=dict)
+    """{layer: share of the measured time}; ``other`` = the unexplained rest (may be < 0)."""
+    rows: list[BreakdownRow] = field(default_factory=list)
+    labelled_rest: float = 0.0
+    """The share of the rest labelled with a declared layer (a label, not a model)."""
+    measured_ns_per_fma: float | None = None
+    explained_interval: Interval | None = field(default=None, metadata=OMIT)
+    measured_interval: Interval | None = field(default=None, metadata=OMIT)
+    intervals: dict[str, Interval] = field(default_factory=dict, metadata=OMIT)
+    """{layer: [low, high] of its share}."""
+    scale: Scale | None = field(default=ABSENT)
+    """Set (or None) by the model since unit costs are scaled; absent from older files."""
+    agreement: Agreement | None = field(default=ABSENT)
+    """Set (None: perf failed) once perf profiled the rung."""
+
+
+@dataclass(frozen=True)
+class WaterfallStep:
+    """One step between consecutive ok rungs (``analysis.waterfall``)."""
+
+    from_: str = field(metadata={JSON_NAME: "from"})
+    """The earlier rung's name."""
+    to: str
+    speedup: float
+    """Per flop: the earlier rung's time per flop over the later one's."""
+    saved_s_per_flop: float
+    layers: dict[str, float]
+    """{layer: seconds per flop saved and credited to it}."""
+    split: str = ""
+    """How the saving was split among the removed layers."""
+    speedup_interval: Interval | None = field(default=None, metadata=OMIT)
+    within_noise: bool | None = field(default=None, metadata=OMIT)
+    """The speedup's interval contains 1 (the step may be no step at all)."""

@@ -1,0 +1,62 @@
+"""The machine's model and measured limits as stored in ``summary.machine``
+(``machine.limits.machine_limits``): the compute peaks per dtype and the rest of the limits.
+
+GFLOP/s for peaks, GB/s for bandwidth, GHz for clocks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from overhead_tui.summary.codec import OMIT
+
+
+@dataclass(frozen=True)
+class PeakEntry:
+    """The compute peak of one dtype: theoretical (the CPU model) and measured (GFLOP/s).
+
+    The theoretical fields are left out (None) for an unknown CPU, the ratios without both
+    figures, ``warning`` unless the measured peak is above the theoretical one.
+    """
+
+    measured: float | None = None
+    """The best of the probes and the run's dense kernels (all cores)."""
+    measured_by: str | None = None
+    """The probe or rung that measured it."""
+    one_core: float | None = None
+    """The ``simd_fma`` probe on one core."""
+    theoretical: float | None = field(default=None, metadata=OMIT)
+    """At the measured clock (else the nominal one), min(physical, effective) cores."""
+    formula: str | None = field(default=None, metadata=OMIT)
+    theoretical_nominal: float | None = field(default=None, metadata=OMIT)
+    formula_nominal: str | None = field(default=None, metadata=OMIT)
+    flop_per_cycle_per_core: float | None = field(default=None, metadata=OMIT)
+    one_core_theoretical: float | None = field(default=None, metadata=OMIT)
+    one_core_ratio: float | None = field(default=None, metadata=OMIT)
+    ratio: float | None = field(default=None, metadata=OMIT)
+    """measured / theoretical."""
+    warning: str | None = field(default=None, metadata=OMIT)
+
+
+@dataclass(frozen=True)
+class MachineLimits:
+    """What ``machine.limits.machine_limits`` gives: the CPU model's fields (None for an
+    unknown CPU), the clocks, the peaks, the bandwidth and the warnings about them."""
+
+    effective_cores: float | None = None
+    cgroup_cpu_quota: float | None = None
+    clock_ghz: dict[str, float | None] = field(default_factory=dict)
+    """{nominal, max, measured} (GHz)."""
+    bandwidth_gbs: dict[str, float | None] = field(default_factory=dict)
+    """{one_core, all_cores}: STREAM triad (GB/s)."""
+    peak_gflops: dict[str, PeakEntry] = field(default_factory=dict)
+    """{float64|float32: peak}."""
+    limit_warnings: list[str] = field(default_factory=list)
+    # -- from the CPU model (left out of the JSON for an unknown CPU) --
+    physical_cores: int | None = field(default=None, metadata=OMIT)
+    microarchitecture: str | None = field(default=None, metadata=OMIT)
+    table_source: str | None = field(default=None, metadata=OMIT)
+    isa: list[str] = field(default_factory=list, metadata=OMIT)
+    simd_width_bits: int | None = field(default=None, metadata=OMIT)
+    fma_units: int | None = field(default=None, metadata=OMIT)
+    fma_width_bits: int | None = field(default=None, metadata=OMIT)
