@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from overhead_tui.analysis.shapes import ShapesRecord
 from overhead_tui.machine.limits import (
     ONE_CORE_PEAK,
     arithmetic_intensity,
@@ -127,10 +126,10 @@ def roofline(summary: RunSummary) -> Roofline:
 
 def trajectories(summary: RunSummary) -> dict[str, list[tuple[int, float, float]]]:
     """The ok points of the summary's batch sweep per scenario, by growing m (empty without
-    one): (m, intensity, GFLOP/s), as ``analysis.shapes`` recorded them."""
-    if not summary.shapes:
+    one): (m, intensity, GFLOP/s), as ``analysis.shapes`` computed them."""
+    record = summary.shapes
+    if record is None:
         return {}
-    record = ShapesRecord.from_json(summary.shapes)
     paths: dict[str, list[tuple[int, float, float]]] = {}
     for p in sorted(record.points, key=lambda p: (p.scenario, p.m)):
         if p.status == "ok" and p.gflops:

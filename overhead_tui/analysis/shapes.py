@@ -1,7 +1,8 @@
 """From GEMV to GEMM: where a rectangular product C (m×n) = A (m×k)·B (k×n) sits on the roofline.
 
 B is the fixed "weights" matrix (k × n), m the batch.  Everything here is pure arithmetic on
-numbers given to it (tested on fixed numbers); the measurement is ``engine.shapes``.
+numbers given to it (tested on fixed numbers); the measurement is ``engine.shapes``, the
+records ``summary.shapes``.
 
 **Intensity.**  A product does 2·m·k·n flops and must move at least A, B and C once:
 ``itemsize·(m·k + k·n + m·n)`` bytes, so its arithmetic intensity is
@@ -40,10 +41,11 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from dataclasses import dataclass, replace
 
+from overhead_tui.analysis.roofline import ridge_point
 from overhead_tui.machine.reference import ReferenceMachine
+from overhead_tui.summary.shapes import Crossing, ShapesRecord
 
 CROSSING_FRACTION = 0.5
 """A point has left the bandwidth slope when its slope efficiency is ≤ this fraction of the
@@ -81,13 +83,6 @@ def bound(
     if not peak_gflops or not bandwidth_gbs:
         return None
     return "memory" if bandwidth_gbs * intensity_fpb < peak_gflops else "compute"
-
-
-def ridge_point(peak_gflops: float | None, bandwidth_gbs: float | None) -> float | None:
-    """peak / bandwidth (flop/byte): the intensity where the two roofs meet; None without both."""
-    if not peak_gflops or not bandwidth_gbs:
-        return None
-    return peak_gflops / bandwidth_gbs
 
 
 def predicted_crossing(k: int, n: int, itemsize: int, ridge: float | None) -> float | None:
@@ -144,134 +139,36 @@ def measured_crossing(
     return None
 
 
-# -- typed records of the summary's top-level ``shapes`` ------------------------------------
+# -- the summary's ``shapes`` on the roofline ------------------------------------------------
 
 
-@dataclass
-class ShapePoint:
-    """One measured (scenario, m): times in s, speeds in GFLOP/s, intensity in flop/byte."""
-
-    scenario: str
-    m: int
-    status: str
-    median_s: float | None
-    gflops: float | None
-    intensity: float
-    attainable_gflops: float | None
-    """min(peak, bandwidth × intensity) with the scenario's roofs (GFLOP/s)."""
-    bound: str | None
-    """``memory`` or ``compute``: the roof that binds at this intensity (None: no roofs)."""
-    error: str | None = None
-    wall_s: float | None = None
-    warnings: list[str] = field(default_factory=list)
-
-
-@dataclass
-class Roofs:
-    """A scenario's roofs: the measured peak (GFLOP/s) and bandwidth (GB/s) on its threads."""
-
-    threads: str
-    """``all cores`` (a rung with the ``parallel`` layer) or ``one core``."""
-    peak_gflops: float | None
-    bandwidth_gbs: float | None
-
-    @property
-    def ridge(self) -> float | None:
-        """peak / bandwidth (flop/byte)."""
-        return ridge_point(self.peak_gflops, self.bandwidth_gbs)
-
-
-@dataclass
-class Crossing:
-    """Where a scenario's curve leaves the bandwidth slope: ``measured_m`` (a measured batch,
-    None if it never left it) and ``predicted_m`` (from the ridge point; None if unknown)."""
-
-    measured_m: int | None
-    predicted_m: float | None
-
-
-@dataclass
-class ShapesRecord:
-    """The summary's top-level ``shapes`` as typed records (``RunSummary.shapes`` is its JSON)."""
-
-    k: int
-    n: int
-    dtype: str
-    batches: list[int] = field(default_factory=list)
-    budget_s: float | None = None
-    size_reason: str = ""
-    """Why B has this size (the cache sizes it must exceed)."""
-    points: list[ShapePoint] = field(default_factory=list)
-    crossing: dict[str, Crossing] = field(default_factory=dict)
-    roofs: dict[str, Roofs] = field(default_factory=dict)
-    stopped: dict[str, str] = field(default_factory=dict)
-
-    def to_json(self) -> dict[str, Any]:
-        """The JSON dict stored in ``RunSummary.shapes``."""
-        return asdict(self)
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> ShapesRecord:
-        """Rebuild from ``RunSummary.shapes`` (keys it does not know are ignored)."""
-        known = set(ShapePoint.__dataclass_fields__)
-        return cls(
-            k=int(data["k"]),
-            n=int(data["n"]),
-            dtype=str(data["dtype"]),
-            batches=list(data.get("batches", [])),
-            budget_s=data.get("budget_s"),
-            size_reason=data.get("size_reason", ""),
-            points=[
-                ShapePoint(**{k: v for k, v in p.items() if k in known})
-                for p in data.get("points", [])
-            ],
-            crossing={
-                name: Crossing(c.get("measured_m"), c.get("predicted_m"))
-                for name, c in data.get("crossing", {}).items()
-            },
-            roofs={
-                name: Roofs(r.get("threads", ""), r.get("peak_gflops"), r.get("bandwidth_gbs"))
-                for name, r in data.get("roofs", {}).items()
-            },
-            stopped=dict(data.get("stopped", {})),
-        )
-
-    @property
-    def itemsize(self) -> int:
-        """Bytes per element of ``dtype``."""
-        return 4 if self.dtype == "float32" else 8
-
-    def scenarios(self) -> list[str]:
-        """Scenario names in the order they were swept."""
-        names = [p.scenario for p in self.points]
-        return list(dict.fromkeys([*self.roofs, *names, *self.stopped]))
-
-    def curve(self, scenario: str) -> list[tuple[int, float]]:
-        """(m, GFLOP/s) of a scenario's ok points, by increasing m."""
-        return sorted(
-            (p.m, p.gflops)
-            for p in self.points
-            if p.scenario == scenario and p.status == "ok" and p.gflops
-        )
-
-    def recompute(self) -> None:
-        """Fill each point's intensity, attainable bound and binding roof, and each scenario's
-        crossing, from ``roofs`` and the measured points."""
-        for point in self.points:
-            roofs = self.roofs.get(point.scenario) or Roofs("", None, None)
-            point.intensity = intensity(point.m, self.k, self.n, self.itemsize)
-            point.attainable_gflops = attainable_gflops(
-                point.intensity, roofs.peak_gflops, roofs.bandwidth_gbs
+def recompute(record: ShapesRecord) -> ShapesRecord:
+    """``record`` with each point's intensity, attainable bound and binding roof, and each
+    scenario's crossing, computed from its ``roofs`` and the measured points (a new record;
+    crossings of scenarios it no longer has are kept)."""
+    k, n, itemsize = record.k, record.n, record.itemsize
+    points = []
+    for point in record.points:
+        roofs = record.roofs_of(point.scenario)
+        at = intensity(point.m, k, n, itemsize)
+        points.append(
+            replace(
+                point,
+                intensity=at,
+                attainable_gflops=attainable_gflops(at, roofs.peak_gflops, roofs.bandwidth_gbs),
+                bound=bound(at, roofs.peak_gflops, roofs.bandwidth_gbs),
             )
-            point.bound = bound(point.intensity, roofs.peak_gflops, roofs.bandwidth_gbs)
-        for name in self.scenarios():
-            roofs = self.roofs.get(name) or Roofs("", None, None)
-            self.crossing[name] = Crossing(
-                measured_crossing(
-                    self.curve(name), self.k, self.n, self.itemsize, roofs.bandwidth_gbs
-                ),
-                predicted_crossing(self.k, self.n, self.itemsize, roofs.ridge),
-            )
+        )
+    updated = replace(record, points=points)
+    crossing = dict(record.crossing)
+    for name in updated.scenarios():
+        roofs = record.roofs_of(name)
+        ridge = ridge_point(roofs.peak_gflops, roofs.bandwidth_gbs)
+        crossing[name] = Crossing(
+            measured_crossing(updated.curve(name), k, n, itemsize, roofs.bandwidth_gbs),
+            predicted_crossing(k, n, itemsize, ridge),
+        )
+    return replace(updated, crossing=crossing)
 
 
 # -- the reference machines -----------------------------------------------------------------

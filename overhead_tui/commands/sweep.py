@@ -40,10 +40,9 @@ from overhead_tui.plugins.scenarios import ScenarioSpec, discover, select
 from overhead_tui.present.format import fmt_gflops, fmt_seconds
 from overhead_tui.present.sweep_rows import point_cell, sweep_rows
 from overhead_tui.summary.records import RunSummary, Settings
-from overhead_tui.summary.sweep import SweepPoint
+from overhead_tui.summary.sweep import BudgetedPoint
 
 if TYPE_CHECKING:
-    from overhead_tui.analysis.shapes import ShapePoint
     from overhead_tui.engine.shapes import ShapesSweep
 
 
@@ -242,7 +241,7 @@ def drive(sweep: Sweep | ShapesSweep, progress: PointProgress) -> None:
             progress.show(event)
 
 
-def exit_status(sweep: Sweep | ShapesSweep, points: Sequence[SweepPoint | ShapePoint]) -> int:
+def exit_status(sweep: Sweep | ShapesSweep, points: Sequence[BudgetedPoint]) -> int:
     """130 when ``sweep`` was stopped, 1 when a point failed or none was measured, else 0
     (budget, size and skipped stops are normal)."""
     if sweep.cancelled:

@@ -16,8 +16,8 @@ before each batch after the first the point's cost is predicted from the last on
 call grows at most linearly in m: exact once compute-bound, an over-estimate while B's
 traffic dominates; plus the last point's overhead and the validation's reference products),
 and a scenario stops with reason ``budget`` when it would not fit.  A failed point ends the
-scenario.  The summary's ``shapes`` (:class:`~overhead_tui.analysis.shapes.ShapesRecord`) is
-recomputed and saved after every point.  No Textual here.
+scenario.  The summary's ``shapes`` (:class:`~overhead_tui.summary.shapes.ShapesRecord`) is
+recomputed (``analysis.shapes.recompute``) and saved after every point.  No Textual here.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from overhead_tui.analysis.shapes import Roofs, ShapePoint, ShapesRecord
+from overhead_tui.analysis.shapes import recompute
 from overhead_tui.engine.budget import point_overhead_s, timed_calls
 from overhead_tui.engine.budgeted import BudgetedSweep, ScenarioStopped
 from overhead_tui.engine.events import ProbeStarted, ScenarioProgress
@@ -36,6 +36,7 @@ from overhead_tui.machine.caches import FALLBACK_LLC_BYTES
 from overhead_tui.machine.limits import roofline_bandwidth
 from overhead_tui.plugins.scenarios import ScenarioSpec
 from overhead_tui.summary.records import MachineInfo, RunSummary, ScenarioResult, Settings
+from overhead_tui.summary.shapes import Roofs, ShapePoint, ShapesRecord
 from overhead_tui.summary.vocabulary import DTYPE_ITEMSIZE
 
 DEFAULT_SCENARIOS: tuple[str, ...] = ("numpy_matmul", "numpy_matmul_1thread", "numba_ikj")
@@ -135,7 +136,8 @@ class BatchStarted:
 
 @dataclass(frozen=True)
 class BatchFinished:
-    """A point's record and its worker's full result."""
+    """A point's record as measured (its place on the roofline is filled in the summary's
+    ``shapes`` by the derivation that follows) and its worker's full result."""
 
     point: ShapePoint
     result: ScenarioResult
@@ -213,7 +215,7 @@ class ShapesSweep(BudgetedSweep):
             budget_s=budget_s,
             size_reason=size_reason,
         )
-        self.summary.shapes = self.record.to_json()
+        self.summary.shapes = self.record
 
     def _started_log(self) -> dict[str, Any]:
         return {"k": self.k, "n": self.n, "batches": self.batches, "budget_s": self.budget_s}
@@ -229,11 +231,9 @@ class ShapesSweep(BudgetedSweep):
         crossings."""
         super()._derive()
         machine = self.summary.machine
-        self.record.roofs = {
-            s.name: scenario_roofs(s, machine, self.settings.dtype) for s in self.specs
-        }
-        self.record.recompute()
-        self.summary.shapes = self.record.to_json()
+        roofs = {s.name: scenario_roofs(s, machine, self.settings.dtype) for s in self.specs}
+        self.record = recompute(replace(self.record, roofs=roofs))
+        self.summary.shapes = self.record
 
     def _budget(
         self, last: BatchCost | None, x: int, remaining_s: float, share_s: float
@@ -267,9 +267,6 @@ class ShapesSweep(BudgetedSweep):
             status=result.status,
             median_s=result.median_s if result.has_speed else None,
             gflops=result.gflops if result.has_speed else None,
-            intensity=0.0,  # filled by recompute
-            attainable_gflops=None,
-            bound=None,
             error=result.error,
             wall_s=result.wall_s,
             warnings=list(result.warnings) if result.has_speed else [],
@@ -282,14 +279,8 @@ class ShapesSweep(BudgetedSweep):
 
     def _mark_stopped(self, name: str, reason: str) -> None:
         self.record.stopped[name] = reason
-        self.summary.shapes = self.record.to_json()
 
 
 def itemsize_of(dtype: str) -> int:
     """Bytes per element of ``dtype``."""
     return DTYPE_ITEMSIZE[dtype]
-
-
-def shapes_record(summary: RunSummary) -> ShapesRecord | None:
-    """The typed view of ``summary.shapes``, or None when the summary has none."""
-    return ShapesRecord.from_json(summary.shapes) if summary.shapes else None

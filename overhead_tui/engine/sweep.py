@@ -170,7 +170,7 @@ class Sweep(BudgetedSweep):
         swept = replace(settings, size=None, scenarios=names)
         super().__init__(specs, sizes, budget_s, swept, run_dir, clock)
         self.sizes = self.points
-        self.record = SweepRecord(list(self.sizes), budget_s, settings.dtype)
+        self.record = SweepRecord(sizes=list(self.sizes), budget_s=budget_s, dtype=settings.dtype)
         self.summary.sweep = self.record
 
     def _started_log(self) -> dict[str, Any]:

@@ -3,15 +3,12 @@ crossings, and the reference machines' predicted batches (labelled as prediction
 
 from __future__ import annotations
 
-from overhead_tui.analysis.shapes import (
-    ShapesRecord,
-    fmt_batch,
-    large_weights_crossing,
-    reference_crossings,
-)
+from overhead_tui.analysis.roofline import ridge_point
+from overhead_tui.analysis.shapes import fmt_batch, large_weights_crossing, reference_crossings
 from overhead_tui.machine.reference import ReferenceMachine
 from overhead_tui.present.format import aligned_lines, fmt_gflops
 from overhead_tui.summary.records import RunSummary
+from overhead_tui.summary.shapes import ShapesRecord
 
 HEADER = ("scenario", "m", "status", "median", "GFLOP/s", "flop/B", "roof GFLOP/s", "bound")
 
@@ -54,6 +51,7 @@ def crossing_rows(record: ShapesRecord) -> list[tuple[str, ...]]:
     rows = []
     for name in record.scenarios():
         roofs = record.roofs.get(name)
+        ridge = ridge_point(roofs.peak_gflops, roofs.bandwidth_gbs) if roofs else None
         crossing = record.crossing.get(name)
         curve = record.curve(name)
         climb = (
@@ -67,7 +65,7 @@ def crossing_rows(record: ShapesRecord) -> list[tuple[str, ...]]:
                 roofs.threads if roofs else "—",
                 fmt_gflops(roofs.peak_gflops) if roofs and roofs.peak_gflops else "—",
                 f"{roofs.bandwidth_gbs:.3g}" if roofs and roofs.bandwidth_gbs else "—",
-                f"{roofs.ridge:.3g}" if roofs and roofs.ridge else "—",
+                f"{ridge:.3g}" if ridge else "—",
                 fmt_batch(crossing.measured_m) if crossing else "—",
                 fmt_batch(crossing.predicted_m) if crossing else "—",
                 climb,
@@ -92,9 +90,9 @@ CROSSING_HEADER = (
 
 def render_shapes_table(summary: RunSummary) -> str:
     """The sweep as aligned text: the points, then the crossings (stdout of the command)."""
-    if not summary.shapes:
+    record = summary.shapes
+    if record is None:
         return "no shapes sweep in this summary"
-    record = ShapesRecord.from_json(summary.shapes)
     lines = [
         f"C (m×{record.n}) = A (m×{record.k}) · B ({record.k}×{record.n}), {record.dtype}",
         *aligned_lines([HEADER, *point_rows(record)], {0, 2, 7}),
@@ -127,9 +125,9 @@ def render_shapes_markdown(summary: RunSummary, machines: list[ReferenceMachine]
 
 def shapes_markdown_lines(summary: RunSummary, machines: list[ReferenceMachine]) -> list[str]:
     """The Markdown section of a batch sweep (empty without one)."""
-    if not summary.shapes:
+    record = summary.shapes
+    if record is None:
         return []
-    record = ShapesRecord.from_json(summary.shapes)
     lines = [
         "## From GEMV to GEMM: batch sweep",
         "",

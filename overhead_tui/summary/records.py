@@ -35,6 +35,7 @@ from overhead_tui.summary.breakdown import Breakdown, WaterfallStep
 from overhead_tui.summary.codec import from_json, to_json
 from overhead_tui.summary.limits import MachineLimits, PeakEntry
 from overhead_tui.summary.profile import ProfileRecord
+from overhead_tui.summary.shapes import ShapesRecord
 from overhead_tui.summary.sweep import SweepRecord
 from overhead_tui.summary.validation import SummaryError, validate_summary
 
@@ -281,11 +282,9 @@ class RunSummary:
     """Steps between consecutive ok rungs (``analysis.waterfall``)."""
     sweep: SweepRecord | None = None
     """A size sweep (``engine.sweep``) when one was run (``summary.sweep``)."""
-    shapes: dict[str, Any] | None = None
-    """A batch sweep of rectangular products (``overhead-tui shapes``) when one was run:
-    {k, n, dtype, batches [m], budget_s, points [{scenario, m, status, median_s, gflops,
-    intensity, attainable_gflops, bound}], crossing {scenario: {measured_m, predicted_m}},
-    ...} (typed view: ``analysis.shapes.ShapesRecord``)."""
+    shapes: ShapesRecord | None = None
+    """A batch sweep of rectangular products (``overhead-tui shapes``) when one was run
+    (``summary.shapes``)."""
     schema_version: int = SCHEMA_VERSION
 
     def scenario(self, name: str) -> ScenarioResult | None:

@@ -10,56 +10,89 @@ stop reasons to the record's lists as it runs.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any
+from typing import Any, ClassVar, Self
 
 
-@dataclass(frozen=True)
-class SweepPoint:
-    """One (scenario, n) point; speeds only when its status is ok."""
+@dataclass(frozen=True, kw_only=True)
+class BudgetedPoint:
+    """One worker run of a scenario at one point of a budgeted sweep (``engine.budgeted``: a
+    size sweep's n, a batch sweep's m): its status and, when ok, its speed.  Fields are
+    keywords: each kind of point adds its own coordinate."""
 
     scenario: str
-    n: int
-    """Matrix order of this point."""
     status: str
     """The point's scenario status (``ok``, ``timeout``, ...)."""
     median_s: float | None = None
     """Median time per call (s)."""
     gflops: float | None = None
-    samples_s: list[float] = field(default_factory=list)
-    """Timed samples (s per call)."""
+    """GFLOP/s."""
     error: str | None = None
     wall_s: float | None = None
+    """Wall time of the point's whole worker run (s)."""
     warnings: list[str] = field(default_factory=list)
     """The timing's warnings (noise, CPU contention): an unstable point."""
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> SweepPoint:
+    def from_json(cls, data: dict[str, Any]) -> Self:
         """From a point of any version (unknown keys are dropped; missing lists are empty)."""
         return cls(**{f.name: data[f.name] for f in fields(cls) if f.name in data})
 
 
-@dataclass(frozen=True)
-class SweepRecord:
-    """The summary's top-level ``sweep``: sizes, budget (s), dtype, points, stop reasons."""
+@dataclass(frozen=True, kw_only=True)
+class SweepPoint(BudgetedPoint):
+    """One (scenario, n) point of a size sweep; speeds and samples only when its status is ok."""
 
-    sizes: list[int]
-    budget_s: float
+    n: int
+    """Matrix order of this point."""
+    samples_s: list[float] = field(default_factory=list)
+    """Timed samples (s per call)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class BudgetedRecord:
+    """What a budgeted sweep stores in the summary: dtype, total budget (s), its points in the
+    order they were measured, and why a scenario stopped before its last point.  Fields are
+    keywords: each kind of sweep adds its own (:class:`SweepRecord`,
+    ``summary.shapes.ShapesRecord``)."""
+
     dtype: str
-    points: list[SweepPoint] = field(default_factory=list)
+    budget_s: float | None = None
+    points: list[BudgetedPoint] = field(default_factory=list)
     stopped: dict[str, str] = field(default_factory=dict)
-    """Why a scenario stopped before the last size (``budget``, ``max_size``, a status)."""
+    """Why a scenario stopped early (``budget``, ``max_size``, a status)."""
+
+    POINT: ClassVar[type[BudgetedPoint]] = BudgetedPoint
+    """The record of one of its points."""
 
     def to_json(self) -> dict[str, Any]:
-        """The JSON stored in ``RunSummary.sweep``."""
+        """The sweep's JSON in the summary."""
         return asdict(self)
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> SweepRecord:
-        """From ``RunSummary.sweep`` of any version."""
+    def from_json(cls, data: dict[str, Any]) -> Self:
+        """From the sweep's JSON of any version (keys it does not know are ignored)."""
         return cls(
-            sizes=list(data.get("sizes", [])),
-            budget_s=data.get("budget_s", 0.0),
             dtype=str(data.get("dtype", "")),
-            points=[SweepPoint.from_json(p) for p in data.get("points", [])],
+            budget_s=data.get("budget_s"),
+            points=[cls.POINT.from_json(p) for p in data.get("points", [])],
             stopped=dict(data.get("stopped", {})),
+            **cls._own(data),
         )
+
+    @classmethod
+    def _own(cls, data: dict[str, Any]) -> dict[str, Any]:
+        """The subclass's own fields from its JSON."""
+        return {}
+
+
+@dataclass(frozen=True, kw_only=True)
+class SweepRecord(BudgetedRecord):
+    """The summary's top-level ``sweep``: sizes, budget (s), dtype, points, stop reasons."""
+
+    sizes: list[int]
+    points: list[SweepPoint] = field(default_factory=list)  # type: ignore[assignment]
+    POINT: ClassVar[type[BudgetedPoint]] = SweepPoint
+
+    @classmethod
+    def _own(cls, data: dict[str, Any]) -> dict[str, Any]:
+        return {"sizes": list(data.get("sizes", []))}

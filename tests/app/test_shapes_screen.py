@@ -7,7 +7,6 @@ import io
 from rich.console import Console
 from textual.widgets import Static
 
-from overhead_tui.analysis.shapes import ShapesRecord
 from overhead_tui.summary.records import RunSummary
 from overhead_tui.tui.app import OverheadApp
 from overhead_tui.tui.screens.ladder import LadderScreen
@@ -27,7 +26,7 @@ def _text(widget: Static) -> str:
 
 async def test_curves_roofs_crossing_and_table_from_a_recorded_sweep():
     summary = RunSummary.load(SHAPES_SUMMARY)
-    record = ShapesRecord.from_json(summary.shapes)
+    record = summary.shapes
     app = OverheadApp(summary=summary)
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()  # a summary with shapes opens on the Shapes screen

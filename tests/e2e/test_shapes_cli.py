@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from overhead_tui.analysis.shapes import ShapesRecord, intensity, predicted_crossing
+from overhead_tui.analysis.shapes import intensity, predicted_crossing
 from overhead_tui.cli import main
 from overhead_tui.engine.probe_runs import ProbeResult
 from overhead_tui.summary.records import RunSummary
@@ -56,7 +56,7 @@ def test_tiny_shapes_sweep_end_to_end(tmp_path, fake_probes, capsys):
     captured = capsys.readouterr()
     assert code == 0, captured.err
     summary = RunSummary.load(out)
-    record = ShapesRecord.from_json(summary.shapes)
+    record = summary.shapes
     assert (record.k, record.n, record.dtype, record.batches) == (64, 48, "float64", [1, 4])
     ok = [p for p in record.points if p.scenario == "numpy_matmul_1thread"]
     assert [(p.m, p.status) for p in ok] == [(1, "ok"), (4, "ok")]
@@ -108,7 +108,7 @@ def test_default_shape_comes_from_the_caches(tmp_path, fake_probes, monkeypatch,
     )
     err = capsys.readouterr().err
     assert code == 0, err
-    record = ShapesRecord.from_json(RunSummary.load(tmp_path / "run").shapes)
+    record = RunSummary.load(tmp_path / "run").shapes
     assert record.k == record.n == 512  # the smallest multiple of 512 holding 2 × 8 KiB
     assert "last-level cache (L3" in record.size_reason and record.size_reason in err
 

@@ -7,16 +7,13 @@ import numpy as np
 import pytest
 
 from overhead_tui.analysis.shapes import (
-    Crossing,
-    Roofs,
-    ShapePoint,
-    ShapesRecord,
     attainable_gflops,
     bound,
     intensity,
     large_weights_crossing,
     measured_crossing,
     predicted_crossing,
+    recompute,
     reference_crossings,
     ridge_point,
 )
@@ -27,6 +24,7 @@ from overhead_tui.machine.limits import arithmetic_intensity
 from overhead_tui.machine.reference import load_shipped
 from overhead_tui.plugins.scenarios import ScenarioFileError, discover, read_spec
 from overhead_tui.summary.records import RunSummary
+from overhead_tui.summary.shapes import Crossing, Roofs, ShapePoint, ShapesRecord
 from overhead_tui.summary.validation import validate_summary
 
 # -- shapes in inputs, flops, validation ----------------------------------------------------
@@ -172,13 +170,13 @@ def test_record_recompute_and_json_round_trip():
         dtype="float64",
         batches=[1, 64],
         points=[
-            ShapePoint("a", 1, "ok", 0.001, 2.0, 0.0, None, None),
-            ShapePoint("a", 64, "ok", 0.002, 60.0, 0.0, None, None),
-            ShapePoint("a", 128, "timeout", None, None, 0.0, None, None, error="slow"),
+            ShapePoint(scenario="a", m=1, status="ok", median_s=0.001, gflops=2.0),
+            ShapePoint(scenario="a", m=64, status="ok", median_s=0.002, gflops=60.0),
+            ShapePoint(scenario="a", m=128, status="timeout", error="slow"),
         ],
         roofs={"a": Roofs("all cores", 50.0, 10.0)},
     )
-    record.recompute()
+    record = recompute(record)
     first = record.points[0]
     assert first.intensity == pytest.approx(intensity(1, 1024, 1024, 8))
     assert first.attainable_gflops == pytest.approx(10.0 * first.intensity)
@@ -210,13 +208,13 @@ def test_reference_machines_predicted_batches():
 
 def test_summary_with_shapes_validates_and_loads():
     record = ShapesRecord(k=8, n=8, dtype="float64", points=[], roofs={})
-    record.points.append(ShapePoint("a", 1, "ok", 0.1, 1.0, 0.0, None, None))
-    record.recompute()
+    record.points.append(ShapePoint(scenario="a", m=1, status="ok", median_s=0.1, gflops=1.0))
+    record = recompute(record)
     tool = {"name": "overhead-tui", "version": "0"}
-    summary = RunSummary(shapes=record.to_json(), tool=tool, created="2025-01-01T00:00:00")
+    summary = RunSummary(shapes=record, tool=tool, created="2025-01-01T00:00:00")
     data = summary.to_json()
     validate_summary(data)
-    assert RunSummary.from_json(data).shapes == record.to_json()
+    assert RunSummary.from_json(data).shapes.to_json() == record.to_json()
 
 
 def test_one_disturbed_point_is_not_the_crossing():

@@ -15,7 +15,7 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from overhead_tui.analysis.shapes import ShapesRecord, intensity
+from overhead_tui.analysis.shapes import intensity
 from overhead_tui.export.shapes import CROSSING_HEADER, HEADER, crossing_rows, point_rows
 from overhead_tui.summary.records import RunSummary
 from overhead_tui.tui.screens.base import SummaryScreen
@@ -35,7 +35,7 @@ class ShapesScreen(SummaryScreen):
 
     def __init__(self, summary: RunSummary) -> None:
         super().__init__(summary)
-        self.record = ShapesRecord.from_json(summary.shapes) if summary.shapes else None
+        self.record = summary.shapes
 
     def compose_body(self) -> ComposeResult:
         if self.record is None:

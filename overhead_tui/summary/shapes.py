@@ -1,0 +1,115 @@
+"""A batch sweep as typed records: :class:`ShapesRecord` (``RunSummary.shapes``) and its parts.
+
+A batch sweep (``overhead-tui shapes``) multiplies A (m×k) by a fixed B (k×n) for growing
+batches m.  JSON: ``{"k", "n", "dtype", "batches" [m], "budget_s" (s), "size_reason",
+"points" [point], "crossing" {scenario: {"measured_m", "predicted_m"}}, "roofs" {scenario:
+{"threads", "peak_gflops" (GFLOP/s), "bandwidth_gbs" (GB/s)}}, "stopped" {scenario:
+reason}}``, a point ``{"scenario", "m", "status", "median_s" (s), "gflops" (GFLOP/s),
+"intensity" (flop/byte), "attainable_gflops" (GFLOP/s), "bound", "error", "wall_s" (s),
+"warnings" [str]}``: the field names are the keys, so :meth:`ShapesRecord.to_json` is
+``dataclasses.asdict``.  The sweep appends points and stop reasons as it runs; the figures
+derived from them (intensity, attainable, bound, crossings) are filled in by
+``analysis.shapes.recompute``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from overhead_tui.summary.sweep import BudgetedPoint, BudgetedRecord
+from overhead_tui.summary.vocabulary import DTYPE_ITEMSIZE
+
+
+@dataclass(frozen=True, kw_only=True)
+class ShapePoint(BudgetedPoint):
+    """One measured (scenario, m) of a batch sweep, placed on the scenario's roofline."""
+
+    m: int
+    """The batch: rows of A and C."""
+    intensity: float = 0.0
+    """Arithmetic intensity at this m (flop/byte)."""
+    attainable_gflops: float | None = None
+    """min(peak, bandwidth × intensity) with the scenario's roofs (GFLOP/s)."""
+    bound: str | None = None
+    """``memory`` or ``compute``: the roof that binds at this intensity (None: no roofs)."""
+
+
+@dataclass(frozen=True)
+class Roofs:
+    """A scenario's roofs: the measured peak (GFLOP/s) and bandwidth (GB/s) on its threads."""
+
+    threads: str
+    """``all cores`` (a rung with the ``parallel`` layer) or ``one core``."""
+    peak_gflops: float | None
+    bandwidth_gbs: float | None
+
+
+NO_ROOFS = Roofs("", None, None)
+"""The roofs of a scenario the sweep has none for."""
+
+
+@dataclass(frozen=True)
+class Crossing:
+    """Where a scenario's curve leaves the bandwidth slope: ``measured_m`` (a measured batch,
+    None if it never left it) and ``predicted_m`` (from the ridge point; None if unknown)."""
+
+    measured_m: int | None
+    predicted_m: float | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class ShapesRecord(BudgetedRecord):
+    """The summary's top-level ``shapes``: B's shape (k × n), dtype, batches, budget (s), the
+    points, and per scenario its roofs, its crossing and why it stopped."""
+
+    k: int
+    n: int
+    batches: list[int] = field(default_factory=list)
+    size_reason: str = ""
+    """Why B has this size (the cache sizes it must exceed)."""
+    points: list[ShapePoint] = field(default_factory=list)  # type: ignore[assignment]
+    crossing: dict[str, Crossing] = field(default_factory=dict)
+    roofs: dict[str, Roofs] = field(default_factory=dict)
+    POINT: ClassVar[type[BudgetedPoint]] = ShapePoint
+
+    @classmethod
+    def _own(cls, data: dict[str, Any]) -> dict[str, Any]:
+        crossing = data.get("crossing", {})
+        roofs = data.get("roofs", {})
+        return {
+            "k": int(data["k"]),
+            "n": int(data["n"]),
+            "batches": list(data.get("batches", [])),
+            "size_reason": data.get("size_reason", ""),
+            "crossing": {
+                name: Crossing(c.get("measured_m"), c.get("predicted_m"))
+                for name, c in crossing.items()
+            },
+            "roofs": {
+                name: Roofs(r.get("threads", ""), r.get("peak_gflops"), r.get("bandwidth_gbs"))
+                for name, r in roofs.items()
+            },
+        }
+
+    @property
+    def itemsize(self) -> int:
+        """Bytes per element of ``dtype``."""
+        return DTYPE_ITEMSIZE.get(self.dtype, 8)
+
+    def roofs_of(self, scenario: str) -> Roofs:
+        """The scenario's roofs (:data:`NO_ROOFS` when the sweep has none for it)."""
+        return self.roofs.get(scenario) or NO_ROOFS
+
+    def scenarios(self) -> list[str]:
+        """Scenario names in the order they were swept."""
+        names = [p.scenario for p in self.points]
+        return list(dict.fromkeys([*self.roofs, *names, *self.stopped]))
+
+    def curve(self, scenario: str) -> list[tuple[int, float]]:
+        """(m, GFLOP/s) of a scenario's ok points, by increasing m."""
+        return sorted(
+            (p.m, p.gflops)
+            for p in self.points
+            if p.scenario == scenario and p.status == "ok" and p.gflops
+        )
