@@ -33,7 +33,6 @@ from overhead_tui.commands.common import (
 from overhead_tui.engine.events import RunFinished
 from overhead_tui.engine.interpreter_check import MIN_WORKER_PYTHON, check_python
 from overhead_tui.engine.interpreters import (
-    PythonInfo,
     describe,
     environment,
     plan_columns,
@@ -46,8 +45,8 @@ from overhead_tui.engine.runner import Runner
 from overhead_tui.errors import UsageError
 from overhead_tui.export.interpreters import render_table
 from overhead_tui.plugins.scenarios import discover, select
-from overhead_tui.summary.interpreters import InterpreterRun, InterpretersSummary
-from overhead_tui.summary.records import RunSummary, Settings
+from overhead_tui.summary.interpreters import InterpreterRun, InterpretersSummary, PythonInfo
+from overhead_tui.summary.records import RunSummary
 from overhead_tui.summary.validation import SummaryError
 
 EXIT_INTERRUPTED = 130
@@ -105,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
     prepare_cache()
     progress = Progress(sys.stderr, live=stderr_is_tty())
     combined = InterpretersSummary(
-        settings={k: v for k, v in vars(settings).items() if k != "python"},
+        settings=dataclasses.replace(settings, python=None),
         created=datetime.now(UTC).isoformat(timespec="seconds"),
     )
     entries: list[tuple[str | None, str]] = [(None, sys.executable)]
@@ -113,26 +112,22 @@ def run(args: argparse.Namespace) -> int:
     failed = False
     for python, spec in entries:
         for entry, env in _columns(_prepare(python, spec, args.no_provision, progress.note)):
-            combined.interpreters.append(entry)
-            if entry.error is not None:
-                progress.note(f"overhead-tui: {spec}: {entry.error}")
-                failed = True
-                continue
-            run_python = (entry.provision or {}).get("python") if python else None
-            if python is not None:
+            run_python = entry.provision.python if python and entry.provision else None
+            if python is not None and entry.error is None:
                 try:
                     run_python = check_python(run_python or python)
                 except UsageError as exc:
-                    entry.error = str(exc)
-                    progress.note(f"overhead-tui: {spec}: {exc}")
-                    failed = True
-                    continue
+                    entry = dataclasses.replace(entry, error=str(exc))
+            if entry.error is not None:
+                combined.interpreters.append(entry)
+                progress.note(f"overhead-tui: {spec}: {entry.error}")
+                failed = True
+                continue
             one = argparse.Namespace(**{**vars(args_one), "python": run_python})
             settings_i = settings_from(one)
             run_dir = new_run_dir(parent)
-            entry.run_dir = str(run_dir)
             setting = "".join(f" {k}={v}" for k, v in env.items())
-            progress.note(f"== {entry.label} ({entry.python['executable']}{setting}) → {run_dir}")
+            progress.note(f"== {entry.label} ({entry.python.executable}{setting}) → {run_dir}")
             runner = Runner(specs, settings_i, run_dir)
             summary = runner.summary
             started = time.monotonic()
@@ -141,7 +136,10 @@ def run(args: argparse.Namespace) -> int:
                     progress.show(event)
                     if isinstance(event, RunFinished):
                         summary = event.summary
-            entry.scenarios = list(summary.scenarios)
+            entry = dataclasses.replace(
+                entry, run_dir=str(run_dir), scenarios=list(summary.scenarios)
+            )
+            combined.interpreters.append(entry)
             progress.note(f"   {entry.label}: {time.monotonic() - started:.0f} s")
             if runner.cancelled:
                 _write(combined, args, progress.note)
@@ -158,12 +156,11 @@ def run(args: argparse.Namespace) -> int:
 def _columns(entry: InterpreterRun) -> list[tuple[InterpreterRun, dict[str, str]]]:
     """The columns of one interpreter with the environment each runs with: two for a build
     with the experimental JIT (``engine.interpreters.plan_columns``: jit on, jit off)."""
-    if entry.error is not None or entry.python.get("jit") is None:
+    if entry.error is not None or entry.python.jit is None:
         return [(entry, {})]
-    info = PythonInfo(**entry.python)
     return [
-        (dataclasses.replace(entry, python=column.info.to_dict(), scenarios=[]), column.env)
-        for column in plan_columns(info)
+        (dataclasses.replace(entry, python=column.info, scenarios=[]), column.env)
+        for column in plan_columns(entry.python)
     ]
 
 
@@ -186,15 +183,10 @@ def baseline_summary(combined: InterpretersSummary) -> RunSummary:
             return RunSummary.load(Path(first.run_dir))
         except SummaryError:
             pass
-    summary = RunSummary(settings=_settings(combined.settings))
+    summary = RunSummary(settings=dataclasses.replace(combined.settings))
     summary.scenarios = list(first.scenarios) if first is not None else []
     summary.run_dir = first.run_dir if first is not None else None
     return summary
-
-
-def _settings(fields: dict[str, Any]) -> Settings:
-    known = {f.name for f in dataclasses.fields(Settings)}
-    return Settings(**{k: v for k, v in fields.items() if k in known})
 
 
 def _refuse_too_old(python: str, spec: str) -> None:
@@ -219,32 +211,21 @@ def _refuse_too_old(python: str, spec: str) -> None:
 def _prepare(python: str | None, spec: str, no_provision: bool, note: Any) -> InterpreterRun:
     """Describe (and provision) one interpreter; ``error`` says why it cannot run."""
     if python is None:
-        return InterpreterRun(python=this_python().to_dict())
+        return InterpreterRun(python=this_python())
     try:
         info = describe(python)
     except UsageError as exc:
-        return InterpreterRun(
-            python={
-                "implementation": "?",
-                "version": spec,
-                "executable": python,
-                "free_threaded": False,
-                "jit": None,
-            },
-            error=str(exc),
-        )
-    entry = InterpreterRun(python=info.to_dict())
+        unknown = PythonInfo("?", spec, python, free_threaded=False, jit=None)
+        return InterpreterRun(python=unknown, error=str(exc))
     if no_provision:
-        return entry
+        return InterpreterRun(python=info)
     try:
         env = provision(python, info.version, note)
     except ProvisionError as exc:
-        entry.error = str(exc)
-        return entry
+        return InterpreterRun(python=info, error=str(exc))
     if env.reused:
         note(f"{info.label}: reusing its environment {env.folder}")
-    entry.provision = env.to_dict()
-    return entry
+    return InterpreterRun(python=info, provision=env)
 
 
 def _write(combined: InterpretersSummary, args: argparse.Namespace, note: Any) -> None:

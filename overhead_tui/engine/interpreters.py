@@ -17,10 +17,11 @@ import shutil
 import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from overhead_tui.errors import UsageError
+from overhead_tui.summary.interpreters import PythonInfo
 
 VERSION_SPEC = re.compile(r"^(?:python)?(\d+)\.(\d+)(t?)$")
 """A SPEC naming a version: ``3.12``, ``python3.13``, ``3.13t`` (free-threaded)."""
@@ -135,41 +136,8 @@ def resolve_spec(spec: str) -> str:
     )
 
 
-@dataclass(frozen=True)
-class PythonInfo:
-    """What an interpreter is: as in the combined summary's ``python`` record."""
-
-    implementation: str
-    """``CPython``, ``PyPy`` ..."""
-    version: str
-    """``3.12.1``."""
-    executable: str
-    free_threaded: bool
-    """A free-threaded build (``Py_GIL_DISABLED``) running without the GIL."""
-    jit: str | None
-    """The experimental JIT: ``"enabled"``, ``"disabled"`` (built with it, off), or None
-    (not built with it)."""
-
-    def to_dict(self) -> dict[str, object]:
-        """JSON-ready fields."""
-        return asdict(self)
-
-    @property
-    def label(self) -> str:
-        """A short column title: ``CPython 3.13.0``, ``+ free-threaded``, ``+ jit on`` /
-        ``jit off`` (a build with the experimental JIT)."""
-        parts = [f"{self.implementation} {self.version}"]
-        if self.free_threaded:
-            parts.append("free-threaded")
-        if self.jit is not None:
-            parts.append(JIT_LABELS[self.jit])
-        return " ".join(parts)
-
-
 JIT_ENV = "PYTHON_JIT"
 """The variable that turns the experimental JIT on (``1``) or off (``0``) in a build with it."""
-JIT_LABELS = {"enabled": "jit on", "disabled": "jit off"}
-"""Column label suffix of each JIT state."""
 
 
 @dataclass(frozen=True)

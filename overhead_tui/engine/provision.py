@@ -22,11 +22,11 @@ import os
 import subprocess
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from overhead_tui.engine.folders import user_cache_dir
+from overhead_tui.summary.interpreters import Provisioned
 
 REQUIRED = ("numpy", "threadpoolctl")
 """Packages every worker imports."""
@@ -44,34 +44,6 @@ Runner = Callable[..., subprocess.CompletedProcess[str]]
 
 class ProvisionError(Exception):
     """The interpreter's environment cannot be made; the message is one line."""
-
-
-@dataclass
-class Provisioned:
-    """An interpreter's environment."""
-
-    python: str
-    """The venv's interpreter (the workers run it)."""
-    folder: str
-    installed: dict[str, str] = field(default_factory=dict)
-    """package → version installed."""
-    nearest: dict[str, str] = field(default_factory=dict)
-    """package → the tool's version, where another (``installed``) stands in for it."""
-    missing: dict[str, str] = field(default_factory=dict)
-    """package → why it could not be installed (its rungs are skipped there)."""
-    reused: bool = False
-    """True when the stamp said the folder was ready (no pip call)."""
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready (for the combined summary's ``provision``)."""
-        return {
-            "python": self.python,
-            "folder": self.folder,
-            "installed": self.installed,
-            "nearest": self.nearest,
-            "missing": self.missing,
-            "reused": self.reused,
-        }
 
 
 def wanted_versions() -> dict[str, str | None]:
@@ -152,7 +124,7 @@ def provision(
                     "connect to the package index (or set PIP_INDEX_URL), or pass "
                     "--no-provision with an interpreter that has numpy and threadpoolctl"
                 )
-    result.installed = _installed_versions(run, target, packages)
+    result.installed.update(_installed_versions(run, target, packages))
     for name in packages:
         want, got = wanted[name], result.installed.get(name)
         if got is None:

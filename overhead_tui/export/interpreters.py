@@ -69,15 +69,12 @@ def render_table(combined: InterpretersSummary) -> str:
     for entry in combined.interpreters:
         if entry.error:
             lines.append(f"- {entry.label}: not run: {entry.error}")
-        for key, what in (("nearest", "instead of"), ("missing", "missing")):
-            for pkg, detail in ((entry.provision or {}).get(key) or {}).items():
-                got = (entry.provision or {}).get("installed", {}).get(pkg)
-                text = (
-                    f"{pkg} {got} {what} {detail}"
-                    if key == "nearest"
-                    else f"{pkg} {what}: {detail}"
-                )
-                lines.append(f"- {entry.label}: {text}")
+        env = entry.provision
+        if env is not None:
+            for pkg, wanted in env.nearest.items():
+                lines.append(f"- {entry.label}: {pkg} {env.installed.get(pkg)} instead of {wanted}")
+            for pkg, why in env.missing.items():
+                lines.append(f"- {entry.label}: {pkg} missing: {why}")
         for s in entry.scenarios:
             if s.status not in ("ok",):
                 lines.append(f"- {entry.label}: {s.name}: {s.status} — {s.error}")

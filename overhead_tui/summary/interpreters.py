@@ -22,55 +22,99 @@ from typing import Any
 
 from overhead_tui.summary.breakdown import BreakdownRow
 from overhead_tui.summary.codec import from_json, to_json
-from overhead_tui.summary.records import MAX_SUMMARY_BYTES, ScenarioResult
+from overhead_tui.summary.records import MAX_SUMMARY_BYTES, ScenarioResult, Settings
 from overhead_tui.summary.validation import SummaryError
 
 SCHEMA_VERSION = 1
 
+JIT_LABELS = {"enabled": "jit on", "disabled": "jit off"}
+"""Column label suffix of each state of the experimental JIT."""
 
-@dataclass
+
+@dataclass(frozen=True)
+class PythonInfo:
+    """What an interpreter is (an entry's ``python``): the run's interpreter facts
+    (``records.PythonInfo``) plus how it was built."""
+
+    implementation: str
+    """``CPython``, ``PyPy`` ..."""
+    version: str
+    """``3.12.1``."""
+    executable: str
+    free_threaded: bool
+    """A free-threaded build (``Py_GIL_DISABLED``) running without the GIL."""
+    jit: str | None
+    """The experimental JIT: ``"enabled"``, ``"disabled"`` (built with it, off), or None
+    (not built with it)."""
+
+    @property
+    def label(self) -> str:
+        """A short column title: ``CPython 3.13.0``, ``+ free-threaded``, ``+ jit on`` /
+        ``jit off`` (a build with the experimental JIT)."""
+        parts = [f"{self.implementation} {self.version}"]
+        if self.free_threaded:
+            parts.append("free-threaded")
+        if self.jit in JIT_LABELS:
+            parts.append(JIT_LABELS[self.jit])
+        return " ".join(parts)
+
+
+@dataclass(frozen=True)
+class Provisioned:
+    """The environment the tool made for an interpreter (``engine.provision``; an entry's
+    ``provision``).  The package maps fill in while it is made."""
+
+    python: str
+    """The venv's interpreter (the workers run it)."""
+    folder: str
+    installed: dict[str, str] = field(default_factory=dict)
+    """package → version installed."""
+    nearest: dict[str, str] = field(default_factory=dict)
+    """package → the tool's version, where another (``installed``) stands in for it."""
+    missing: dict[str, str] = field(default_factory=dict)
+    """package → why it could not be installed (its rungs are skipped there)."""
+    reused: bool = False
+    """True when the stamp said the folder was ready (no pip call)."""
+
+
+@dataclass(frozen=True)
 class InterpreterRun:
     """One interpreter's ladder."""
 
-    python: dict[str, Any]
-    """{implementation, version, executable, free_threaded (bool), jit (None, "enabled",
-    "disabled")}."""
+    python: PythonInfo
     run_dir: str | None = None
     scenarios: list[ScenarioResult] = field(default_factory=list)
-    provision: dict[str, Any] | None = None
-    """The environment the tool made for it (``engine.provision.Provisioned``), if any."""
+    provision: Provisioned | None = None
+    """The environment the tool made for it, if any."""
     error: str | None = None
     """Why it did not run (cannot be provisioned or checked); None when it ran."""
 
     @property
     def label(self) -> str:
         """``CPython 3.12.1`` (+ ``free-threaded``, ``jit on`` / ``jit off``)."""
-        p = self.python
-        parts = [f"{p.get('implementation', 'Python')} {p.get('version', '?')}"]
-        if p.get("free_threaded"):
-            parts.append("free-threaded")
-        if p.get("jit") in ("enabled", "disabled"):
-            parts.append("jit on" if p["jit"] == "enabled" else "jit off")
-        return " ".join(parts)
+        return self.python.label
 
     def scenario(self, name: str) -> ScenarioResult | None:
         """The result of ``name`` on this interpreter, if it ran."""
         return next((s for s in self.scenarios if s.name == name), None)
 
 
-@dataclass
+@dataclass(frozen=True)
 class InterpretersSummary:
-    """Every interpreter's ladder, the baseline first."""
+    """Every interpreter's ladder, the baseline first, and the settings they all ran with
+    (``settings.python`` is per interpreter: not stored)."""
 
     interpreters: list[InterpreterRun] = field(default_factory=list)
-    settings: dict[str, Any] = field(default_factory=dict)
+    settings: Settings = field(default_factory=Settings)
     created: str = ""
     kind: str = "interpreters"
     schema_version: int = SCHEMA_VERSION
 
     def to_json(self) -> dict[str, Any]:
-        """JSON-ready dict."""
-        return to_json(self)  # type: ignore[no-any-return]
+        """JSON-ready dict (see the module docstring)."""
+        data: dict[str, Any] = to_json(self)
+        del data["settings"]["python"]
+        return data
 
     def dumps(self) -> str:
         """Sorted, indented JSON text ending in a newline."""
@@ -93,20 +137,7 @@ class InterpretersSummary:
             SummaryError: not a combined summary this tool reads.
         """
         validate(data)
-        return cls(
-            interpreters=[
-                InterpreterRun(
-                    python=dict(entry["python"]),
-                    run_dir=entry.get("run_dir"),
-                    scenarios=[from_json(ScenarioResult, s) for s in entry["scenarios"]],
-                    provision=entry.get("provision"),
-                    error=entry.get("error"),
-                )
-                for entry in data["interpreters"]
-            ],
-            settings=dict(data["settings"]),
-            created=data["created"],
-        )
+        return from_json(cls, data)
 
     @classmethod
     def load(cls, path: Path) -> InterpretersSummary:
@@ -141,8 +172,7 @@ def is_interpreters_summary(path: Path) -> bool:
 def schema() -> dict[str, Any]:
     """The combined summary's JSON Schema (``interpreters.schema.json``)."""
     text = resources.files(__package__).joinpath("interpreters.schema.json").read_text("utf-8")
-    loaded: dict[str, Any] = json.loads(text)
-    return loaded
+    return json.loads(text)  # type: ignore[no-any-return]
 
 
 def validate(data: Any) -> None:

@@ -74,23 +74,17 @@ class ShapesRecord(BudgetedRecord):
     POINT: ClassVar[type[BudgetedPoint]] = ShapePoint
 
     @classmethod
-    def _own(cls, data: dict[str, Any]) -> dict[str, Any]:
-        crossing = data.get("crossing", {})
-        roofs = data.get("roofs", {})
-        return {
-            "k": int(data["k"]),
-            "n": int(data["n"]),
-            "batches": list(data.get("batches", [])),
-            "size_reason": data.get("size_reason", ""),
-            "crossing": {
-                name: Crossing(c.get("measured_m"), c.get("predicted_m"))
-                for name, c in crossing.items()
-            },
-            "roofs": {
-                name: Roofs(r.get("threads", ""), r.get("peak_gflops"), r.get("bandwidth_gbs"))
-                for name, r in roofs.items()
-            },
-        }
+    def _load(cls, name: str, value: Any) -> Any:
+        if name == "crossing":
+            return {
+                k: Crossing(c.get("measured_m"), c.get("predicted_m")) for k, c in value.items()
+            }
+        if name == "roofs":
+            return {
+                k: Roofs(r.get("threads", ""), r.get("peak_gflops"), r.get("bandwidth_gbs"))
+                for k, r in value.items()
+            }
+        return super()._load(name, value)
 
     @property
     def itemsize(self) -> int:

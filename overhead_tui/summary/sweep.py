@@ -70,19 +70,17 @@ class BudgetedRecord:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Self:
-        """From the sweep's JSON of any version (keys it does not know are ignored)."""
-        return cls(
-            dtype=str(data.get("dtype", "")),
-            budget_s=data.get("budget_s"),
-            points=[cls.POINT.from_json(p) for p in data.get("points", [])],
-            stopped=dict(data.get("stopped", {})),
-            **cls._own(data),
-        )
+        """From the sweep's JSON of any version (keys it does not know are ignored, missing
+        ones take their defaults)."""
+        known = [f.name for f in fields(cls) if f.name in data]
+        return cls(**{name: cls._load(name, data[name]) for name in known})
 
     @classmethod
-    def _own(cls, data: dict[str, Any]) -> dict[str, Any]:
-        """The subclass's own fields from its JSON."""
-        return {}
+    def _load(cls, name: str, value: Any) -> Any:
+        """The field ``name`` from its JSON ``value`` (a copy; points as records)."""
+        if name == "points":
+            return [cls.POINT.from_json(p) for p in value]
+        return type(value)(value) if isinstance(value, (list, dict)) else value
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -92,7 +90,3 @@ class SweepRecord(BudgetedRecord):
     sizes: list[int]
     points: list[SweepPoint] = field(default_factory=list)  # type: ignore[assignment]
     POINT: ClassVar[type[BudgetedPoint]] = SweepPoint
-
-    @classmethod
-    def _own(cls, data: dict[str, Any]) -> dict[str, Any]:
-        return {"sizes": list(data.get("sizes", []))}

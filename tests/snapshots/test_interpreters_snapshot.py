@@ -9,6 +9,8 @@ the shared 2-core machine.  Regenerate after an intended change with
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from overhead_tui.commands.interpreters import baseline_summary
@@ -25,8 +27,10 @@ def interpreters_app() -> OverheadApp:
     """The app as ``interpreters --app`` opens it, on the recorded combined summary (its run
     directories are not read: they are gone)."""
     combined = InterpretersSummary.load(INTERPRETERS_BREAKDOWNS)
-    for i, entry in enumerate(combined.interpreters):
-        entry.run_dir = f"/tmp/overhead-tui/runs/interpreters-{i}"
+    combined.interpreters[:] = [
+        replace(entry, run_dir=f"/tmp/overhead-tui/runs/interpreters-{i}")
+        for i, entry in enumerate(combined.interpreters)
+    ]
     return OverheadApp(summary=baseline_summary(combined), interpreters=combined, autorun=False)
 
 

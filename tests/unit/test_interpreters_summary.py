@@ -13,6 +13,7 @@ from overhead_tui.summary.codec import from_json
 from overhead_tui.summary.interpreters import (
     InterpreterRun,
     InterpretersSummary,
+    PythonInfo,
     biggest_change,
     schema,
 )
@@ -29,7 +30,7 @@ def test_recorded_summary_matches_the_schema_and_loads():
     jsonschema.Draft202012Validator.check_schema(schema())
     jsonschema.validate(data, schema())
     combined = InterpretersSummary.load(RECORDED)
-    versions = [e.python["version"][:4] for e in combined.interpreters]
+    versions = [e.python.version[:4] for e in combined.interpreters]
     assert versions == ["3.11", "3.12", "3.13"]
     assert all(e.run_dir for e in combined.interpreters)
     # written back unchanged in content
@@ -75,19 +76,20 @@ def _result(name, dispatch_ns, boxing_ns):
     )
 
 
+def _python(version, free_threaded=False, jit=None):
+    return PythonInfo("CPython", version, "/p", free_threaded, jit)
+
+
 def test_the_layer_that_changed_most_and_the_table():
     old, new = _result("python_naive", 10.0, 8.0), _result("python_naive", 7.5, 3.0)
     assert biggest_change(old, new) == ("boxing", -5.0)
     assert biggest_change(old, None) is None
-    python = {"implementation": "CPython", "executable": "/p", "free_threaded": False}
     combined = InterpretersSummary(
         interpreters=[
-            InterpreterRun(python={**python, "version": "3.11.7", "jit": None}, scenarios=[old]),
+            InterpreterRun(python=_python("3.11.7"), scenarios=[old]),
+            InterpreterRun(python=_python("3.13.0", jit="enabled"), scenarios=[new]),
             InterpreterRun(
-                python={**python, "version": "3.13.0", "jit": "enabled"}, scenarios=[new]
-            ),
-            InterpreterRun(
-                python={**python, "version": "3.14.0", "free_threaded": True, "jit": None},
+                python=_python("3.14.0", free_threaded=True),
                 error="cannot install numpy (offline)",
             ),
         ]
@@ -149,11 +151,10 @@ def _pair_summary():
         measured=40.0,
         bytecodes=15.0,
     )
-    python = {"implementation": "CPython", "executable": "/p", "free_threaded": False, "jit": None}
     return InterpretersSummary(
         interpreters=[
-            InterpreterRun(python={**python, "version": "3.11.7"}, scenarios=[old]),
-            InterpreterRun(python={**python, "version": "3.13.0"}, scenarios=[new]),
+            InterpreterRun(python=_python("3.11.7"), scenarios=[old]),
+            InterpreterRun(python=_python("3.13.0"), scenarios=[new]),
         ]
     )
 

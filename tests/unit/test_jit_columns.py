@@ -19,7 +19,7 @@ from overhead_tui.engine.interpreters import (
     plan_columns,
     this_python,
 )
-from overhead_tui.summary.interpreters import InterpreterRun
+from overhead_tui.summary.interpreters import InterpreterRun, Provisioned
 
 
 def _info(jit):
@@ -41,8 +41,8 @@ def test_a_jit_build_gets_jit_on_then_jit_off(default):
 
 
 def test_the_command_makes_one_entry_per_column_sharing_the_environment():
-    provision = {"python": "/cache/interpreters/3.14.0-x/bin/python", "folder": "/cache/x"}
-    entry = InterpreterRun(python=_info("enabled").to_dict(), provision=provision)
+    provision = Provisioned(python="/cache/interpreters/3.14.0-x/bin/python", folder="/cache/x")
+    entry = InterpreterRun(python=_info("enabled"), provision=provision)
     columns = _columns(entry)
     assert [(e.label, env) for e, env in columns] == [
         ("CPython 3.14.0 jit on", {"PYTHON_JIT": "1"}),
@@ -50,9 +50,9 @@ def test_the_command_makes_one_entry_per_column_sharing_the_environment():
     ]
     assert all(e.provision == provision and e.scenarios == [] for e, _ in columns)
     assert columns[0][0].scenarios is not columns[1][0].scenarios
-    plain = InterpreterRun(python=_info(None).to_dict())
+    plain = InterpreterRun(python=_info(None))
     assert _columns(plain) == [(plain, {})]
-    failed = InterpreterRun(python=_info("enabled").to_dict(), error="cannot install numpy")
+    failed = InterpreterRun(python=_info("enabled"), error="cannot install numpy")
     assert _columns(failed) == [(failed, {})]  # one "not run" column, not two
 
 

@@ -96,3 +96,73 @@ def test_a_recorded_sweep_round_trips_and_is_typed():
     assert all(isinstance(p, SweepPoint) for p in record.points)
     old = {k: v for k, v in data["points"][0].items() if k != "warnings"}  # before warnings
     assert SweepPoint.from_json(old).warnings == []
+
+
+def test_a_recorded_batch_sweep_round_trips_is_typed_and_recomputes_the_same():
+    from overhead_tui.analysis.shapes import measured_crossing, recompute
+    from overhead_tui.summary.shapes import Crossing, Roofs, ShapePoint, ShapesRecord
+    from overhead_tui.summary.sweep import BudgetedPoint, SweepPoint
+
+    path = FIXTURES / "shapes_summary.json"
+    data = json.loads(path.read_text())["shapes"]
+    record = RunSummary.load(path).shapes
+    assert isinstance(record, ShapesRecord) and record == ShapesRecord.from_json(data)
+    assert record.to_json() == data
+    assert all(isinstance(p, ShapePoint) for p in record.points)
+    assert all(isinstance(c, Crossing) for c in record.crossing.values())
+    assert all(isinstance(r, Roofs) for r in record.roofs.values())
+    again = recompute(record)  # the points' figures as the sweep stored them
+    assert again.points == record.points
+    for name, crossing in again.crossing.items():
+        roofs = record.roofs[name]
+        assert crossing.predicted_m == record.crossing[name].predicted_m
+        assert crossing.measured_m == measured_crossing(  # (the fixture predates its median)
+            record.curve(name), record.k, record.n, 8, roofs.bandwidth_gbs
+        )
+    assert issubclass(ShapePoint, BudgetedPoint) and issubclass(SweepPoint, BudgetedPoint)
+
+
+def _interpreters(name):
+    return json.loads((FIXTURES / name).read_text())
+
+
+def test_a_recorded_combined_summary_round_trips_and_is_typed():
+    from overhead_tui.summary.interpreters import InterpretersSummary, Provisioned, PythonInfo
+    from overhead_tui.summary.records import Settings
+
+    data = _interpreters("interpreters_breakdowns.json")
+    combined = InterpretersSummary.from_json(data)
+    assert combined.to_json() == data
+    assert isinstance(combined.settings, Settings) and combined.settings.python is None
+    assert all(isinstance(e.python, PythonInfo) for e in combined.interpreters)
+    assert [type(e.provision) for e in combined.interpreters] == [type(None), *[Provisioned] * 2]
+    assert combined.interpreters[1].provision.installed["numpy"] == "2.4.6"
+
+
+def test_an_older_combined_summary_keeps_its_values_and_gains_only_newer_settings():
+    from overhead_tui.summary.interpreters import InterpretersSummary
+
+    data = _interpreters("interpreters_summary.json")  # before settings had m and k
+    saved = InterpretersSummary.from_json(data).to_json()
+    assert {k: v for k, v in saved["settings"].items() if k in data["settings"]} == (
+        data["settings"]
+    )
+    assert set(saved["settings"]) - set(data["settings"]) == {"m", "k"}
+    assert saved["settings"]["m"] is saved["settings"]["k"] is None
+    for old, new in zip(data["interpreters"], saved["interpreters"], strict=True):
+        assert {k: new[k] for k in old if k != "scenarios"} == {
+            k: v for k, v in old.items() if k != "scenarios"
+        }
+
+
+def test_a_profile_in_a_combined_summary_is_read_as_its_record():
+    """The combined summary read its scenarios without turning a ``profile`` into its record
+    (and wrote a record back as its fields, not the profile's keys)."""
+    from overhead_tui.summary.interpreters import InterpretersSummary
+
+    data = _interpreters("interpreters_breakdowns.json")
+    (profile,) = _profiles()
+    data["interpreters"][0]["scenarios"][0]["profile"] = profile
+    combined = InterpretersSummary.from_json(data)
+    assert isinstance(combined.interpreters[0].scenarios[0].profile, ProfileRecord)
+    assert json.loads(combined.dumps()) == data
