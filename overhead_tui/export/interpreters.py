@@ -1,19 +1,14 @@
 """Text views of a combined interpreters summary (``summary.interpreters``): the rung ×
 interpreter table (stdout and ``interpreters --markdown``) and the side-by-side breakdown rows
-the app's *Interpreters* screen shows.  The figures come from ``summary.interpreters``
+the app's *Interpreters* screen shows.  The figures come from ``analysis.interpreters``
 (:func:`grid`, :func:`breakdown_pair`); this module only formats them.
 """
 
 from __future__ import annotations
 
+from overhead_tui.analysis.interpreters import BreakdownPair, GridCell, LayerDiff, grid
 from overhead_tui.present.format import fmt_gflops, fmt_number
-from overhead_tui.summary.interpreters import (
-    BreakdownPair,
-    GridCell,
-    InterpretersSummary,
-    LayerDiff,
-    grid,
-)
+from overhead_tui.summary.interpreters import InterpretersSummary
 
 CELL_LEGEND = (
     "Cells: GFLOP/s · bytecodes executed per multiply-add · the layer whose modelled cost "

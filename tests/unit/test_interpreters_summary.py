@@ -7,6 +7,7 @@ import json
 import jsonschema
 import pytest
 
+from overhead_tui.analysis.interpreters import biggest_change
 from overhead_tui.commands.interpreters import render_table
 from overhead_tui.summary.breakdown import Breakdown
 from overhead_tui.summary.codec import from_json
@@ -14,7 +15,6 @@ from overhead_tui.summary.interpreters import (
     InterpreterRun,
     InterpretersSummary,
     PythonInfo,
-    biggest_change,
     schema,
 )
 from overhead_tui.summary.records import ScenarioResult
@@ -160,7 +160,7 @@ def _pair_summary():
 
 
 def test_breakdown_pair_row_by_row_with_what_each_change_comes_from():
-    from overhead_tui.summary.interpreters import breakdown_pair
+    from overhead_tui.analysis.interpreters import breakdown_pair
 
     pair = breakdown_pair(_pair_summary(), "python_naive", 0, 1)
     rows = {r.layer: r for r in pair.rows}
@@ -180,8 +180,8 @@ def test_breakdown_pair_row_by_row_with_what_each_change_comes_from():
 
 
 def test_the_table_and_the_screen_share_one_derivation():
+    from overhead_tui.analysis.interpreters import breakdown_pair, grid
     from overhead_tui.export.interpreters import cell_parts, pair_rows, pair_summary
-    from overhead_tui.summary.interpreters import breakdown_pair, grid
 
     combined = _pair_summary()
     [(name, cells)] = grid(combined)
@@ -200,8 +200,8 @@ def test_the_table_and_the_screen_share_one_derivation():
 
 
 def test_a_probe_below_its_resolution_is_not_compared_as_a_cheaper_cost():
+    from overhead_tui.analysis.interpreters import BreakdownPair, LayerDiff
     from overhead_tui.export.interpreters import pair_rows, why
-    from overhead_tui.summary.interpreters import BreakdownPair, LayerDiff
 
     row = LayerDiff("container_access", "ns/load", 4.13, 4.13, 3.34, 0.0, 13.79, 0.0, False, True)
     assert row.unit_change is None

@@ -5,7 +5,7 @@ On top the grid, rung × interpreter (GFLOP/s, bytecodes per multiply-add, the l
 modelled cost changed most against the baseline); under it, for the rung under the cursor, the
 breakdowns of two interpreters A and B side by side with the per-row difference and what it
 comes from (fewer events per multiply-add, or each one cheaper).  ``[`` and ``]`` choose A and
-B.  Every figure comes from ``summary.interpreters`` (``grid``, ``breakdown_pair``), formatted
+B.  Every figure comes from ``analysis.interpreters`` (``grid``, ``breakdown_pair``), formatted
 by ``export.interpreters`` like the Markdown table; the screen only lays them out.
 """
 
@@ -18,6 +18,7 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import DataTable, Static
 
+from overhead_tui.analysis.interpreters import breakdown_pair, grid
 from overhead_tui.export.interpreters import (
     CELL_LEGEND,
     PAIR_HEADER,
@@ -26,7 +27,7 @@ from overhead_tui.export.interpreters import (
     pair_rows,
     pair_summary,
 )
-from overhead_tui.summary.interpreters import InterpretersSummary, breakdown_pair, grid
+from overhead_tui.summary.interpreters import InterpretersSummary
 from overhead_tui.tui.screens.base import BaseScreen
 
 WIDE = 110
