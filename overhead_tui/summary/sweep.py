@@ -4,7 +4,9 @@ JSON: ``{"sizes" [n], "budget_s" (s), "dtype", "points" [point], "stopped" {scen
 reason}}``, a point ``{"scenario", "n", "status", "median_s" (s), "gflops" (GFLOP/s),
 "samples_s" [s per call], "error", "wall_s" (s), "warnings" [str]}``: the field names are the
 keys, so :meth:`SweepRecord.to_json` is ``dataclasses.asdict``.  The sweep appends points and
-stop reasons to the record's lists as it runs.
+stop reasons to the record's lists as it runs.  :class:`BudgetedRecord` and
+:class:`BudgetedPoint` are what every budgeted sweep shares (the batch sweep's records,
+``summary.shapes``, extend them too).
 """
 
 from __future__ import annotations
