@@ -3,6 +3,12 @@
 Each field is a probe's value or one of its details, in ns (peaks in GFLOP/s); every one
 carries the interval of its probe's per-process values (``analysis.uncertainty``).  A probe
 that measured ≤ 0 gives 0 and is named in ``below_resolution``.
+
+Like with like: each interpreted probe records the ns/dispatch its own baseline loops ran at
+(``reference_dispatch_ns``, timed interleaved with its costly loops); its costs are expressed
+in dispatches and brought to the ``dispatch`` probe's speed (``normalised``), so probes measured
+at busier or quieter moments than one another agree.  The breakdown then scales them all to the
+speed of the rung's own worker (``attribution.own_scale``).
 """
 
 from __future__ import annotations
@@ -63,6 +69,12 @@ class UnitCosts:
     peak_all_gflops: float | None = None
     intervals: dict[str, unc.Interval] = field(default_factory=dict)
     """Field name -> [low, high] of that unit cost (clamped at 0), see ``analysis.uncertainty``."""
+    normalised: dict[str, float] = field(default_factory=dict)
+    """Probe name -> the factor its interpreted costs were multiplied by: the ``dispatch``
+    probe's ns/dispatch over the ``reference_dispatch_ns`` the probe's own baseline loops ran
+    at (its costs expressed in dispatches, then at the dispatch probe's speed; a probe measured
+    at a busier moment than the dispatch probe is not charged for it).  Probes from before
+    ``reference_dispatch_ns``: not normalised."""
     below_resolution: frozenset[str] = frozenset()
     """Fields whose probe measured ≤ 0 (counted as 0: below the probe's resolution)."""
 
@@ -93,6 +105,7 @@ class UnitCosts:
 
         intervals: dict[str, unc.Interval] = {}
         below: set[str] = set()
+        factors: dict[str, float] = {}
 
         def get(probe: Any, key: str) -> Any:
             return probe.get(key) if isinstance(probe, dict) else getattr(probe, key, None)
@@ -106,7 +119,21 @@ class UnitCosts:
             interval = tuple(stored) if stored else unc.probe_interval(get(probe, "samples") or [])
             return float(v), (interval or (float(v), float(v)))  # type: ignore[return-value]
 
-        def keep(field_name: str | None, v: float, interval: unc.Interval) -> float:
+        dispatch = main_interval("dispatch")
+
+        def normalisation(name: str) -> float:
+            """The dispatch probe's ns/dispatch over the one probe ``name``'s own baseline
+            loops ran at (``reference_dispatch_ns``): its costs at the dispatch probe's speed."""
+            reference = (get(probes.get(name), "details") or {}).get("reference_dispatch_ns")
+            if name == "dispatch" or dispatch is None or not reference or reference <= 0:
+                return 1.0
+            factors[name] = dispatch[0] / float(reference)
+            return factors[name]
+
+        def keep(field_name: str | None, v: float, interval: unc.Interval, name: str = "") -> float:
+            if field_name in INTERPRETER_COSTS:
+                factor = normalisation(name)
+                v, interval = v * factor, (interval[0] * factor, interval[1] * factor)
             if field_name is not None:
                 if v <= 0:
                     below.add(field_name)
@@ -117,7 +144,7 @@ class UnitCosts:
             found = main_interval(name)
             if found is None:
                 return None
-            return keep(field_name, found[0], found[1])
+            return keep(field_name, found[0], found[1], name)
 
         def detail(name: str, key: str, field_name: str | None = None) -> float | None:
             probe = probes.get(name)
@@ -131,7 +158,7 @@ class UnitCosts:
             else:
                 found = main_interval(name)
                 interval = unc.relative_interval(v, found[0], found[1]) if found else (v, v)
-            return keep(field_name, v, interval)
+            return keep(field_name, v, interval, name)
 
         one = [x for x in (detail("simd_fma", "one_core_gflops"),) if x]
         every = [x for x in (value("simd_fma"),) if x]
@@ -163,4 +190,5 @@ class UnitCosts:
             peak_all_gflops=max(every + one, default=None),
             intervals=intervals,
             below_resolution=frozenset(below),
+            normalised=factors,
         )

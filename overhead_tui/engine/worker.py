@@ -350,7 +350,8 @@ def run_probe(spec: WorkerSpec, channel: _Channel) -> int:
     channel.emit(Started(os.getpid(), spec.name))
     try:
         module = _import_scenario(spec.path, f"probe_{spec.name}")
-        measured = module.measure(ProbeContext(spec.repeats, spec.min_sample_s))
+        ctx = ProbeContext(spec.repeats, spec.min_sample_s)
+        measured = module.measure(ctx)
     except ModuleNotFoundError as exc:
         kind = "missing_dependency" if exc.name in spec.requires else "import"
         return _error(channel, kind, exc)
@@ -358,6 +359,8 @@ def run_probe(spec: WorkerSpec, channel: _Channel) -> int:
         return _error(channel, "exception", exc)
     samples = [float(x) for x in measured["samples"]]
     details = measured.get("details", {})
+    if ctx.reference_ns:  # the speed of the moment, to express the costs in dispatches
+        details["reference_dispatch_ns"] = statistics.median(ctx.reference_ns)
     value = float(details.pop("value", statistics.median(samples)))
     if len(samples) >= 2:
         q1, _, q3 = statistics.quantiles(samples, n=4, method="inclusive")

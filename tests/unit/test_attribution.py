@@ -219,3 +219,19 @@ def test_numpy_element_loop_with_older_probes_prices_every_op_at_the_mean():
     rows = _rows(b, "library_layers")
     assert list(rows) == ["ns/numpy scalar op"]
     assert rows["ns/numpy scalar op"].ns_per_fma == pytest.approx(5 * 40)
+
+
+def test_probe_costs_are_brought_to_the_dispatch_probes_speed():
+    # boxing's own baseline loops ran at 4 ns/dispatch, twice the dispatch probe's 2 ns: the
+    # machine was twice as slow then, so its 5 ns/float is 2.5 ns at the dispatch probe's speed
+    probes = {
+        **PROBES,
+        "boxing": {"value": 5.0, "details": {"int_ns": 6.0, "reference_dispatch_ns": 4.0}},
+    }
+    costs = UnitCosts.from_probes(probes)
+    assert costs.boxing_ns == pytest.approx(2.5)
+    assert costs.int_ns == pytest.approx(3.0)
+    assert costs.normalised == {"boxing": pytest.approx(0.5)}
+    assert costs.dispatch_ns == pytest.approx(2.0)  # the reference itself is never rescaled
+    assert costs.peak_one_gflops == pytest.approx(20.0)  # nor the compiled peaks
+    assert UnitCosts.from_probes(PROBES).normalised == {}  # older probes: as measured
