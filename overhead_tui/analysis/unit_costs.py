@@ -4,8 +4,8 @@ Each field is a probe's value or one of its details, in ns (peaks in GFLOP/s); e
 carries the interval of its probe's per-process values (``analysis.uncertainty``).  A probe
 that measured ≤ 0 gives 0 and is named in ``below_resolution``.
 
-Like with like: each interpreted probe records the ns/dispatch its own baseline loops ran at
-(``reference_dispatch_ns``, timed interleaved with its costly loops); its costs are expressed
+Like with like: each probe's worker times the dispatch probe's reference loop right before and
+after the probe (``reference_dispatch_ns``, the same loop a rung's worker times); its costs are expressed
 in dispatches and brought to the ``dispatch`` probe's speed (``normalised``), so probes measured
 at busier or quieter moments than one another agree.  The breakdown then scales them all to the
 speed of the rung's own worker (``attribution.own_scale``).
@@ -71,8 +71,8 @@ class UnitCosts:
     """Field name -> [low, high] of that unit cost (clamped at 0), see ``analysis.uncertainty``."""
     normalised: dict[str, float] = field(default_factory=dict)
     """Probe name -> the factor its interpreted costs were multiplied by: the ``dispatch``
-    probe's ns/dispatch over the ``reference_dispatch_ns`` the probe's own baseline loops ran
-    at (its costs expressed in dispatches, then at the dispatch probe's speed; a probe measured
+    probe's ns/dispatch over the ``reference_dispatch_ns`` timed in the probe's own worker
+    (its costs expressed in dispatches, then at the dispatch probe's speed; a probe measured
     at a busier moment than the dispatch probe is not charged for it).  Probes from before
     ``reference_dispatch_ns``: not normalised."""
     below_resolution: frozenset[str] = frozenset()
@@ -122,8 +122,8 @@ class UnitCosts:
         dispatch = main_interval("dispatch")
 
         def normalisation(name: str) -> float:
-            """The dispatch probe's ns/dispatch over the one probe ``name``'s own baseline
-            loops ran at (``reference_dispatch_ns``): its costs at the dispatch probe's speed."""
+            """The dispatch probe's ns/dispatch over the reference loop's in probe ``name``'s
+            own worker (``reference_dispatch_ns``): its costs at the dispatch probe's speed."""
             reference = (get(probes.get(name), "details") or {}).get("reference_dispatch_ns")
             if name == "dispatch" or dispatch is None or not reference or reference <= 0:
                 return 1.0

@@ -54,9 +54,6 @@ class ProbeContext:
         self.repeats = repeats
         self.min_sample_s = min_sample_s
         self.timer = timer
-        self.reference_ns: list[float] = []
-        """ns per dispatch of every baseline loop timed by :func:`paired_samples` in this
-        process: the machine's speed at the moments the probe's costs were measured."""
 
     def time(self, fn: Callable[..., Any], *args: Any) -> list[float]:
         """Per-call times (s) of ``fn(*args)``: a warm call, calibration, ``repeats`` samples."""
@@ -149,7 +146,6 @@ def paired_samples(
         return (extra_ns - (per_trip - base_per_trip) * ns_per_dispatch) / events_per_trip
 
     samples = [estimate(a, b) for a, b in pairs]
-    ctx.reference_ns.extend(t_base / (trips * base_per_trip) * 1e9 for _, t_base in pairs)
     value = estimate(min(a for a, _ in pairs), min(b for _, b in pairs))
     return samples, {
         "value": value,

@@ -210,10 +210,15 @@ def _reference(spec: WorkerSpec, channel: _Channel, phase: str) -> None:
     model can scale the cached probe costs to this worker's speed (``attribution``)."""
     if not spec.reference_dispatch:
         return
+    channel.emit(Reference(tuple(reference_samples()), phase))
+
+
+def reference_samples() -> list[float]:
+    """ns/dispatch of the dispatch probe's reference loop, three short samples (about 40 ms):
+    the machine's speed of the moment, in the same loop everywhere it is taken."""
     from overhead_tui.engine.probing import ProbeContext, dispatch_samples
 
-    samples, _ = dispatch_samples(ProbeContext(repeats=3, min_sample_s=0.01), trips=50_000)
-    channel.emit(Reference(tuple(samples), phase))
+    return dispatch_samples(ProbeContext(repeats=3, min_sample_s=0.01), trips=50_000)[0]
 
 
 def _own_cpu_s() -> float:
@@ -350,8 +355,9 @@ def run_probe(spec: WorkerSpec, channel: _Channel) -> int:
     channel.emit(Started(os.getpid(), spec.name))
     try:
         module = _import_scenario(spec.path, f"probe_{spec.name}")
-        ctx = ProbeContext(spec.repeats, spec.min_sample_s)
-        measured = module.measure(ctx)
+        reference = reference_samples()
+        measured = module.measure(ProbeContext(spec.repeats, spec.min_sample_s))
+        reference += reference_samples()
     except ModuleNotFoundError as exc:
         kind = "missing_dependency" if exc.name in spec.requires else "import"
         return _error(channel, kind, exc)
@@ -359,8 +365,8 @@ def run_probe(spec: WorkerSpec, channel: _Channel) -> int:
         return _error(channel, "exception", exc)
     samples = [float(x) for x in measured["samples"]]
     details = measured.get("details", {})
-    if ctx.reference_ns:  # the speed of the moment, to express the costs in dispatches
-        details["reference_dispatch_ns"] = statistics.median(ctx.reference_ns)
+    # the reference loop right before and after: the speed the costs were measured at
+    details["reference_dispatch_ns"] = statistics.median(reference)
     value = float(details.pop("value", statistics.median(samples)))
     if len(samples) >= 2:
         q1, _, q3 = statistics.quantiles(samples, n=4, method="inclusive")
