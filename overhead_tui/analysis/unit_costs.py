@@ -4,11 +4,12 @@ Each field is a probe's value or one of its details, in ns (peaks in GFLOP/s); e
 carries the interval of its probe's per-process values (``analysis.uncertainty``).  A probe
 that measured ≤ 0 gives 0 and is named in ``below_resolution``.
 
-Like with like: each probe's worker times the dispatch probe's reference loop right before and
-after the probe (``reference_dispatch_ns``, the same loop a rung's worker times); its costs are expressed
-in dispatches and brought to the ``dispatch`` probe's speed (``normalised``), so probes measured
-at busier or quieter moments than one another agree.  The breakdown then scales them all to the
-speed of the rung's own worker (``attribution.own_scale``).
+Like with like: each probe's worker times the dispatch probe's reference loop right before
+and after the probe (``reference_dispatch_ns``, the same loop a rung's worker times); its
+costs are expressed in dispatches and brought to the ``dispatch`` probe's speed
+(``normalised``), so probes measured at busier or quieter moments than one another agree.
+The breakdown then scales them all to the speed of the rung's own worker
+(``attribution.own_scale``).
 """
 
 from __future__ import annotations
