@@ -9,18 +9,18 @@ only draws them.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
+from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
-from textual.app import ComposeResult
-from textual.containers import VerticalScroll
-from textual.widgets import Static
 
 from overhead_tui.analysis.shapes import intensity
 from overhead_tui.export.shapes import CROSSING_HEADER, HEADER, crossing_rows, point_rows
 from overhead_tui.summary.records import RunSummary
-from overhead_tui.tui.screens.base import SummaryScreen
-from overhead_tui.tui.screens.sweep import COLORS, MARKERS, size_ticks
-from overhead_tui.tui.widgets.loglog_plot import LogLogFigure, LogLogPlot, PointLabel, Series
+from overhead_tui.tui.screens.loglog_screen import Legend, LogLogScreen, legend_of
+from overhead_tui.tui.screens.sweep import size_ticks
+from overhead_tui.tui.widgets.loglog_plot import LogLogFigure, PointLabel, Series
 
 SLOPE_MARKER = "."
 """Line character of a bandwidth slope."""
@@ -28,40 +28,29 @@ ROOF_MARKER = "-"
 """Line character of a compute roof."""
 
 
-class ShapesScreen(SummaryScreen):
+class ShapesScreen(LogLogScreen):
     """A batch sweep: the plot on top, the points and crossings under it."""
 
     CSS_PATH = "shapes.tcss"
+    empty_text = (
+        "No batch sweep in this run. Measure one with `overhead-tui shapes` "
+        "(see `overhead-tui shapes --help`)."
+    )
 
     def __init__(self, summary: RunSummary) -> None:
         super().__init__(summary)
         self.record = summary.shapes
 
-    def compose_body(self) -> ComposeResult:
-        if self.record is None:
-            yield Static(
-                "No batch sweep in this run. Measure one with `overhead-tui shapes` "
-                "(see `overhead-tui shapes --help`).",
-                id="empty",
-            )
-        else:
-            yield LogLogPlot(id="plot")
-            with VerticalScroll(id="points"):
-                yield Static(self._table(), id="table")
-                yield Static(self._crossings(), id="crossings")
+    def has_sweep(self) -> bool:
+        return self.record is not None
 
-    def on_mount(self) -> None:
-        if self.record is not None:
-            self.query_one(LogLogPlot).show(self.figure())
+    def tables(self) -> Iterable[tuple[RenderableType, str]]:
+        return ((self._table(), "table"), (self._crossings(), "crossings"))
 
-    def legend(self) -> dict[str, tuple[str, tuple[str, str]]]:
-        """Line character and colour (plotext, Rich) of each scenario with an ok point."""
+    def legend(self) -> Legend:
+        """Line character and colour of each scenario with an ok point."""
         assert self.record is not None
-        drawn = [name for name in self.record.scenarios() if self.record.curve(name)]
-        return {
-            name: (MARKERS[i % len(MARKERS)], COLORS[i % len(COLORS)])
-            for i, name in enumerate(drawn)
-        }
+        return legend_of(name for name in self.record.scenarios() if self.record.curve(name))
 
     def figure(self) -> LogLogFigure:
         """Measured curves, each distinct pair of roofs (slope and peak) once, and a label at

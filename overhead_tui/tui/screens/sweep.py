@@ -8,65 +8,38 @@ shape the curves.  The numbers come from the summary's ``sweep`` (``overhead-tui
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 
+from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
-from textual.app import ComposeResult
-from textual.containers import VerticalScroll
-from textual.widgets import Static
 
 from overhead_tui.present.sweep_rows import point_cell, sweep_rows
-from overhead_tui.tui.screens.base import SummaryScreen
-from overhead_tui.tui.widgets.loglog_plot import LogLogFigure, LogLogPlot, Series
+from overhead_tui.tui.screens.loglog_screen import Legend, LogLogScreen, legend_of
+from overhead_tui.tui.widgets.loglog_plot import LogLogFigure, Series
 
-MARKERS: tuple[str, ...] = ("*", "+", "o", "x", "#", "%", "@", "=")
-"""Line characters of the series, in order: the curves stay apart without colour."""
-COLORS: tuple[tuple[str, str], ...] = (
-    ("red", "red"),
-    ("green", "green"),
-    ("cyan", "cyan"),
-    ("orange", "yellow"),  # plotext's "orange" is ANSI yellow (its "yellow" is not)
-    ("blue", "blue"),
-    ("magenta", "magenta"),
-)
-"""Line colours of the series, in order: (plotext name, Rich name) of the same ANSI colour."""
 MAX_X_TICKS = 10
 """Most size ticks on the x axis (every k-th swept size beyond that)."""
 
 
-class SweepScreen(SummaryScreen):
+class SweepScreen(LogLogScreen):
     """The size sweep of a run: the plot on top, the scenario × n table under it."""
 
     CSS_PATH = "sweep.tcss"
+    empty_text = (
+        "No size sweep in this run. Measure one with `overhead-tui sweep` "
+        "(see `overhead-tui sweep --help`)."
+    )
 
-    def compose_body(self) -> ComposeResult:
-        if not self.summary.sweep:
-            yield Static(
-                "No size sweep in this run. Measure one with `overhead-tui sweep` "
-                "(see `overhead-tui sweep --help`).",
-                id="empty",
-            )
-        else:
-            yield LogLogPlot(id="plot")
-            with VerticalScroll(id="points"):
-                yield Static(self._table(), id="table")
-                yield Static(self._notes(), id="notes")
+    def has_sweep(self) -> bool:
+        return bool(self.summary.sweep)
 
-    def on_mount(self) -> None:
-        if self.summary.sweep:
-            self.query_one(LogLogPlot).show(self.figure())
+    def tables(self) -> Iterable[tuple[RenderableType, str]]:
+        return ((self._table(), "table"), (self._notes(), "notes"))
 
-    def legend(self) -> dict[str, tuple[str, tuple[str, str]]]:
-        """Line character and colour (plotext, Rich) of each scenario with an ok point, in
-        sweep order.
-
-        The table under the plot is the legend (marker, then name): plotext's own legend box
-        would cover the curves on a small terminal."""
-        drawn = [r.scenario for r in sweep_rows(self.summary) if r.curve()[0]]
-        return {
-            name: (MARKERS[i % len(MARKERS)], COLORS[i % len(COLORS)])
-            for i, name in enumerate(drawn)
-        }
+    def legend(self) -> Legend:
+        """Line character and colour of each scenario with an ok point, in sweep order."""
+        return legend_of(r.scenario for r in sweep_rows(self.summary) if r.curve()[0])
 
     def figure(self) -> LogLogFigure:
         """The plot: one line series per scenario with an ok point, drawn with its legend
