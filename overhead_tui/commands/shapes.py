@@ -32,9 +32,6 @@ from overhead_tui.engine.shapes import (
     DEFAULT_SCENARIOS,
     SHAPES_MIN_SAMPLE_S,
     SHAPES_REPEATS,
-    BatchFinished,
-    BatchStarted,
-    ShapesEvent,
     ShapesSweep,
     default_batches,
     default_weights_order,
@@ -163,7 +160,7 @@ def run(args: argparse.Namespace) -> int:
     run_dir = prepare_run_dir(args.out)
     prepare_cache()
     sweep = ShapesSweep(specs, k, n, batches, args.budget, settings, run_dir, reason)
-    progress = ShapesProgress(sys.stderr, live=stderr_is_tty())
+    progress = PointProgress(sys.stderr, live=stderr_is_tty())
     progress.note(reason)
     progress.note(
         f"sweeping {', '.join(sweep.names)} at m = {', '.join(map(str, sweep.batches))} "
@@ -192,19 +189,3 @@ def write_exports(summary: RunSummary, args: argparse.Namespace) -> None:
         machines, _ = reference_machines()
         args.markdown.parent.mkdir(parents=True, exist_ok=True)
         args.markdown.write_text(render_shapes_markdown(summary, machines), encoding="utf-8")
-
-
-class ShapesProgress(PointProgress):
-    """Batch-sweep progress: points named ``<scenario> m=<m>``."""
-
-    def show(self, event: ShapesEvent) -> None:
-        """Render one sweep event."""
-        if isinstance(event, BatchStarted):
-            self.started(
-                event.index, event.total, f"{event.scenario} m={event.m}", event.predicted_s
-            )
-        elif isinstance(event, BatchFinished):
-            p = event.point
-            self.finished(p.status, p.gflops, p.median_s, p.error)
-        else:
-            super().show(event)

@@ -20,6 +20,7 @@ from overhead_tui.commands.common import (
     stop_on_signals,
 )
 from overhead_tui.commands.run import EXIT_INTERRUPTED, Progress
+from overhead_tui.engine.budgeted import PointMeasured, PointStarting
 from overhead_tui.engine.events import ProbeStarted, ScenarioProgress
 from overhead_tui.engine.interpreter_check import check_python
 from overhead_tui.engine.sweep import (
@@ -29,11 +30,8 @@ from overhead_tui.engine.sweep import (
     FAILED,
     SWEEP_MIN_SAMPLE_S,
     SWEEP_REPEATS,
-    PointFinished,
-    PointStarted,
     ScenarioStopped,
     Sweep,
-    SweepEvent,
 )
 from overhead_tui.errors import UsageError
 from overhead_tui.plugins.scenarios import ScenarioSpec, discover, select
@@ -154,7 +152,7 @@ def run(args: argparse.Namespace) -> int:
     run_dir = prepare_run_dir(args.out)
     prepare_cache()
     sweep = Sweep(specs, args.sizes, args.budget, settings, run_dir)
-    progress = SweepProgress(sys.stderr, live=stderr_is_tty())
+    progress = PointProgress(sys.stderr, live=stderr_is_tty())
     progress.note(
         f"sweeping {', '.join(sweep.names)} at n = {', '.join(map(str, sweep.sizes))} "
         f"within {args.budget:g} s ({settings.dtype})"
@@ -210,9 +208,13 @@ class PointProgress(Progress):
     always (probes and the workers' phases as ``run`` shows them)."""
 
     def show(self, event: Any) -> None:
-        """Render one sweep event; a subclass renders its own point events (:meth:`started`,
-        :meth:`finished`)."""
-        if isinstance(event, ProbeStarted | ScenarioProgress):
+        """Render one sweep event (of ``engine.sweep`` or ``engine.shapes``)."""
+        if isinstance(event, PointStarting):
+            self.started(event.index, event.total, event.label, event.predicted_s)
+        elif isinstance(event, PointMeasured):
+            p = event.point
+            self.finished(p.status, p.gflops, p.median_s, p.error)
+        elif isinstance(event, ProbeStarted | ScenarioProgress):
             super().show(event)
         elif isinstance(event, ScenarioStopped):
             self.note(f"    {event.scenario}: stopped ({event.reason}): {event.detail}")
@@ -255,19 +257,3 @@ def point_settings(args: argparse.Namespace, specs: list[ScenarioSpec]) -> Setti
     """The settings of every point of a sweep from its options (the point's size is set per
     point): the run options' settings for the swept scenarios."""
     return settings_from(args, size=None, scenarios=[s.name for s in specs])
-
-
-class SweepProgress(PointProgress):
-    """Size-sweep progress: points named ``<scenario> n=<n>``."""
-
-    def show(self, event: SweepEvent) -> None:
-        """Render one sweep event."""
-        if isinstance(event, PointStarted):
-            self.started(
-                event.index, event.total, f"{event.scenario} n={event.n}", event.predicted_s
-            )
-        elif isinstance(event, PointFinished):
-            p = event.point
-            self.finished(p.status, p.gflops, p.median_s, p.error)
-        else:
-            super().show(event)

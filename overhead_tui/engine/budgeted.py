@@ -31,6 +31,51 @@ from overhead_tui.machine.cpu import read_cpu_model
 from overhead_tui.machine.host import describe_machine
 from overhead_tui.plugins.scenarios import ScenarioSpec
 from overhead_tui.summary.records import MachineInfo, RunSummary, ScenarioResult, Settings
+from overhead_tui.summary.sweep import BudgetedPoint
+
+
+@dataclass(frozen=True)
+class BudgetedStarted:
+    """The sweep began; ``summary`` has no points yet."""
+
+    summary: RunSummary
+
+
+@dataclass(frozen=True)
+class PointStarting:
+    """A worker is starting for ``scenario`` at one point (a subclass names the axis).
+
+    ``predicted_s`` is the predicted wall time (s; None for a scenario's first point);
+    ``remaining_s`` what is left of the scenario's share (s); ``index``/``total`` count the
+    scenarios (from 0).
+    """
+
+    scenario: str
+    predicted_s: float | None
+    remaining_s: float
+    index: int
+    total: int
+
+    @property
+    def label(self) -> str:
+        """The point in words: ``numba_ikj n=64``."""
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class PointMeasured:
+    """A point's record as the summary keeps it and its worker's full result."""
+
+    point: BudgetedPoint
+    result: ScenarioResult
+
+
+@dataclass(frozen=True)
+class BudgetedFinished:
+    """The sweep ended (``cancelled`` after Ctrl-C or ``cancel()``)."""
+
+    summary: RunSummary
+    cancelled: bool = False
 
 
 @dataclass(frozen=True)

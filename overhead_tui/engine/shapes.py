@@ -30,12 +30,19 @@ from typing import Any
 
 from overhead_tui.analysis.shapes import recompute
 from overhead_tui.engine.budget import point_overhead_s, timed_calls
-from overhead_tui.engine.budgeted import BudgetedSweep, ScenarioStopped
+from overhead_tui.engine.budgeted import (
+    BudgetedFinished,
+    BudgetedStarted,
+    BudgetedSweep,
+    PointMeasured,
+    PointStarting,
+    ScenarioStopped,
+)
 from overhead_tui.engine.events import ProbeStarted, ScenarioProgress
 from overhead_tui.machine.caches import FALLBACK_LLC_BYTES
 from overhead_tui.machine.limits import roofline_bandwidth
 from overhead_tui.plugins.scenarios import ScenarioSpec
-from overhead_tui.summary.records import MachineInfo, RunSummary, ScenarioResult, Settings
+from overhead_tui.summary.records import MachineInfo, ScenarioResult, Settings
 from overhead_tui.summary.shapes import Roofs, ShapePoint, ShapesRecord
 from overhead_tui.summary.vocabulary import DTYPE_ITEMSIZE
 
@@ -114,41 +121,28 @@ def predict_batch_s(last: BatchCost, next_m: int, repeats: int, min_sample_s: fl
 # -- events ---------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class ShapesStarted:
-    """The sweep began (no points yet)."""
-
-    summary: RunSummary
+class ShapesStarted(BudgetedStarted):
+    """The batch sweep began (no points yet)."""
 
 
 @dataclass(frozen=True)
-class BatchStarted:
-    """A worker starts for ``scenario`` at batch ``m``; ``predicted_s`` (None for the first
-    batch) and ``remaining_s`` in s; ``index``/``total`` count the scenarios from 0."""
+class BatchStarted(PointStarting):
+    """A worker starts for ``scenario`` at batch ``m`` (see :class:`PointStarting`)."""
 
-    scenario: str
-    m: int
-    predicted_s: float | None
-    remaining_s: float
-    index: int
-    total: int
+    m: int = 0
+
+    @property
+    def label(self) -> str:
+        return f"{self.scenario} m={self.m}"
 
 
-@dataclass(frozen=True)
-class BatchFinished:
+class BatchFinished(PointMeasured):
     """A point's record as measured (its place on the roofline is filled in the summary's
     ``shapes`` by the derivation that follows) and its worker's full result."""
 
-    point: ShapePoint
-    result: ScenarioResult
 
-
-@dataclass(frozen=True)
-class ShapesFinished:
-    """The sweep ended (``cancelled`` after Ctrl-C or :meth:`ShapesSweep.cancel`)."""
-
-    summary: RunSummary
-    cancelled: bool = False
+class ShapesFinished(BudgetedFinished):
+    """The batch sweep ended (``cancelled`` after Ctrl-C or :meth:`ShapesSweep.cancel`)."""
 
 
 ShapesEvent = (
@@ -249,7 +243,7 @@ class ShapesSweep(BudgetedSweep):
     def _point_started(
         self, spec: ScenarioSpec, x: int, predicted_s: float | None, remaining_s: float, index: int
     ) -> tuple[dict[str, Any], BatchStarted]:
-        event = BatchStarted(spec.name, x, predicted_s, remaining_s, index, len(self.specs))
+        event = BatchStarted(spec.name, predicted_s, remaining_s, index, len(self.specs), m=x)
         return {"name": spec.name, "m": x}, event
 
     def _point_run(self, spec: ScenarioSpec, x: int) -> tuple[Settings, str]:

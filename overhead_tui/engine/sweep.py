@@ -38,10 +38,17 @@ from pathlib import Path
 from typing import Any
 
 from overhead_tui.engine.budget import PointCost, budget_allows, point_overhead_s
-from overhead_tui.engine.budgeted import BudgetedSweep, ScenarioStopped
+from overhead_tui.engine.budgeted import (
+    BudgetedFinished,
+    BudgetedStarted,
+    BudgetedSweep,
+    PointMeasured,
+    PointStarting,
+    ScenarioStopped,
+)
 from overhead_tui.engine.events import ProbeStarted, ScenarioProgress
 from overhead_tui.plugins.scenarios import ScenarioSpec
-from overhead_tui.summary.records import RunSummary, ScenarioResult, Settings
+from overhead_tui.summary.records import ScenarioResult, Settings
 from overhead_tui.summary.sweep import SweepPoint, SweepRecord
 
 DEFAULT_SIZES: tuple[int, ...] = (8, 16, 32, 64, 128, 256, 512, 1024)
@@ -67,45 +74,28 @@ FAILED = ("invalid", "impossible", "error", "timeout", "crashed", "skipped")
 # -- events ---------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class SweepStarted:
-    """The sweep began; ``summary`` has no points yet."""
-
-    summary: RunSummary
+class SweepStarted(BudgetedStarted):
+    """The size sweep began; ``summary`` has no points yet."""
 
 
 @dataclass(frozen=True)
-class PointStarted:
-    """A worker is starting for ``scenario`` at ``n``.
+class PointStarted(PointStarting):
+    """A worker is starting for ``scenario`` at order ``n`` (see :class:`PointStarting`)."""
 
-    ``predicted_s`` is the predicted wall time (s; None for a scenario's first size);
-    ``remaining_s`` what is left of the scenario's share (s); ``index``/``total`` count the
-    scenarios (from 0).
-    """
+    n: int = 0
 
-    scenario: str
-    n: int
-    predicted_s: float | None
-    remaining_s: float
-    index: int
-    total: int
+    @property
+    def label(self) -> str:
+        return f"{self.scenario} n={self.n}"
 
 
-@dataclass(frozen=True)
-class PointFinished:
-    """A point's result: ``point`` is the summary's record (see :func:`point_record`),
-    ``result`` the full scenario result of its worker."""
-
-    point: SweepPoint
-    result: ScenarioResult
+class PointFinished(PointMeasured):
+    """A point's result: ``point`` is the summary's :class:`SweepPoint`, ``result`` the full
+    scenario result of its worker."""
 
 
-@dataclass(frozen=True)
-class SweepFinished:
-    """The sweep ended (``cancelled`` after Ctrl-C or :meth:`Sweep.cancel`)."""
-
-    summary: RunSummary
-    cancelled: bool = False
+class SweepFinished(BudgetedFinished):
+    """The size sweep ended (``cancelled`` after Ctrl-C or :meth:`Sweep.cancel`)."""
 
 
 SweepEvent = (
@@ -204,7 +194,9 @@ class Sweep(BudgetedSweep):
         self, spec: ScenarioSpec, x: int, predicted_s: float | None, remaining_s: float, index: int
     ) -> tuple[dict[str, Any], PointStarted]:
         record = {"name": spec.name, "n": x, "predicted_s": predicted_s, "remaining_s": remaining_s}
-        return record, PointStarted(spec.name, x, predicted_s, remaining_s, index, len(self.specs))
+        return record, PointStarted(
+            spec.name, predicted_s, remaining_s, index, len(self.specs), n=x
+        )
 
     def _point_run(self, spec: ScenarioSpec, x: int) -> tuple[Settings, str]:
         settings = replace(
