@@ -43,7 +43,8 @@ class BudgetedStarted:
 
 @dataclass(frozen=True)
 class PointStarting:
-    """A worker is starting for ``scenario`` at one point (a subclass names the axis).
+    """A worker is starting for ``scenario`` at point ``x`` of the sweep's ``axis`` (``n``,
+    the matrix order, or ``m``, the batch).
 
     ``predicted_s`` is the predicted wall time (s; None for a scenario's first point);
     ``remaining_s`` what is left of the scenario's share (s); ``index``/``total`` count the
@@ -51,6 +52,8 @@ class PointStarting:
     """
 
     scenario: str
+    axis: str
+    x: int
     predicted_s: float | None
     remaining_s: float
     index: int
@@ -59,7 +62,7 @@ class PointStarting:
     @property
     def label(self) -> str:
         """The point in words: ``numba_ikj n=64``."""
-        raise NotImplementedError
+        return f"{self.scenario} {self.axis}={self.x}"
 
 
 @dataclass(frozen=True)

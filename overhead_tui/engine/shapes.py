@@ -121,28 +121,10 @@ def predict_batch_s(last: BatchCost, next_m: int, repeats: int, min_sample_s: fl
 # -- events ---------------------------------------------------------------------------------
 
 
-class ShapesStarted(BudgetedStarted):
-    """The batch sweep began (no points yet)."""
-
-
-@dataclass(frozen=True)
-class BatchStarted(PointStarting):
-    """A worker starts for ``scenario`` at batch ``m`` (see :class:`PointStarting`)."""
-
-    m: int = 0
-
-    @property
-    def label(self) -> str:
-        return f"{self.scenario} m={self.m}"
-
-
-class BatchFinished(PointMeasured):
-    """A point's record as measured (its place on the roofline is filled in the summary's
-    ``shapes`` by the derivation that follows) and its worker's full result."""
-
-
-class ShapesFinished(BudgetedFinished):
-    """The batch sweep ended (``cancelled`` after Ctrl-C or :meth:`ShapesSweep.cancel`)."""
+ShapesStarted = BudgetedStarted
+BatchStarted = PointStarting
+BatchFinished = PointMeasured
+ShapesFinished = BudgetedFinished
 
 
 ShapesEvent = (
@@ -243,7 +225,7 @@ class ShapesSweep(BudgetedSweep):
     def _point_started(
         self, spec: ScenarioSpec, x: int, predicted_s: float | None, remaining_s: float, index: int
     ) -> tuple[dict[str, Any], BatchStarted]:
-        event = BatchStarted(spec.name, predicted_s, remaining_s, index, len(self.specs), m=x)
+        event = BatchStarted(spec.name, "m", x, predicted_s, remaining_s, index, len(self.specs))
         return {"name": spec.name, "m": x}, event
 
     def _point_run(self, spec: ScenarioSpec, x: int) -> tuple[Settings, str]:

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
@@ -74,28 +74,10 @@ FAILED = ("invalid", "impossible", "error", "timeout", "crashed", "skipped")
 # -- events ---------------------------------------------------------------------------------
 
 
-class SweepStarted(BudgetedStarted):
-    """The size sweep began; ``summary`` has no points yet."""
-
-
-@dataclass(frozen=True)
-class PointStarted(PointStarting):
-    """A worker is starting for ``scenario`` at order ``n`` (see :class:`PointStarting`)."""
-
-    n: int = 0
-
-    @property
-    def label(self) -> str:
-        return f"{self.scenario} n={self.n}"
-
-
-class PointFinished(PointMeasured):
-    """A point's result: ``point`` is the summary's :class:`SweepPoint`, ``result`` the full
-    scenario result of its worker."""
-
-
-class SweepFinished(BudgetedFinished):
-    """The size sweep ended (``cancelled`` after Ctrl-C or :meth:`Sweep.cancel`)."""
+SweepStarted = BudgetedStarted
+PointStarted = PointStarting
+PointFinished = PointMeasured
+SweepFinished = BudgetedFinished
 
 
 SweepEvent = (
@@ -195,7 +177,7 @@ class Sweep(BudgetedSweep):
     ) -> tuple[dict[str, Any], PointStarted]:
         record = {"name": spec.name, "n": x, "predicted_s": predicted_s, "remaining_s": remaining_s}
         return record, PointStarted(
-            spec.name, predicted_s, remaining_s, index, len(self.specs), n=x
+            spec.name, "n", x, predicted_s, remaining_s, index, len(self.specs)
         )
 
     def _point_run(self, spec: ScenarioSpec, x: int) -> tuple[Settings, str]:

@@ -276,7 +276,7 @@ def test_probe_measurement_is_not_charged_to_the_budget(fake_sweep):
     # second what is left after the first one's two 1 s points
     sweep = fake_sweep(["fast_python", "fast_dense"], [8, 16], budget_s=10.0, probe_s=100.0)
     events = list(sweep.events())
-    starts = [(e.scenario, e.n, e.remaining_s) for e in events if isinstance(e, PointStarted)]
+    starts = [(e.scenario, e.x, e.remaining_s) for e in events if isinstance(e, PointStarted)]
     assert starts == [
         ("fast_python", 8, 5.0),
         ("fast_python", 16, 4.0),
