@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, ClassVar
 
 import overhead_tui
 from overhead_tui.analysis.derive import derive
@@ -145,11 +145,12 @@ class BudgetedSweep(Stoppable):
         """The log's ``<kind>_started`` fields besides the event's name."""
         raise NotImplementedError
 
-    def _started_event(self) -> Any:
-        raise NotImplementedError
-
-    def _finished_event(self) -> Any:
-        raise NotImplementedError
+    axis: ClassVar[str] = "n"
+    """The swept point: ``n`` (the matrix order) or ``m`` (the batch)."""
+    axis_setting: ClassVar[str] = "size"
+    """The :class:`Settings` field a point sets to its x."""
+    folder_prefix: ClassVar[str] = ""
+    """Before x in a point's folder name under ``points/`` (``python_naive-64``)."""
 
     def _refuse(self, spec: ScenarioSpec, x: int) -> tuple[str, str] | None:
         """(reason, detail) when ``spec`` cannot run at point ``x`` at all, else None."""
@@ -163,13 +164,25 @@ class BudgetedSweep(Stoppable):
 
     def _point_started(
         self, spec: ScenarioSpec, x: int, predicted_s: float | None, remaining_s: float, index: int
-    ) -> tuple[dict[str, Any], Any]:
+    ) -> tuple[dict[str, Any], PointStarting]:
         """(the log's ``point_started`` record, the event) of the point at ``x``."""
-        raise NotImplementedError
+        record = {"name": spec.name, self.axis: x, "predicted_s": predicted_s}
+        record["remaining_s"] = remaining_s
+        event = PointStarting(
+            spec.name, self.axis, x, predicted_s, remaining_s, index, len(self.specs)
+        )
+        return record, event
 
     def _point_run(self, spec: ScenarioSpec, x: int) -> tuple[Settings, str]:
         """(the point's settings, its folder's name under ``points/``)."""
-        raise NotImplementedError
+        settings = replace(
+            self.settings,
+            scenarios=[spec.name],
+            probes=False,
+            refresh_probes=False,
+            **{self.axis_setting: x},
+        )
+        return settings, f"{spec.name}-{self.folder_prefix}{x}"
 
     def _record(self, spec: ScenarioSpec, x: int, result: ScenarioResult) -> tuple[dict, Any]:
         """Store the finished point in the summary: (the log's ``point`` record, the event)."""
@@ -211,7 +224,7 @@ class BudgetedSweep(Stoppable):
         with open(self.run_dir / "events.jsonl", "a", encoding="utf-8") as log:
             log_event(log, f"{self.kind}_started", **self._started_log())
             self._save()
-            yield self._started_event()
+            yield BudgetedStarted(self.summary)
             try:
                 probes = yield from load_run_probes(self.settings, self._commands, log)
                 if probes is not None:  # the probes, as ``run`` loads them (not per point)
@@ -233,7 +246,7 @@ class BudgetedSweep(Stoppable):
                 self._derive()
                 self._save()
                 log_event(log, f"{self.kind}_finished", cancelled=self.cancelled)
-        yield self._finished_event()
+        yield BudgetedFinished(self.summary, cancelled=self.cancelled)
 
     def _sweep_one(
         self, spec: ScenarioSpec, index: int, share_s: float, log: IO[str]

@@ -162,6 +162,9 @@ class ShapesSweep(BudgetedSweep):
         clock: monotonic clock (s); injectable for tests.
     """
 
+    axis = "m"
+    axis_setting = "m"
+    folder_prefix = "m"
     kind = "shapes"
     not_run = "not run: stopped"
     sort_scenarios = False
@@ -196,12 +199,6 @@ class ShapesSweep(BudgetedSweep):
     def _started_log(self) -> dict[str, Any]:
         return {"k": self.k, "n": self.n, "batches": self.batches, "budget_s": self.budget_s}
 
-    def _started_event(self) -> ShapesStarted:
-        return ShapesStarted(self.summary)
-
-    def _finished_event(self) -> ShapesFinished:
-        return ShapesFinished(self.summary, cancelled=self.cancelled)
-
     def _derive(self) -> None:
         """The machine's limits, each scenario's roofs, every point on the roofline, the
         crossings."""
@@ -221,18 +218,6 @@ class ShapesSweep(BudgetedSweep):
             return predicted, None
         why = f"m = {x} would take about {predicted:.1f} s, {max(remaining_s, 0):.1f} s "
         return predicted, why + "of its share left"
-
-    def _point_started(
-        self, spec: ScenarioSpec, x: int, predicted_s: float | None, remaining_s: float, index: int
-    ) -> tuple[dict[str, Any], BatchStarted]:
-        event = BatchStarted(spec.name, "m", x, predicted_s, remaining_s, index, len(self.specs))
-        return {"name": spec.name, "m": x}, event
-
-    def _point_run(self, spec: ScenarioSpec, x: int) -> tuple[Settings, str]:
-        settings = replace(
-            self.settings, m=x, scenarios=[spec.name], probes=False, refresh_probes=False
-        )
-        return settings, f"{spec.name}-m{x}"
 
     def _record(
         self, spec: ScenarioSpec, x: int, result: ScenarioResult

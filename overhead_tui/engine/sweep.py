@@ -148,12 +148,6 @@ class Sweep(BudgetedSweep):
     def _started_log(self) -> dict[str, Any]:
         return {"sizes": self.sizes, "budget_s": self.budget_s}
 
-    def _started_event(self) -> SweepStarted:
-        return SweepStarted(self.summary)
-
-    def _finished_event(self) -> SweepFinished:
-        return SweepFinished(self.summary, cancelled=self.cancelled)
-
     def _refuse(self, spec: ScenarioSpec, x: int) -> tuple[str, str] | None:
         if x > spec.max_size:
             return "max_size", f"n = {x} is above its maximum of {spec.max_size}"
@@ -171,20 +165,6 @@ class Sweep(BudgetedSweep):
             return None, f"its share of the budget ({share_s:.1f} s) is spent"
         why = f"n = {x} would take about {predicted:.1f} s, {max(remaining_s, 0):.1f} s "
         return predicted, why + "of its share left"
-
-    def _point_started(
-        self, spec: ScenarioSpec, x: int, predicted_s: float | None, remaining_s: float, index: int
-    ) -> tuple[dict[str, Any], PointStarted]:
-        record = {"name": spec.name, "n": x, "predicted_s": predicted_s, "remaining_s": remaining_s}
-        return record, PointStarted(
-            spec.name, "n", x, predicted_s, remaining_s, index, len(self.specs)
-        )
-
-    def _point_run(self, spec: ScenarioSpec, x: int) -> tuple[Settings, str]:
-        settings = replace(
-            self.settings, size=x, scenarios=[spec.name], probes=False, refresh_probes=False
-        )
-        return settings, f"{spec.name}-{x}"
 
     def _record(
         self, spec: ScenarioSpec, x: int, result: ScenarioResult
