@@ -20,7 +20,7 @@ from overhead_tui.commands.common import (
     stop_on_signals,
 )
 from overhead_tui.commands.run import EXIT_INTERRUPTED, Progress
-from overhead_tui.engine.budgeted import PointMeasured, PointStarting
+from overhead_tui.engine.budgeted import PointMeasured, PointStarting, ScenarioStopped
 from overhead_tui.engine.events import ProbeStarted, ScenarioProgress
 from overhead_tui.engine.interpreter_check import check_python
 from overhead_tui.engine.sweep import (
@@ -30,7 +30,6 @@ from overhead_tui.engine.sweep import (
     FAILED,
     SWEEP_MIN_SAMPLE_S,
     SWEEP_REPEATS,
-    ScenarioStopped,
     Sweep,
 )
 from overhead_tui.errors import UsageError

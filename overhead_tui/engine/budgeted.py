@@ -22,7 +22,7 @@ from typing import IO, Any, ClassVar
 import overhead_tui
 from overhead_tui.analysis.derive import derive
 from overhead_tui.engine.budget import fair_share_s
-from overhead_tui.engine.events import ScenarioProgress
+from overhead_tui.engine.events import ProbeStarted, ScenarioProgress
 from overhead_tui.engine.probe_runs import load_run_probes
 from overhead_tui.engine.run_log import log_event
 from overhead_tui.engine.runner import Runner
@@ -89,6 +89,18 @@ class ScenarioStopped:
     scenario: str
     reason: str
     detail: str
+
+
+BudgetedEvent = (
+    BudgetedStarted
+    | ProbeStarted
+    | PointStarting
+    | ScenarioProgress
+    | PointMeasured
+    | ScenarioStopped
+    | BudgetedFinished
+)
+"""What a budgeted sweep's ``events()`` yields, in this order per scenario."""
 
 
 class BudgetedSweep(Stoppable):

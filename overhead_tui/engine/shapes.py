@@ -30,15 +30,7 @@ from typing import Any
 
 from overhead_tui.analysis.shapes import recompute
 from overhead_tui.engine.budget import point_overhead_s, timed_calls
-from overhead_tui.engine.budgeted import (
-    BudgetedFinished,
-    BudgetedStarted,
-    BudgetedSweep,
-    PointMeasured,
-    PointStarting,
-    ScenarioStopped,
-)
-from overhead_tui.engine.events import ProbeStarted, ScenarioProgress
+from overhead_tui.engine.budgeted import BudgetedSweep, PointMeasured
 from overhead_tui.machine.caches import FALLBACK_LLC_BYTES
 from overhead_tui.machine.limits import roofline_bandwidth
 from overhead_tui.plugins.scenarios import ScenarioSpec
@@ -119,23 +111,6 @@ def predict_batch_s(last: BatchCost, next_m: int, repeats: int, min_sample_s: fl
 
 
 # -- events ---------------------------------------------------------------------------------
-
-
-ShapesStarted = BudgetedStarted
-BatchStarted = PointStarting
-BatchFinished = PointMeasured
-ShapesFinished = BudgetedFinished
-
-
-ShapesEvent = (
-    ShapesStarted
-    | ProbeStarted
-    | BatchStarted
-    | ScenarioProgress
-    | BatchFinished
-    | ScenarioStopped
-    | ShapesFinished
-)
 
 
 def scenario_roofs(spec: ScenarioSpec, machine: MachineInfo, dtype: str) -> Roofs:
@@ -221,7 +196,7 @@ class ShapesSweep(BudgetedSweep):
 
     def _record(
         self, spec: ScenarioSpec, x: int, result: ScenarioResult
-    ) -> tuple[dict[str, Any], BatchFinished]:
+    ) -> tuple[dict[str, Any], PointMeasured]:
         point = ShapePoint(
             scenario=spec.name,
             m=x,
@@ -233,7 +208,7 @@ class ShapesSweep(BudgetedSweep):
             warnings=list(result.warnings) if result.has_speed else [],
         )
         self.record.points.append(point)
-        return {"name": spec.name, "m": x, "status": point.status}, BatchFinished(point, result)
+        return {"name": spec.name, "m": x, "status": point.status}, PointMeasured(point, result)
 
     def _cost(self, x: int, result: ScenarioResult) -> BatchCost:
         return BatchCost(x, result.median_s or 0.0, point_overhead_s(result))

@@ -38,15 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from overhead_tui.engine.budget import PointCost, budget_allows, point_overhead_s
-from overhead_tui.engine.budgeted import (
-    BudgetedFinished,
-    BudgetedStarted,
-    BudgetedSweep,
-    PointMeasured,
-    PointStarting,
-    ScenarioStopped,
-)
-from overhead_tui.engine.events import ProbeStarted, ScenarioProgress
+from overhead_tui.engine.budgeted import BudgetedSweep, PointMeasured
 from overhead_tui.plugins.scenarios import ScenarioSpec
 from overhead_tui.summary.records import ScenarioResult, Settings
 from overhead_tui.summary.sweep import SweepPoint, SweepRecord
@@ -72,23 +64,6 @@ FAILED = ("invalid", "impossible", "error", "timeout", "crashed", "skipped")
 
 
 # -- events ---------------------------------------------------------------------------------
-
-
-SweepStarted = BudgetedStarted
-PointStarted = PointStarting
-PointFinished = PointMeasured
-SweepFinished = BudgetedFinished
-
-
-SweepEvent = (
-    SweepStarted
-    | ProbeStarted
-    | PointStarted
-    | ScenarioProgress
-    | PointFinished
-    | ScenarioStopped
-    | SweepFinished
-)
 
 
 def point_record(result: ScenarioResult) -> SweepPoint:
@@ -168,10 +143,10 @@ class Sweep(BudgetedSweep):
 
     def _record(
         self, spec: ScenarioSpec, x: int, result: ScenarioResult
-    ) -> tuple[dict[str, Any], PointFinished]:
+    ) -> tuple[dict[str, Any], PointMeasured]:
         point = point_record(result)
         self.record.points.append(point)
-        return asdict(point), PointFinished(point, result)
+        return asdict(point), PointMeasured(point, result)
 
     def _cost(self, x: int, result: ScenarioResult) -> PointCost:
         return PointCost(x, result.median_s or 0.0, point_overhead_s(result))

@@ -16,10 +16,12 @@ from overhead_tui.engine.budget import (
     predict_point_s,
     timed_calls,
 )
+from overhead_tui.engine.budgeted import PointStarting as PointStarted
+from overhead_tui.engine.budgeted import ScenarioStopped
 from overhead_tui.engine.events import ProbeStarted
 from overhead_tui.engine.probe_runs import ProbeResult
 from overhead_tui.engine.results import new_result
-from overhead_tui.engine.sweep import PointStarted, ScenarioStopped, Sweep
+from overhead_tui.engine.sweep import Sweep
 from overhead_tui.plugins.scenarios import discover, select
 from overhead_tui.present.sweep_rows import point_cell, sweep_rows
 from overhead_tui.summary.records import MachineInfo, RunSummary, ScenarioResult, Settings
