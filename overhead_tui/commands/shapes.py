@@ -5,13 +5,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from overhead_tui.commands.common import (
-    add_measurement_options,
+    add_export_options,
     add_scenario_choice,
     check_export_paths,
-    positive_float,
     positive_int,
     prepare_cache,
     prepare_run_dir,
@@ -19,6 +17,7 @@ from overhead_tui.commands.common import (
 )
 from overhead_tui.commands.sweep import (
     PointProgress,
+    add_budgeted_options,
     drive,
     exit_status,
     parse_sizes,
@@ -81,27 +80,12 @@ def add_options(parser: argparse.ArgumentParser) -> None:
         metavar="M,M,...",
         help="batches m, comma-separated (default: 1, 2, 4, ... up to N, and N)",
     )
-    parser.add_argument(
-        "--budget",
-        type=positive_float,
-        default=DEFAULT_BUDGET_S,
-        metavar="S",
-        help=f"total seconds, split among the scenarios (default: {DEFAULT_BUDGET_S:g}; the "
-        "probes, when measured, come on top)",
+    add_export_options(
+        parser,
+        json="also write the summary JSON",
+        markdown="write a Markdown report: table, crossing, reference machines (prediction)",
     )
-    parser.add_argument("--json", type=Path, metavar="PATH", help="also write the summary JSON")
-    parser.add_argument(
-        "--markdown",
-        type=Path,
-        metavar="PATH",
-        help="write a Markdown report: table, crossing, reference machines (prediction)",
-    )
-    add_measurement_options(
-        parser, repeats=SHAPES_REPEATS, min_time_s=SHAPES_MIN_SAMPLE_S, unit="point"
-    )
-    parser.add_argument(
-        "--app", action="store_true", help="afterwards, show the Shapes screen in the app"
-    )
+    add_budgeted_options(parser, DEFAULT_BUDGET_S, SHAPES_REPEATS, SHAPES_MIN_SAMPLE_S, "Shapes")
 
 
 def choose_shape(args: argparse.Namespace) -> tuple[int, int, list[int], str]:

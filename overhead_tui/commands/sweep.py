@@ -83,19 +83,29 @@ def add_options(parser: argparse.ArgumentParser) -> None:
         metavar="N,N,...",
         help=f"matrix orders, comma-separated (default: {','.join(map(str, DEFAULT_SIZES))})",
     )
+    add_budgeted_options(parser, DEFAULT_BUDGET_S, SWEEP_REPEATS, SWEEP_MIN_SAMPLE_S, "Sweep")
+
+
+def add_budgeted_options(
+    parser: argparse.ArgumentParser,
+    budget_s: float,
+    repeats: int,
+    min_time_s: float,
+    screen: str,
+) -> None:
+    """The options every budgeted sweep has after its own: ``--budget`` (default
+    ``budget_s``), the measurement options (per point) and ``--app`` (opens ``screen``)."""
     parser.add_argument(
         "--budget",
         type=positive_float,
-        default=DEFAULT_BUDGET_S,
+        default=budget_s,
         metavar="S",
-        help=f"total seconds for the sweep, split among the scenarios (default: "
-        f"{DEFAULT_BUDGET_S:g})",
+        help=f"total seconds, split among the scenarios (default: {budget_s:g}; the probes, "
+        "when measured, come on top)",
     )
-    add_measurement_options(
-        parser, repeats=SWEEP_REPEATS, min_time_s=SWEEP_MIN_SAMPLE_S, unit="point"
-    )
+    add_measurement_options(parser, repeats=repeats, min_time_s=min_time_s, unit="point")
     parser.add_argument(
-        "--app", action="store_true", help="afterwards, show the Sweep screen in the app"
+        "--app", action="store_true", help=f"afterwards, show the {screen} screen in the app"
     )
 
 
