@@ -22,7 +22,7 @@ from typing import IO, Any, ClassVar
 import overhead_tui
 from overhead_tui.analysis.derive import derive
 from overhead_tui.engine.budget import fair_share_s
-from overhead_tui.engine.events import ProbeStarted, ScenarioProgress
+from overhead_tui.engine.events import ProbeStarted, RunFinished, RunStarted, ScenarioProgress
 from overhead_tui.engine.probe_runs import load_run_probes
 from overhead_tui.engine.run_log import log_event
 from overhead_tui.engine.runner import Runner
@@ -32,13 +32,6 @@ from overhead_tui.machine.host import describe_machine
 from overhead_tui.plugins.scenarios import ScenarioSpec
 from overhead_tui.summary.records import MachineInfo, RunSummary, ScenarioResult, Settings
 from overhead_tui.summary.sweep import BudgetedPoint
-
-
-@dataclass(frozen=True)
-class BudgetedStarted:
-    """The sweep began; ``summary`` has no points yet."""
-
-    summary: RunSummary
 
 
 @dataclass(frozen=True)
@@ -74,14 +67,6 @@ class PointMeasured:
 
 
 @dataclass(frozen=True)
-class BudgetedFinished:
-    """The sweep ended (``cancelled`` after Ctrl-C or ``cancel()``)."""
-
-    summary: RunSummary
-    cancelled: bool = False
-
-
-@dataclass(frozen=True)
 class ScenarioStopped:
     """A scenario's sweep ended before its last point: ``reason`` is ``budget``,
     ``max_size``, ``cancelled`` or a failed point's status; ``detail`` says why in words."""
@@ -92,13 +77,13 @@ class ScenarioStopped:
 
 
 BudgetedEvent = (
-    BudgetedStarted
+    RunStarted
     | ProbeStarted
     | PointStarting
     | ScenarioProgress
     | PointMeasured
     | ScenarioStopped
-    | BudgetedFinished
+    | RunFinished
 )
 """What a budgeted sweep's ``events()`` yields, in this order per scenario."""
 
@@ -236,7 +221,7 @@ class BudgetedSweep(Stoppable):
         with open(self.run_dir / "events.jsonl", "a", encoding="utf-8") as log:
             log_event(log, f"{self.kind}_started", **self._started_log())
             self._save()
-            yield BudgetedStarted(self.summary)
+            yield RunStarted(self.summary)
             try:
                 probes = yield from load_run_probes(self.settings, self._commands, log)
                 if probes is not None:  # the probes, as ``run`` loads them (not per point)
@@ -258,7 +243,7 @@ class BudgetedSweep(Stoppable):
                 self._derive()
                 self._save()
                 log_event(log, f"{self.kind}_finished", cancelled=self.cancelled)
-        yield BudgetedFinished(self.summary, cancelled=self.cancelled)
+        yield RunFinished(self.summary, cancelled=self.cancelled)
 
     def _sweep_one(
         self, spec: ScenarioSpec, index: int, share_s: float, log: IO[str]

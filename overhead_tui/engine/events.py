@@ -15,7 +15,8 @@ from overhead_tui.summary.records import RunSummary, ScenarioResult
 
 @dataclass(frozen=True)
 class RunStarted:
-    """The run began; ``summary`` lists every scenario as skipped (not yet run)."""
+    """The run (or a budgeted sweep) began; a run's ``summary`` lists every scenario as
+    skipped (not yet run), a sweep's has no points yet."""
 
     summary: RunSummary
 
@@ -69,7 +70,8 @@ class ScenarioFinished:
 
 @dataclass(frozen=True)
 class RunFinished:
-    """The run ended; ``summary.finished`` is False when it was cancelled."""
+    """The run (or a budgeted sweep) ended; ``cancelled`` after Ctrl-C or ``cancel()`` (a
+    run's ``summary.finished`` is then False)."""
 
     summary: RunSummary
     cancelled: bool = False
