@@ -55,21 +55,21 @@ def _head(result: ScenarioResult, part: BackendResult | None, name: str) -> Comp
 
 class BackendTab(ScenarioTab):
     """A tab of profiler results: for each of its ``backends`` (the key in
-    ``result.profile.backends``, the name its status line gives), that status, then what
-    :meth:`results` shows of an ok run."""
+    ``result.profile.backends``, the name its status line gives, the record an ok run of it
+    is), that status, then what :meth:`results` shows of an ok run."""
 
-    backends: ClassVar[tuple[tuple[str, str], ...]] = ()
+    backends: ClassVar[tuple[tuple[str, str, type[BackendResult]], ...]] = ()
 
     @classmethod
     def has_data(cls, result: ScenarioResult) -> bool:
-        return any(_backend(result, key) for key, _ in cls.backends)
+        return any(_backend(result, key) for key, _, _ in cls.backends)
 
     def compose(self) -> ComposeResult:
         with VerticalScroll():
-            for key, name in self.backends:
+            for key, name, record in self.backends:
                 part = _backend(self.result, key)
                 yield from _head(self.result, part, name)
-                if part is not None and part.ok:
+                if part is not None and part.ok and isinstance(part, record):
                     yield from self.results(part)
 
     def results(self, part: BackendResult) -> ComposeResult:
@@ -81,7 +81,10 @@ class NativeTab(BackendTab):
     """perf's self time per native symbol, the measured layer bar beside the model's."""
 
     tab_title = "Native"
-    backends = (("perf", "perf (cpu-clock)"), ("callgrind", "callgrind"))
+    backends = (
+        ("perf", "perf (cpu-clock)", PerfResult),
+        ("callgrind", "callgrind", CallgrindResult),
+    )
 
     def results(self, part: BackendResult) -> ComposeResult:
         if isinstance(part, PerfResult):
@@ -166,11 +169,9 @@ class StacksTab(BackendTab):
     """py-spy's sampled stacks: samples, errors, native share and a top-N self-time table."""
 
     tab_title = "Stacks"
-    backends = (("pyspy", "py-spy --native"),)
+    backends = (("pyspy", "py-spy --native", PyspyResult),)
 
-    def results(self, part: BackendResult) -> ComposeResult:
-        if not isinstance(part, PyspyResult):
-            return
+    def results(self, part: PyspyResult) -> ComposeResult:  # type: ignore[override]
         yield Label(
             f"{part.samples} samples of the kernel, errors "
             f"{part.errors}, {fmt_percent(part.native_fraction)} "
@@ -188,11 +189,9 @@ class LinesTab(BackendTab):
     """Scalene's per-line Python / native / system time over the kernel's source lines."""
 
     tab_title = "Lines"
-    backends = (("scalene", "Scalene --cpu-only"),)
+    backends = (("scalene", "Scalene --cpu-only", ScaleneResult),)
 
-    def results(self, part: BackendResult) -> ComposeResult:
-        if not isinstance(part, ScaleneResult):
-            return
+    def results(self, part: ScaleneResult) -> ComposeResult:  # type: ignore[override]
         table = column_table(
             ("line", "python", "native", "system", "", "source"),
             left={"", "source"},
