@@ -92,11 +92,12 @@ def seed_probe_cache(cache: Path, recorded: Path = RECORDED_SUMMARY_V3) -> Path:
     (:func:`overhead_tui.engine.probe_runs.cache_key`), so a run or ``machine`` reads these values
     instead of measuring the probes.  Returns ``cache``.
     """
-    from overhead_tui.engine.probe_runs import ProbeResult, cache_key, write_cache
+    from overhead_tui.engine.probe_runs import cache_key, write_cache
     from overhead_tui.plugins.probes import discover_probes
+    from overhead_tui.summary.probes import probe_records
 
     probes = json.loads(recorded.read_text(encoding="utf-8"))["probes"]
-    results = {name: ProbeResult(**fields) for name, fields in probes.items()}
+    results = probe_records(probes)
     write_cache(cache_key(discover_probes(), sys.executable), results, cache)
     return cache
 

@@ -54,13 +54,14 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import replace
-from typing import Any
 
 from overhead_tui.analysis import uncertainty as unc
 from overhead_tui.analysis.agreement import attach_agreement
 from overhead_tui.analysis.unit_costs import UnitCosts
 from overhead_tui.analysis.waterfall import waterfall
 from overhead_tui.summary.breakdown import Breakdown, BreakdownRow, Scale
+from overhead_tui.summary.measured import EventsPerFma
+from overhead_tui.summary.probes import Probes
 from overhead_tui.summary.records import RunSummary, ScenarioResult
 from overhead_tui.summary.vocabulary import GENERATOR_RESUMPTIONS, GENERIC_OPS, INT_RESULT_OPS
 
@@ -96,29 +97,29 @@ def _row(
 
 
 def interpreted_rows(
-    events: dict[str, Any], layers: list[str], costs: UnitCosts
+    events: EventsPerFma, layers: list[str], costs: UnitCosts
 ) -> list[BreakdownRow]:
     """Rows of the interpreted part of the model (ns per FMA each)."""
-    ops = events.get("by_opcode", {})
+    ops = events.by_opcode
     loads = sum(v for k, v in ops.items() if k in LIST_LOADS)
     stores = sum(v for k, v in ops.items() if k in LIST_STORES)
     generic = sum(v for k, v in ops.items() if k in GENERIC_OPS)
-    array_loads = float(events.get("array_loads") or 0.0)
-    array_stores = float(events.get("array_stores") or 0.0)
+    array_loads = float(events.array_loads or 0.0)  # absent from older files: none
+    array_stores = float(events.array_stores or 0.0)
     generic = max(0.0, generic - array_loads - array_stores)
-    numpy_calls = events.get("numpy_calls", 0.0)
-    other_builtins = events.get("builtin_calls", 0.0) - numpy_calls
+    numpy_calls = events.numpy_calls
+    other_builtins = events.builtin_calls - numpy_calls
     # floats an array read creates are inside the array read's probe cost
-    floats = max(0.0, float(events.get("floats") or 0.0) - array_loads)
+    floats = max(0.0, float(events.floats or 0.0) - array_loads)
     ints = sum(v for k, v in ops.items() if k in INT_RESULT_OPS) if costs.int_ns is not None else 0
-    calls = float(events.get("python_calls") or 0.0)
+    calls = float(events.python_calls or 0.0)
     resumptions = 0.0
     if costs.generator_item_ns is not None:
         resumptions = min(calls, sum(v for k, v in ops.items() if k in GENERATOR_RESUMPTIONS))
     rows = [
         _row(
             "interpreter_dispatch",
-            events.get("dispatches"),
+            events.dispatches,
             costs.dispatch_ns,
             "ns/dispatch",
             costs,
@@ -279,7 +280,7 @@ def breakdown(result: ScenarioResult, costs: UnitCosts) -> Breakdown | None:
     if scale is not None:
         costs = costs.scaled(*scale)
     rows = interpreted_rows(events, result.layers, costs)
-    compiled = (events.get("dispatches") or 0.0) < INTERPRETED_THRESHOLD
+    compiled = (events.dispatches or 0.0) < INTERPRETED_THRESHOLD
     peak = costs.peak_all_gflops if "parallel" in result.layers else costs.peak_one_gflops
     if peak and ("dense_kernel" in result.layers or "simd_compute" in result.layers):
         layer = "dense_kernel" if "dense_kernel" in result.layers else "simd_compute"
@@ -345,7 +346,7 @@ def _shared(row: BreakdownRow, measured_ns: float, measured: unc.Interval) -> Br
     )
 
 
-def attribute(summary: RunSummary, probes: dict[str, Any]) -> None:
+def attribute(summary: RunSummary, probes: Probes) -> None:
     """Fill every scenario's ``breakdown`` (with ``agreement`` when perf profiled it) and the
     summary's ``waterfall`` in place."""
     costs = UnitCosts.from_probes(probes, summary)

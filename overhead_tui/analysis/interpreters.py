@@ -67,13 +67,13 @@ def grid_cell(combined: InterpretersSummary, name: str, column: int) -> GridCell
     entry = combined.interpreters[column]
     result = entry.scenario(name)
     has_speed = result is not None and result.has_speed
-    events = (result.events_per_fma or {}) if result is not None else {}
+    events = result.events_per_fma if result is not None else None
     base = combined.interpreters[0].scenario(name)
     return GridCell(
         ran=entry.error is None,
         result=result,
         gflops=result.gflops if has_speed and result is not None else None,
-        bytecodes_per_fma=events.get("bytecodes") if has_speed else None,
+        bytecodes_per_fma=events.bytecodes if has_speed and events else None,
         change=biggest_change(base, result) if column else None,
     )
 
@@ -249,7 +249,8 @@ def breakdown_pair(combined: InterpretersSummary, name: str, a: int, b: int) -> 
         return float(value) if value is not None else None
 
     def bytecodes(result: ScenarioResult | None) -> float | None:
-        return ((result.events_per_fma or {}) if result is not None else {}).get("bytecodes")
+        events = result.events_per_fma if result is not None else None
+        return events.bytecodes if events else None
 
     return BreakdownPair(
         name=name,

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from overhead_tui.analysis import uncertainty as unc
+from overhead_tui.summary.probes import Probes
 from overhead_tui.summary.records import RunSummary
 
 INTERPRETER_COSTS = (
@@ -101,23 +102,19 @@ class UnitCosts:
         return replace(self, intervals=intervals, **changed)
 
     @classmethod
-    def from_probes(cls, probes: dict[str, Any], summary: RunSummary | None = None) -> UnitCosts:
-        """Read unit costs from probe results (dicts or ``ProbeResult``), and dense peaks."""
+    def from_probes(cls, probes: Probes, summary: RunSummary | None = None) -> UnitCosts:
+        """Read unit costs from probe results, and dense peaks."""
 
         intervals: dict[str, unc.Interval] = {}
         below: set[str] = set()
         factors: dict[str, float] = {}
 
-        def get(probe: Any, key: str) -> Any:
-            return probe.get(key) if isinstance(probe, dict) else getattr(probe, key, None)
-
         def main_interval(name: str) -> tuple[float, unc.Interval] | None:
             probe = probes.get(name)
-            v = get(probe, "value") if probe is not None else None
-            if v is None:
+            if probe is None or probe.value is None:
                 return None
-            stored = get(probe, "interval")
-            interval = tuple(stored) if stored else unc.probe_interval(get(probe, "samples") or [])
+            v, stored = probe.value, probe.interval
+            interval = tuple(stored) if stored else unc.probe_interval(probe.samples or [])
             return float(v), (interval or (float(v), float(v)))  # type: ignore[return-value]
 
         dispatch = main_interval("dispatch")
@@ -149,11 +146,11 @@ class UnitCosts:
 
         def detail(name: str, key: str, field_name: str | None = None) -> float | None:
             probe = probes.get(name)
-            v = (get(probe, "details") or {}).get(key) if probe is not None else None
-            if v is None:
+            v = (probe.details or {}).get(key) if probe is not None else None
+            if probe is None or not isinstance(v, int | float):
                 return None
             v = float(v)
-            stored = (get(probe, "detail_intervals") or {}).get(key)
+            stored = (probe.detail_intervals or {}).get(key)
             if stored:
                 interval = (min(stored[0], v), max(stored[1], v))
             else:

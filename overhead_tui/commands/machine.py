@@ -44,12 +44,9 @@ def run(args: argparse.Namespace) -> int:
     if not to_stdout:
         check_export_paths({"--json": args.json})
     cpu = read_cpu_model()
-    probes = {
-        k: v.__dict__
-        for k, v in load_probes(
-            progress=lambda name: print(f"measuring probe {name} ...", file=sys.stderr, flush=True)
-        ).items()
-    }
+    probes = load_probes(
+        progress=lambda name: print(f"measuring probe {name} ...", file=sys.stderr, flush=True)
+    )
     limits = machine_limits(cpu, probes)
     if to_stdout:  # `--json -`: the JSON alone on stdout, the report on stderr
         with contextlib.redirect_stdout(sys.stderr):

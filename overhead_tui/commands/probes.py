@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from dataclasses import asdict
-from typing import Any
 
 from overhead_tui.commands.common import prepare_cache
 from overhead_tui.engine.interpreter_check import check_python
 from overhead_tui.engine.probe_runs import PROCESSES, cache_path, load_probes
 from overhead_tui.machine.limits import probe_load_warnings
 from overhead_tui.present.format import fmt_number
+from overhead_tui.summary.probes import ProbeResult
 
 SPREAD_WARN = 0.10
 """Run-to-run spread at or above which a probe is flagged (10 %)."""
@@ -72,12 +71,12 @@ def run(args: argparse.Namespace) -> int:
         f"median of them; ! marks a spread ≥ {SPREAD_WARN:.0%} (a shared VM: compare ratios "
         "in one run)"
     )
-    for warning in probe_load_warnings({k: asdict(v) for k, v in results.items()}):
+    for warning in probe_load_warnings(results):
         print(f"! {warning}")
     return 1 if failed else 0
 
 
-def _detail(key: str, value: float, result: Any) -> str:
+def _detail(key: str, value: float, result: ProbeResult) -> str:
     """A detail's value and per-process interval; a cost ≤ 0 is "below resolution", never
     printed as a (negative) cost."""
     bounds = (result.detail_intervals or {}).get(key)

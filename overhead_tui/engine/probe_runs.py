@@ -9,7 +9,6 @@ these changes, or on request (``overhead-tui probes --refresh``).
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import hashlib
 import json
 import os
@@ -20,7 +19,6 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Generator
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
@@ -37,6 +35,8 @@ from overhead_tui.engine.spawn import (
 from overhead_tui.errors import UsageError
 from overhead_tui.machine.host import cpu_model, other_cpu_fraction, read_cpu_times
 from overhead_tui.plugins.probes import ProbeSpec, discover_probes
+from overhead_tui.summary.codec import to_json
+from overhead_tui.summary.probes import ProbeResult, probe_records
 from overhead_tui.summary.records import Settings
 
 PROBE_TIMEOUT_S = 120.0
@@ -49,31 +49,6 @@ PROCESSES = 3
 
 NUMBA_TARGET_VARS = ("NUMBA_CPU_NAME", "NUMBA_CPU_FEATURES")
 """Environment variables choosing the code numba compiles (part of the cache key)."""
-
-
-@dataclass
-class ProbeResult:
-    """One probe's unit cost: median of its samples, relative IQR as spread."""
-
-    name: str
-    title: str
-    unit: str
-    layer: str
-    value: float | None = None
-    spread: float | None = None
-    """(max − min) / median of the per-process values: the run-to-run spread (0.05 = 5 %)."""
-    samples: list[float] = field(default_factory=list)
-    """The value measured in each worker process."""
-    details: dict[str, Any] = field(default_factory=dict)
-    error: str | None = None
-    interval: list[float] | None = None
-    """[min, max] of the per-process values: a distribution-free interval for the median
-    process value (coverage 1 − 2·0.5ⁿ for n processes, ``analysis.uncertainty``)."""
-    detail_intervals: dict[str, list[float]] = field(default_factory=dict)
-    """[min, max] over the processes of each numeric detail (e.g. ``store_ns``)."""
-    other_cpu_fraction: float | None = None
-    """Share of all CPUs that other processes used while this probe was measured (the tool
-    and its probe workers excluded), from ``machine.host.read_cpu_times``; None where unknown."""
 
 
 def _own_and_children_cpu_s() -> float:
@@ -136,7 +111,15 @@ def measure_probe(
     are the per-process values and ``details`` those of the median process; ``interval`` and
     ``detail_intervals`` the per-process ranges (see ``analysis.uncertainty``).
     """
-    result = ProbeResult(spec.name, spec.title, spec.unit, spec.layer)
+    result = ProbeResult(
+        spec.name,
+        spec.title,
+        spec.unit,
+        spec.layer,
+        interval=None,
+        detail_intervals={},
+        other_cpu_fraction=None,
+    )
     runs: list[Probe] = []
     before, own_before = read_cpu_times(), _own_and_children_cpu_s()
     for _ in range(processes or spec.processes or PROCESSES):
@@ -197,12 +180,9 @@ oldest entries beyond this many are dropped."""
 def read_cache(key: str, cache: Path | None = None) -> dict[str, ProbeResult] | None:
     """Cached probe results for ``key`` (see :func:`cache_key`), or None when stale or absent."""
     entry = _cache_entries(_read_cache(cache or cache_path())).get(key)
-    if entry is None:
+    if entry is None or not all(isinstance(v, dict) for v in entry.values()):
         return None
-    try:
-        return {k: ProbeResult(**v) for k, v in entry.items()}
-    except TypeError:  # written by another version
-        return None
+    return probe_records(entry)
 
 
 def write_cache(key: str, results: dict[str, ProbeResult], cache: Path | None = None) -> None:
@@ -221,7 +201,7 @@ def write_cache(key: str, results: dict[str, ProbeResult], cache: Path | None = 
     order = [k for k in listed if k in entries] + [k for k in entries if k not in listed]
     order = [k for k in order if k != key] + [key]
     order = order[-CACHE_ENTRIES:]
-    entries[key] = {k: asdict(v) for k, v in results.items()}
+    entries[key] = to_json(results)
     kept = {k: entries[k] for k in order}
     fd, tmp = tempfile.mkstemp(dir=cache.parent, prefix=".probes-", suffix=".tmp")
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
@@ -312,11 +292,11 @@ def median(values: list[float]) -> float | None:
 
 def load_run_probes(
     settings: Settings, cancel: Cancel, log: IO[str]
-) -> Generator[ProbeStarted, None, dict[str, Any] | None]:
+) -> Generator[ProbeStarted, None, dict[str, ProbeResult] | None]:
     """Probe unit costs for a run or sweep: the per-machine cache, or measured now.
 
     Yields ``ProbeStarted`` before each probe it measures (one worker each) and returns
-    {name: probe result as a dict}; None when ``settings.probes`` is off, ``cancel`` was set
+    {name: probe result}; None when ``settings.probes`` is off, ``cancel`` was set
     (it also kills the probe worker that runs), or the probe files cannot be read (logged as
     ``probes_failed``).
     """
@@ -331,9 +311,6 @@ def load_run_probes(
         return None
     if results is None:
         return None
-    probes = {name: dataclasses.asdict(r) for name, r in results.items()}
-    summary = {
-        k: {"value": v["value"], "unit": v["unit"], "error": v["error"]} for k, v in probes.items()
-    }
+    summary = {k: {"value": v.value, "unit": v.unit, "error": v.error} for k, v in results.items()}
     log_event(log, "probes", probes=summary)
-    return probes
+    return results

@@ -1,8 +1,9 @@
 """The worker protocol: the SPEC a worker starts with and every message it sends back, as
 typed records with one JSON codec.  The one home of this vocabulary.
 
-Standard library only (dataclasses + json): the worker imports this module under another
-interpreter (``--python``) that sees none of the tool's own packages.
+Standard library only (dataclasses + json; the records the summary stores as sent come from
+``summary.measured``): the worker imports this module under another interpreter
+(``--python``) that sees none of the tool's own packages.
 
 The parent builds a :class:`WorkerSpec` with :func:`worker_spec` and passes
 ``spec.to_json()`` as the worker's argument; the worker reads it back with
@@ -50,6 +51,8 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
 from overhead_tui.engine.codec import OMITTED_WHEN_NONE, ProtocolError, build, to_dict
+from overhead_tui.summary.measured import Blas, BlasLibrary, BytecodeLine
+from overhead_tui.summary.probes import ProbeDetail
 
 # --- the SPEC ---------------------------------------------------------------------------
 
@@ -174,27 +177,6 @@ class PythonReport:
 
 
 @dataclass(frozen=True)
-class Blas:
-    """A BLAS library as threadpoolctl names it."""
-
-    library: str | None = None
-    """``internal_api``: openblas, mkl, blis ..."""
-    version: str | None = None
-    architecture: str | None = None
-    """The kernel family it chose at run time, e.g. ``Haswell``."""
-    threads: int | None = None
-    """Its thread pool's size."""
-
-
-@dataclass(frozen=True)
-class BlasLibrary(Blas):
-    """One BLAS library loaded in the worker."""
-
-    threading_layer: str | None = None
-    filepath: str | None = None
-
-
-@dataclass(frozen=True)
 class BlasReport(Blas):
     """numpy's BLAS (the :class:`Blas` fields) and every BLAS loaded (``libraries``, numpy's
     first; None from a worker that did not list them)."""
@@ -278,21 +260,6 @@ class TimingEnded(Message):
 
 
 @dataclass(frozen=True)
-class BytecodeLine:
-    """One executed instruction at the last counted size."""
-
-    code: str = ""
-    """The code object's name."""
-    offset: int = 0
-    opname: str = ""
-    """Adaptive (specialised) name."""
-    arg: str = ""
-    """``argrepr``."""
-    per_fma: float = 0.0
-    """Executions per multiply-add."""
-
-
-@dataclass(frozen=True)
 class Counted(Message):
     event: ClassVar[str] = "counted"
     sizes: tuple[int, ...] = ()
@@ -343,7 +310,7 @@ class Probe(Message):
     spread: float | None = None
     """Relative IQR of the samples within this process."""
     samples: tuple[float, ...] = ()
-    details: dict[str, Any] = field(default_factory=dict)
+    details: dict[str, ProbeDetail] = field(default_factory=dict)
     """What the probe file reported besides its samples (``ProbeResult.details``)."""
 
 

@@ -7,11 +7,12 @@ events.
 from __future__ import annotations
 
 import signal
-from typing import Any
+from dataclasses import fields
 
 from overhead_tui.engine.inputs import flops_of
 from overhead_tui.engine.protocol import (
     Blas,
+    BlasLibrary,
     BlasReport,
     Build,
     Calibrated,
@@ -25,10 +26,11 @@ from overhead_tui.engine.protocol import (
     Sample,
     Validated,
     Warmup,
-    to_dict,
 )
 from overhead_tui.engine.stats import describe, stability_warnings
 from overhead_tui.plugins.scenarios import ScenarioSpec
+from overhead_tui.summary.codec import ABSENT, from_json
+from overhead_tui.summary.measured import BuildInfo, EventsPerFma
 from overhead_tui.summary.records import BlasInfo, ScenarioResult
 
 
@@ -79,15 +81,16 @@ def apply_event(result: ScenarioResult, message: Message) -> None:
             result.numba_threads = message.numba_threads
             result.blas = _blas_libraries(message.blas)
         case Counted():
-            result.events_per_fma = message.per_fma or None
-            result.bytecode = [to_dict(line) for line in message.bytecode]
+            per_fma = message.per_fma  # the summary's record, sent as its JSON
+            result.events_per_fma = from_json(EventsPerFma, per_fma) if per_fma else None
+            result.bytecode = list(message.bytecode)
             result.bytecode_n = message.bytecode_n
         case Done():
             if message.blas is not None:
                 result.blas_threads = message.blas.threads
             result.blas = _blas_libraries(message.blas) or result.blas
         case Build():
-            result.build = message.info
+            result.build = from_json(BuildInfo, message.info) if message.info else None
         case Error():
             result.status = "skipped" if message.kind in SKIPPED_ERRORS else "error"
             result.error = error_text(message)
@@ -109,15 +112,18 @@ def error_text(error: Error) -> str:
     return message
 
 
-def _blas_libraries(blas: BlasReport | None) -> list[dict[str, Any]]:
-    """Every BLAS a worker reported (``libraries``); older workers sent numpy's alone (its
-    fields as sent)."""
+def _blas_libraries(blas: BlasReport | None) -> list[BlasLibrary]:
+    """Every BLAS a worker reported (``libraries``); older workers sent numpy's alone (the
+    fields it sent: the others stay out of the summary)."""
     if blas is None:
         return []
     if blas.libraries is not None:
-        return [to_dict(x) for x in blas.libraries]
-    sent = {k: v for k, v in to_dict(blas).items() if v is not None}
-    return [sent] if blas.library else []
+        return list(blas.libraries)
+    sent = {
+        f.name: ABSENT if getattr(blas, f.name, None) is None else getattr(blas, f.name)
+        for f in fields(BlasLibrary)
+    }
+    return [BlasLibrary(**sent)] if blas.library else []
 
 
 def machine_blas(blas: Blas, source: str) -> BlasInfo:

@@ -207,19 +207,17 @@ class MarkdownExporter(Exporter):
             "|---|---:|---:|---|---:|",
         ]
         for name, p in sorted(summary.probes.items()):
-            value = fmt_number(p.get("value")) if p.get("value") is not None else "failed"
-            if p.get("value") is not None and p["value"] <= 0:
-                value = f"below resolution ({fmt_number(p['value'])})"
-            spread = fmt_percent(p.get("spread")) if p.get("spread") is not None else "—"
-            found = p.get("interval") or (
-                [min(p["samples"]), max(p["samples"])] if p.get("samples") else None
-            )
+            value = fmt_number(p.value) if p.value is not None else "failed"
+            if p.value is not None and p.value <= 0:
+                value = f"below resolution ({fmt_number(p.value)})"
+            spread = fmt_percent(p.spread) if p.spread is not None else "—"
+            found = p.interval or ([min(p.samples), max(p.samples)] if p.samples else None)
             interval = (
-                f"[{fmt_number(found[0])}–{fmt_number(found[1])}] ({len(p.get('samples') or [])})"
+                f"[{fmt_number(found[0])}–{fmt_number(found[1])}] ({len(p.samples or [])})"
                 if found
                 else "—"
             )
-            lines.append(f"| {name} | {value} | {interval} | {p.get('unit', '')} | {spread} |")
+            lines.append(f"| {name} | {value} | {interval} | {p.unit} | {spread} |")
         lines += [
             "",
             "Interval: the range of the per-process values, a distribution-free interval for the "

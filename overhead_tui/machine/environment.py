@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
 
 from overhead_tui.summary.records import MachineInfo, ScenarioResult
 from overhead_tui.summary.units import fmt_gflops, fmt_percent
@@ -118,10 +117,10 @@ def slow_kernel_causes(result: ScenarioResult, machine: MachineInfo) -> list[str
     causes: list[str] = []
     native = machine_simd(machine.isa)
     for lib in result.blas or []:
-        kernel = str(lib.get("architecture") or "")
+        kernel = lib.architecture or ""
         simd = OPENBLAS_KERNEL_SIMD.get(kernel.lower())
         older = simd and native and _SIMD_LEVEL[simd] < _SIMD_LEVEL[native]
-        if lib.get("library") == "openblas" and older:
+        if lib.library == "openblas" and older:
             causes.append(
                 f"BLAS kernel {kernel} ({_SIMD_LABEL[simd]}) on this {_SIMD_LABEL[native]} machine"
             )
@@ -197,7 +196,7 @@ def thread_limit_warnings(result: ScenarioResult, machine: MachineInfo) -> list[
 
 
 def judge_environment(
-    results: list[ScenarioResult], machine: MachineInfo, theoretical: dict[str, Any]
+    results: list[ScenarioResult], machine: MachineInfo, theoretical: Mapping[str, float | None]
 ) -> None:
     """Replace each rung's warnings from this module by fresh ones (idempotent).
 

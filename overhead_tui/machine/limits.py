@@ -24,13 +24,13 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from overhead_tui.machine.cgroup import cgroup_cpu_quota, effective_cores
 from overhead_tui.machine.cpu import CpuModel
 from overhead_tui.machine.environment import judge_environment
 from overhead_tui.machine.host import OTHERS_WARN
 from overhead_tui.summary.limits import MachineLimits, PeakEntry
+from overhead_tui.summary.probes import Probes
 from overhead_tui.summary.records import RunSummary, ScenarioResult
 from overhead_tui.summary.units import fmt_gflops
 from overhead_tui.summary.vocabulary import DTYPE_ITEMSIZE
@@ -58,10 +58,12 @@ def arithmetic_intensity(n: int, dtype: str, m: int | None = None, k: int | None
     return 2.0 * m * k * n / (DTYPE_ITEMSIZE[dtype] * (m * k + k * n + m * n))
 
 
-def probe_value(probes: dict[str, Any], name: str, detail: str | None = None) -> float | None:
+def probe_value(probes: Probes, name: str, detail: str | None = None) -> float | None:
     """A probe's positive value (or one of its ``details``) from a summary's ``probes``."""
-    probe = probes.get(name) or {}
-    value = (probe.get("details") or {}).get(detail) if detail else probe.get("value")
+    probe = probes.get(name)
+    if probe is None:
+        return None
+    value = (probe.details or {}).get(detail) if detail else probe.value
     return float(value) if isinstance(value, (int, float)) and value > 0 else None
 
 
@@ -77,7 +79,7 @@ ONE_CORE_PEAK: dict[str, tuple[str, str]] = {
 
 
 def measured_peak(
-    dtype: str, probes: dict[str, Any], summary: RunSummary | None = None
+    dtype: str, probes: Probes, summary: RunSummary | None = None
 ) -> tuple[float | None, str | None]:
     """(best measured GFLOP/s, what measured it) for ``dtype``: probes, the run's dense kernels."""
     candidates = [
@@ -99,7 +101,7 @@ def _peak_entry(
     cpu: CpuModel | None,
     cores: float | None,
     clock: dict[str, float | None],
-    probes: dict[str, Any],
+    probes: Probes,
     summary: RunSummary | None,
 ) -> PeakEntry:
     entry: dict[str, float | str | None] = {}
@@ -128,7 +130,7 @@ def _peak_entry(
 
 
 def machine_limits(
-    cpu: CpuModel | None, probes: dict[str, Any], summary: RunSummary | None = None
+    cpu: CpuModel | None, probes: Probes, summary: RunSummary | None = None
 ) -> MachineLimits:
     """The machine's model and limits (its CPU fields None for an unknown CPU).
 
@@ -191,14 +193,14 @@ def bandwidth_warnings(bandwidth: dict[str, float | None]) -> list[str]:
     return []
 
 
-def probe_load_warnings(probes: dict[str, Any]) -> list[str]:
+def probe_load_warnings(probes: Probes) -> list[str]:
     """One warning naming the probes measured while other processes used more than
     :data:`OTHERS_WARN` of the CPUs (their ``other_cpu_fraction``): unit costs, and so the
     breakdowns and the roofs, measured beside a neighbour."""
     loaded = {}
     for name, probe in probes.items():
-        share = probe.get("other_cpu_fraction") if isinstance(probe, dict) else None
-        if share is not None and share > OTHERS_WARN:
+        share = probe.other_cpu_fraction  # absent from files before it was measured
+        if share and share > OTHERS_WARN:
             loaded[name] = share
     if not loaded:
         return []
@@ -210,10 +212,11 @@ def probe_load_warnings(probes: dict[str, Any]) -> list[str]:
     ]
 
 
-def simd_peak_warnings(probes: dict[str, Any], cpu: CpuModel | None = None) -> list[str]:
+def simd_peak_warnings(probes: Probes, cpu: CpuModel | None = None) -> list[str]:
     """Doubts about the ``simd_fma`` probe per dtype: all cores below one core, and compiled
     code that cannot reach the peak (its ``asm_warning``, or vectors narrower than the FMAs)."""
-    details = (probes.get("simd_fma") or {}).get("details") or {}
+    simd = probes.get("simd_fma")
+    details = (simd.details or {}) if simd is not None else {}
     warnings = []
     for dtype, prefix in DTYPE_PREFIX.items():
         every = probe_value(probes, *MEASURED_PEAK_SOURCES[dtype][0])
@@ -294,9 +297,7 @@ def apply_limits(summary: RunSummary, cpu: CpuModel | None) -> None:
     judge_environment(summary.scenarios, summary.machine, theoretical)
 
 
-def speed_bound(
-    cpu: CpuModel | None, probes: dict[str, Any], dtype: str
-) -> tuple[float | None, str]:
+def speed_bound(cpu: CpuModel | None, probes: Probes, dtype: str) -> tuple[float | None, str]:
     """(the theoretical peak no rung can beat (GFLOP/s), how it was computed) or (None, why not).
 
     All physical cores (affinity and cgroup quota ignored: a bound, not an expectation) at the

@@ -34,6 +34,8 @@ from typing import Any
 from overhead_tui.summary.breakdown import Breakdown, WaterfallStep
 from overhead_tui.summary.codec import from_json, to_json
 from overhead_tui.summary.limits import MachineLimits, PeakEntry
+from overhead_tui.summary.measured import BlasLibrary, BuildInfo, BytecodeLine, EventsPerFma
+from overhead_tui.summary.probes import ProbeResult
 from overhead_tui.summary.profile import ProfileRecord
 from overhead_tui.summary.shapes import ShapesRecord
 from overhead_tui.summary.sweep import SweepRecord
@@ -60,12 +62,6 @@ class BlasInfo:
     source: str | None = None
     """Which worker reported it: the dense kernel's (after its set-up) or, until that ran,
     numpy's default in the first worker (before set-up)."""
-
-    @classmethod
-    def from_report(cls, reported: dict[str, Any], source: str) -> BlasInfo:
-        """A worker's ``blas`` report (``engine.worker.blas_info``; extra keys dropped)."""
-        fields = ("library", "version", "architecture", "threads")
-        return cls(**{k: reported.get(k) for k in fields}, source=source)
 
 
 @dataclass
@@ -218,15 +214,13 @@ class ScenarioResult:
     """``observer_cpu_s`` over the timed window's wall time: a fraction of one CPU."""
     blas_threads: int | None = None
     numba_threads: int | None = None
-    blas: list[dict[str, Any]] = field(default_factory=list)
+    blas: list[BlasLibrary] = field(default_factory=list)
     """Every BLAS library loaded in this rung's worker when it finished (threadpoolctl), numpy's
-    first: [{library, version, architecture (the kernel, e.g. ``Haswell``), threads,
-    threading_layer, filepath}]."""
-    events_per_fma: dict[str, Any] | None = None
-    """Exact events per multiply-add at ``n`` (``counting``): bytecodes, dispatches, floats,
-    python_calls, builtin_calls, numpy_calls, by_opcode {name: count}."""
-    bytecode: list[dict[str, Any]] = field(default_factory=list)
-    """Executed instructions at a small size: {code, offset, opname, arg, per_fma}."""
+    first (its ``architecture``: the kernel, e.g. ``Haswell``)."""
+    events_per_fma: EventsPerFma | None = None
+    """Exact events per multiply-add at ``n`` (``counting``)."""
+    bytecode: list[BytecodeLine] = field(default_factory=list)
+    """Executed instructions at a small size."""
     bytecode_n: int | None = None
     """The matrix order at which ``bytecode`` was counted (per_fma is at that n)."""
     arithmetic_intensity: float | None = None
@@ -235,9 +229,8 @@ class ScenarioResult:
     """GFLOP/s over the measured compute peak of this dtype (a fraction)."""
     roofline_ceiling_gflops: float | None = None
     """min(measured peak, arithmetic intensity × measured bandwidth) (GFLOP/s)."""
-    build: dict[str, Any] | None = None
-    """How a compiled rung was built: compiler, version, flags, command, cached, build_s,
-    vectorization (the compiler's report lines)."""
+    build: BuildInfo | None = None
+    """How a compiled rung was built (``cbuild``)."""
     profile: ProfileRecord | None = None
     """Profiler results (``profilers.profile``; JSON: ``ProfileRecord.to_json``)."""
     breakdown: Breakdown | None = None
@@ -276,8 +269,8 @@ class RunSummary:
     wall_s: float | None = None
     run_dir: str | None = None
     tool: dict[str, str] = field(default_factory=dict)
-    probes: dict[str, Any] = field(default_factory=dict)
-    """Probe results used for the breakdowns: {name: {value, unit, spread, layer, details}}."""
+    probes: dict[str, ProbeResult] = field(default_factory=dict)
+    """Probe results used for the breakdowns and the limits, by probe name."""
     waterfall: list[WaterfallStep] = field(default_factory=list)
     """Steps between consecutive ok rungs (``analysis.waterfall``)."""
     sweep: SweepRecord | None = None

@@ -102,7 +102,7 @@ def test_full_builtin_ladder_at_a_tiny_size(cli, tmp_path):
     measured = [s for s in summary.scenarios if s.status == "ok"]
     assert all(s.n == 16 and len(s.samples_s) == 3 for s in measured)
     for name in ("c_naive_O0", "c_ikj_O3_native", "c_openmp"):  # built, validated, recorded
-        assert summary.scenario(name).build["command"]
+        assert summary.scenario(name).build.command
     assert summary.dense.name == "numpy_matmul" and summary.dense.vs_dense == pytest.approx(1)
     assert summary.machine.blas.library and summary.machine.numpy_version
     assert summary.scenario("numba_ikj").compile_s > 0  # JIT time kept apart
@@ -461,13 +461,13 @@ def test_run_with_probes_writes_breakdowns_and_waterfall(tmp_path):
     assert proc.returncode == 0, proc.stderr
     summary = RunSummary.load(tmp_path / "s.json")
     hoisted = summary.scenario("python_hoisted")
-    assert hoisted.events_per_fma["floats"] == pytest.approx(2.0, rel=0.1)
+    assert hoisted.events_per_fma.floats == pytest.approx(2.0, rel=0.1)
     assert hoisted.breakdown.layers["interpreter_dispatch"] > 0
     # at n = 24 the jitted rung's Python wrapper is a few bytecodes per 13,824 multiply-adds
     # (counted, not timed); its time share follows from the count, the probe and the median
     numba = summary.scenario("numba_ikj")
-    assert numba.events_per_fma["dispatches"] * 24**3 < 100
-    assert hoisted.events_per_fma["dispatches"] > 1
+    assert numba.events_per_fma.dispatches * 24**3 < 100
+    assert hoisted.events_per_fma.dispatches > 1
     for scenario in (hoisted, numba):
         breakdown = scenario.breakdown
         row = next(r for r in breakdown.rows if r.layer == "interpreter_dispatch")
@@ -478,7 +478,7 @@ def test_run_with_probes_writes_breakdowns_and_waterfall(tmp_path):
         ("python_hoisted", "numba_ikj"),
         ("numba_ikj", "numpy_matmul"),
     ]
-    assert any(b["opname"] == "BINARY_OP_MULTIPLY_FLOAT" for b in hoisted.bytecode)
+    assert any(b.opname == "BINARY_OP_MULTIPLY_FLOAT" for b in hoisted.bytecode)
     report = (tmp_path / "r.md").read_text()
     assert "## Breakdown" in report and "## Waterfall" in report
 

@@ -91,8 +91,8 @@ def test_openblas_coretype_is_recorded_in_the_machine_facts_and_the_rungs_blas(t
     summary = RunSummary.load(tmp_path / "s.json")
     assert summary.machine.environment["OPENBLAS_CORETYPE"] == "Prescott"
     rung = summary.scenario("numpy_matmul")
-    assert rung is not None and rung.blas and rung.blas[0]["library"] == "openblas"
-    kernel = rung.blas[0]["architecture"]
+    assert rung is not None and rung.blas and rung.blas[0].library == "openblas"
+    kernel = rung.blas[0].architecture
     # OpenBLAS names the forced kernel Prescott (or Katmai in 0.3.31): an SSE-era kernel
     assert OPENBLAS_KERNEL_SIMD.get(str(kernel).lower()) == "sse", kernel
     assert summary.machine.blas.architecture == kernel

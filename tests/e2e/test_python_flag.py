@@ -202,7 +202,7 @@ def test_run_on_a_python_312_venv_records_312(cli, venv312, tmp_path):
     assert summary.settings.python == str(venv312)
     result = summary.scenario("python_naive")
     assert result.status == "ok"
-    assert result.events_per_fma and result.events_per_fma["bytecodes"] > 0  # sys.monitoring
+    assert result.events_per_fma and result.events_per_fma.bytecodes > 0  # sys.monitoring
 
 
 def test_another_venv_of_the_same_binary_does_not_get_this_numpy(tmp_path):

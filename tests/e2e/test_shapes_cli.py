@@ -8,7 +8,7 @@ import pytest
 
 from overhead_tui.analysis.shapes import intensity, predicted_crossing
 from overhead_tui.cli import main
-from overhead_tui.engine.probe_runs import ProbeResult
+from overhead_tui.summary.probes import ProbeResult
 from overhead_tui.summary.records import RunSummary
 from tests.conftest import run_cli
 

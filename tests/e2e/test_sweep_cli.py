@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from overhead_tui.cli import main
-from overhead_tui.engine.probe_runs import ProbeResult
+from overhead_tui.summary.probes import ProbeResult
 from overhead_tui.summary.records import RunSummary
 from tests.conftest import FAULTY, FIXTURES, run_cli, wait_gone, wait_until
 
@@ -268,7 +268,7 @@ def test_the_probes_give_the_machine_limits_and_are_cached(tmp_path, monkeypatch
     err = capsys.readouterr().err
     assert "probe 1/" in err and "once per machine and interpreter" in err
     summary = RunSummary.load(tmp_path / "a")
-    assert summary.settings.probes and summary.probes["clock"]["value"] == 3.0
+    assert summary.settings.probes and summary.probes["clock"].value == 3.0
     assert summary.machine.clock_ghz["measured"] == 3.0
     assert summary.machine.bandwidth_gbs["all_cores"] == 20.0
     assert summary.machine.peak_gflops["float64"].measured == 100.0

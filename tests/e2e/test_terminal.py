@@ -121,6 +121,6 @@ def test_live_run_in_tmux_fills_rows(tmp_path):
     finally:
         tmux.close()
     # the probes came from the seeded cache, not from a minute of measuring
-    recorded = RunSummary.load(RECORDED_SUMMARY_V3).probes["dispatch"]["value"]
+    recorded = RunSummary.load(RECORDED_SUMMARY_V3).probes["dispatch"].value
     (summary,) = tmp_path.glob("**/summary.json")  # the app makes a run folder in --out
-    assert RunSummary.load(summary).probes["dispatch"]["value"] == recorded
+    assert RunSummary.load(summary).probes["dispatch"].value == recorded

@@ -9,6 +9,9 @@ import pytest
 from overhead_tui.analysis.attribution import attribute, breakdown
 from overhead_tui.analysis.unit_costs import UnitCosts
 from overhead_tui.analysis.waterfall import waterfall
+from overhead_tui.summary.codec import from_json
+from overhead_tui.summary.measured import EventsPerFma
+from overhead_tui.summary.probes import probe_records
 from overhead_tui.summary.records import RunSummary, ScenarioResult
 
 PROBES = {
@@ -34,7 +37,7 @@ def _result(name, rung, layers, removes, n, median_s, events=None):
         status="ok",
         median_s=median_s,
         samples_s=[median_s],
-        events_per_fma=events,
+        events_per_fma=from_json(EventsPerFma, events) if events else None,
         dense_kernel="dense_kernel" in layers,
     )
 
@@ -62,7 +65,7 @@ def test_interpreted_breakdown_is_events_times_unit_costs():
         40e-9 * fmas,
         PYTHON_EVENTS,
     )
-    b = breakdown(result, UnitCosts.from_probes(PROBES))
+    b = breakdown(result, UnitCosts.from_probes(probe_records(PROBES)))
     assert b.layers["interpreter_dispatch"] == pytest.approx(20 / 40)
     assert b.layers["boxing"] == pytest.approx(10 / 40)
     assert b.layers["container_access"] == pytest.approx(4.5 / 40)
@@ -75,7 +78,7 @@ def test_over_explained_rung_reports_negative_other():
     result = _result(
         "py", 1, ["interpreter_dispatch", "boxing"], [], 10, 30e-9 * 1000, PYTHON_EVENTS
     )
-    b = breakdown(result, UnitCosts.from_probes(PROBES))
+    b = breakdown(result, UnitCosts.from_probes(probe_records(PROBES)))
     assert b.explained > 1 and b.layers["other"] < 0
 
 
@@ -90,7 +93,7 @@ def test_compiled_rung_gets_peak_time_and_labelled_rest():
         1e-9 * 100**3,
         {"dispatches": 0.0, "by_opcode": {}},
     )
-    b = breakdown(result, UnitCosts.from_probes(PROBES))
+    b = breakdown(result, UnitCosts.from_probes(probe_records(PROBES)))
     assert b.layers["simd_compute"] == pytest.approx(0.1)
     assert b.layers["memory"] == pytest.approx(0.9)
     assert "interpreter_dispatch" not in b.layers
@@ -106,7 +109,7 @@ def test_waterfall_credits_removed_layers_and_multiplies_to_the_span():
             _result("c", 3, ["dense_kernel"], ["interpreter_dispatch"], 40, 1e-3),
         ]
     )
-    attribute(summary, PROBES)
+    attribute(summary, probe_records(PROBES))
     steps = summary.waterfall
     assert [(s.from_, s.to) for s in steps] == [("a", "b"), ("b", "c")]
     assert steps[0].speedup == pytest.approx(8.0)
@@ -152,7 +155,7 @@ def test_generator_items_and_int_results_are_priced_by_their_own_probes():
     }
     layers = ["interpreter_dispatch", "boxing", "call_overhead"]
     result = _result("gen", 3, layers, [], 10, 100e-9 * 1000, events)
-    b = breakdown(result, UnitCosts.from_probes(probes))
+    b = breakdown(result, UnitCosts.from_probes(probe_records(probes)))
     calls = _rows(b, "call_overhead")
     assert calls["ns/call"].events_per_fma == pytest.approx(0.5)
     assert calls["ns/generator item (resume, zip and sum steps)"].ns_per_fma == pytest.approx(8)
@@ -171,7 +174,7 @@ def test_without_the_new_probe_details_resumptions_stay_calls():
     result = _result(
         "gen", 3, ["interpreter_dispatch", "call_overhead"], [], 10, 1e-7 * 1e3, events
     )
-    b = breakdown(result, UnitCosts.from_probes(PROBES))
+    b = breakdown(result, UnitCosts.from_probes(probe_records(PROBES)))
     assert _rows(b, "call_overhead")["ns/call"].ns_per_fma == pytest.approx(10)
     assert "boxing" not in b.layers
     assert b.explained == pytest.approx(0.30)
@@ -203,7 +206,7 @@ def test_numpy_element_loop_prices_reads_writes_arithmetic_and_index_tuples_apar
     }
     probes = {**PROBES, "numpy_call": {"value": 0.5, "details": details}}
     result = _result("np", 5, NUMPY_LOOP_LAYERS, [], 10, 200e-9 * 1000, NUMPY_LOOP_EVENTS)
-    b = breakdown(result, UnitCosts.from_probes(probes))
+    b = breakdown(result, UnitCosts.from_probes(probe_records(probes)))
     rows = _rows(b, "library_layers")
     assert rows["ns/numpy element read"].ns_per_fma == pytest.approx(60)
     assert rows["ns/numpy element write"].ns_per_fma == pytest.approx(20)
@@ -215,7 +218,7 @@ def test_numpy_element_loop_prices_reads_writes_arithmetic_and_index_tuples_apar
 
 def test_numpy_element_loop_with_older_probes_prices_every_op_at_the_mean():
     result = _result("np", 5, NUMPY_LOOP_LAYERS, [], 10, 200e-9 * 1000, NUMPY_LOOP_EVENTS)
-    b = breakdown(result, UnitCosts.from_probes(PROBES))
+    b = breakdown(result, UnitCosts.from_probes(probe_records(PROBES)))
     rows = _rows(b, "library_layers")
     assert list(rows) == ["ns/numpy scalar op"]
     assert rows["ns/numpy scalar op"].ns_per_fma == pytest.approx(5 * 40)

@@ -10,6 +10,7 @@ import pytest
 
 from overhead_tui.machine.cpu import parse_cpuinfo
 from overhead_tui.machine.limits import arithmetic_intensity, machine_limits
+from overhead_tui.summary.probes import probe_records
 from tests.conftest import FIXTURES
 
 CPUINFO = FIXTURES / "cpuinfo"
@@ -62,7 +63,7 @@ def test_limits_flag_a_measured_peak_above_theory():
         "simd_fma": {"value": 80.0},
         "stream_triad": {"value": 30.0, "details": {"one_thread_gbs": 20.0}},
     }
-    limits = machine_limits(cpu, probes)
+    limits = machine_limits(cpu, probe_records(probes))
     f64 = limits.peak_gflops["float64"]
     assert f64.theoretical == pytest.approx(64.0)  # 2 × 16 × 2.0
     assert f64.measured == 80.0 and "too low" in f64.warning
@@ -104,7 +105,7 @@ def test_measured_peaks_per_dtype_take_the_best_source():
         },
         "dense_peak": {"value": 95.0, "details": {"float32_gflops": 180.0}},
     }
-    peaks = machine_limits(cpu, probes).peak_gflops
+    peaks = machine_limits(cpu, probe_records(probes)).peak_gflops
     assert (peaks["float64"].measured, peaks["float64"].measured_by) == (95.0, "dense_peak")
     assert peaks["float64"].ratio == pytest.approx(95.0 / 96.0)
     assert peaks["float64"].one_core == 45.0
@@ -116,7 +117,7 @@ def test_theoretical_peak_counts_only_the_effective_cores(monkeypatch):
     import overhead_tui.machine.limits as limits_module
 
     monkeypatch.setattr(limits_module, "cgroup_cpu_quota", lambda: 1.5)
-    limits = machine_limits(_cpu("zen4-epyc-2vcpu.txt"), {"clock": {"value": 2.0}})
+    limits = machine_limits(_cpu("zen4-epyc-2vcpu.txt"), probe_records({"clock": {"value": 2.0}}))
     assert limits.cgroup_cpu_quota == 1.5 and limits.effective_cores == 1.5
     assert limits.peak_gflops["float64"].theoretical == pytest.approx(1.5 * 16 * 2.0)
 
@@ -125,11 +126,11 @@ def test_all_core_bandwidth_below_one_core_is_flagged_and_the_roofline_uses_the_
     from overhead_tui.machine.limits import roofline_bandwidth
 
     probes = {"stream_triad": {"value": 21.8, "details": {"one_thread_gbs": 29.9}}}
-    limits = machine_limits(_cpu("zen4-epyc-2vcpu.txt"), probes)
+    limits = machine_limits(_cpu("zen4-epyc-2vcpu.txt"), probe_records(probes))
     assert "below one core's" in limits.limit_warnings[0]
     assert roofline_bandwidth(limits.bandwidth_gbs) == 29.9
     probes["stream_triad"]["value"] = 39.0
-    assert machine_limits(None, probes).limit_warnings == []
+    assert machine_limits(None, probe_records(probes)).limit_warnings == []
 
 
 def _rung(name, layers, gflops):
@@ -170,7 +171,7 @@ def test_simd_all_cores_below_one_core_and_asm_warnings_are_flagged():
             },
         },
     }
-    limits = machine_limits(_cpu("zen3-epyc-constructed.txt"), probes)
+    limits = machine_limits(_cpu("zen3-epyc-constructed.txt"), probe_records(probes))
     warnings = limits.limit_warnings
     assert len(warnings) == 2
     assert "float64 SIMD peak probe (avx2 code for znver3): 24 stack" in warnings[0]
@@ -193,14 +194,16 @@ def test_simd_code_narrower_than_the_fma_units_is_flagged():
         }
     }
     spr = _cpu("sapphire-rapids-constructed.txt")  # 2 × 512-bit FMA
-    assert machine_limits(_cpu("zen4-epyc-2vcpu.txt"), probes).limit_warnings == []  # 2 × 256
-    warnings = machine_limits(spr, probes).limit_warnings
+    assert (
+        machine_limits(_cpu("zen4-epyc-2vcpu.txt"), probe_records(probes)).limit_warnings == []
+    )  # 2 × 256
+    warnings = machine_limits(spr, probe_records(probes)).limit_warnings
     assert warnings == [
         "the SIMD peak probe ran 256-bit code (avx2, target NUMBA_CPU_NAME='haswell', "
         "NUMBA_CPU_FEATURES='') on 512-bit FMA units: at most 0.5 of the theoretical peak"
     ]
     probes["simd_fma"]["details"]["simd_width_bits"] = 512
-    assert machine_limits(spr, probes).limit_warnings == []
+    assert machine_limits(spr, probe_records(probes)).limit_warnings == []
 
 
 def test_a_ceiling_below_a_rung_on_the_same_threads_is_flagged():
@@ -209,7 +212,7 @@ def test_a_ceiling_below_a_rung_on_the_same_threads_is_flagged():
 
     probes = {"simd_fma": {"value": 60.0, "details": {"one_core_gflops": 19.9}}}
     summary = RunSummary(
-        probes=probes,
+        probes=probe_records(probes),
         scenarios=[
             _rung("numpy_matmul_1thread", ["dense_kernel"], 40.0),
             _rung("c_tiled_simd", ["simd_compute", "memory"], 20.5),  # within 5 %: noise
@@ -217,7 +220,7 @@ def test_a_ceiling_below_a_rung_on_the_same_threads_is_flagged():
             _rung("numpy_matmul", ["dense_kernel", "parallel"], 65.0),  # is the peak itself
         ],
     )
-    warnings = machine_limits(None, probes, summary).limit_warnings
+    warnings = machine_limits(None, probe_records(probes), summary).limit_warnings
     assert len(warnings) == 2
     assert warnings[0].startswith(
         "numpy_matmul_1thread (one thread) runs at 40 GFLOP/s, above the one-core SIMD peak "
@@ -227,4 +230,4 @@ def test_a_ceiling_below_a_rung_on_the_same_threads_is_flagged():
         "c_openmp (all threads) runs at 70 GFLOP/s, above the all-cores peak (65 GFLOP/s)"
     )
     summary.scenarios[0].status = "invalid"  # only rungs with a speed count
-    assert len(machine_limits(None, probes, summary).limit_warnings) == 1
+    assert len(machine_limits(None, probe_records(probes), summary).limit_warnings) == 1

@@ -23,12 +23,15 @@ from overhead_tui.machine.environment import (
 )
 from overhead_tui.machine.limits import apply_limits, measured_peak, reject_impossible, speed_bound
 from overhead_tui.present.format import ladder_row
+from overhead_tui.summary.codec import to_json
+from overhead_tui.summary.measured import BlasLibrary
+from overhead_tui.summary.probes import probe_records
 from overhead_tui.summary.records import MachineInfo, RunSummary, ScenarioResult
 from tests.conftest import FIXTURES
 
 ZEN4 = parse_cpuinfo((FIXTURES / "cpuinfo" / "zen4-epyc-2vcpu.txt").read_text())
 """2 cores × 16 FLOP/cycle/core (float64): 96 GFLOP/s at 3 GHz."""
-CLOCK_3GHZ = {"clock": {"value": 3.0, "unit": "GHz"}}
+CLOCK_3GHZ = probe_records({"clock": {"value": 3.0, "unit": "GHz"}})
 
 
 def _rung(name, rung, layers, n, gflops, **extra):
@@ -160,7 +163,7 @@ def test_steering_variables_are_recorded_and_nothing_else():
 
 
 def _dense(gflops, n=1024, kernel="Prescott", threads=2):
-    blas = [{"library": "openblas", "architecture": kernel, "threads": threads}]
+    blas = [BlasLibrary(library="openblas", architecture=kernel, threads=threads)]
     return _rung(
         "numpy_matmul",
         21,
@@ -255,8 +258,8 @@ def test_each_rung_records_every_blas_of_its_worker():
         rung,
         from_dict({"event": "done", "blas": {**numpy_blas, "libraries": [numpy_blas, scipy_blas]}}),
     )
-    assert [b["architecture"] for b in rung.blas] == ["Prescott", "Haswell"]
+    assert [b.architecture for b in rung.blas] == ["Prescott", "Haswell"]
     old = _rung("numpy_matmul", 21, ["dense_kernel"], 8, 1.0)
     before_schema_4 = {"event": "environment", "blas": numpy_blas}  # numpy's BLAS alone
     apply_event(old, from_dict(before_schema_4))
-    assert old.blas == [numpy_blas] and json.dumps(old.blas)
+    assert to_json(old.blas) == [numpy_blas] and json.dumps(to_json(old.blas))

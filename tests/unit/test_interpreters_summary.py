@@ -17,6 +17,7 @@ from overhead_tui.summary.interpreters import (
     PythonInfo,
     schema,
 )
+from overhead_tui.summary.measured import EventsPerFma
 from overhead_tui.summary.records import ScenarioResult
 from overhead_tui.summary.validation import SummaryError
 from tests.conftest import FIXTURES
@@ -69,7 +70,7 @@ def _result(name, dispatch_ns, boxing_ns):
         status="ok",
         median_s=1e-3,
         gflops=1.0,
-        events_per_fma={"bytecodes": 19.0},
+        events_per_fma=EventsPerFma(bytecodes=19.0),
         breakdown=from_json(
             Breakdown, {"method": "model", "explained": 1.0, "layers": {}, "rows": rows}
         ),
@@ -104,7 +105,7 @@ def test_the_layer_that_changed_most_and_the_table():
 
 def _model(name, rows, measured, bytecodes):
     result = _result(name, 0.0, 0.0)
-    result.events_per_fma = {"bytecodes": bytecodes}
+    result.events_per_fma = EventsPerFma(bytecodes=bytecodes)
     result.breakdown = from_json(
         Breakdown,
         {

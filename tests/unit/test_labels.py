@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from overhead_tui.present.format import compiles, counts_label, first_call_label
+from overhead_tui.summary.measured import BuildInfo
 from overhead_tui.summary.records import ScenarioResult
 
 
@@ -33,7 +34,7 @@ def test_pure_python_and_numpy_rungs_say_first_call_not_jit():
 
 def test_compiled_rungs_say_jit_compile():
     assert "JIT compile" in first_call_label(_result("from numba import njit\n@njit\n"))
-    assert "JIT compile" in first_call_label(_result("", build={"compiler": "cc"}))
+    assert "JIT compile" in first_call_label(_result("", build=BuildInfo(compiler="cc")))
 
 
 def test_bytecode_label_names_the_counted_n_and_the_timed_n():

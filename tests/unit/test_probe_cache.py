@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 
 from overhead_tui.engine import probe_runs
-from overhead_tui.engine.probe_runs import ProbeResult, read_cache, write_cache
+from overhead_tui.engine.probe_runs import read_cache, write_cache
 from overhead_tui.engine.protocol import Probe
+from overhead_tui.summary.codec import to_json
+from overhead_tui.summary.probes import ProbeResult, probe_records
 
 
 def _results(value: float) -> dict[str, ProbeResult]:
@@ -29,7 +30,7 @@ def test_two_interpreters_keep_their_entries(tmp_path):
 
 def test_one_key_file_is_read_and_kept(tmp_path):
     cache = tmp_path / "probes.json"
-    old = {"key": "py311", "probes": {"dispatch": dataclasses.asdict(_results(2.0)["dispatch"])}}
+    old = {"key": "py311", "probes": {"dispatch": to_json(_results(2.0)["dispatch"])}}
     cache.write_text(json.dumps(old), encoding="utf-8")
     assert read_cache("py311", cache)["dispatch"].value == 2.0
     write_cache("py312", _results(1.8), cache)
@@ -68,12 +69,14 @@ def test_a_probe_records_the_load_of_other_processes(monkeypatch, tmp_path):
 def test_probes_measured_beside_a_neighbour_are_named_in_one_warning():
     from overhead_tui.machine.limits import probe_load_warnings
 
-    probes = {
-        "dispatch": {"value": 1.0, "other_cpu_fraction": 0.02},
-        "boxing": {"value": 3.0, "other_cpu_fraction": 0.45},
-        "call_overhead": {"value": 6.0, "other_cpu_fraction": 0.30},
-        "clock": {"value": 4.0},  # recorded before the load was kept
-    }
+    probes = probe_records(
+        {
+            "dispatch": {"value": 1.0, "other_cpu_fraction": 0.02},
+            "boxing": {"value": 3.0, "other_cpu_fraction": 0.45},
+            "call_overhead": {"value": 6.0, "other_cpu_fraction": 0.30},
+            "clock": {"value": 4.0},  # recorded before the load was kept
+        }
+    )
     (warning,) = probe_load_warnings(probes)
     assert "(boxing, call_overhead)" in warning and "45%" in warning
     assert "overhead-tui probes --refresh" in warning

@@ -28,6 +28,9 @@ from overhead_tui.engine.run_log import parse_event_line
 from overhead_tui.engine.spawn import worker_env
 from overhead_tui.plugins.probes import discover_probes
 from overhead_tui.plugins.scenarios import discover
+from overhead_tui.summary import codec as summary_codec
+from overhead_tui.summary import measured
+from overhead_tui.summary import probes as summary_probes
 
 BLAS = BlasReport(
     "openblas",
@@ -205,8 +208,11 @@ def test_a_worker_given_a_bad_spec_reports_an_error_message():
 
 
 def test_protocol_imports_only_the_standard_library():
-    """The worker imports it under interpreters without the tool's packages."""
-    for module in (protocol, codec):
+    """The worker imports it under interpreters without the tool's packages: the protocol and
+    the package's modules it imports (the summary's records it sends) use the standard
+    library alone."""
+    own = (protocol, codec, summary_codec, measured, summary_probes)
+    for module in own:
         tree = ast.parse(Path(module.__file__).read_text(encoding="utf-8"))
         imported = {
             node.module if isinstance(node, ast.ImportFrom) else alias.name
@@ -215,4 +221,4 @@ def test_protocol_imports_only_the_standard_library():
             for alias in node.names
         }
         outside = {m for m in imported if m.split(".")[0] not in sys.stdlib_module_names}
-        assert outside <= {"__future__", "overhead_tui.engine.codec"}, module.__name__
+        assert outside <= {"__future__", *(m.__name__ for m in own)}, module.__name__

@@ -15,6 +15,7 @@ from overhead_tui.machine.reference import (
     tile_intensity,
     tile_table,
 )
+from overhead_tui.summary.probes import ProbeResult
 from overhead_tui.summary.records import RunSummary
 from tests.conftest import RECORDED_SUMMARY_V3
 
@@ -24,7 +25,7 @@ def _summary(peak=100.0, bandwidth=25.0):
     peaks = summary.machine.peak_gflops
     peaks["float64"] = replace(peaks["float64"], measured=peak, measured_by="test", one_core=50.0)
     summary.machine.bandwidth_gbs.update(all_cores=bandwidth, one_core=bandwidth / 2)
-    summary.probes["scalar_fma"] = {"value": 1.0}
+    summary.probes["scalar_fma"] = ProbeResult(value=1.0)
     return summary
 
 

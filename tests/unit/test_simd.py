@@ -307,7 +307,7 @@ def test_probes_command_prints_the_text_details(monkeypatch, capsys):
     import argparse
 
     from overhead_tui.commands import probes as command
-    from overhead_tui.engine.probe_runs import ProbeResult
+    from overhead_tui.summary.probes import ProbeResult
 
     result = ProbeResult("simd_fma", "SIMD FMA peak", "GFLOP/s", "simd_compute", 140.0, 0.01)
     result.samples = [140.0]

@@ -19,11 +19,11 @@ from overhead_tui.engine.budget import (
 from overhead_tui.engine.budgeted import PointStarting as PointStarted
 from overhead_tui.engine.budgeted import ScenarioStopped
 from overhead_tui.engine.events import ProbeStarted
-from overhead_tui.engine.probe_runs import ProbeResult
 from overhead_tui.engine.results import new_result
 from overhead_tui.engine.sweep import Sweep
 from overhead_tui.plugins.scenarios import discover, select
 from overhead_tui.present.sweep_rows import point_cell, sweep_rows
+from overhead_tui.summary.probes import ProbeResult
 from overhead_tui.summary.records import MachineInfo, RunSummary, ScenarioResult, Settings
 from overhead_tui.summary.sweep import SweepRecord
 from tests.conftest import FIXTURES
@@ -242,7 +242,7 @@ def test_a_sweep_records_the_machine_limits_from_the_probes(fake_sweep):
     assert probing and probing == fake_sweep.measured  # measured once, each announced
     assert fake_sweep.cache.exists()  # and cached for the next run or sweep
     saved = RunSummary.load(sweep.run_dir)
-    assert saved.settings.probes and saved.probes["clock"]["value"] == 3.0
+    assert saved.settings.probes and saved.probes["clock"].value == 3.0
     machine = saved.machine
     assert machine.clock_ghz["measured"] == 3.0
     assert machine.bandwidth_gbs == {"one_core": 12.0, "all_cores": 20.0}

@@ -15,6 +15,7 @@ from overhead_tui.machine.reference import ReferenceMachine, load_shipped
 from overhead_tui.summary.breakdown import Breakdown, BreakdownRow, WaterfallStep
 from overhead_tui.summary.codec import ABSENT, from_json, to_json
 from overhead_tui.summary.limits import MachineLimits, PeakEntry
+from overhead_tui.summary.probes import probe_records
 from overhead_tui.summary.profile import ProfileRecord
 from overhead_tui.summary.records import RunSummary
 from tests.conftest import FIXTURES
@@ -99,7 +100,7 @@ def test_a_waterfall_step_keeps_its_from_key():
 def test_limits_are_records_and_an_unknown_cpu_writes_no_cpu_keys(monkeypatch):
     monkeypatch.setattr("overhead_tui.machine.limits.cgroup_cpu_quota", lambda: None)
     monkeypatch.setattr("overhead_tui.machine.limits.max_clock_ghz", lambda: None)
-    probes = {"clock": {"value": 2.0}, "simd_fma": {"value": 80.0}}
+    probes = probe_records({"clock": {"value": 2.0}, "simd_fma": {"value": 80.0}})
     unknown = machine_limits(None, probes)
     assert isinstance(unknown, MachineLimits)
     data = to_json(unknown)

@@ -13,6 +13,9 @@ from overhead_tui.analysis.unit_costs import UnitCosts
 from overhead_tui.analysis.waterfall import waterfall
 from overhead_tui.engine.counting.opcodes import count_events
 from overhead_tui.summary.breakdown import Breakdown
+from overhead_tui.summary.codec import from_json
+from overhead_tui.summary.measured import EventsPerFma
+from overhead_tui.summary.probes import probe_records
 from overhead_tui.summary.records import RunSummary, ScenarioResult
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -47,7 +50,7 @@ def _result(median_ns: float, iqr_ns: float, events=EVENTS, reference=None) -> S
         median_s=median_ns * 1e-9 * fmas,
         iqr_s=iqr_ns * 1e-9 * fmas,
         samples_s=[median_ns * 1e-9 * fmas],
-        events_per_fma=events,
+        events_per_fma=from_json(EventsPerFma, events) if events else None,
         reference_dispatch_ns=reference or [],
     )
 
@@ -63,7 +66,7 @@ def test_probe_interval_is_the_range_of_the_process_values():
 def test_propagation_on_fixed_numbers():
     # measured 40 ± 4 ns (IQR 8 ns): [36, 44]
     # dispatch 10 × [1.5, 2.5] = [15, 25] ns; boxing 2 × [4, 6] = [8, 12] ns
-    costs = UnitCosts.from_probes(PROBES)
+    costs = UnitCosts.from_probes(probe_records(PROBES))
     b = breakdown(_result(40.0, 8.0), costs)
     assert b.measured_interval == pytest.approx([36.0, 44.0])
     assert b.intervals["interpreter_dispatch"] == pytest.approx([15 / 44, 25 / 36])
@@ -77,7 +80,7 @@ def test_propagation_on_fixed_numbers():
 
 
 def test_a_negative_unit_cost_is_zero_and_below_resolution():
-    costs = UnitCosts.from_probes(PROBES)
+    costs = UnitCosts.from_probes(probe_records(PROBES))
     assert costs.builtin_ns == 0.0
     assert "builtin_ns" in costs.below_resolution
     assert costs.interval("builtin_ns") == (0.0, 1.0)
@@ -91,7 +94,7 @@ def test_a_negative_unit_cost_is_zero_and_below_resolution():
 
 def test_the_rungs_own_dispatch_timing_scales_the_probe_costs():
     # the worker ran the reference loop at 3 ns/dispatch (2.7-3.3): × 1.5 (1.35-1.65)
-    costs = UnitCosts.from_probes(PROBES)
+    costs = UnitCosts.from_probes(probe_records(PROBES))
     b = breakdown(_result(60.0, 0.0, reference=[2.7, 3.0, 3.3]), costs)
     assert b.scale.factor == pytest.approx(1.5)
     assert b.scale.interval == pytest.approx([1.35, 1.65])

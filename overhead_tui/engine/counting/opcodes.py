@@ -66,6 +66,7 @@ from overhead_tui.engine.counting.instructions import (
     reuses_operand,
     super_heads,
 )
+from overhead_tui.summary.measured import Counters
 
 USE_MONITORING = sys.version_info >= (3, 12) and hasattr(sys, "monitoring")
 """Count instructions with ``sys.monitoring`` (3.12+) rather than ``sys.settrace``."""
@@ -87,49 +88,15 @@ _IGNORED_C_CALLS = frozenset({"setprofile", "settrace", "set_events", "set_local
 
 
 @dataclass
-class EventCounts:
-    """Events of one kernel call (absolute counts, not per FMA)."""
+class EventCounts(Counters):
+    """Events of one kernel call (absolute counts, not per FMA; ints)."""
 
-    bytecodes: int = 0
-    dispatches: int = 0
-    """Instruction dispatches of the uninstrumented eval loop (a superinstruction's second
-    half is no dispatch)."""
     by_opcode: dict[str, int] = field(default_factory=dict)
     """Executed instructions by adaptive (specialised) name."""
     by_base_opcode: dict[str, int] = field(default_factory=dict)
     """Executed instructions by base name (:func:`base_opname`): comparable across versions."""
-    python_calls: int = 0
-    """Python function calls and generator resumptions (profile ``call`` events)."""
-    builtin_calls: int = 0
-    """Calls of builtin functions and methods (profile ``c_call`` events)."""
-    numpy_calls: int = 0
-    """The part of ``builtin_calls`` that went to numpy functions and methods."""
-    floats: int = 0
-    """Float objects created, derived from float-producing instructions and array reads."""
-    array_loads: int = 0
-    """Unspecialised subscript loads from a float ``array.array`` (each creates a float)."""
-    array_stores: int = 0
-    """Unspecialised subscript stores into a float ``array.array`` (each unboxes a float)."""
-    numpy_scalars: int = 0
-    """Unspecialised instructions acting on numpy arrays or scalars (each creates a numpy
-    scalar object)."""
     instructions: list[tuple[str, int, str, str, int]] = field(default_factory=list)
     """Executed instructions: (code name, offset, adaptive opname, argrepr, count)."""
-
-    def per(self, fmas: float) -> dict[str, Any]:
-        """These counts divided by ``fmas`` multiply-adds (for the summary)."""
-        return {
-            "bytecodes": self.bytecodes / fmas,
-            "dispatches": self.dispatches / fmas,
-            "python_calls": self.python_calls / fmas,
-            "builtin_calls": self.builtin_calls / fmas,
-            "numpy_calls": self.numpy_calls / fmas,
-            "floats": self.floats / fmas,
-            "array_loads": self.array_loads / fmas,
-            "array_stores": self.array_stores / fmas,
-            "numpy_scalars": self.numpy_scalars / fmas,
-            "by_opcode": {k: v / fmas for k, v in sorted(self.by_opcode.items())},
-        }
 
 
 def _c_function_module(fn: Any) -> str:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from types import ModuleType
 
 from overhead_tui.engine.protocol import BytecodeLine, Counted, WorkerSpec
+from overhead_tui.summary.measured import COUNTERS
 
 
 def count_phase(module: ModuleType, spec: WorkerSpec) -> Counted:
@@ -27,19 +28,8 @@ def count_phase(module: ModuleType, spec: WorkerSpec) -> Counted:
         per_size.append(count_events(module.kernel, args if isinstance(args, tuple) else (args,)))
     n = spec.n
     fmas = float(n) ** 3
-    fields = (
-        "bytecodes",
-        "dispatches",
-        "python_calls",
-        "builtin_calls",
-        "numpy_calls",
-        "floats",
-        "array_loads",
-        "array_stores",
-        "numpy_scalars",
-    )
     per_fma = (
-        {f: extrapolate(sizes, [getattr(c, f) for c in per_size], n) / fmas for f in fields}
+        {f: extrapolate(sizes, [getattr(c, f) for c in per_size], n) / fmas for f in COUNTERS}
         if len(sizes) >= 4
         else {}
     )

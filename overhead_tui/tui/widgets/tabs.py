@@ -218,33 +218,29 @@ class BytecodeTab(ScenarioTab):
 
     @classmethod
     def has_data(cls, result: ScenarioResult) -> bool:
-        return any(b.get("per_fma", 0) >= cls.MIN_PER_FMA for b in result.bytecode)
+        return any(b.per_fma >= cls.MIN_PER_FMA for b in result.bytecode)
 
     def compose(self) -> ComposeResult:
         with VerticalScroll():
             yield Static(self._table())
 
     def _table(self) -> Table:
-        counted_at = self.result.events_per_fma or {}
+        events = self.result.events_per_fma
         table = column_table(
             ("code", "offset", "instruction", "argument", "per FMA"),
             left={"code", "instruction", "argument"},
             padding=(0, 2),
             header_style="bold",
             caption=f"{counts_label(self.result)}: "
-            f"{fmt_number(counted_at.get('dispatches'))} dispatches per FMA at n = {self.result.n}",
+            f"{fmt_number(events.dispatches if events else None)} dispatches per FMA at "
+            f"n = {self.result.n}",
         )
         for b in self.result.bytecode:
-            per_fma = b.get("per_fma", 0.0)
-            if per_fma < self.MIN_PER_FMA:
+            if b.per_fma < self.MIN_PER_FMA:
                 continue
-            style = "bold" if per_fma >= 0.5 else ""
+            style = "bold" if b.per_fma >= 0.5 else ""
             table.add_row(
-                str(b.get("code", "")),
-                str(b.get("offset", "")),
-                Text(str(b.get("opname", "")), style=style),
-                str(b.get("arg", "")),
-                fmt_number(per_fma),
+                b.code, str(b.offset), Text(b.opname, style=style), b.arg, fmt_number(b.per_fma)
             )
         return table
 

@@ -1,0 +1,121 @@
+"""What a rung's worker reports and its ``ScenarioResult`` stores as it came: the BLAS
+libraries it loaded, its counted events (per multiply-add) and executed instructions, and how
+a compiled rung was built.
+
+Standard library only: the worker (``engine.protocol``) sends the BLAS and bytecode records
+under any interpreter.  Keys absent from older files are :data:`~overhead_tui.summary.codec.ABSENT`
+and stay out of them when written back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+
+from overhead_tui.summary.codec import ABSENT, OMIT
+
+
+@dataclass(frozen=True)
+class Blas:
+    """A BLAS library as threadpoolctl names it."""
+
+    library: str | None = None
+    """``internal_api``: openblas, mkl, blis ..."""
+    version: str | None = None
+    architecture: str | None = None
+    """The kernel family it chose at run time, e.g. ``Haswell``."""
+    threads: int | None = None
+    """Its thread pool's size."""
+
+
+@dataclass(frozen=True)
+class BlasLibrary(Blas):
+    """One BLAS library loaded in the worker (a rung's ``blas``: numpy's first)."""
+
+    threading_layer: str | None = None
+    filepath: str | None = None
+
+
+@dataclass(frozen=True)
+class BytecodeLine:
+    """One executed instruction at the last counted size (a rung's ``bytecode``)."""
+
+    code: str = ""
+    """The code object's name."""
+    offset: int = 0
+    opname: str = ""
+    """Adaptive (specialised) name."""
+    arg: str = ""
+    """``argrepr``."""
+    per_fma: float = 0.0
+    """Executions per multiply-add."""
+
+
+@dataclass
+class Counters:
+    """The interpreter's events in a kernel call (``engine.counting.opcodes``): absolute in the
+    worker's ``EventCounts``, per multiply-add in :class:`EventsPerFma`."""
+
+    bytecodes: float = 0
+    """Executed instructions."""
+    dispatches: float = 0
+    """Instruction dispatches of the uninstrumented eval loop (a superinstruction's second
+    half is no dispatch)."""
+    python_calls: float = 0
+    """Python function calls and generator resumptions (profile ``call`` events)."""
+    builtin_calls: float = 0
+    """Calls of builtin functions and methods (profile ``c_call`` events)."""
+    numpy_calls: float = 0
+    """The part of ``builtin_calls`` that went to numpy functions and methods."""
+    floats: float = 0
+    """Float objects created, derived from float-producing instructions and array reads."""
+    array_loads: float = 0
+    """Unspecialised subscript loads from a float ``array.array`` (each creates a float)."""
+    array_stores: float = 0
+    """Unspecialised subscript stores into a float ``array.array`` (each unboxes a float)."""
+    numpy_scalars: float = 0
+    """Unspecialised instructions acting on numpy arrays or scalars (each creates a numpy
+    scalar object)."""
+
+
+COUNTERS: tuple[str, ...] = tuple(f.name for f in fields(Counters))
+"""The names of the :class:`Counters`."""
+
+
+@dataclass
+class EventsPerFma(Counters):
+    """A rung's exact events per multiply-add at its timed n (``engine.counting.phase``:
+    counted at small sizes, extrapolated).  The counters newer than the first files
+    (``array_loads``, ``array_stores``, ``numpy_scalars``), ``n`` and ``counted_sizes`` are
+    :data:`ABSENT` (falsy: none) in older ones."""
+
+    array_loads: float = ABSENT
+    array_stores: float = ABSENT
+    numpy_scalars: float = ABSENT
+    n: int = ABSENT
+    """The matrix order the counts are per multiply-add at."""
+    counted_sizes: list[int] = ABSENT
+    """The small n counted at."""
+    by_opcode: dict[str, float] = field(default_factory=dict)
+    """Executed instructions by adaptive (specialised) name."""
+
+
+@dataclass(frozen=True)
+class BuildInfo:
+    """How a compiled rung was built (``engine.cbuild.build``)."""
+
+    compiler: str = ""
+    compiler_version: str = ""
+    """The first line of ``compiler --version``."""
+    flags: list[str] = field(default_factory=list)
+    link_flags: list[str] = field(default_factory=list)
+    command: str = ""
+    """The exact command that built the module (run in the cache folder)."""
+    module: str = ""
+    cached: bool = False
+    """Loaded from the per-machine cache (not compiled in this run)."""
+    build_s: float | None = None
+    """Seconds to build or load it."""
+    vectorization: list[str] = field(default_factory=list)
+    """The compiler's report lines on the loops it vectorised."""
+    cache_warning: str | None = field(default=None, metadata=OMIT)
+    """Why a private temporary cache was used (an unwritable cache dir)."""
