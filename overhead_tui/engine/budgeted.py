@@ -138,8 +138,8 @@ class BudgetedSweep(Stoppable):
 
     # -- what a subclass says about its points ----------------------------------------------
 
-    def _started_log(self) -> dict[str, Any]:
-        """The log's ``<kind>_started`` fields besides the event's name."""
+    def _log_started(self, log: IO[str]) -> None:
+        """Write the log's ``<kind>_started`` line (the points, the budget)."""
         raise NotImplementedError
 
     axis: ClassVar[str] = "n"
@@ -160,15 +160,26 @@ class BudgetedSweep(Stoppable):
         raise NotImplementedError
 
     def _point_started(
-        self, spec: ScenarioSpec, x: int, predicted_s: float | None, remaining_s: float, index: int
-    ) -> tuple[dict[str, Any], PointStarting]:
-        """(the log's ``point_started`` record, the event) of the point at ``x``."""
-        record = {"name": spec.name, self.axis: x, "predicted_s": predicted_s}
-        record["remaining_s"] = remaining_s
-        event = PointStarting(
+        self,
+        spec: ScenarioSpec,
+        x: int,
+        predicted_s: float | None,
+        remaining_s: float,
+        index: int,
+        log: IO[str],
+    ) -> PointStarting:
+        """Write the log's ``point_started`` line of the point at ``x``; its event."""
+        log_event(
+            log,
+            "point_started",
+            name=spec.name,
+            predicted_s=predicted_s,
+            remaining_s=remaining_s,
+            **{self.axis: x},
+        )
+        return PointStarting(
             spec.name, self.axis, x, predicted_s, remaining_s, index, len(self.specs)
         )
-        return record, event
 
     def _point_run(self, spec: ScenarioSpec, x: int) -> tuple[Settings, str]:
         """(the point's settings, its folder's name under ``points/``)."""
@@ -181,8 +192,12 @@ class BudgetedSweep(Stoppable):
         )
         return settings, f"{spec.name}-{self.folder_prefix}{x}"
 
-    def _record(self, spec: ScenarioSpec, x: int, result: ScenarioResult) -> tuple[dict, Any]:
-        """Store the finished point in the summary: (the log's ``point`` record, the event)."""
+    def _record(self, spec: ScenarioSpec, x: int, result: ScenarioResult) -> PointMeasured:
+        """Store the finished point in the summary; its event."""
+        raise NotImplementedError
+
+    def _log_point(self, log: IO[str], event: PointMeasured) -> None:
+        """Write the log's ``point`` line of a finished point (``event``: :meth:`_record`'s)."""
         raise NotImplementedError
 
     def _cost(self, x: int, result: ScenarioResult) -> Any:
@@ -219,7 +234,7 @@ class BudgetedSweep(Stoppable):
         started = self.clock()
         self.run_dir.mkdir(parents=True, exist_ok=True)
         with open(self.run_dir / "events.jsonl", "a", encoding="utf-8") as log:
-            log_event(log, f"{self.kind}_started", **self._started_log())
+            self._log_started(log)
             self._save()
             yield RunStarted(self.summary)
             try:
@@ -260,17 +275,15 @@ class BudgetedSweep(Stoppable):
             if why is not None:
                 yield self._stop(spec.name, "budget", why, log)
                 return
-            record, event = self._point_started(spec, x, predicted, remaining, index)
-            log_event(log, "point_started", **record)
-            yield event
+            yield self._point_started(spec, x, predicted, remaining, index, log)
             result = yield from self._run_point(spec, x)
             if self.cancelled and result.status != "ok":
                 yield self._stop(spec.name, "cancelled", "stopped by the user", log)
                 return
-            record, event = self._record(spec, x, result)
+            event = self._record(spec, x, result)
             self._keep(result)
             self._save()
-            log_event(log, "point", **record)
+            self._log_point(log, event)
             yield event
             if result.status != "ok" or result.median_s is None:
                 yield self._stop(spec.name, result.status, result.error or result.status, log)

@@ -26,11 +26,12 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import IO
 
 from overhead_tui.analysis.shapes import recompute
 from overhead_tui.engine.budget import point_overhead_s, timed_calls
 from overhead_tui.engine.budgeted import BudgetedSweep, PointMeasured
+from overhead_tui.engine.run_log import log_event
 from overhead_tui.machine.caches import FALLBACK_LLC_BYTES
 from overhead_tui.machine.limits import roofline_bandwidth
 from overhead_tui.plugins.scenarios import ScenarioSpec
@@ -171,8 +172,15 @@ class ShapesSweep(BudgetedSweep):
         )
         self.summary.shapes = self.record
 
-    def _started_log(self) -> dict[str, Any]:
-        return {"k": self.k, "n": self.n, "batches": self.batches, "budget_s": self.budget_s}
+    def _log_started(self, log: IO[str]) -> None:
+        log_event(
+            log,
+            f"{self.kind}_started",
+            k=self.k,
+            n=self.n,
+            batches=self.batches,
+            budget_s=self.budget_s,
+        )
 
     def _derive(self) -> None:
         """The machine's limits, each scenario's roofs, every point on the roofline, the
@@ -194,9 +202,7 @@ class ShapesSweep(BudgetedSweep):
         why = f"m = {x} would take about {predicted:.1f} s, {max(remaining_s, 0):.1f} s "
         return predicted, why + "of its share left"
 
-    def _record(
-        self, spec: ScenarioSpec, x: int, result: ScenarioResult
-    ) -> tuple[dict[str, Any], PointMeasured]:
+    def _record(self, spec: ScenarioSpec, x: int, result: ScenarioResult) -> PointMeasured:
         point = ShapePoint(
             scenario=spec.name,
             m=x,
@@ -208,7 +214,11 @@ class ShapesSweep(BudgetedSweep):
             warnings=list(result.warnings) if result.has_speed else [],
         )
         self.record.points.append(point)
-        return {"name": spec.name, "m": x, "status": point.status}, PointMeasured(point, result)
+        return PointMeasured(point, result)
+
+    def _log_point(self, log: IO[str], event: PointMeasured) -> None:
+        point = event.point
+        log_event(log, "point", name=point.scenario, m=point.m, status=point.status)
 
     def _cost(self, x: int, result: ScenarioResult) -> BatchCost:
         return BatchCost(x, result.median_s or 0.0, point_overhead_s(result))

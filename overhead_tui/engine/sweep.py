@@ -35,10 +35,11 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, replace
 from pathlib import Path
-from typing import Any
+from typing import IO
 
 from overhead_tui.engine.budget import PointCost, budget_allows, point_overhead_s
 from overhead_tui.engine.budgeted import BudgetedSweep, PointMeasured
+from overhead_tui.engine.run_log import log_event
 from overhead_tui.plugins.scenarios import ScenarioSpec
 from overhead_tui.summary.records import ScenarioResult, Settings
 from overhead_tui.summary.sweep import SweepPoint, SweepRecord
@@ -120,8 +121,8 @@ class Sweep(BudgetedSweep):
         self.record = SweepRecord(sizes=list(self.sizes), budget_s=budget_s, dtype=settings.dtype)
         self.summary.sweep = self.record
 
-    def _started_log(self) -> dict[str, Any]:
-        return {"sizes": self.sizes, "budget_s": self.budget_s}
+    def _log_started(self, log: IO[str]) -> None:
+        log_event(log, f"{self.kind}_started", sizes=self.sizes, budget_s=self.budget_s)
 
     def _refuse(self, spec: ScenarioSpec, x: int) -> tuple[str, str] | None:
         if x > spec.max_size:
@@ -141,12 +142,13 @@ class Sweep(BudgetedSweep):
         why = f"n = {x} would take about {predicted:.1f} s, {max(remaining_s, 0):.1f} s "
         return predicted, why + "of its share left"
 
-    def _record(
-        self, spec: ScenarioSpec, x: int, result: ScenarioResult
-    ) -> tuple[dict[str, Any], PointMeasured]:
+    def _record(self, spec: ScenarioSpec, x: int, result: ScenarioResult) -> PointMeasured:
         point = point_record(result)
         self.record.points.append(point)
-        return asdict(point), PointMeasured(point, result)
+        return PointMeasured(point, result)
+
+    def _log_point(self, log: IO[str], event: PointMeasured) -> None:
+        log_event(log, "point", **asdict(event.point))
 
     def _cost(self, x: int, result: ScenarioResult) -> PointCost:
         return PointCost(x, result.median_s or 0.0, point_overhead_s(result))

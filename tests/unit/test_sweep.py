@@ -4,6 +4,8 @@ engine on fake points (probes and limits, failed points, sizes above a maximum).
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import json
 
 import pytest
 
@@ -338,3 +340,22 @@ def test_probe_options_reach_the_sweep_settings():
         args = parser.parse_args(["sweep", "--scenario", "numpy_matmul", "--sizes", "8", *argv])
         _, settings = plan_sweep(args)
         assert (settings.probes, settings.refresh_probes) == (probes, refresh)
+
+
+def test_the_sweep_log_keeps_its_lines(fake_sweep):
+    sweep = fake_sweep(["fast_dense"], [8, 16], probes=False)
+    list(sweep.events())
+    lines = [json.loads(x) for x in (sweep.run_dir / "events.jsonl").read_text().splitlines()]
+    kinds = [line["event"] for line in lines]
+    assert kinds == [
+        "sweep_started",
+        "point_started",
+        "point",
+        "point_started",
+        "point",
+        "sweep_finished",
+    ]
+    assert set(lines[0]) == {"t", "event", "sizes", "budget_s"} and lines[0]["sizes"] == [8, 16]
+    assert set(lines[1]) == {"t", "event", "name", "n", "predicted_s", "remaining_s"}
+    point = {k: v for k, v in lines[2].items() if k not in ("t", "event")}
+    assert point == dataclasses.asdict(sweep.record.points[0])
