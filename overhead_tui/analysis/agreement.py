@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
 
 from overhead_tui.summary.breakdown import Agreement, AgreementEntry, Breakdown
 from overhead_tui.summary.codec import Interval
+from overhead_tui.summary.profile import BackendResult, PerfResult
 from overhead_tui.summary.records import ScenarioResult
 
 NOT_SEPARABLE = {
@@ -33,13 +33,13 @@ def _overlap(a: Sequence[float], b: Sequence[float]) -> bool:
     return a[0] <= b[1] and b[0] <= a[1]
 
 
-def agreement(b: Breakdown, perf: dict[str, Any]) -> Agreement | None:
+def agreement(b: Breakdown, perf: BackendResult) -> Agreement | None:
     """The model's and perf's share of each layer side by side, with a verdict.
 
     Args:
         b: the rung's model breakdown.
-        perf: the perf backend's result in the rung's profile ({status, samples, layers
-            {layer: share}}).
+        perf: the perf backend's result in the rung's profile (a ``PerfResult`` when ok:
+            samples, layers {layer: share}).
 
     Returns an :class:`~overhead_tui.summary.breakdown.Agreement`: per layer the model's and
     perf's share with their intervals and a verdict ``agree`` (the intervals overlap),
@@ -47,10 +47,10 @@ def agreement(b: Breakdown, perf: dict[str, Any]) -> Agreement | None:
     :data:`NOT_SEPARABLE`; the merged pair ``A+B`` gets its own verdict).  None without perf
     layers.
     """
-    measured = perf.get("layers") or {}
-    if perf.get("status") != "ok" or not measured:
+    if perf.status != "ok" or not isinstance(perf, PerfResult) or not perf.layers:
         return None
-    raw = str(perf.get("samples") or "")
+    measured = perf.layers
+    raw = str(perf.samples or "")
     samples = int(raw) if raw.isdigit() else None
     model = {k: v for k, v in b.layers.items() if k != "other"}
     intervals = b.intervals
@@ -96,5 +96,5 @@ def attach_agreement(result: ScenarioResult) -> None:
     """Set the breakdown's ``agreement`` from the rung's perf profile (after profiling too)."""
     perf = result.profile.backends.get("perf") if result.profile else None
     if result.breakdown is not None and perf:
-        agreed = agreement(result.breakdown, perf.to_json())
+        agreed = agreement(result.breakdown, perf)
         result.breakdown = replace(result.breakdown, agreement=agreed)

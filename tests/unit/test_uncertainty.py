@@ -16,6 +16,7 @@ from overhead_tui.summary.breakdown import Breakdown
 from overhead_tui.summary.codec import from_json
 from overhead_tui.summary.measured import EventsPerFma
 from overhead_tui.summary.probes import probe_records
+from overhead_tui.summary.profile import backend_from_json
 from overhead_tui.summary.records import RunSummary, ScenarioResult
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -209,7 +210,7 @@ def test_agreement_side_by_side_with_verdicts():
         "samples": "10000",
         "layers": {"interpreter_dispatch": 0.72, "boxing": 0.3},
     }
-    found = agreement(b, perf).layers
+    found = agreement(b, backend_from_json("perf", perf)).layers
     assert found["container_access"].verdict == "not separable"
     assert found["interpreter_dispatch"].verdict == "not separable"
     merged = found["interpreter_dispatch+container_access"]
