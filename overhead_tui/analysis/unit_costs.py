@@ -122,8 +122,11 @@ class UnitCosts:
         def normalisation(name: str) -> float:
             """The dispatch probe's ns/dispatch over the reference loop's in probe ``name``'s
             own worker (``reference_dispatch_ns``): its costs at the dispatch probe's speed."""
-            reference = (get(probes.get(name), "details") or {}).get("reference_dispatch_ns")
-            if name == "dispatch" or dispatch is None or not reference or reference <= 0:
+            probe = probes.get(name)
+            reference = (probe.details or {}).get("reference_dispatch_ns") if probe else None
+            if name == "dispatch" or dispatch is None or not isinstance(reference, int | float):
+                return 1.0
+            if reference <= 0:
                 return 1.0
             factors[name] = dispatch[0] / float(reference)
             return factors[name]

@@ -231,10 +231,12 @@ def test_probe_costs_are_brought_to_the_dispatch_probes_speed():
         **PROBES,
         "boxing": {"value": 5.0, "details": {"int_ns": 6.0, "reference_dispatch_ns": 4.0}},
     }
-    costs = UnitCosts.from_probes(probes)
+    costs = UnitCosts.from_probes(probe_records(probes))
     assert costs.boxing_ns == pytest.approx(2.5)
     assert costs.int_ns == pytest.approx(3.0)
     assert costs.normalised == {"boxing": pytest.approx(0.5)}
     assert costs.dispatch_ns == pytest.approx(2.0)  # the reference itself is never rescaled
     assert costs.peak_one_gflops == pytest.approx(20.0)  # nor the compiled peaks
-    assert UnitCosts.from_probes(PROBES).normalised == {}  # older probes: as measured
+    assert (
+        UnitCosts.from_probes(probe_records(PROBES)).normalised == {}
+    )  # older probes: as measured
