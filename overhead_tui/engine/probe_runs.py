@@ -46,6 +46,11 @@ PROBE_TIMEOUT_S = 120.0
 PROCESSES = 3
 """Worker processes per probe; the value is their median (see :func:`measure_probe`)."""
 
+INTERPRETED_PROBE_LAYERS = ("boxing", "container_access", "call_overhead", "library_layers")
+"""Layers of the probes whose costs are paid in the eval loop: their workers also time the
+dispatch probe's reference loop (``reference_dispatch_ns``), so the model can bring their costs
+to the dispatch probe's speed (``analysis.unit_costs``)."""
+
 
 NUMBA_TARGET_VARS = ("NUMBA_CPU_NAME", "NUMBA_CPU_FEATURES")
 """Environment variables choosing the code numba compiles (part of the cache key)."""
@@ -99,9 +104,13 @@ def measure_probe(
     python: str,
     processes: int | None = None,
     repeats: int = 7,
-    min_sample_s: float = 0.04,
+    min_sample_s: float = 0.025,
 ) -> ProbeResult:
     """Measure one probe in ``processes`` separate worker processes (errors kept).
+
+    Each timing is calibrated to samples of at least ``min_sample_s`` (25 ms: the interleaved
+    min-of-pairs estimate of ``probing.paired_samples`` needs many short samples more than long
+    ones; the default ladder's cold start, probes included, stays within 90 s on 2 cores).
 
     ``processes`` defaults to the probe's own ``PROCESSES`` declaration, else :data:`PROCESSES`.
 
@@ -157,7 +166,14 @@ def _measure_once(spec: ProbeSpec, python: str, repeats: int, min_sample_s: floa
     """One worker process measuring one probe: its ``probe`` message (with a value), or why
     it gave none."""
     argv = worker_command(
-        python, worker_spec("probe", spec, repeats=repeats, min_sample_s=min_sample_s)
+        python,
+        worker_spec(
+            "probe",
+            spec,
+            repeats=repeats,
+            min_sample_s=min_sample_s,
+            reference_dispatch=spec.layer in INTERPRETED_PROBE_LAYERS,
+        ),
     )
     result = run_command(argv, PROBE_TIMEOUT_S, worker_env())
     if result.timed_out:

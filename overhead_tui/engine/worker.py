@@ -355,9 +355,9 @@ def run_probe(spec: WorkerSpec, channel: _Channel) -> int:
     channel.emit(Started(os.getpid(), spec.name))
     try:
         module = _import_scenario(spec.path, f"probe_{spec.name}")
-        reference = reference_samples()
+        reference = reference_samples() if spec.reference_dispatch else []
         measured = module.measure(ProbeContext(spec.repeats, spec.min_sample_s))
-        reference += reference_samples()
+        reference += reference_samples() if spec.reference_dispatch else []
     except ModuleNotFoundError as exc:
         kind = "missing_dependency" if exc.name in spec.requires else "import"
         return _error(channel, kind, exc)
@@ -365,8 +365,8 @@ def run_probe(spec: WorkerSpec, channel: _Channel) -> int:
         return _error(channel, "exception", exc)
     samples = [float(x) for x in measured["samples"]]
     details = measured.get("details", {})
-    # the reference loop right before and after: the speed the costs were measured at
-    details["reference_dispatch_ns"] = statistics.median(reference)
+    if reference:  # the reference loop right before and after: the speed of the moment
+        details["reference_dispatch_ns"] = statistics.median(reference)
     value = float(details.pop("value", statistics.median(samples)))
     if len(samples) >= 2:
         q1, _, q3 = statistics.quantiles(samples, n=4, method="inclusive")
