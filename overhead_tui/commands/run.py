@@ -155,6 +155,8 @@ def render_table(summary: RunSummary) -> str:
     note = dense_reference_note(summary)
     if note is not None:
         lines.append(f"  ({note})")
+    for warning in summary.machine.limit_warnings or ():
+        lines.append(f"  machine: ! {warning}")
     return "\n".join(lines)
 
 

@@ -81,3 +81,15 @@ def test_probes_measured_beside_a_neighbour_are_named_in_one_warning():
     assert "(boxing, call_overhead)" in warning and "45%" in warning
     assert "overhead-tui probes --refresh" in warning
     assert probe_load_warnings({"dispatch": probes["dispatch"]}) == []
+
+
+def test_the_headless_table_ends_with_the_machines_warnings():
+    from overhead_tui.commands.run import render_table
+    from overhead_tui.summary.records import RunSummary
+    from tests.conftest import RECORDED_SUMMARY
+
+    summary = RunSummary.load(RECORDED_SUMMARY)
+    summary.machine.limit_warnings = ["probes measured while other processes used 45% (boxing)"]
+    assert render_table(summary).splitlines()[-1] == (
+        "  machine: ! probes measured while other processes used 45% (boxing)"
+    )
