@@ -12,9 +12,9 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 
-from overhead_tui.engine.codec import ProtocolError, build
 from overhead_tui.engine.spawn import worker_env
 from overhead_tui.errors import UsageError
+from overhead_tui.summary.codec import DecodeError, from_json
 
 MIN_WORKER_PYTHON = (3, 11)
 """Oldest interpreter a worker runs on (the package's ``requires-python``)."""
@@ -147,8 +147,8 @@ def _check_facts(stdout: str) -> CheckFacts | None:
             continue
         try:
             data = json.loads(line.split(" ", 1)[1])
-            facts = build(CheckFacts, data, "check", strict=False)
-        except (json.JSONDecodeError, ProtocolError):
+            facts = from_json(CheckFacts, data, strict=True, where="check")
+        except (json.JSONDecodeError, DecodeError):
             continue
         if facts.check == CHECK_VALUE:
             return facts

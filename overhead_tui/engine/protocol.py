@@ -1,8 +1,9 @@
 """The worker protocol: the SPEC a worker starts with and every message it sends back, as
-typed records with one JSON codec.  The one home of this vocabulary.
+typed records with the package's one JSON codec (``summary.codec``, reading strictly).  The
+one home of this vocabulary.
 
-Standard library only (dataclasses + json; the records the summary stores as sent come from
-``summary.measured``): the worker imports this module under another interpreter
+Standard library only (dataclasses + json; the codec and the records the summary stores as
+sent come from ``summary``): the worker imports this module under another interpreter
 (``--python``) that sees none of the tool's own packages.
 
 The parent builds a :class:`WorkerSpec` with :func:`worker_spec` and passes
@@ -16,7 +17,7 @@ Messages (kind: record), in the order a ladder worker (``mode: run``) sends them
     started        :class:`Started`        {pid, name, n, dtype} (a probe's: {pid, name})
     environment    :class:`Environment`    {python, numpy_version, blas, numba_version,
                                             numba_threads}: the defaults, before set-up
-    build          :class:`Build`          {info}: a compiled rung's compiler, flags, report
+    build          :class:`Build`          {info}: a compiled rung's build (``BuildInfo``)
     compiled       :class:`Compiled`       {first_call_s}: JIT compile + one run (s)
     validated      :class:`Validated`      {phase first|last, ok, max_abs_error, tolerance,
                                             reason}
@@ -27,7 +28,8 @@ Messages (kind: record), in the order a ladder worker (``mode: run``) sends them
     timing_started :class:`TimingStarted`  {}: the samples begin (the parent keeps quiet)
     sample         :class:`Sample`         {index, value_s}: seconds per call
     timing_ended   :class:`TimingEnded`    {}: the timed window closes
-    counted        :class:`Counted`        {sizes, per_fma, bytecode, bytecode_n, method}
+    counted        :class:`Counted`        {sizes, per_fma (``EventsPerFma``), bytecode,
+                                            bytecode_n, method}
     done           :class:`Done`           {numba_threading_layer, blas, cpu_s [s]}
     error          :class:`Error`          {kind, message, traceback, module}; kind:
                                             missing_dependency | unavailable | import | setup
@@ -38,7 +40,7 @@ Messages (kind: record), in the order a ladder worker (``mode: run``) sends them
 error); ``mode: callgrind`` started, then done (or error); ``mode: probe`` started, then
 :class:`Probe` {value, spread, samples, details} (or error).
 
-A field marked :data:`OMITTED_WHEN_NONE` is left out of the JSON when it is None (the lines
+A field marked ``OMIT`` (``summary.codec``) is left out of the JSON when it is None (the lines
 keep the keys they always had: a probe's ``started`` has no n, only the last ``done`` has
 ``cpu_s``); every other field is always written.
 """
@@ -47,12 +49,32 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
-from typing import Any, ClassVar, Protocol
+from dataclasses import dataclass, field, fields
+from typing import Any, ClassVar, Protocol, TypeVar
 
-from overhead_tui.engine.codec import OMITTED_WHEN_NONE, ProtocolError, build, to_dict
-from overhead_tui.summary.measured import Blas, BlasLibrary, BytecodeLine
+from overhead_tui.summary.codec import OMIT, DecodeError, from_json, to_json
+from overhead_tui.summary.measured import Blas, BlasLibrary, BuildInfo, BytecodeLine, EventsPerFma
 from overhead_tui.summary.probes import ProbeDetail
+
+R = TypeVar("R")
+
+
+class ProtocolError(ValueError):
+    """A line or SPEC that is not a valid protocol record (the message says which part)."""
+
+
+def _checked(cls: type[R], data: object, where: str) -> R:
+    """Record ``cls`` from a parsed JSON object, every field's type checked (``where``: the
+    record's name in the error).
+
+    Raises:
+        ProtocolError: not an object, a missing field, a wrong type.
+    """
+    try:
+        return from_json(cls, data, strict=True, where=where)
+    except DecodeError as exc:
+        raise ProtocolError(str(exc)) from None
+
 
 # --- the SPEC ---------------------------------------------------------------------------
 
@@ -101,7 +123,7 @@ class WorkerSpec:
 
     def to_json(self) -> str:
         """The SPEC as one JSON object (every field)."""
-        return json.dumps(to_dict(self))
+        return json.dumps(to_json(self))
 
     @classmethod
     def from_json(cls, text: str) -> WorkerSpec:
@@ -116,7 +138,9 @@ class WorkerSpec:
             raise ProtocolError(f"the worker SPEC is not JSON: {exc}") from None
         if not isinstance(data, dict):
             raise ProtocolError("the worker SPEC is not a JSON object")
-        spec = build(cls, data, "spec", strict=True)
+        if unknown := sorted(set(data) - {f.name for f in fields(cls)}):
+            raise ProtocolError(f"spec: unknown field(s) {', '.join(unknown)}")
+        spec = _checked(cls, data, "spec")
         if spec.mode not in MODES:
             raise ProtocolError(f"spec.mode: {spec.mode!r} is none of {', '.join(MODES)}")
         return spec
@@ -163,8 +187,8 @@ class Started(Message):
     event: ClassVar[str] = "started"
     pid: int = 0
     name: str = ""
-    n: int | None = field(default=None, metadata=OMITTED_WHEN_NONE)
-    dtype: str | None = field(default=None, metadata=OMITTED_WHEN_NONE)
+    n: int | None = field(default=None, metadata=OMIT)
+    dtype: str | None = field(default=None, metadata=OMIT)
 
 
 @dataclass(frozen=True)
@@ -181,7 +205,7 @@ class BlasReport(Blas):
     """numpy's BLAS (the :class:`Blas` fields) and every BLAS loaded (``libraries``, numpy's
     first; None from a worker that did not list them)."""
 
-    libraries: tuple[BlasLibrary, ...] | None = field(default=None, metadata=OMITTED_WHEN_NONE)
+    libraries: tuple[BlasLibrary, ...] | None = field(default=None, metadata=OMIT)
 
 
 @dataclass(frozen=True)
@@ -199,9 +223,9 @@ class Environment(Message):
 @dataclass(frozen=True)
 class Build(Message):
     event: ClassVar[str] = "build"
-    info: dict[str, Any] = field(default_factory=dict)
+    info: BuildInfo = field(default_factory=BuildInfo)
     """The scenario's ``BUILD_INFO`` as it filled it (``cbuild.prepare``): the summary's
-    ``build``, carried as is."""
+    ``build``."""
 
 
 @dataclass(frozen=True)
@@ -264,9 +288,9 @@ class Counted(Message):
     event: ClassVar[str] = "counted"
     sizes: tuple[int, ...] = ()
     """The small n counted at."""
-    per_fma: dict[str, Any] = field(default_factory=dict)
-    """The summary's ``events_per_fma`` (extrapolated to the timed n), carried as is;
-    empty under four sizes."""
+    per_fma: EventsPerFma | None = None
+    """The summary's ``events_per_fma`` (extrapolated to the timed n); None under four sizes
+    (older lines: an empty object)."""
     bytecode: tuple[BytecodeLine, ...] = ()
     bytecode_n: int | None = None
     """The size ``bytecode`` was counted at."""
@@ -279,7 +303,7 @@ class Done(Message):
     numba_threading_layer: str | None = None
     blas: BlasReport | None = None
     """The BLAS after the samples (set-up may change its threads)."""
-    cpu_s: float | None = field(default=None, metadata=OMITTED_WHEN_NONE)
+    cpu_s: float | None = field(default=None, metadata=OMIT)
     """The worker's user + system CPU time (s); absent when it stopped at an invalid first
     result."""
 
@@ -290,7 +314,7 @@ class Error(Message):
     kind: str = ""
     """What failed (see the module docstring)."""
     message: str = "unknown error"
-    traceback: str | None = field(default=None, metadata=OMITTED_WHEN_NONE)
+    traceback: str | None = field(default=None, metadata=OMIT)
     module: str | None = None
     """The module an ImportError names."""
 
@@ -341,6 +365,11 @@ MESSAGES: dict[str, type[Message]] = {
 # --- the lines --------------------------------------------------------------------------
 
 
+def to_dict(message: Message) -> dict[str, Any]:
+    """A message as its JSON object: ``{"event": KIND, FIELD: value, ...}``."""
+    return {"event": message.event, **to_json(message)}
+
+
 def encode(message: Message) -> str:
     """One line of the channel (without its newline)."""
     return json.dumps(to_dict(message))
@@ -368,5 +397,4 @@ def from_dict(data: object) -> Message:
     cls = MESSAGES.get(data["event"])
     if cls is None:
         raise ProtocolError(f"unknown message kind {data['event']!r}")
-    fields = {k: v for k, v in data.items() if k != "event"}
-    return build(cls, fields, cls.event, strict=False)
+    return _checked(cls, {k: v for k, v in data.items() if k != "event"}, cls.event)

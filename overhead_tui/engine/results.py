@@ -29,7 +29,7 @@ from overhead_tui.engine.protocol import (
 )
 from overhead_tui.engine.stats import describe, stability_warnings
 from overhead_tui.plugins.scenarios import ScenarioSpec
-from overhead_tui.summary.codec import ABSENT, from_json
+from overhead_tui.summary.codec import ABSENT
 from overhead_tui.summary.measured import BuildInfo, EventsPerFma
 from overhead_tui.summary.records import BlasInfo, ScenarioResult
 
@@ -81,8 +81,8 @@ def apply_event(result: ScenarioResult, message: Message) -> None:
             result.numba_threads = message.numba_threads
             result.blas = _blas_libraries(message.blas)
         case Counted():
-            per_fma = message.per_fma  # the summary's record, sent as its JSON
-            result.events_per_fma = from_json(EventsPerFma, per_fma) if per_fma else None
+            counted = message.per_fma  # an older line's empty object: none (under four sizes)
+            result.events_per_fma = counted if counted != EventsPerFma() else None
             result.bytecode = list(message.bytecode)
             result.bytecode_n = message.bytecode_n
         case Done():
@@ -90,7 +90,7 @@ def apply_event(result: ScenarioResult, message: Message) -> None:
                 result.blas_threads = message.blas.threads
             result.blas = _blas_libraries(message.blas) or result.blas
         case Build():
-            result.build = from_json(BuildInfo, message.info) if message.info else None
+            result.build = message.info if message.info != BuildInfo() else None
         case Error():
             result.status = "skipped" if message.kind in SKIPPED_ERRORS else "error"
             result.error = error_text(message)

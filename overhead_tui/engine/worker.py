@@ -51,6 +51,8 @@ from overhead_tui.engine.protocol import (
     WorkerSpec,
     encode,
 )
+from overhead_tui.summary.codec import from_json
+from overhead_tui.summary.measured import BuildInfo
 
 THREADPOOLCTL_KEYS = (
     "internal_api",
@@ -169,7 +171,7 @@ def run(spec: WorkerSpec, channel: _Channel) -> int:
         return _error(channel, kind, exc)
     build_info = getattr(module, "BUILD_INFO", None)
     if build_info:
-        channel.emit(Build(build_info))
+        channel.emit(Build(from_json(BuildInfo, build_info)))
     try:
         first_call_s, result = time_calls(module.kernel, args, 1)
         channel.emit(Compiled(first_call_s))

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from overhead_tui.engine import codec, protocol
+from overhead_tui.engine import protocol
 from overhead_tui.engine.protocol import (
     MESSAGES,
     BlasLibrary,
@@ -45,7 +45,7 @@ EXAMPLES: dict[str, Message] = {
     "environment": protocol.Environment(
         PythonReport("CPython", "3.12.1", "/usr/bin/python3"), "2.0.0", BLAS, None, None
     ),
-    "build": protocol.Build({"compiler": "gcc", "flags": ["-O2"], "vectorization": []}),
+    "build": protocol.Build(measured.BuildInfo("gcc", flags=["-O2"], vectorization=[])),
     "compiled": protocol.Compiled(0.25),
     "validated": protocol.Validated("first", False, None, 1e-12, "element (0, 0) is off"),
     "calibrated": protocol.Calibrated(16),
@@ -56,7 +56,9 @@ EXAMPLES: dict[str, Message] = {
     "timing_ended": protocol.TimingEnded(),
     "counted": protocol.Counted(
         (4, 6, 8, 10),
-        {"bytecodes": 12.5, "n": 64, "counted_sizes": [4, 6, 8, 10], "by_opcode": {"X": 1.0}},
+        measured.EventsPerFma(
+            bytecodes=12.5, n=64, counted_sizes=[4, 6, 8, 10], by_opcode={"X": 1.0}
+        ),
         (BytecodeLine("kernel", 12, "LOAD_FAST", "a", 2.0),),
         10,
         "sys.monitoring",
@@ -211,7 +213,7 @@ def test_protocol_imports_only_the_standard_library():
     """The worker imports it under interpreters without the tool's packages: the protocol and
     the package's modules it imports (the summary's records it sends) use the standard
     library alone."""
-    own = (protocol, codec, summary_codec, measured, summary_probes)
+    own = (protocol, summary_codec, measured, summary_probes)
     for module in own:
         tree = ast.parse(Path(module.__file__).read_text(encoding="utf-8"))
         imported = {

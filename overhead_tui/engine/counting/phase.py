@@ -7,7 +7,7 @@ from __future__ import annotations
 from types import ModuleType
 
 from overhead_tui.engine.protocol import BytecodeLine, Counted, WorkerSpec
-from overhead_tui.summary.measured import COUNTERS
+from overhead_tui.summary.measured import COUNTERS, EventsPerFma
 
 
 def count_phase(module: ModuleType, spec: WorkerSpec) -> Counted:
@@ -28,20 +28,19 @@ def count_phase(module: ModuleType, spec: WorkerSpec) -> Counted:
         per_size.append(count_events(module.kernel, args if isinstance(args, tuple) else (args,)))
     n = spec.n
     fmas = float(n) ** 3
-    per_fma = (
-        {f: extrapolate(sizes, [getattr(c, f) for c in per_size], n) / fmas for f in COUNTERS}
-        if len(sizes) >= 4
-        else {}
-    )
-    if per_fma:
-        per_fma["n"] = n  # the counts are per multiply-add at this n (extrapolated from sizes)
-        per_fma["counted_sizes"] = sizes
-    opcodes = sorted({k for c in per_size for k in c.by_opcode})
-    if len(sizes) >= 4:
-        per_fma["by_opcode"] = {
+    if len(sizes) < 4:
+        per_fma = None
+    else:
+        counts = {
+            f: extrapolate(sizes, [getattr(c, f) for c in per_size], n) / fmas for f in COUNTERS
+        }
+        opcodes = sorted({k for c in per_size for k in c.by_opcode})
+        by_opcode = {
             k: extrapolate(sizes, [c.by_opcode.get(k, 0) for c in per_size], n) / fmas
             for k in opcodes
         }
+        # the counts are per multiply-add at this n (extrapolated from sizes)
+        per_fma = EventsPerFma(**counts, n=n, counted_sizes=sizes, by_opcode=by_opcode)
     last, last_fmas = per_size[-1], float(sizes[-1]) ** 3
     bytecode = tuple(
         BytecodeLine(code, offset, op, arg, count / last_fmas)
