@@ -17,6 +17,7 @@ from overhead_tui.engine.protocol import Profiled, WorkerSpec
 from overhead_tui.engine.spawn import run_command, worker_command, worker_env
 from overhead_tui.profilers.layermap import library_name
 from overhead_tui.profilers.outcome import profiled_per_call_s
+from overhead_tui.summary.codec import IN_MEMORY
 from overhead_tui.summary.profile import BackendResult, FrameRow, PyspyResult
 
 RATE_HZ = 200
@@ -60,7 +61,7 @@ class PyspySamples(PyspyResult):
     """py-spy's part of a profile with its kernel stacks, kept in memory for the stack
     exports (``export.stacks``) and never written to the profile JSON."""
 
-    stacks: tuple[Stack, ...] = field(default=(), compare=False, repr=False)
+    stacks: tuple[Stack, ...] = field(default=(), compare=False, repr=False, metadata=IN_MEMORY)
 
 
 def parse_frame(text: str) -> Frame:
