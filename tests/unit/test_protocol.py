@@ -224,3 +224,25 @@ def test_protocol_imports_only_the_standard_library():
         }
         outside = {m for m in imported if m.split(".")[0] not in sys.stdlib_module_names}
         assert outside <= {"__future__", *(m.__name__ for m in own)}, module.__name__
+
+
+def test_a_checked_line_takes_no_bool_for_a_number_and_names_list_items():
+    with pytest.raises(ProtocolError, match=r"sample\.index"):
+        decode('{"event": "sample", "index": true, "value_s": 0.1}')
+    with pytest.raises(ProtocolError, match=r"reference\.dispatch_ns\[1\]"):
+        decode('{"event": "reference", "dispatch_ns": [1.0, "x"], "phase": "before"}')
+    assert decode('{"event": "counted", "sizes": [4]}') == protocol.Counted((4,))
+
+
+def test_the_summary_records_on_the_line_keep_their_keys():
+    """Build and Counted carry the summary's records: the keys the worker's dicts had."""
+    info = measured.BuildInfo("cc", "cc 12", ["-O2"], [], "cc -O2 x.c", "m", False, 0.5, [])
+    line = json.loads(encode(protocol.Build(info)))["info"]
+    assert set(line) == {
+        "compiler", "compiler_version", "flags", "link_flags", "command", "module", "cached",
+        "build_s", "vectorization",
+    }  # fmt: skip
+    counts = dict.fromkeys(measured.COUNTERS, 0.5)
+    per_fma = measured.EventsPerFma(**counts, n=64, counted_sizes=[4, 6, 8, 10], by_opcode={})
+    sent = json.loads(encode(protocol.Counted((4, 6, 8, 10), per_fma)))["per_fma"]
+    assert list(sent) == [*measured.COUNTERS, "n", "counted_sizes", "by_opcode"]
