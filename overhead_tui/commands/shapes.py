@@ -8,7 +8,6 @@ import sys
 
 from overhead_tui.commands.common import (
     add_export_options,
-    add_scenario_choice,
     check_export_paths,
     positive_int,
     prepare_cache,
@@ -18,6 +17,7 @@ from overhead_tui.commands.common import (
 from overhead_tui.commands.sweep import (
     PointProgress,
     add_budgeted_options,
+    add_swept_scenarios,
     drive,
     exit_status,
     parse_sizes,
@@ -58,9 +58,7 @@ DESCRIPTION = (
 
 def add_options(parser: argparse.ArgumentParser) -> None:
     """The options of ``shapes``."""
-    add_scenario_choice(
-        parser, f"sweep this scenario (repeatable; default: {', '.join(DEFAULT_SCENARIOS)})"
-    )
+    add_swept_scenarios(parser, DEFAULT_SCENARIOS)
     parser.add_argument(
         "--k",
         type=positive_int,

@@ -73,9 +73,7 @@ DESCRIPTION = (
 
 def add_options(parser: argparse.ArgumentParser) -> None:
     """The options of ``sweep``."""
-    add_scenario_choice(
-        parser, f"sweep this scenario (repeatable; default: {', '.join(DEFAULT_SCENARIOS)})"
-    )
+    add_swept_scenarios(parser, DEFAULT_SCENARIOS)
     parser.add_argument(
         "--sizes",
         type=parse_sizes,
@@ -84,6 +82,11 @@ def add_options(parser: argparse.ArgumentParser) -> None:
         help=f"matrix orders, comma-separated (default: {','.join(map(str, DEFAULT_SIZES))})",
     )
     add_budgeted_options(parser, DEFAULT_BUDGET_S, SWEEP_REPEATS, SWEEP_MIN_SAMPLE_S, "Sweep")
+
+
+def add_swept_scenarios(parser: argparse.ArgumentParser, defaults: tuple[str, ...]) -> None:
+    """``--scenario``, repeatable: the scenarios a sweep runs (default: ``defaults``)."""
+    add_scenario_choice(parser, f"sweep this scenario (repeatable; default: {', '.join(defaults)})")
 
 
 def add_budgeted_options(

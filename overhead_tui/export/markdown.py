@@ -15,7 +15,7 @@ from overhead_tui.present.format import (
     fmt_percent,
     fmt_ratio,
     fmt_seconds,
-    fmt_share_interval,
+    fmt_share,
     ladder_row,
     machine_line,
 )
@@ -242,16 +242,12 @@ class MarkdownExporter(Exporter):
             assert b is not None
             shares, intervals = b.layers, b.intervals
             cells = [
-                f"{fmt_percent(shares[x])} {fmt_share_interval(intervals.get(x))}".strip()
-                if x in shares
-                else ""
+                fmt_share(shares[x], intervals.get(x)).strip() if x in shares else ""
                 for x in layers
             ]
             labelled = b.labelled_rest or 0.0
-            explained = (
-                fmt_percent(b.explained)
-                + (f" {fmt_share_interval(b.explained_interval)}" if b.explained_interval else "")
-                + (f" + {fmt_percent(labelled)} labelled" if labelled > 0.0005 else "")
+            explained = fmt_share(b.explained, b.explained_interval).strip() + (
+                f" + {fmt_percent(labelled)} labelled" if labelled > 0.0005 else ""
             )
             lines.append(f"| {r.name} | {explained} | " + " | ".join(cells) + " |")
         lines += [
@@ -279,12 +275,8 @@ class MarkdownExporter(Exporter):
         for r in rows:
             assert r.breakdown is not None and r.breakdown.agreement
             for layer, e in r.breakdown.agreement.layers.items():
-                model = (
-                    f"{fmt_percent(e.model)} {fmt_share_interval(e.model_interval)}"
-                    if e.model is not None
-                    else "—"
-                )
-                perf = f"{fmt_percent(e.perf)} {fmt_share_interval(e.perf_interval)}"
+                model = fmt_share(e.model, e.model_interval) if e.model is not None else "—"
+                perf = fmt_share(e.perf, e.perf_interval)
                 lines.append(f"| {r.name} | {layer} | {model} | {perf} | {e.verdict} |")
         lines += [
             "",

@@ -7,7 +7,7 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from overhead_tui.summary.records import RunSummary, ScenarioResult
-from overhead_tui.summary.units import (  # noqa: F401  (re-exported for the views)
+from overhead_tui.summary.units import (
     fmt_gflops,
     fmt_number,
     fmt_percent,
@@ -25,6 +25,11 @@ def fmt_share_interval(interval: list[float] | tuple[float, float] | None) -> st
         return ""
     low, high = interval[0] * 100, interval[1] * 100
     return f"[{low:.0f}–{high:.0f} %]"
+
+
+def fmt_share(value: float | None, interval: list[float] | tuple[float, float] | None) -> str:
+    """A share and its interval: ``15 % [12–18 %]``; ``15 % `` (a trailing space) without one."""
+    return f"{fmt_percent(value)} {fmt_share_interval(interval)}"
 
 
 def fmt_cost(value: float | None, interval: list[float] | None, below: bool = False) -> str:

@@ -10,7 +10,7 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Label, Static
 
-from overhead_tui.present.format import fmt_number, fmt_percent, fmt_share_interval
+from overhead_tui.present.format import fmt_number, fmt_percent, fmt_share
 from overhead_tui.profilers.profile import baseline_text, slowdown_text
 from overhead_tui.summary.layers import LAYERS, layer_label
 from overhead_tui.summary.profile import (
@@ -124,10 +124,8 @@ class NativeTab(BackendTab):
             verdict = agreement.get(layer)
             diff.add_row(
                 f"{letter} {layer_label(layer)}",
-                f"{fmt_percent(m)} {fmt_share_interval(verdict and verdict.perf_interval)}",
-                f"{fmt_percent(p)} {fmt_share_interval(verdict and verdict.model_interval)}"
-                if model
-                else "—",
+                fmt_share(m, verdict and verdict.perf_interval),
+                fmt_share(p, verdict and verdict.model_interval) if model else "—",
                 delta,
                 verdict.verdict if verdict else "",
             )
@@ -135,8 +133,8 @@ class NativeTab(BackendTab):
             if "+" in name:  # a merged pair perf cannot split
                 diff.add_row(
                     name.replace("+", " + "),
-                    f"{fmt_percent(e.perf)} {fmt_share_interval(e.perf_interval)}",
-                    f"{fmt_percent(e.model)} {fmt_share_interval(e.model_interval)}",
+                    fmt_share(e.perf, e.perf_interval),
+                    fmt_share(e.model, e.model_interval),
                     fmt_percent((e.perf or 0) - (e.model or 0)),
                     e.verdict,
                 )

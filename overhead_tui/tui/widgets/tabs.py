@@ -22,6 +22,7 @@ from overhead_tui.present.format import (
     fmt_percent,
     fmt_ratio,
     fmt_seconds,
+    fmt_share,
     fmt_share_interval,
 )
 from overhead_tui.summary.breakdown import Breakdown
@@ -138,7 +139,7 @@ class BreakdownTab(ScenarioTab):
             return
         yield Label(
             f"measured {fmt_number(b.measured_ns_per_fma)} ns per multiply-add; the model "
-            f"explains {fmt_percent(b.explained)} {fmt_share_interval(b.explained_interval)}"
+            f"explains {fmt_share(b.explained, b.explained_interval)}"
             + (
                 f", {fmt_percent(b.labelled_rest)} more is labelled by what the rung carries"
                 if (b.labelled_rest or 0) > 0.0005
