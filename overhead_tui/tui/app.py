@@ -109,7 +109,9 @@ class OverheadApp(App[None]):
     SUB_TITLE = "matrix-multiply ladder"
     BINDINGS = bindings()  # the keys, the palette and the help: tui/actions.py
 
-    ladder: reactive[LiveLadder] = reactive(_no_run, always_update=True, init=False)
+    ladder: reactive[LiveLadder] = reactive(
+        _no_run, always_update=True, init=False, repaint=False, layout=False
+    )
     """The state the screens draw: a new one for a new plan, changed in place (then
     ``mutate_reactive``) by each engine event; its ``changed`` names the row to redraw."""
 
