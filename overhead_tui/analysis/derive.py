@@ -34,6 +34,8 @@ def derive(summary: RunSummary, cpu: CpuModel | None, *, breakdowns: bool = True
     compute_vs_dense(summary)
     if breakdowns and summary.probes:
         attribute(summary, summary.probes)
+    elif breakdowns:  # no probes: the waterfall's speedups still come from the timings
+        summary.waterfall = waterfall(summary)
     apply_limits(summary, cpu)
 
 

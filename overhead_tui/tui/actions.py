@@ -1,8 +1,10 @@
 """The app's actions in one table: the key bindings, the command palette and the help screen's
 key table are all built from :data:`ACTIONS`.
 
-Adding a screen is one record here plus its ``action_<name>`` method on the app (which pushes
-the screen); the footer, the palette (ctrl+p) and the help (``?``) follow.  The README's key
+Adding a screen that shows the run's summary is one record here with its ``screen``
+(``module:Class`` under ``tui/screens/``): the app's ``action_<name>`` is generated from it, and
+the footer, the palette (ctrl+p) and the help (``?``) follow.  Other actions are a record plus
+their ``action_<name>`` method on the app.  The README's key
 table is checked against this one by ``tests/app/test_tui_structure.py``.
 """
 
@@ -32,6 +34,9 @@ class Action:
         key_display: how the key is written (footer, help, README) when not its name.
         priority: the key works even while a text field has the focus.
         needs: an app attribute the palette entry needs (not None), or None for always.
+        screen: ``module:Class`` of a screen under ``tui/screens/`` that shows the run's
+            summary (built as ``Class(summary)``): the app's ``action_<action>`` is generated
+            from the record, so such a screen needs no code in the app.
     """
 
     action: str | None
@@ -44,6 +49,7 @@ class Action:
     key_display: str | None = None
     priority: bool = False
     needs: str | None = None
+    screen: str | None = None
 
     @property
     def display(self) -> str:
@@ -99,6 +105,7 @@ ACTIONS: tuple[Action, ...] = (
         "The ladder as successive removals of layers",
         "waterfall: the ladder as successive removals of layers",
         show=True,
+        screen="waterfall:WaterfallScreen",
     ),
     Action(
         "profile",
@@ -125,6 +132,7 @@ ACTIONS: tuple[Action, ...] = (
         "Rungs against the compute and bandwidth ceilings",
         "roofline: each rung's GFLOP/s against its arithmetic intensity and the ceilings",
         show=True,
+        screen="roofline:RooflineScreen",
     ),
     Action(
         "machines",
@@ -133,6 +141,7 @@ ACTIONS: tuple[Action, ...] = (
         "Machines",
         "Reference hardware (A100, H100, EPYC …) and the tile calculator",
         "machines: this machine's limits beside reference hardware; the tile calculator",
+        screen="machines:MachinesScreen",
     ),
     Action(
         "sweep",
@@ -141,6 +150,7 @@ ACTIONS: tuple[Action, ...] = (
         "Sweep",
         "GFLOP/s against n (overhead-tui sweep)",
         "size sweep: GFLOP/s against n (runs saved by `overhead-tui sweep`)",
+        screen="sweep:SweepScreen",
     ),
     Action(
         "paper",
@@ -149,6 +159,7 @@ ACTIONS: tuple[Action, ...] = (
         "Paper",
         "The published ladder (Leiserson et al. 2020) beside ours",
         "the published ladder (Leiserson et al. 2020) beside this run's",
+        screen="paper:PaperScreen",
     ),
     Action(
         "interpreters",
@@ -165,6 +176,7 @@ ACTIONS: tuple[Action, ...] = (
         None,
         title="Shapes",
         palette_help="GFLOP/s against the batch m (overhead-tui shapes)",
+        screen="shapes:ShapesScreen",
     ),
     Action(None, "ctrl+p", help='command palette (every action, and "open scenario …")'),
     Action(None, "escape", help="back"),
@@ -215,6 +227,15 @@ def bindings(actions: tuple[Action, ...] = ACTIONS) -> list[Binding]:
 def palette(actions: tuple[Action, ...] = ACTIONS) -> Iterator[Action]:
     """The records that are command palette entries (title, help, then ``action_<action>``)."""
     return (a for a in actions if a.title is not None and a.action is not None)
+
+
+def screen_class(action: Action) -> type:
+    """The screen class a record's ``screen`` names (imported when first shown)."""
+    import importlib
+
+    assert action.screen is not None
+    module, _, name = action.screen.partition(":")
+    return getattr(importlib.import_module(f"overhead_tui.tui.screens.{module}"), name)
 
 
 def help_table(actions: tuple[Action, ...] = ACTIONS) -> str:

@@ -40,18 +40,14 @@ from overhead_tui.profilers.registry import detect
 from overhead_tui.summary.interpreters import InterpretersSummary
 from overhead_tui.summary.profile import ProfileRecord
 from overhead_tui.summary.records import RunSummary, Settings
-from overhead_tui.tui.actions import bindings, palette
+from overhead_tui.tui.actions import ACTIONS, Action, bindings, palette, screen_class
 from overhead_tui.tui.screens.capabilities import CapabilitiesScreen
 from overhead_tui.tui.screens.interpreters import InterpretersScreen
 from overhead_tui.tui.screens.ladder import LadderScreen
-from overhead_tui.tui.screens.machines import MachinesScreen
 from overhead_tui.tui.screens.modals import ExportScreen, HelpScreen, SettingsScreen
-from overhead_tui.tui.screens.paper import PaperScreen
-from overhead_tui.tui.screens.roofline import RooflineScreen
 from overhead_tui.tui.screens.scenario import ScenarioScreen
 from overhead_tui.tui.screens.shapes import ShapesScreen
 from overhead_tui.tui.screens.sweep import SweepScreen
-from overhead_tui.tui.screens.waterfall import WaterfallScreen
 from overhead_tui.tui.widgets.ladder_table import LadderTable
 
 EXPORT_FILES: tuple[tuple[str, str], ...] = (
@@ -385,26 +381,6 @@ class OverheadApp(App[None]):
         )
         self.mutate_reactive(OverheadApp.ladder)
 
-    def action_paper(self) -> None:
-        """Show the published ladder (Leiserson et al. 2020) beside this run's."""
-        self._show(PaperScreen, lambda: PaperScreen(self.ladder.summary))
-
-    def action_roofline(self) -> None:
-        """Show the run's roofline against this machine's measured ceilings."""
-        self._show(RooflineScreen, lambda: RooflineScreen(self.ladder.summary))
-
-    def action_machines(self) -> None:
-        """Compare this machine and the rungs with reference hardware; the tile calculator."""
-        self._show(MachinesScreen, lambda: MachinesScreen(self.ladder.summary))
-
-    def action_sweep(self) -> None:
-        """Show the run's size sweep (GFLOP/s against n), if it has one."""
-        self._show(SweepScreen, lambda: SweepScreen(self.ladder.summary))
-
-    def action_shapes(self) -> None:
-        """Show the run's batch sweep (GFLOP/s against m of (m×k)·(k×n)), if it has one."""
-        self._show(ShapesScreen, lambda: ShapesScreen(self.ladder.summary))
-
     def action_interpreters(self) -> None:
         """Show the same ladder on several Pythons, if the app was opened on such a summary."""
         if self.interpreters is None:
@@ -412,10 +388,6 @@ class OverheadApp(App[None]):
             return
         combined = self.interpreters
         self._show(InterpretersScreen, lambda: InterpretersScreen(combined))
-
-    def action_waterfall(self) -> None:
-        """Show the waterfall of the current run."""
-        self._show(WaterfallScreen, lambda: WaterfallScreen(self.ladder.summary))
 
     def action_help(self) -> None:
         """Show keys and vocabulary."""
@@ -445,3 +417,20 @@ class OverheadApp(App[None]):
                 escape(row.result.title),
                 partial(self.open_scenario, row.result.name),
             )
+
+
+def _show_summary_screen(entry: Action) -> Callable[[OverheadApp], None]:
+    """``OverheadApp.action_<entry.action>``: push the record's screen on the run's summary."""
+
+    def action(self: OverheadApp) -> None:
+        screen_type = screen_class(entry)
+        self._show(screen_type, lambda: screen_type(self.ladder.summary))
+
+    action.__name__ = f"action_{entry.action}"
+    action.__doc__ = f"Show {entry.title}: {entry.palette_help}."
+    return action
+
+
+for _entry in ACTIONS:  # a screen of the run's summary is one record in tui/actions.py
+    if _entry.screen is not None:
+        setattr(OverheadApp, f"action_{_entry.action}", _show_summary_screen(_entry))

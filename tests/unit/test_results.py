@@ -116,3 +116,18 @@ def test_vs_dense_is_time_per_flop_ratio():
     dense.status = "invalid"
     compute_vs_dense(summary)
     assert slow.vs_dense is None
+
+
+def test_a_run_without_probes_still_gets_its_waterfall():
+    from overhead_tui.analysis.derive import derive
+    from overhead_tui.summary.records import RunSummary
+    from tests.conftest import RECORDED_SUMMARY
+
+    summary = RunSummary.load(RECORDED_SUMMARY)
+    summary.probes = {}
+    summary.waterfall = []
+    for result in summary.scenarios:
+        result.breakdown = None
+    derive(summary, None)
+    ok = [r for r in summary.scenarios if r.has_speed]
+    assert len(summary.waterfall) == len(ok) - 1  # one step between consecutive ok rungs
