@@ -18,6 +18,7 @@ every float created, including those the tracing counter cannot see.
 from __future__ import annotations
 
 import re
+import shutil
 import tempfile
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
@@ -25,7 +26,9 @@ from pathlib import Path
 
 from overhead_tui.engine.protocol import Done, WorkerSpec
 from overhead_tui.engine.spawn import run_command, worker_command, worker_env
-from overhead_tui.profilers.layermap import classify, library_name
+from overhead_tui.plugins.scenarios import ScenarioSpec
+from overhead_tui.profilers.capabilities import Capability, tool_version
+from overhead_tui.profilers.layermap import classify, compiled_layer, library_name
 from overhead_tui.summary.profile import BackendResult, CallgrindResult, SymbolRow
 
 _NAMED = re.compile(r"^(c?(?:fn|ob))=\((\d+)\)(?: (.*))?$")
@@ -164,3 +167,25 @@ def profile(
         return BackendResult("failed", reason="callgrind counted no instructions in the kernel")
     n = spec.n
     return summarize(parsed, float(n) ** 3, compiled_as, n=n)
+
+
+def detect() -> Capability:
+    """valgrind's callgrind tool (instruction counts)."""
+    path = shutil.which("valgrind")
+    if path is None:
+        return Capability(
+            "callgrind", False, reason="valgrind is not installed", fix="apt-get install valgrind"
+        )
+    return Capability("callgrind", True, tool_version([path, "--version"]), path=path)
+
+
+CALLGRIND_MAX_N = 24
+"""Largest n callgrind runs at: it executes about 50× slower and counts one call exactly."""
+
+
+def run(
+    cap: Capability, python: str, worker: WorkerSpec, spec: ScenarioSpec, n: int, timeout_s: float
+) -> BackendResult:
+    """The registry's entry: count ``worker`` under callgrind at n ≤ :data:`CALLGRIND_MAX_N`."""
+    small = replace(worker, n=min(n, CALLGRIND_MAX_N))
+    return profile(str(cap.path), python, small, timeout_s, compiled_layer(spec))

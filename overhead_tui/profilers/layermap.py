@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 
+from overhead_tui.plugins.scenarios import ScenarioSpec
+
 COMPILED = "compiled"
 """Pseudo-layer of JIT code (numba) and unresolved addresses; a backend turns it into the
 compute layer the scenario carries (``simd_compute`` or ``scalar_compute``)."""
@@ -102,3 +104,8 @@ def library_name(path: str) -> str:
     """A short library label from a path or dso: ``libpython3.11.so.1.0`` -> ``libpython3.11``."""
     name = path.rsplit("/", 1)[-1]
     return re.sub(r"(\.cpython-[^.]*)?\.so(\.[0-9.]+)?$", "", name) or name
+
+
+def compiled_layer(spec: ScenarioSpec) -> str:
+    """The compute layer a scenario's JIT or C code counts as in a profile."""
+    return "simd_compute" if "simd_compute" in spec.layers else "scalar_compute"

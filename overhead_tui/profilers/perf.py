@@ -16,7 +16,9 @@ from pathlib import Path
 
 from overhead_tui.engine.protocol import Profiled, WorkerSpec
 from overhead_tui.engine.spawn import CommandResult, run_command, worker_command, worker_env
-from overhead_tui.profilers.layermap import classify, library_name
+from overhead_tui.plugins.scenarios import ScenarioSpec
+from overhead_tui.profilers.capabilities import Capability, find_tool, read_setting, tool_version
+from overhead_tui.profilers.layermap import classify, compiled_layer, library_name
 from overhead_tui.profilers.outcome import profiled_per_call_s
 from overhead_tui.summary.profile import BackendResult, PerfResult, SymbolRow
 
@@ -147,3 +149,44 @@ def _failure(result: CommandResult, data: Path) -> str | None:
     if not data.exists() or data.stat().st_size == 0:
         return "perf wrote no data file"
     return None
+
+
+def detect() -> Capability:
+    """perf with the cpu-clock software event (works in VMs without hardware counters)."""
+    path = find_tool("perf")
+    if path is None:
+        return Capability(
+            "perf",
+            False,
+            reason="perf is not installed",
+            fix="apt-get install linux-perf (Debian) or linux-tools-$(uname -r)",
+        )
+    version = tool_version([path, "--version"])
+    if version is None:
+        return Capability(
+            "perf",
+            False,
+            reason="perf does not run for this kernel",
+            fix="install the linux-perf package matching the kernel",
+            path=path,
+        )
+    paranoid = read_setting("/proc/sys/kernel/perf_event_paranoid")
+    import os
+
+    if paranoid is not None and int(paranoid) > 2 and os.geteuid() != 0:
+        return Capability(
+            "perf",
+            False,
+            version,
+            f"perf_event_paranoid is {paranoid} (> 2)",
+            "sudo sysctl kernel.perf_event_paranoid=2",
+            path,
+        )
+    return Capability("perf", True, version, path=path)
+
+
+def run(
+    cap: Capability, python: str, worker: WorkerSpec, spec: ScenarioSpec, n: int, timeout_s: float
+) -> BackendResult:
+    """The registry's entry: profile ``worker`` under perf (JIT code: its compute layer)."""
+    return profile(str(cap.path), python, worker, timeout_s, compiled_layer(spec))

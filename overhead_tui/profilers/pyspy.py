@@ -15,6 +15,8 @@ from pathlib import Path
 
 from overhead_tui.engine.protocol import Profiled, WorkerSpec
 from overhead_tui.engine.spawn import run_command, worker_command, worker_env
+from overhead_tui.plugins.scenarios import ScenarioSpec
+from overhead_tui.profilers.capabilities import Capability, find_tool, read_setting, tool_version
 from overhead_tui.profilers.layermap import library_name
 from overhead_tui.profilers.outcome import profiled_per_call_s
 from overhead_tui.summary.codec import IN_MEMORY
@@ -178,3 +180,30 @@ def profile(pyspy: str, python: str, spec: WorkerSpec, timeout_s: float) -> Back
         profiled_per_call_s=profiled_per_call_s(result),
         stacks=tuple(stacks),
     )
+
+
+def detect() -> Capability:
+    """py-spy, launching the worker as its child (ptrace parent -> child)."""
+    path = find_tool("py-spy")
+    if path is None:
+        return Capability(
+            "pyspy", False, reason="py-spy is not installed", fix="pip install py-spy"
+        )
+    scope = read_setting("/proc/sys/kernel/yama/ptrace_scope")
+    if scope is not None and int(scope) >= 2:
+        return Capability(
+            "pyspy",
+            False,
+            tool_version([path, "--version"]),
+            f"ptrace_scope is {scope}: only root may trace",
+            "sudo sysctl kernel.yama.ptrace_scope=1",
+            path,
+        )
+    return Capability("pyspy", True, tool_version([path, "--version"]), path=path)
+
+
+def run(
+    cap: Capability, python: str, worker: WorkerSpec, spec: ScenarioSpec, n: int, timeout_s: float
+) -> BackendResult:
+    """The registry's entry: profile ``worker`` under py-spy."""
+    return profile(str(cap.path), python, worker, timeout_s)

@@ -21,6 +21,7 @@ from typing import Any
 from overhead_tui.engine.protocol import WorkerSpec
 from overhead_tui.engine.spawn import run_command, worker_env
 from overhead_tui.plugins.scenarios import ScenarioSpec
+from overhead_tui.profilers.capabilities import Capability, tool_version
 from overhead_tui.profilers.outcome import profiled_per_call_s
 from overhead_tui.summary.profile import BackendResult, CpuShares, LineRow, ScaleneResult
 
@@ -106,3 +107,20 @@ def profile(python: str, worker: WorkerSpec, spec: ScenarioSpec, timeout_s: floa
         reason = "Scalene recorded no time in the scenario's source"
         duration *= 2  # Scalene refuses short programs: lengthen, do not show empty
     return BackendResult("failed", reason=reason)
+
+
+def detect() -> Capability:
+    """Scalene, run as ``python -m scalene``."""
+    version = tool_version([sys.executable, "-m", "scalene", "--version"])
+    if version is None:
+        return Capability(
+            "scalene", False, reason="scalene is not importable here", fix="pip install scalene"
+        )
+    return Capability("scalene", True, version, path=f"{sys.executable} -m scalene")
+
+
+def run(
+    cap: Capability, python: str, worker: WorkerSpec, spec: ScenarioSpec, n: int, timeout_s: float
+) -> BackendResult:
+    """The registry's entry: profile ``worker`` under Scalene."""
+    return profile(python, worker, spec, timeout_s)
