@@ -148,7 +148,7 @@ class InterpretersSummary:
             data = json.loads(Path(path).read_bytes())
         except OSError as exc:
             raise SummaryError(f"cannot read {path}: {exc.strerror or exc}") from None
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:  # RecursionError: nested too deep
             raise SummaryError(f"{path} is not JSON ({exc})") from None
         return cls.from_json(data)
 
@@ -161,7 +161,7 @@ def is_interpreters_summary(path: Path) -> bool:
         return False
     try:
         data = json.loads(path.read_bytes())
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return False
     return isinstance(data, dict) and data.get("kind") == "interpreters"
 

@@ -347,7 +347,7 @@ class RunSummary:
             data = json.loads(path.read_bytes())  # bytes: no second copy of the text
         except (OSError, UnicodeDecodeError) as exc:
             raise SummaryError(f"cannot read {path}: {exc}") from None
-        except json.JSONDecodeError as exc:
+        except (json.JSONDecodeError, RecursionError) as exc:  # RecursionError: nested too deep
             raise SummaryError(f"{path} is not JSON ({exc}); is it a summary.json?") from None
         try:
             return cls.from_json(data)

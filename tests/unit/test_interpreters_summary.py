@@ -15,6 +15,7 @@ from overhead_tui.summary.interpreters import (
     InterpreterRun,
     InterpretersSummary,
     PythonInfo,
+    is_interpreters_summary,
     schema,
 )
 from overhead_tui.summary.measured import EventsPerFma
@@ -209,3 +210,11 @@ def test_a_probe_below_its_resolution_is_not_compared_as_a_cheaper_cost():
     assert why(row) == "per-load cost below the probe's resolution on B (not compared)"
     pair = BreakdownPair("python_naive", [row], None, None, None, None, None, None)
     assert pair_rows(pair)[0][5] == "<res."
+
+
+def test_a_file_nested_too_deep_is_refused_with_one_line(tmp_path):
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 200_000 + "]" * 200_000)  # json.loads: RecursionError
+    assert not is_interpreters_summary(deep)
+    with pytest.raises(SummaryError, match="is not JSON"):
+        InterpretersSummary.load(deep)

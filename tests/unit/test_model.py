@@ -66,6 +66,13 @@ def test_corrupt_and_missing_files(tmp_path):
         RunSummary.load(foreign)
 
 
+def test_a_file_nested_too_deep_is_not_json_not_a_crash(tmp_path):
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 200_000 + "]" * 200_000)  # json.loads: RecursionError
+    with pytest.raises(SummaryError, match="is not JSON"):
+        RunSummary.load(deep)
+
+
 def test_version_1_summary_still_opens_and_is_upgraded():
     summary = RunSummary.load(SUMMARY_V1)
     assert summary.schema_version == SCHEMA_VERSION
