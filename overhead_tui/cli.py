@@ -7,7 +7,10 @@ scenario file, corrupt summary) print one line and exit 2, with no traceback.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import errno
 import importlib
+import os
 import sys
 from types import ModuleType
 from typing import NoReturn
@@ -37,6 +40,18 @@ COMMANDS = (
 (``open`` is ``commands.app``) with ``HELP``, ``DESCRIPTION``, optionally ``add_options(parser)``
 (see :func:`overhead_tui.commands.common.add_command`) and ``run(args)``.  They are
 imported when the parser is built, so ``--version`` loads neither numpy nor Textual."""
+
+
+OUTPUT_FULL = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
+"""Errors of writing to a full device (``> /dev/full``, a full disk or quota): one line, exit 1;
+results already saved in the run directory stay there."""
+
+
+def _drop_stdout() -> None:
+    """Point stdout at /dev/null so nothing left in its buffer is written at exit."""
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
 
 
 def command_module(name: str) -> ModuleType:
@@ -93,6 +108,17 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     except BrokenPipeError:
         return 0
+    except OSError as exc:
+        if exc.errno not in OUTPUT_FULL:  # anything else is a bug: keep its traceback
+            raise
+        _drop_stdout()  # the exit's flush of what is still buffered would fail again
+        where = f" {exc.filename}" if exc.filename else " the output"
+        print(
+            f"overhead-tui: error: cannot write{where}: {exc.strerror}; fix: free space on its "
+            "device or write somewhere else",
+            file=sys.stderr,
+        )
+        return 1
     except KeyboardInterrupt:
         print("overhead-tui: interrupted", file=sys.stderr)
         return 130

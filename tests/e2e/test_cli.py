@@ -253,6 +253,26 @@ def test_open_corrupt_or_foreign_summary_is_one_line(cli, tmp_path):
     assert proc.returncode == 2 and "is not a run directory (no summary.json" in proc.stderr
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize("args", [("list",), ("compare", RECORDED_SUMMARY, RECORDED_SUMMARY)])
+def test_stdout_on_a_full_device_is_one_line_not_a_traceback(args):
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run(
+            [sys.executable, "-m", "overhead_tui", *map(str, args)],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            stdin=subprocess.DEVNULL,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    assert proc.returncode == 1
+    assert proc.stderr == (
+        "overhead-tui: error: cannot write the output: No space left on device; "
+        "fix: free space on its device or write somewhere else\n"
+    )
+
+
 def test_app_without_a_terminal_says_what_to_do(cli):
     proc = cli()
     assert proc.returncode == 2
