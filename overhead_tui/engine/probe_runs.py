@@ -196,9 +196,40 @@ oldest entries beyond this many are dropped."""
 def read_cache(key: str, cache: Path | None = None) -> dict[str, ProbeResult] | None:
     """Cached probe results for ``key`` (see :func:`cache_key`), or None when stale or absent."""
     entry = _cache_entries(_read_cache(cache or cache_path())).get(key)
-    if entry is None or not all(isinstance(v, dict) for v in entry.values()):
+    if entry is None or not all(map(_well_formed, entry.values())):
         return None
     return probe_records(entry)
+
+
+def _is_number(x: object) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def _is_range(x: object) -> bool:
+    return isinstance(x, list) and len(x) == 2 and all(map(_is_number, x))
+
+
+def _well_formed(probe: object) -> bool:
+    """True when a cached probe's JSON has the field types :class:`ProbeResult` declares: a
+    cache edited by hand or by another tool version is measured again, not read into a crash."""
+    if not isinstance(probe, dict):
+        return False
+    samples, details = probe.get("samples", []), probe.get("details", {})
+    ranges = probe.get("detail_intervals", {})
+    return (
+        all(isinstance(probe.get(k, ""), str) for k in ("name", "title", "unit", "layer"))
+        and all(
+            probe.get(k) is None or _is_number(probe[k])
+            for k in ("value", "spread", "other_cpu_fraction")
+        )
+        and isinstance(samples, list)
+        and all(map(_is_number, samples))
+        and isinstance(details, dict)
+        and (probe.get("interval") is None or _is_range(probe["interval"]))
+        and isinstance(ranges, dict)
+        and all(map(_is_range, ranges.values()))
+        and (probe.get("error") is None or isinstance(probe["error"], str))
+    )
 
 
 def write_cache(key: str, results: dict[str, ProbeResult], cache: Path | None = None) -> None:

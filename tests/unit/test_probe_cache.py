@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from overhead_tui.engine import probe_runs
 from overhead_tui.engine.probe_runs import read_cache, write_cache
 from overhead_tui.engine.protocol import Probe
@@ -26,6 +28,30 @@ def test_two_interpreters_keep_their_entries(tmp_path):
     assert read_cache("py311", cache)["dispatch"].value == 2.0
     assert read_cache("py313", cache)["dispatch"].value == 1.5
     assert read_cache("other", cache) is None
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"value": "fast"},
+        {"details": [1]},
+        {"interval": "x"},
+        {"interval": [1.0]},
+        {"samples": ["x"]},
+        {"detail_intervals": {"int_ns": 3.0}},
+        {"unit": 5},
+        {"error": ["x"]},
+    ],
+)
+def test_a_cached_probe_of_the_wrong_types_is_stale_not_a_crash(tmp_path, change):
+    cache = tmp_path / "probes.json"
+    write_cache("k", _results(2.0), cache)
+    assert read_cache("k", cache) == _results(2.0)
+    data = json.loads(cache.read_text(encoding="utf-8"))
+    for entry in (data["probes"], data["entries"]["k"]):
+        entry["dispatch"].update(change)
+    cache.write_text(json.dumps(data), encoding="utf-8")
+    assert read_cache("k", cache) is None  # measured again
 
 
 def test_one_key_file_is_read_and_kept(tmp_path):
