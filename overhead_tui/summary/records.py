@@ -336,7 +336,10 @@ class RunSummary:
         path = Path(path)
         if path.is_dir():
             if not (path / "summary.json").exists():
-                raise SummaryError(f"{path} is not a run directory (no summary.json in it)")
+                raise SummaryError(
+                    f"{path} is not a run directory (no summary.json in it); fix: give a run "
+                    "directory or a summary.json file"
+                )
             path = path / "summary.json"
         try:
             if (size := path.stat().st_size) > MAX_SUMMARY_BYTES:
@@ -346,7 +349,10 @@ class RunSummary:
                 )
             data = json.loads(path.read_bytes())  # bytes: no second copy of the text
         except (OSError, UnicodeDecodeError) as exc:
-            raise SummaryError(f"cannot read {path}: {exc}") from None
+            reason = getattr(exc, "strerror", None) or exc
+            raise SummaryError(
+                f"cannot read {path}: {reason}; fix: give a summary.json file or a run directory"
+            ) from None
         except (json.JSONDecodeError, RecursionError) as exc:  # RecursionError: nested too deep
             raise SummaryError(f"{path} is not JSON ({exc}); is it a summary.json?") from None
         try:

@@ -66,6 +66,18 @@ def test_corrupt_and_missing_files(tmp_path):
         RunSummary.load(foreign)
 
 
+def test_a_missing_file_or_folder_without_a_summary_names_the_fix(tmp_path):
+    with pytest.raises(SummaryError) as missing:
+        RunSummary.load(tmp_path / "missing.json")
+    assert str(missing.value) == (
+        f"cannot read {tmp_path / 'missing.json'}: No such file or directory; "
+        "fix: give a summary.json file or a run directory"
+    )
+    with pytest.raises(SummaryError) as folder:
+        RunSummary.load(tmp_path)
+    assert str(folder.value).endswith("; fix: give a run directory or a summary.json file")
+
+
 def test_a_file_nested_too_deep_is_not_json_not_a_crash(tmp_path):
     deep = tmp_path / "deep.json"
     deep.write_text("[" * 200_000 + "]" * 200_000)  # json.loads: RecursionError
