@@ -90,6 +90,24 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _options_before(parser: argparse.ArgumentParser, argv: list[str], command: str) -> list[str]:
+    """The options (with their values) given before ``command`` in ``argv``: the bare app's,
+    which a subcommand's own defaults would silently replace (``overhead-tui --size 8 run``
+    ran at the default n)."""
+    given: list[str] = []
+    takes_value = False
+    for token in argv:
+        if not takes_value and token == command:
+            break
+        given.append(token)
+        if takes_value:  # the value of the option before it (it may be spelt like a command)
+            takes_value = False
+        elif token.startswith("-"):
+            action = parser._option_string_actions.get(token)  # argparse keeps no public map
+            takes_value = action is not None and action.nargs != 0
+    return given
+
+
 def main(argv: list[str] | None = None) -> int:
     """Parse ``argv`` and run the command; returns the process exit code."""
     use_ascii_fallback()  # an ascii stdout gets "x" for "×", never a UnicodeEncodeError
@@ -102,6 +120,13 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command is None:
             return int(command_module("open").launch(args))
+        if before := _options_before(parser, argv, args.command):
+            options = " ".join(before)
+            raise UsageError(
+                f"`{options}` before `{args.command}` would be ignored (a command reads only the "
+                f"options after it); fix: write overhead-tui {args.command} {options} ... "
+                f"(see `overhead-tui {args.command} --help`)"
+            )
         return int(command_module(args.command).run(args))
     except (UsageError, SummaryError) as exc:
         print(f"overhead-tui: error: {exc}", file=sys.stderr)

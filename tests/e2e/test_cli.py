@@ -162,6 +162,29 @@ def test_a_size_too_big_for_the_memory_is_one_line_and_exit_2(monkeypatch, capsy
     assert "fix: choose a smaller --size" in err
 
 
+@pytest.mark.parametrize(
+    "argv, before",
+    [
+        (["--size", "8", "--scenario", "numpy_matmul", "run"], "--size 8 --scenario numpy_matmul"),
+        (["--scenario", "run", "--size=8", "run"], "--scenario run --size=8"),
+        (["--no-autorun", "list"], "--no-autorun"),
+    ],
+)
+def test_options_before_the_command_are_refused_not_dropped(capsys, argv, before):
+    """``overhead-tui --size 8 run`` used to run the whole ladder at the default sizes: the
+    subcommand's defaults replaced what was given before it."""
+    from overhead_tui.cli import main
+
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    command = argv[-1]
+    assert err == (
+        f"overhead-tui: error: `{before}` before `{command}` would be ignored (a command reads "
+        f"only the options after it); fix: write overhead-tui {command} {before} ... "
+        f"(see `overhead-tui {command} --help`)\n"
+    )
+
+
 def test_python_without_numpy_is_rejected(cli, tmp_path):
     venv = tmp_path / "bare"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", venv], check=True)
