@@ -171,12 +171,13 @@ def add_measurement_options(
     parser.add_argument(
         "--python", metavar="PATH", help="interpreter for the workers (default: this one)"
     )
-    parser.add_argument(
+    probes = parser.add_mutually_exclusive_group()  # both at once: one line, exit 2
+    probes.add_argument(
         "--no-probes",
         action="store_true",
         help="skip the probes: no model breakdowns, no measured clock, peaks or bandwidth",
     )
-    parser.add_argument(
+    probes.add_argument(
         "--refresh-probes",
         action="store_true",
         help="re-measure the probes even if this machine's cache is current",

@@ -139,6 +139,8 @@ def test_full_builtin_ladder_at_a_tiny_size(cli, tmp_path):
         (["run", "--json", "/tmp/x.txt", "--scenario", "nope"], "unknown scenario"),
         (["machine", "--json", FIXTURES], "is a folder"),
         (["machine", "--json", FIXTURES / "recorded_summary.json" / "m.json"], "not a folder"),
+        (["run", "--no-probes", "--refresh-probes"], "--refresh-probes: not allowed with"),
+        (["sweep", "--refresh-probes", "--no-probes"], "--no-probes: not allowed with"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(cli, args, message):
