@@ -14,6 +14,7 @@ from overhead_tui.present.compare_text import (
     run_notes,
 )
 from overhead_tui.present.format import aligned_lines
+from overhead_tui.summary.interpreters import is_interpreters_summary
 from overhead_tui.summary.records import RunSummary
 
 LEFT_ALIGNED = {0, 5, 6}
@@ -60,7 +61,7 @@ def add_options(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Load both runs (SummaryError -> one line, exit 2), then print or show the comparison."""
-    run_a, run_b = RunSummary.load(args.a), RunSummary.load(args.b)
+    run_a, run_b = load_run(args.a), load_run(args.b)
     comparison = compare_runs(run_a, run_b, args.alpha, labels=(str(args.a), str(args.b)))
     if not comparison.rows:
         raise UsageError(nothing_in_common(comparison))
@@ -68,6 +69,22 @@ def run(args: argparse.Namespace) -> int:
         return open_in_app(comparison, run_a)
     print(render_comparison(comparison))
     return 0
+
+
+def load_run(path: Path) -> RunSummary:
+    """One side of the comparison: a run's summary.json or run directory.
+
+    Raises:
+        UsageError: ``path`` is the combined summary of ``interpreters`` (several runs).
+        SummaryError: missing, unreadable, not JSON or not a valid summary.
+    """
+    if is_interpreters_summary(path):
+        raise UsageError(
+            f"{path} is a combined summary of `overhead-tui interpreters` (one run per "
+            "interpreter); fix: compare two of the run directories it lists (run_dir), or "
+            f"`overhead-tui open {path}`"
+        )
+    return RunSummary.load(path)
 
 
 def nothing_in_common(comparison: Comparison) -> str:

@@ -7,7 +7,7 @@ import re
 
 from overhead_tui.cli import main
 from overhead_tui.summary.records import RunSummary
-from tests.conftest import RECORDED_SUMMARY
+from tests.conftest import FIXTURES, RECORDED_SUMMARY
 from tests.unit.test_compare import SWEEP_SUMMARY, changed_run
 
 
@@ -109,6 +109,15 @@ def test_a_summary_that_fails_the_schema_is_exit_2(tmp_path, capsys):
     invalid.write_text(json.dumps(data))
     assert main(["compare", str(invalid), str(RECORDED_SUMMARY)]) == 2
     assert "invalid summary at scenarios.0.status" in capsys.readouterr().err
+
+
+def test_a_combined_interpreters_summary_says_to_compare_its_runs(capsys):
+    combined = FIXTURES / "interpreters_summary.json"
+    assert main(["compare", str(RECORDED_SUMMARY), str(combined)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert f"{combined} is a combined summary of `overhead-tui interpreters`" in err
+    assert "fix: compare two of the run directories it lists" in err
 
 
 def test_a_missing_file_is_exit_2(tmp_path, cli):
