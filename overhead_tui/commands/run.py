@@ -90,7 +90,8 @@ def run(args: argparse.Namespace) -> int:
     """Run the ladder; exit 0 if every scenario is ok (or skipped) and at least one was
     measured, 1 otherwise, 130 when stopped by Ctrl-C, SIGTERM or SIGHUP."""
     specs, settings = plan(args)
-    check_export_paths({"--json": args.json, "--markdown": args.markdown, "--csv": args.csv})
+    exports = {"--json": args.json, "--markdown": args.markdown, "--csv": args.csv}
+    check_export_paths(exports, run_dir=args.out)
     run_dir = prepare_run_dir(args.out)
     prepare_cache()
     runner = Runner(specs, settings, run_dir)

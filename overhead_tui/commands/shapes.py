@@ -111,7 +111,7 @@ def plan_shapes(args: argparse.Namespace) -> tuple[list[ScenarioSpec], Settings]
     """
     if args.app and not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise UsageError("--app needs a terminal (stdin and stdout are not a TTY); fix: drop --app")
-    check_export_paths({"--json": args.json, "--markdown": args.markdown})
+    check_export_paths({"--json": args.json, "--markdown": args.markdown}, run_dir=args.out)
     specs = select(discover(list(args.scenarios_dir)), list(args.scenario or DEFAULT_SCENARIOS))
     k, n, batches, _ = choose_shape(args)
     for spec in specs:

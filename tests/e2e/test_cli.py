@@ -307,6 +307,26 @@ def test_app_without_a_terminal_says_what_to_do(cli):
 
 
 @pytest.mark.parametrize(
+    ("command", "export", "own"),
+    [
+        (["run", "--scenario", "python_naive", *FAST], ["--csv"], "summary.json"),
+        (["run", "--scenario", "python_naive", *FAST], ["--markdown"], "events.jsonl"),
+        (["shapes", "--scenario", "numpy_matmul", "--budget", "1"], ["--json"], "run.lock"),
+    ],
+)
+def test_an_export_over_the_runs_own_files_is_refused(cli, tmp_path, command, export, own):
+    out = tmp_path / "run"
+    proc = cli(*command, "--out", out, *export, out / own)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr == (
+        f"overhead-tui: error: {export[0]} {out / own} would replace the run's own {own}; fix: "
+        "give another file name (a run writes events.jsonl, logs, points, run.lock, "
+        "summary.json in --out)\n"
+    )
+    assert not out.exists()  # refused before anything ran
+
+
+@pytest.mark.parametrize(
     ("args", "message"),
     [
         (["--out", "/proc/no/such/dir"], "cannot create the run folder"),
