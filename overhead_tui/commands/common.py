@@ -349,32 +349,20 @@ EXPORT_EXAMPLES = {
 """A file name to suggest for each export option when it was given a folder."""
 
 
-def check_export_paths(paths: dict[str, Path | None], run_dir: Path | None = None) -> None:
+def check_export_paths(paths: dict[str, Path | None]) -> None:
     """Fail before measuring when an export could not be written.
 
     Args:
         paths: {option: the path given to it, or None}, e.g. ``{"--json": args.json}``.
-        run_dir: the ``--out`` folder of the run, whose own files an export must not replace.
 
     Raises:
-        UsageError: two exports share a path, or a path is one of the run's own files, or a
-            folder, or its folder is not a folder or not writable.
+        UsageError: two exports share a path, or a path is a folder, or its folder is not a
+            folder or not writable.
     """
     given = {option: p for option, p in paths.items() if p is not None}
     if len({p.resolve() for p in given.values()}) != len(given):
         raise UsageError("two exports were given the same file; fix: give each its own path")
     for option, path in given.items():
-        where = path.resolve()
-        inside = (
-            where.relative_to(run_dir.resolve())
-            if run_dir and where.is_relative_to(run_dir.resolve())
-            else None
-        )
-        if inside is not None and inside.parts[:1] and inside.parts[0] in RUN_FILES:
-            raise UsageError(
-                f"{option} {path} would replace the run's own {inside.parts[0]}; fix: give "
-                f"another file name (a run writes {', '.join(sorted(RUN_FILES))} in --out)"
-            )
         if path.is_dir():
             example = path / EXPORT_EXAMPLES.get(option, "out.txt")
             raise UsageError(

@@ -14,6 +14,7 @@ from overhead_tui.commands.common import (
     prepare_run_dir,
     stderr_is_tty,
 )
+from overhead_tui.commands.run import refuse_run_files
 from overhead_tui.commands.sweep import (
     PointProgress,
     add_budgeted_options,
@@ -111,7 +112,8 @@ def plan_shapes(args: argparse.Namespace) -> tuple[list[ScenarioSpec], Settings]
     """
     if args.app and not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise UsageError("--app needs a terminal (stdin and stdout are not a TTY); fix: drop --app")
-    check_export_paths({"--json": args.json, "--markdown": args.markdown}, run_dir=args.out)
+    check_export_paths({"--json": args.json, "--markdown": args.markdown})
+    refuse_run_files({"--json": args.json, "--markdown": args.markdown}, args.out)
     specs = select(discover(list(args.scenarios_dir)), list(args.scenario or DEFAULT_SCENARIOS))
     k, n, batches, _ = choose_shape(args)
     for spec in specs:
