@@ -190,12 +190,9 @@ def baseline_summary(combined: InterpretersSummary) -> RunSummary:
 
 
 def _refuse_too_old(python: str, spec: str) -> None:
-    """Exit 2 before anything runs when ``python`` is older than the workers need (one that
-    does not answer is left to its column's error)."""
-    try:
-        info = describe(python)
-    except UsageError:
-        return
+    """Exit 2 before anything runs when ``python`` is not a Python that answers (``/bin/echo``)
+    or is older than the workers need: bad input costs no measurement."""
+    info = describe(python)  # UsageError: it cannot be run or did not describe itself
     try:
         version = tuple(int(part) for part in info.version.split(".")[:2])
     except ValueError:

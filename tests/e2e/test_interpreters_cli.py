@@ -86,3 +86,13 @@ def test_an_interpreter_older_than_the_workers_need_is_refused_before_anything_r
     assert len(result.stderr.strip().splitlines()) == 1, result.stderr
     assert "CPython 2.7.18" in result.stderr and "3.11 or newer" in result.stderr
     assert not runs.exists() or not list(runs.iterdir())
+
+
+def test_a_program_that_is_not_python_is_refused_before_any_ladder(tmp_path, cli):
+    runs = tmp_path / "runs"
+    result = cli("interpreters", "--python", "/bin/echo", *FAST, "--out", runs)
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "/bin/echo" in lines[0] and "fix:" in lines[0]
+    assert "Traceback" not in result.stderr
+    assert not list(runs.glob("*/summary.json"))  # nothing was measured first
