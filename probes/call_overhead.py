@@ -6,11 +6,13 @@ reference loop's ns per dispatch: what remains is frame set-up and tear-down (or
 protocol of a builtin).
 
 ``generator_item_ns``: one item a builtin reducer pulls from a generator expression over `zip`
-(`sum(x for x, _ in zip(...))`), beyond the generator's own dispatches: the generator frame's
-resumption and suspension, one `zip` step (a reused tuple, two C iterator steps) and one `sum`
-step on a float.  Each generator resumption in a rung (a ``YIELD_VALUE``) is priced at it.
+of two lists of distinct float objects, the ladder's data layout (`sum(x for x, _ in zip(xs,
+ys))`), beyond the generator's own dispatches: the generator frame's resumption and suspension,
+one `zip` step (a reused tuple, two list iterator steps) and one `sum` step on a float.  Each
+generator resumption in a rung (a ``YIELD_VALUE``) is priced at it.
 """
 
+import random
 from itertools import repeat
 
 from overhead_tui.api import paired_samples
@@ -36,15 +38,22 @@ def _builtin_calls(n, lst):
         len(lst)
 
 
-def _generator_items(n, xs):
-    # xs is at least n long: zip stops after n items of repeat()
-    return sum(x for x, _ in zip(repeat(1.5, n), xs, strict=False))
+_PAIRS = {}
+"""n -> the two lists of n floats ``_generator_items`` zips (built once, outside the timing)."""
+
+
+def _generator_items(n, floats):
+    # two lists of n distinct floats, cut once per n from `floats` (at least 2 n long)
+    xs, ys = _PAIRS.get(n) or _PAIRS.setdefault(n, (floats[:n], floats[n : 2 * n]))
+    return sum(x for x, _ in zip(xs, ys, strict=True))
 
 
 def measure(ctx):
     calls, details = paired_samples(ctx, _calls, (_empty,), TRIPS)
     builtins, _ = paired_samples(ctx, _builtin_calls, ([1, 2, 3],), TRIPS)
-    items, _ = paired_samples(ctx, _generator_items, ([2.5] * TRIPS,), TRIPS)
+    rng = random.Random(0)
+    floats = [rng.random() for _ in range(2 * TRIPS)]
+    items, _ = paired_samples(ctx, _generator_items, (floats,), TRIPS)
     builtins.sort()
     items.sort()
     return {
