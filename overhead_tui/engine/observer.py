@@ -7,12 +7,17 @@ this process's own CPU time at both ends, so every result says how much the obse
 from __future__ import annotations
 
 
-def own_cpu_s() -> float:
-    """User + system CPU seconds this process (all its threads) has used so far."""
+def own_cpu_s(children: bool = False) -> float:
+    """User + system CPU seconds this process (all its threads) has used so far; with
+    ``children``, also the child processes it has waited for (probe workers, a compiler)."""
     import resource
 
     usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
+    total = usage.ru_utime + usage.ru_stime
+    if children:
+        reaped = resource.getrusage(resource.RUSAGE_CHILDREN)
+        total += reaped.ru_utime + reaped.ru_stime
+    return total
 
 
 class TimedWindow:

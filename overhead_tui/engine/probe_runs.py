@@ -12,7 +12,6 @@ import contextlib
 import hashlib
 import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -23,6 +22,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from overhead_tui.engine.events import ProbeStarted
+from overhead_tui.engine.observer import own_cpu_s
 from overhead_tui.engine.protocol import Probe, worker_spec
 from overhead_tui.engine.run_log import log_event
 from overhead_tui.engine.spawn import (
@@ -54,13 +54,6 @@ to the dispatch probe's speed (``analysis.unit_costs``)."""
 
 NUMBA_TARGET_VARS = ("NUMBA_CPU_NAME", "NUMBA_CPU_FEATURES")
 """Environment variables choosing the code numba compiles (part of the cache key)."""
-
-
-def _own_and_children_cpu_s() -> float:
-    """User + system CPU seconds of this process and its reaped children (the probe workers)."""
-    own = resource.getrusage(resource.RUSAGE_SELF)
-    children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def cache_key(specs: list[ProbeSpec], python: str) -> str:
@@ -130,7 +123,7 @@ def measure_probe(
         other_cpu_fraction=None,
     )
     runs: list[Probe] = []
-    before, own_before = read_cpu_times(), _own_and_children_cpu_s()
+    before, own_before = read_cpu_times(), own_cpu_s(children=True)
     for _ in range(processes or spec.processes or PROCESSES):
         run = _measure_once(spec, python, repeats, min_sample_s)
         if isinstance(run, str):
@@ -138,7 +131,7 @@ def measure_probe(
             return result
         runs.append(run)
     result.other_cpu_fraction = other_cpu_fraction(
-        before, read_cpu_times(), _own_and_children_cpu_s() - own_before
+        before, read_cpu_times(), own_cpu_s(children=True) - own_before
     )
     values = sorted(r.value or 0.0 for r in runs)  # _measure_once returns values only
     runs.sort(key=lambda r: r.value or 0.0)

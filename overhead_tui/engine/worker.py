@@ -203,7 +203,10 @@ def run(spec: WorkerSpec, channel: _Channel) -> int:
         return _error(channel, "memory", exc)
     except BaseException as exc:  # SystemExit, KeyboardInterrupt from the kernel too
         return _error(channel, "exception", exc)
-    channel.emit(Done(_threading_layer(), blas_info(), _own_cpu_s()))
+    from overhead_tui.engine.observer import own_cpu_s
+
+    # all its threads and the processes it waited for (a C rung's compiler)
+    channel.emit(Done(_threading_layer(), blas_info(), own_cpu_s(children=True)))
     return 0
 
 
@@ -221,16 +224,6 @@ def reference_samples() -> list[float]:
     from overhead_tui.engine.probing import ProbeContext, dispatch_samples
 
     return dispatch_samples(ProbeContext(repeats=3, min_sample_s=0.01), trips=50_000)[0]
-
-
-def _own_cpu_s() -> float:
-    """This worker's user + system CPU time so far: all its threads and the processes it
-    waited for (a C rung's compiler), in seconds."""
-    import resource
-
-    own = resource.getrusage(resource.RUSAGE_SELF)
-    children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def _validated(phase: str, check: Any) -> Validated:

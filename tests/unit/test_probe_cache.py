@@ -84,7 +84,7 @@ def test_a_probe_records_the_load_of_other_processes(monkeypatch, tmp_path):
 
     readings = iter([CpuTimes(0.0, 0.0, 0.0), CpuTimes(0.0, 1000.0, 600.0)])
     monkeypatch.setattr(probe_runs, "read_cpu_times", lambda: next(readings))
-    monkeypatch.setattr(probe_runs, "_own_and_children_cpu_s", lambda: 0.0)
+    monkeypatch.setattr(probe_runs, "own_cpu_s", lambda children=False: 0.0)
     monkeypatch.setattr(probe_runs, "_measure_once", lambda *a: Probe(value=1.0, spread=0.0))
     spec = type("Spec", (), {"name": "p", "title": "p", "unit": "ns", "layer": "x"})()
     spec.processes = 1
