@@ -21,16 +21,18 @@ def own_cpu_s(children: bool = False) -> float:
 
 
 class TimedWindow:
-    """Tracks a worker's timed window and this process's CPU time inside it.
+    """Tracks a rung's timed windows and this process's CPU time inside them.
 
-    ``observer_cpu_s`` is the CPU time (s) the parent used between the worker's
-    ``timing_started`` and ``timing_ended``; ``observer_fraction`` that over the window's wall
-    time, as a fraction of one CPU. Both None until a window closed.
+    ``observer_cpu_s`` is the CPU time (s) the parent used between each worker's
+    ``timing_started`` and ``timing_ended`` (summed over a rung's workers);
+    ``observer_fraction`` that over the windows' wall time, as a fraction of one CPU. Both
+    None until a window closed.
     """
 
     def __init__(self) -> None:
         self.open = False
         self._began: tuple[float, float] | None = None
+        self._wall_s = 0.0
         self.observer_cpu_s: float | None = None
         self.observer_fraction: float | None = None
 
@@ -39,7 +41,10 @@ class TimedWindow:
         if kind == "timing_started" and not self.open:
             self.open, self._began = True, (now, own_cpu_s())
         elif kind == "timing_ended" and self.open and self._began is not None:
-            wall = now - self._began[0]
-            self.observer_cpu_s = max(0.0, own_cpu_s() - self._began[1])
-            self.observer_fraction = self.observer_cpu_s / wall if wall > 0 else None
+            self._wall_s += now - self._began[0]
+            used = max(0.0, own_cpu_s() - self._began[1])
+            self.observer_cpu_s = (self.observer_cpu_s or 0.0) + used
+            self.observer_fraction = (
+                self.observer_cpu_s / self._wall_s if self._wall_s > 0 else None
+            )
             self.open = False

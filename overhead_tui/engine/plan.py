@@ -91,3 +91,26 @@ def run_order(specs: list[ScenarioSpec]) -> list[int]:
     ratio is known the moment its own result lands.
     """
     return sorted(range(len(specs)), key=lambda i: (not specs[i].dense_kernel, i))
+
+
+EVAL_LOOP_PROCESSES = 3
+"""Worker processes whose samples are pooled for a rung that carries ``interpreter_dispatch``
+(when the probes run: its breakdown compares it with them).  A CPython loop's speed depends
+on its process's memory layout (where the allocator put the boxed floats and the lists), so
+one process can run the same loop measurably slower than another; pyperf spawns many worker
+processes for the same reason.  Measured here (2-vCPU Zen 5 VM, 2026-12-01): python_zip_sum
+took 50.0–59.0 ms per call in six single-worker runs while the reference loop timed in the
+same workers stayed within 1.11–1.31 ns/dispatch.  Three processes, each with a share of the
+samples, cost about 0.3 s of start-up and warm-up per extra worker."""
+
+
+def worker_repeats(spec: ScenarioSpec, settings: Settings) -> list[int]:
+    """The samples each of a rung's worker processes takes, in order (their sum is
+    ``settings.repeats``): one worker for most rungs; :data:`EVAL_LOOP_PROCESSES` for a
+    rung carrying ``interpreter_dispatch`` when the probes run, the first taking the larger
+    share (7 → [3, 2, 2]).  The first worker alone counts events."""
+    repeats = settings.repeats
+    pooled = settings.probes and "interpreter_dispatch" in spec.layers
+    processes = max(1, min(repeats, EVAL_LOOP_PROCESSES)) if pooled else 1
+    share, extra = divmod(repeats, processes)
+    return [share + (1 if i < extra else 0) for i in range(processes)]

@@ -22,6 +22,7 @@ from overhead_tui.engine.protocol import (
     Environment,
     Error,
     Message,
+    PythonReport,
     Reference,
     Sample,
     Validated,
@@ -31,7 +32,7 @@ from overhead_tui.engine.stats import describe, stability_warnings
 from overhead_tui.plugins.scenarios import ScenarioSpec
 from overhead_tui.summary.codec import ABSENT
 from overhead_tui.summary.measured import BuildInfo, EventsPerFma
-from overhead_tui.summary.records import BlasInfo, ScenarioResult
+from overhead_tui.summary.records import BlasInfo, MachineInfo, PythonInfo, ScenarioResult
 
 
 def new_result(
@@ -211,3 +212,41 @@ def _fill_stats(result: ScenarioResult) -> None:
         result.observer_fraction,
         result.observer,
     )
+
+
+def merge_environment(
+    machine: MachineInfo,
+    events: list[Message],
+    environment_seen: bool,
+    dense: bool = False,
+    name: str = "",
+) -> bool:
+    """Hoist a rung's worker-reported interpreter, numpy and BLAS facts into ``machine``;
+    returns whether a worker's environment has now been seen (``environment_seen``: before).
+
+    The first worker's facts replace the runner's own. ``machine.blas`` is numpy's BLAS in the
+    dense kernel's worker (after its set-up) when that ran, else numpy's default in the first
+    worker (before set-up); ``source`` says so.
+    """
+    if any(isinstance(e, Error) and e.kind == "interpreter" for e in events):
+        return environment_seen  # another interpreter than requested: not the run's facts
+    for event in events:
+        if isinstance(event, Environment):
+            if not environment_seen:
+                environment_seen = True
+                python = event.python or PythonReport()
+                machine.python = PythonInfo(
+                    python.implementation, python.version, python.executable
+                )
+                machine.numpy_version = event.numpy_version
+                machine.blas = machine_blas(
+                    event.blas or BlasReport(), "numpy's default in the first worker"
+                )
+            if event.numba_version:
+                machine.numba_version = event.numba_version
+        if isinstance(event, Done):
+            if event.numba_threading_layer:
+                machine.numba_threading_layer = event.numba_threading_layer
+            if dense and event.blas:
+                machine.blas = machine_blas(event.blas, f"the dense kernel's worker ({name})")
+    return environment_seen

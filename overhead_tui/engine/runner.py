@@ -16,7 +16,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -31,18 +31,16 @@ from overhead_tui.engine.events import (
     ScenarioStarted,
 )
 from overhead_tui.engine.observer import TimedWindow, own_cpu_s
-from overhead_tui.engine.plan import is_rectangular, planned_summary, run_order
+from overhead_tui.engine.plan import is_rectangular, planned_summary, run_order, worker_repeats
 from overhead_tui.engine.probe_runs import (
     load_run_probes,
 )
 from overhead_tui.engine.protocol import (
-    BlasReport,
     Compiled,
     Done,
     Environment,
     Error,
     Message,
-    PythonReport,
     Sample,
     TimingEnded,
     TimingStarted,
@@ -50,7 +48,7 @@ from overhead_tui.engine.protocol import (
     WorkerSpec,
     worker_spec,
 )
-from overhead_tui.engine.results import apply_event, finish, machine_blas
+from overhead_tui.engine.results import apply_event, finish, merge_environment
 from overhead_tui.engine.run_log import (
     WORKER_END_LINES,
     append_outcome,
@@ -73,7 +71,7 @@ from overhead_tui.machine.host import (
     steal_fraction,
 )
 from overhead_tui.plugins.scenarios import ScenarioSpec
-from overhead_tui.summary.records import PythonInfo, ScenarioResult, Settings
+from overhead_tui.summary.records import ScenarioResult, Settings
 
 EXIT_GRACE_S = 5.0
 """Seconds a worker may take to exit after its last event (or after closing its channel)
@@ -191,31 +189,21 @@ class Runner(Stoppable):
         observer_before = own_cpu_s()
         began = self.clock()
         events: list[Message] = []
-        outcome: _WorkerOutcome | None = None
         window = TimedWindow()
-        for item in self._spawn(spec, result.n):
-            if isinstance(item, _WorkerOutcome):
-                outcome = item
+        outcome: _WorkerOutcome | None = None
+        shares = worker_repeats(spec, self.settings)
+        for index, repeats in enumerate(shares):
+            if index and (self.cancelled or not _finished_well(outcome, result)):
                 break
-            window.see(item.event, self.clock())
-            log_message(log, item, spec.name)
-            events.append(item)
-            apply_event(result, item)
-            wrong = self._wrong_interpreter(item)
-            if wrong is not None:  # the requested interpreter is not the one running
-                error = Error(kind="interpreter", message=wrong)
-                log_message(log, error, spec.name)
-                events.append(error)
-                apply_event(result, error)
-                self._stop_worker()
-            progress = self._progress(spec.name, item, window.open)
-            if progress is not None:
-                yield progress
+            worker = self._worker_spec(spec, result.n, repeats, count=index == 0)
+            last = yield from self._run_worker(spec, worker, result, log, events, window)
+            outcome = last or outcome
+            if last is not None:
+                result.worker_processes = index + 1 if len(shares) > 1 else None
         if outcome is None:  # cancelled before its worker could start
             result.status, result.error = "skipped", "cancelled before it ran"
             log_event(log, "result", name=spec.name, status=result.status)
             return
-        window.see("timing_ended", self.clock())  # a worker that died inside the window
         result.wall_s = self.clock() - began
         after = read_cpu_times()
         observer_life_s = own_cpu_s() - observer_before
@@ -223,14 +211,17 @@ class Runner(Stoppable):
         result.observer = self.observer
         result.observer_cpu_s = window.observer_cpu_s
         result.observer_fraction = window.observer_fraction
-        cpu_s = next((e.cpu_s for e in events if isinstance(e, Done) and e.cpu_s is not None), None)
-        if cpu_s is not None:
+        worker_cpu = [e.cpu_s for e in events if isinstance(e, Done)]
+        if worker_cpu and None not in worker_cpu:
             # "other" excludes this process too: its share is judged on its own (observer_*)
-            result.other_cpu_fraction = other_cpu_fraction(before, after, cpu_s + observer_life_s)
-        self._merge_environment(events, dense=spec.dense_kernel, name=spec.name)
+            cpu_s = sum(x for x in worker_cpu if x is not None) + observer_life_s
+            result.other_cpu_fraction = other_cpu_fraction(before, after, cpu_s)
+        self._environment_seen = merge_environment(
+            self.summary.machine, events, self._environment_seen, spec.dense_kernel, spec.name
+        )
         finish(
             result,
-            events,
+            outcome.events,  # the last worker's: how it ended decides (samples are pooled)
             outcome.returncode,
             outcome.timed_out,
             self.settings.timeout_s,
@@ -252,6 +243,39 @@ class Runner(Stoppable):
             median_s=result.median_s,
         )
 
+    def _run_worker(
+        self,
+        spec: ScenarioSpec,
+        worker: WorkerSpec,
+        result: ScenarioResult,
+        log: IO[str],
+        events: list[Message],
+        window: TimedWindow,
+    ) -> Generator[ScenarioProgress, None, _WorkerOutcome | None]:
+        """Run one of ``spec``'s workers, recording its messages on ``result`` and ``events``;
+        returns its outcome (None when cancelled before it started)."""
+        first, start = not events, len(events)
+        for item in self._spawn(spec, worker, append=not first):
+            if isinstance(item, _WorkerOutcome):
+                window.see("timing_ended", self.clock())  # a worker that died in its window
+                item.events = events[start:]  # with the runner's own (a wrong interpreter)
+                return item
+            window.see(item.event, self.clock())
+            log_message(log, item, spec.name)
+            events.append(item)
+            apply_event(result, item)
+            wrong = self._wrong_interpreter(item)
+            if wrong is not None:  # the requested interpreter is not the one running
+                error = Error(kind="interpreter", message=wrong)
+                log_message(log, error, spec.name)
+                events.append(error)
+                apply_event(result, error)
+                self._stop_worker()
+            progress = self._progress(spec.name, item, window.open, len(result.samples_s), first)
+            if progress is not None:
+                yield progress
+        return None
+
     def _wrong_interpreter(self, message: Message) -> str | None:
         """Why a worker's ``environment`` message shows another interpreter than requested, or
         None (see :func:`~overhead_tui.engine.spawn.same_interpreter`)."""
@@ -271,31 +295,35 @@ class Runner(Stoppable):
         with self._lock:
             self._stop_current()
 
-    def _progress(self, name: str, message: Message, timed_window: bool) -> ScenarioProgress | None:
-        """The phase a worker message starts (each phase is named while it runs)."""
+    def _progress(
+        self, name: str, message: Message, timed_window: bool, done: int, first: bool
+    ) -> ScenarioProgress | None:
+        """The phase a worker message starts (each phase is named while it runs); ``done``
+        samples so far over all of the rung's workers, ``first``: its first worker."""
         repeats = self.settings.repeats
         match message:
+            case Environment() if not first:  # a further worker: start-up, then more samples
+                return ScenarioProgress(name, "running", done, repeats)
             case Environment():  # the first call (JIT compilation included) follows
                 return ScenarioProgress(name, "compiling", 0, repeats)
-            case Compiled():  # the first call's result is being validated
+            case Compiled() if first:  # the first call's result is being validated
                 return ScenarioProgress(name, "validating", 0, repeats)
-            case Validated(phase="first", ok=True):
+            case Validated(phase="first", ok=True) if first:
                 # calibration and warm-up follow; the samples start right after them, so
                 # views paint "running" now, while the worker calibrates, not as the samples
                 # begin
                 return ScenarioProgress(name, "running", 0, repeats)
-            case TimingStarted():
-                return ScenarioProgress(name, "running", 0, repeats, timed_window)
-            case Sample():
-                return ScenarioProgress(name, "running", message.index + 1, repeats, timed_window)
+            case TimingStarted() | Sample():
+                return ScenarioProgress(name, "running", done, repeats, timed_window)
             case TimingEnded():  # the last call's result is being validated
-                return ScenarioProgress(name, "validating", repeats, repeats)
-            case Validated(phase="last", ok=True):
-                return ScenarioProgress(name, "counting", repeats, repeats)
+                return ScenarioProgress(name, "validating", done, repeats)
+            case Validated(phase="last", ok=True) if first:
+                return ScenarioProgress(name, "counting", done, repeats)
         return None
 
-    def _worker_spec(self, spec: ScenarioSpec, n: int) -> WorkerSpec:
-        """What ``spec``'s worker runs: the settings at order ``n``."""
+    def _worker_spec(self, spec: ScenarioSpec, n: int, repeats: int, count: bool) -> WorkerSpec:
+        """What one of ``spec``'s workers runs: the settings at order ``n``, ``repeats``
+        samples, counting events when ``count`` (and the product is square)."""
         settings = self.settings
         rectangular = is_rectangular(settings, n)  # A (m×k)·B (k×n); opcode counts assume n³
         return worker_spec(
@@ -304,24 +332,26 @@ class Runner(Stoppable):
             n=n,
             dtype=settings.dtype,
             seed=settings.seed,
-            repeats=settings.repeats,
+            repeats=repeats,
             min_sample_s=settings.min_sample_s,
             max_size=spec.max_size,
             # like with like: the interpreter's speed of the moment, in the rung's own worker
             reference_dispatch=settings.probes and "interpreter_dispatch" in spec.layers,
             m=settings.m if rectangular else None,
             k=settings.k if rectangular else None,
-            count=not rectangular,
+            count=count and not rectangular,
         )
 
-    def _spawn(self, spec: ScenarioSpec, n: int) -> Iterator[Message | _WorkerOutcome]:
+    def _spawn(
+        self, spec: ScenarioSpec, worker: WorkerSpec, append: bool = False
+    ) -> Iterator[Message | _WorkerOutcome]:
         python = self.settings.python or sys.executable
         stderr_path = self.run_dir / "logs" / f"{spec.name}.stderr.txt"
-        with open(stderr_path, "wb") as stderr_file, self._lock:
+        with open(stderr_path, "ab" if append else "wb") as stderr_file, self._lock:
             if self.cancelled:
                 return
             process = subprocess.Popen(
-                worker_command(python, self._worker_spec(spec, n)),
+                worker_command(python, worker),
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=stderr_file,
@@ -384,36 +414,15 @@ class Runner(Stoppable):
             return ""
         return "\n".join(x for x in lines if not x.startswith(WORKER_END_LINES))
 
-    def _merge_environment(
-        self, events: list[Message], dense: bool = False, name: str = ""
-    ) -> None:
-        """Hoist the worker-reported interpreter, numpy and BLAS facts into ``machine``.
 
-        ``machine.blas`` is numpy's BLAS in the dense kernel's worker (after its set-up) when
-        that ran, else numpy's default in the first worker (before set-up); ``source`` says so.
-        """
-        machine = self.summary.machine
-        if any(isinstance(e, Error) and e.kind == "interpreter" for e in events):
-            return  # another interpreter than the requested one: its facts are not the run's
-        for event in events:
-            if isinstance(event, Environment):
-                if not self._environment_seen:
-                    self._environment_seen = True  # the first worker's facts replace ours
-                    python = event.python or PythonReport()
-                    machine.python = PythonInfo(
-                        python.implementation, python.version, python.executable
-                    )
-                    machine.numpy_version = event.numpy_version
-                    machine.blas = machine_blas(
-                        event.blas or BlasReport(), "numpy's default in the first worker"
-                    )
-                if event.numba_version:
-                    machine.numba_version = event.numba_version
-            if isinstance(event, Done):
-                if event.numba_threading_layer:
-                    machine.numba_threading_layer = event.numba_threading_layer
-                if dense and event.blas:
-                    machine.blas = machine_blas(event.blas, f"the dense kernel's worker ({name})")
+def _finished_well(outcome: _WorkerOutcome | None, result: ScenarioResult) -> bool:
+    """True when a rung's last worker ended with its ``done`` and a valid result, so a further
+    worker may add samples."""
+    if outcome is None or outcome.timed_out or result.status == "invalid":
+        return False
+    return any(isinstance(e, Done) for e in outcome.events) and not any(
+        isinstance(e, Error) for e in outcome.events
+    )
 
 
 def _kill_group(process: subprocess.Popen[bytes]) -> None:

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from overhead_tui.summary.breakdown import Breakdown, WaterfallStep
-from overhead_tui.summary.codec import from_json, to_json
+from overhead_tui.summary.codec import OMIT, from_json, to_json
 from overhead_tui.summary.limits import MachineLimits, PeakEntry
 from overhead_tui.summary.measured import BlasLibrary, BuildInfo, BytecodeLine, EventsPerFma
 from overhead_tui.summary.probes import ProbeResult
@@ -238,6 +238,9 @@ class ScenarioResult:
     reference_dispatch_ns: list[float] = field(default_factory=list)
     """ns per dispatch of the probes' reference loop, timed in this rung's worker right before
     and after its samples (rungs carrying ``interpreter_dispatch``; empty otherwise)."""
+    worker_processes: int | None = field(default=None, metadata=OMIT)
+    """How many worker processes took ``samples_s`` (pooled in that order; see
+    ``engine.plan.EVAL_LOOP_PROCESSES``); absent: one."""
     m: int | None = None
     """Rows of A and C of a rectangular product C (m×n) = A (m×k)·B (k×n); None: square, n."""
     k: int | None = None
