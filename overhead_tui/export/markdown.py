@@ -24,6 +24,19 @@ from overhead_tui.summary.layers import LAYERS, SHORT_LABELS, layer_label
 from overhead_tui.summary.records import RunSummary
 
 
+def _pooled_note(summary: RunSummary) -> str:
+    """The rungs whose samples came from several worker processes (none: nothing)."""
+    pooled = [r for r in summary.scenarios if (r.worker_processes or 1) > 1]
+    if not pooled:
+        return ""
+    processes = max(r.worker_processes or 1 for r in pooled)
+    return (
+        f"; the samples of {', '.join(r.name for r in pooled)} are pooled from up to "
+        f"{processes} worker processes each (a loop's speed depends on its process's memory "
+        "layout)"
+    )
+
+
 def _environment_line(summary: RunSummary) -> list[str]:
     """The variables steering BLAS, OpenMP, numba and MKL, when any was set."""
     env = summary.machine.environment
@@ -50,7 +63,7 @@ class MarkdownExporter(Exporter):
             *_environment_line(summary),
             f"- **Settings:** dtype {s.dtype}, n = {s.size or 'each scenario default'}, "
             f"{s.repeats} repeats, samples ≥ {s.min_sample_s:g} s, seed {s.seed}, "
-            f"timeout {s.timeout_s:g} s",
+            f"timeout {s.timeout_s:g} s" + _pooled_note(summary),
             f"- **Run:** {summary.created}"
             + (f", {summary.wall_s:.1f} s wall" if summary.wall_s is not None else "")
             + ("" if summary.finished else " (**interrupted**: unfinished rungs are skipped)"),

@@ -62,6 +62,13 @@ def first_call_label(result: ScenarioResult) -> str:
     return "first call − median (nothing compiled)"
 
 
+def samples_label(result: ScenarioResult) -> str:
+    """How many samples were timed, and in how many worker processes when more than one."""
+    processes = result.worker_processes or 1
+    where = f" from {processes} worker processes" if processes > 1 else ""
+    return f"{len(result.samples_s)} samples{where}"
+
+
 def counts_label(result: ScenarioResult) -> str:
     """Where the Bytecode tab's counts were made and what they are scaled to."""
     counted = result.bytecode_n

@@ -24,6 +24,7 @@ from overhead_tui.present.format import (
     fmt_seconds,
     fmt_share,
     fmt_share_interval,
+    samples_label,
 )
 from overhead_tui.summary.breakdown import Breakdown
 from overhead_tui.summary.layers import layer_label
@@ -51,7 +52,7 @@ class TimingsTab(ScenarioTab):
     def compose(self) -> ComposeResult:
         r = self.result
         yield Label(
-            f"{len(r.samples_s)} samples × {r.loops or 1} call(s) each, seconds per call "
+            f"{samples_label(r)} × {r.loops or 1} call(s) each, seconds per call "
             f"(min {fmt_seconds(r.min_s)}, max {fmt_seconds(max(r.samples_s))})",
             classes="caption",
         )

@@ -1,0 +1,96 @@
+"""An eval-loop rung pools its samples from several worker processes (``plan.worker_repeats``)."""
+
+from __future__ import annotations
+
+import json
+
+from overhead_tui.engine.events import ScenarioProgress
+from overhead_tui.engine.plan import EVAL_LOOP_PROCESSES, worker_repeats
+from overhead_tui.engine.runner import Runner
+from overhead_tui.export.markdown import MarkdownExporter
+from overhead_tui.plugins.scenarios import discover, select
+from overhead_tui.present.format import samples_label
+from overhead_tui.summary.records import RunSummary, Settings
+
+
+def _spec(name: str, dirs=None):
+    return select(discover(dirs), [name])[0]
+
+
+def test_the_samples_are_shared_among_the_processes_the_first_taking_the_rest():
+    naive = _spec("python_naive")
+    assert worker_repeats(naive, Settings(repeats=7)) == [3, 2, 2]
+    assert worker_repeats(naive, Settings(repeats=2)) == [1, 1]
+    assert worker_repeats(naive, Settings(repeats=7, probes=False)) == [7]
+    assert worker_repeats(_spec("numpy_matmul"), Settings(repeats=7)) == [7]
+    assert len(worker_repeats(naive, Settings(repeats=30))) == EVAL_LOOP_PROCESSES
+
+
+def test_an_eval_loop_rung_pools_its_samples_from_three_workers_and_counts_once(tmp_path):
+    settings = Settings(size=8, repeats=5, min_sample_s=0.001)
+    runner = Runner(select(discover(), ["python_naive"]), settings, tmp_path / "run")
+    done = [e.samples_done for e in runner.events() if isinstance(e, ScenarioProgress)]
+    result = RunSummary.load(tmp_path / "run").scenario("python_naive")
+    assert result.status == "ok", result.error
+    assert result.worker_processes == 3
+    assert len(result.samples_s) == 5
+    assert len(result.reference_dispatch_ns) == 3 * 2 * 3  # 3 workers, before and after
+    lines = [json.loads(x) for x in (tmp_path / "run" / "events.jsonl").read_text().splitlines()]
+    kinds = [x["event"] for x in lines if x.get("name") == "python_naive"]
+    assert kinds.count("started") == 3
+    assert kinds.count("counted") == 1
+    assert done == sorted(done) and done[-1] == 5  # the samples count on across the workers
+    assert samples_label(result) == "5 samples from 3 worker processes"
+    report = MarkdownExporter().render(RunSummary.load(tmp_path / "run"))
+    assert "samples of python_naive are pooled from up to 3 worker processes" in report
+
+
+CRASHES_IN_ITS_SECOND_WORKER = '''
+"""An eval-loop rung whose second worker process exits with code 7."""
+import os
+
+NAME = "second_worker_exits"
+TITLE = "fixture"
+RUNG = 108
+LAYERS = ("interpreter_dispatch",)
+REMOVES = ()
+DEFAULT_SIZE = 8
+MAX_SIZE = 64
+DTYPES = ("float64",)
+MARKER = {marker!r}
+
+
+def setup(a, b):
+    if os.path.exists(MARKER) and open(MARKER).read() != str(os.getpid()):
+        os._exit(7)
+    return a, b
+
+
+def kernel(a, b):
+    return a @ b
+
+
+def to_numpy(c):
+    with open(MARKER, "w") as marker:
+        marker.write(str(os.getpid()))
+    return c
+'''
+
+
+def test_a_further_worker_that_fails_fails_the_rung_and_no_more_start(tmp_path):
+    folder = tmp_path / "scenarios"
+    folder.mkdir()
+    marker = tmp_path / "first-worker-finished"
+    (folder / "second_worker_exits.py").write_text(
+        CRASHES_IN_ITS_SECOND_WORKER.format(marker=str(marker))
+    )
+    spec = _spec("second_worker_exits", [folder])
+    settings = Settings(size=8, repeats=6, min_sample_s=0.001)
+    for _ in Runner([spec], settings, tmp_path / "run").events():
+        pass
+    result = RunSummary.load(tmp_path / "run").scenario("second_worker_exits")
+    assert result.status == "crashed"
+    assert "exited with code 7" in (result.error or "")
+    assert result.median_s is None and result.gflops is None
+    assert result.worker_processes == 2  # the third never started
+    assert len(result.samples_s) == 2  # the first worker's, kept
