@@ -24,6 +24,7 @@ from overhead_tui.commands.sweep import (
     parse_sizes,
     point_settings,
     show_in_app,
+    swept_scenarios,
 )
 from overhead_tui.engine.inputs import estimated_bytes
 from overhead_tui.engine.interpreter_check import check_python
@@ -40,7 +41,7 @@ from overhead_tui.errors import UsageError
 from overhead_tui.export.shapes import render_shapes_markdown, render_shapes_table
 from overhead_tui.machine.caches import read_cache_sizes
 from overhead_tui.machine.host import available_memory_bytes
-from overhead_tui.plugins.scenarios import ScenarioSpec, discover, select
+from overhead_tui.plugins.scenarios import ScenarioSpec
 from overhead_tui.summary.records import RunSummary, Settings
 from overhead_tui.summary.vocabulary import DTYPE_ITEMSIZE
 
@@ -110,11 +111,9 @@ def plan_shapes(args: argparse.Namespace) -> tuple[list[ScenarioSpec], Settings]
             maximum, the largest product too big for memory, unusable interpreter, or --app
             without a terminal.
     """
-    if args.app and not (sys.stdin.isatty() and sys.stdout.isatty()):
-        raise UsageError("--app needs a terminal (stdin and stdout are not a TTY); fix: drop --app")
+    specs = swept_scenarios(args, DEFAULT_SCENARIOS)
     check_export_paths({"--json": args.json, "--markdown": args.markdown})
     refuse_run_files({"--json": args.json, "--markdown": args.markdown}, args.out)
-    specs = select(discover(list(args.scenarios_dir)), list(args.scenario or DEFAULT_SCENARIOS))
     k, n, batches, _ = choose_shape(args)
     for spec in specs:
         if max(k, n) > spec.max_size:

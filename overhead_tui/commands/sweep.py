@@ -112,6 +112,18 @@ def add_budgeted_options(
     )
 
 
+def swept_scenarios(args: argparse.Namespace, defaults: tuple[str, ...]) -> list[ScenarioSpec]:
+    """The scenarios a budgeted sweep runs (``--scenario``, or ``defaults``), once ``--app``
+    is known to have a terminal.
+
+    Raises:
+        UsageError: --app without a terminal, an unknown scenario or a broken scenario file.
+    """
+    if args.app and not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise UsageError("--app needs a terminal (stdin and stdout are not a TTY); fix: drop --app")
+    return select(discover(list(args.scenarios_dir)), list(args.scenario or defaults))
+
+
 def plan_sweep(args: argparse.Namespace) -> tuple[list[ScenarioSpec], Settings]:
     """Select the scenarios and check sizes and interpreter before anything runs.
 
@@ -123,9 +135,7 @@ def plan_sweep(args: argparse.Namespace) -> tuple[list[ScenarioSpec], Settings]:
             maximum, the largest size too big for memory, unusable interpreter, or --app
             without a terminal.
     """
-    if args.app and not (sys.stdin.isatty() and sys.stdout.isatty()):
-        raise UsageError("--app needs a terminal (stdin and stdout are not a TTY); fix: drop --app")
-    specs = select(discover(list(args.scenarios_dir)), list(args.scenario or DEFAULT_SCENARIOS))
+    specs = swept_scenarios(args, DEFAULT_SCENARIOS)
     settings = point_settings(args, specs)
     for spec in specs:
         check_sweep_sizes(spec, args.sizes, args.dtype, chosen=spec.name in args.scenario)

@@ -22,26 +22,28 @@ class RunStarted:
 
 
 @dataclass(frozen=True)
-class ProbeStarted:
-    """A probe is being measured (before the scenarios, when the cache is stale).
-
-    ``index`` of ``total`` (from 0); ``remaining_s`` estimates the seconds left for this and the
-    later probes from the mean duration of the probes measured so far (None for the first).
-    """
+class StepStarted:
+    """A step of the run began: ``name``, ``index`` of ``total`` steps of its kind (from 0)."""
 
     name: str
     index: int = 0
     total: int = 1
+
+
+@dataclass(frozen=True)
+class ProbeStarted(StepStarted):
+    """A probe is being measured (before the scenarios, when the cache is stale).
+
+    ``remaining_s`` estimates the seconds left for this and the later probes from the mean
+    duration of the probes measured so far (None for the first).
+    """
+
     remaining_s: float | None = None
 
 
 @dataclass(frozen=True)
-class ScenarioStarted:
-    """A worker was started for scenario ``name`` (``index`` of ``total``, from 0)."""
-
-    name: str
-    index: int
-    total: int
+class ScenarioStarted(StepStarted):
+    """A worker was started for scenario ``name`` (its first, for a rung of several)."""
 
 
 @dataclass(frozen=True)
