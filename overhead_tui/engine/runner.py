@@ -231,9 +231,12 @@ class Runner(Stoppable):
             self.settings.timeout_s,
             outcome.stderr_tail,
         )
-        stopped = self.cancelled and result.status != "ok"
+        # a rung cut short between its workers has fewer samples than planned: not a result
+        short = len(result.samples_s) < self.settings.repeats
+        stopped = self.cancelled and (result.status != "ok" or short)
         if stopped:
             result.status, result.error = "skipped", "cancelled while running"
+            result.clear_speed()
         log_path = self.run_dir / "logs" / f"{spec.name}.stderr.txt"
         append_outcome(
             log_path, outcome_line(result.status, outcome.returncode, outcome.timed_out, stopped)

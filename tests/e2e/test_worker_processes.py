@@ -94,3 +94,16 @@ def test_a_further_worker_that_fails_fails_the_rung_and_no_more_start(tmp_path):
     assert result.median_s is None and result.gflops is None
     assert result.worker_processes == 2  # the third never started
     assert len(result.samples_s) == 2  # the first worker's, kept
+
+
+def test_cancelled_between_its_workers_a_rung_is_skipped_with_its_samples_kept(tmp_path):
+    settings = Settings(size=8, repeats=5, min_sample_s=0.001)
+    runner = Runner(select(discover(), ["python_naive"]), settings, tmp_path / "run")
+    for event in runner.events():
+        if isinstance(event, ScenarioProgress) and event.samples_done == 2:
+            runner.cancel()  # the first worker took 2 of the 5 samples
+    result = RunSummary.load(tmp_path / "run").scenario("python_naive")
+    assert result.status == "skipped"
+    assert result.error == "cancelled while running"
+    assert result.median_s is None and result.gflops is None
+    assert 0 < len(result.samples_s) < 5
