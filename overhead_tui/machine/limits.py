@@ -153,7 +153,7 @@ def machine_limits(
         dtype: _peak_entry(dtype, cpu, cores, clock, probes, summary)
         for dtype in ("float64", "float32")
     }
-    warnings = bandwidth_warnings(bandwidth) + simd_peak_warnings(probes, cpu)
+    warnings = bandwidth_warnings(bandwidth) + simd_peak_warnings(probes, cpu, peaks)
     warnings += probe_load_warnings(probes)
     if summary is not None:
         warnings += ceiling_warnings(peaks, summary)
@@ -212,9 +212,12 @@ def probe_load_warnings(probes: Probes) -> list[str]:
     ]
 
 
-def simd_peak_warnings(probes: Probes, cpu: CpuModel | None = None) -> list[str]:
+def simd_peak_warnings(
+    probes: Probes, cpu: CpuModel | None = None, peaks: dict[str, PeakEntry] | None = None
+) -> list[str]:
     """Doubts about the ``simd_fma`` probe per dtype: all cores below one core, and compiled
-    code that cannot reach the peak (its ``asm_warning``, or vectors narrower than the FMAs)."""
+    code that cannot reach the peak (its ``asm_warning``, or vectors narrower than the FMAs:
+    then what the narrower code reached of its own peak, from ``peaks``' ratios)."""
     simd = probes.get("simd_fma")
     details = (simd.details or {}) if simd is not None else {}
     warnings = []
@@ -238,8 +241,23 @@ def simd_peak_warnings(probes: Probes, cpu: CpuModel | None = None) -> list[str]
             f"the SIMD peak probe ran {width}-bit code ({details.get('isa', '?')}, target "
             f"{details.get('target_from', '?')}) on {cpu.fma_width_bits}-bit FMA units: "
             f"at most {width / cpu.fma_width_bits:.2g} of the theoretical peak"
+            + _narrow_code_ratios(peaks or {}, width / cpu.fma_width_bits)
         )
     return warnings
+
+
+def _narrow_code_ratios(peaks: dict[str, PeakEntry], fraction: float) -> str:
+    """What narrower code reached of its own peak (``fraction`` of the theoretical), per
+    dtype with a measured ratio: "; it reached 1.00 × that (float64), 0.99 × (float32)"."""
+    reached = [
+        (dtype, peak.ratio / fraction) for dtype, peak in peaks.items() if peak.ratio is not None
+    ]
+    if not reached:
+        return ""
+    first, *rest = reached
+    parts = [f"{first[1]:.2f} × that ({first[0]})"]
+    parts += [f"{ratio:.2f} × ({dtype})" for dtype, ratio in rest]
+    return "; it reached " + ", ".join(parts)
 
 
 def ceiling_warnings(peaks: dict[str, PeakEntry], summary: RunSummary) -> list[str]:
