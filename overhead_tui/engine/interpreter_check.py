@@ -8,13 +8,15 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 import sys
 from dataclasses import dataclass, field
 
-from overhead_tui.engine.spawn import worker_env
+from overhead_tui.engine.spawn import run_command, worker_env
 from overhead_tui.errors import UsageError
 from overhead_tui.summary.codec import DecodeError, from_json
+
+CHECK_TIMEOUT_S = 60.0
+"""Seconds the candidate interpreter has to answer the check script."""
 
 MIN_WORKER_PYTHON = (3, 11)
 """Oldest interpreter a worker runs on (the package's ``requires-python``)."""
@@ -91,29 +93,20 @@ def check_python(python: str) -> str:
     if not (found and os.path.isfile(found) and os.access(found, os.X_OK)):
         raise UsageError(f"--python {python}: no such executable; fix: give an interpreter path")
     found = os.path.abspath(found)
-    try:
-        proc = subprocess.run(
-            [found, "-c", _CHECK_SCRIPT],
-            capture_output=True,
-            timeout=60,
-            check=False,
-            stdin=subprocess.DEVNULL,
-            env=worker_env(),
-        )
-    except subprocess.TimeoutExpired:
+    proc = run_command([found, "-c", _CHECK_SCRIPT], CHECK_TIMEOUT_S, env=worker_env())
+    if proc.start_error is not None:
         raise UsageError(
-            f"--python {python} did not answer within 60 s; fix: give the path of a python "
-            "executable"
-        ) from None
-    except OSError as exc:
-        raise UsageError(
-            f"--python {python} cannot be run ({exc.strerror or exc}); fix: give the path of a "
+            f"--python {python} cannot be run ({proc.start_error}); fix: give the path of a "
             "python executable"
-        ) from None
-    stderr = proc.stderr.decode(errors="replace")
-    facts = _check_facts(proc.stdout.decode(errors="replace"))
+        )
+    if proc.timed_out:  # its whole process group was killed: nothing it started is left
+        raise UsageError(
+            f"--python {python} did not answer within {CHECK_TIMEOUT_S:g} s; fix: give the path "
+            "of a python executable"
+        )
+    facts = _check_facts(proc.stdout)
     if facts is None:
-        raise UsageError(_not_python(python, found, proc.returncode, stderr))
+        raise UsageError(_not_python(python, found, proc.returncode, proc.stderr))
     resolved = _resolved(facts, found)
     version = ".".join(map(str, facts.version_info[:2]))
     implementation = facts.implementation
@@ -164,7 +157,7 @@ def _resolved(facts: CheckFacts, found: str) -> str:
     return facts.realpath or os.path.realpath(facts.executable)
 
 
-def _not_python(python: str, found: str, returncode: int, stderr: str) -> str:
+def _not_python(python: str, found: str, returncode: int | None, stderr: str) -> str:
     """Why ``found`` gave no check report: pyenv's own complaint in plain words, or not a
     Python."""
     lines = [x.strip() for x in stderr.splitlines() if x.strip()]

@@ -47,6 +47,8 @@ class CommandResult:
     """The worker's messages found in stdout (a profiler may print there too)."""
     cancelled: bool = False
     """Stopped (or never started) because its :class:`Cancel` was set."""
+    start_error: str | None = None
+    """Why the command could not be started (``Exec format error`` ...), if it could not."""
 
     def event(self, kind: type[M]) -> M | None:
         """The last message of record type ``kind`` (``protocol.Profiled`` ...), if any."""
@@ -267,7 +269,7 @@ def run_command(
             start_new_session=True,
         )
     except OSError as exc:
-        return CommandResult(127, False, "", str(exc))
+        return CommandResult(127, False, "", str(exc), start_error=exc.strerror or str(exc))
     assert process.stdout is not None and process.stderr is not None
     readers = [_Reader(process.stdout), _Reader(process.stderr)]
     if cancel is not None:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -218,3 +221,42 @@ def test_another_venv_of_the_same_binary_does_not_get_this_numpy(tmp_path):
     other = planned_summary(specs, Settings(python=str(venv / "bin" / "python")))
     assert other.machine.numpy_version is None
     assert planned_summary(specs, Settings(python=sys.executable)).machine.numpy_version
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` still runs (a zombie waiting to be reaped counts as ended)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def test_an_interpreter_that_never_answers_leaves_nothing_behind(tmp_path, monkeypatch):
+    # the check is killed with everything the candidate started (was: a `sleep` left running)
+    import overhead_tui.engine.interpreter_check as interpreter_check
+
+    monkeypatch.setattr(interpreter_check, "CHECK_TIMEOUT_S", 0.5)
+    pidfile = tmp_path / "child.pid"
+    fake = tmp_path / "python"
+    fake.write_text(f"#!/bin/sh\nsleep 1000 &\necho $! > {pidfile}\nwait\n")
+    fake.chmod(0o755)
+    with pytest.raises(UsageError, match=r"did not answer within 0\.5 s; fix: "):
+        check_python(str(fake))
+    child = int(pidfile.read_text())
+    deadline = time.monotonic() + 5
+    while _running(child) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    try:
+        assert not _running(child), "the candidate's child process outlived the check"
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(child, signal.SIGKILL)
+
+
+def test_a_file_that_cannot_be_executed_is_named_with_the_reason(tmp_path):
+    junk = tmp_path / "python"
+    junk.write_bytes(b"garbage")
+    junk.chmod(0o755)
+    with pytest.raises(UsageError, match=r"cannot be run \(Exec format error\); fix: "):
+        check_python(str(junk))
