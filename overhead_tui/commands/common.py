@@ -372,7 +372,10 @@ def check_export_paths(paths: dict[str, Path | None]) -> None:
         while not folder.exists() and folder != folder.parent:
             folder = folder.parent  # missing folders are created when the file is written
         if not folder.is_dir():
-            raise UsageError(f"cannot write {path}: {folder} is not a folder")
+            raise UsageError(
+                f"cannot write {option} {path}: {folder} is not a folder; fix: give a path in "
+                "an existing or new folder"
+            )
         problem = writable_problem(folder)  # tried for real: holds for root and /proc too
         if problem is not None:
             raise UsageError(
