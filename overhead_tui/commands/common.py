@@ -356,8 +356,7 @@ def check_export_paths(paths: dict[str, Path | None]) -> None:
         paths: {option: the path given to it, or None}, e.g. ``{"--json": args.json}``.
 
     Raises:
-        UsageError: two exports share a path, or a path is a folder, or its folder is not a
-            folder or not writable.
+        UsageError: two exports share a path, a path is a folder, its folder is not a writable one.
     """
     given = {option: p for option, p in paths.items() if p is not None}
     if len({p.resolve() for p in given.values()}) != len(given):
@@ -372,10 +371,8 @@ def check_export_paths(paths: dict[str, Path | None]) -> None:
         while not folder.exists() and folder != folder.parent:
             folder = folder.parent  # missing folders are created when the file is written
         if not folder.is_dir():
-            raise UsageError(
-                f"cannot write {option} {path}: {folder} is not a folder; fix: give a path in "
-                "an existing or new folder"
-            )
+            fix = "fix: give a path in an existing or new folder"
+            raise UsageError(f"cannot write {option} {path}: {folder} is not a folder; {fix}")
         problem = writable_problem(folder)  # tried for real: holds for root and /proc too
         if problem is not None:
             raise UsageError(
