@@ -96,7 +96,8 @@ def stability_warnings(
         if (stats.max_s - median) / median > SPREAD_WARN:
             warnings.append(f"max is {(stats.max_s - median) / median:.0%} above the median")
     if stats.min_s * loops < SHORT_SAMPLE_S:
-        warnings.append(f"samples too short ({stats.min_s * loops * 1e3:.2f} ms < 1 ms)")
+        shown_ms = min(round(stats.min_s * loops * 1e3, 2), 0.99)  # never "1.00 ms < 1 ms"
+        warnings.append(f"samples too short ({shown_ms:.2f} ms < 1 ms)")
     if steal_fraction is not None and steal_fraction > STEAL_WARN:
         warnings.append(f"CPU steal {steal_fraction:.0%} while running (shared VM)")
     if other_cpu_fraction is not None and other_cpu_fraction > OTHERS_WARN:

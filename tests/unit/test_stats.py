@@ -41,6 +41,14 @@ def test_short_samples_and_steal_are_flagged():
     assert any("steal" in w for w in stability_warnings(stats, 1000, steal_fraction=0.2))
 
 
+def test_a_sample_just_under_a_millisecond_does_not_read_as_one():
+    # 0.9996 ms used to print "samples too short (1.00 ms < 1 ms)"
+    just_under = describe([0.9996e-4, 0.9996e-4])
+    assert "samples too short (0.99 ms < 1 ms)" in stability_warnings(just_under, loops=10)
+    well_under = describe([0.823e-4, 0.823e-4])
+    assert "samples too short (0.82 ms < 1 ms)" in stability_warnings(well_under, loops=10)
+
+
 @pytest.mark.parametrize(
     ("call_s", "min_s", "loops"),
     [(0.2, 0.05, 1), (0.01, 0.05, 5), (0.003, 0.05, 17), (0.0, 0.05, 1_000_000)],
