@@ -361,4 +361,5 @@ class RunSummary:
         try:
             return cls.from_json(data)
         except SummaryError as exc:
-            raise SummaryError(f"{path}: {exc}") from None
+            fix = "fix: give a summary.json that overhead-tui wrote (a run directory's)"
+            raise SummaryError(f"{path}: {exc}; {fix}") from None

@@ -138,3 +138,13 @@ def test_a_summary_above_the_size_limit_is_refused_unread(tmp_path, monkeypatch)
         fh.truncate(MAX_SUMMARY_BYTES + 1)
     with pytest.raises(SummaryError, match=r"is 200 MB, above the 200 MB limit"):
         RunSummary.load(path)
+
+
+def test_a_json_file_that_is_no_summary_names_the_fix(tmp_path):
+    foreign = tmp_path / "foreign.json"
+    foreign.write_text("{}")
+    with pytest.raises(SummaryError) as raised:
+        RunSummary.load(foreign)
+    message = str(raised.value)
+    assert message.startswith(f"{foreign}: not an overhead-tui summary (no schema_version); fix: ")
+    assert "\n" not in message
