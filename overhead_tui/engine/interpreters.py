@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from overhead_tui.engine.spawn import run_command
 from overhead_tui.errors import UsageError
 from overhead_tui.summary.interpreters import PythonInfo
 
@@ -201,24 +202,22 @@ print("overhead-tui-describe " + json.dumps(dict(
 """Run in an interpreter by :func:`describe` (stdlib only)."""
 
 
+DESCRIBE_TIMEOUT_S = 60.0
+"""Seconds an interpreter has to describe itself."""
+
+
 def describe(python: str, env: dict[str, str] | None = None) -> PythonInfo:
     """Ask ``python`` what it is (runs :data:`DESCRIBE_SCRIPT`, a few tens of ms).
 
     Raises:
         UsageError: it did not answer.
     """
-    try:
-        out = subprocess.run(
-            [python, "-c", DESCRIBE_SCRIPT],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-            env=env,
-            stdin=subprocess.DEVNULL,
+    out = run_command([python, "-c", DESCRIBE_SCRIPT], DESCRIBE_TIMEOUT_S, env=env)
+    if out.start_error is not None or out.timed_out:  # its whole process group is gone
+        why = out.start_error or f"no answer within {DESCRIBE_TIMEOUT_S:g} s"
+        raise UsageError(
+            f"--python {python} cannot be run ({why}); fix: give the path of a python executable"
         )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise UsageError(f"--python {python} cannot be run ({exc}); fix: give another") from None
     for line in out.stdout.splitlines():
         if line.startswith("overhead-tui-describe "):
             facts = json.loads(line.split(" ", 1)[1])

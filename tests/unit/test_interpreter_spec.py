@@ -3,9 +3,12 @@ one line naming where it looked."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -94,3 +97,44 @@ def test_describe_labels_this_interpreter():
     assert me.version == ".".join(map(str, sys.version_info[:3]))
     assert describe(sys.executable).version == me.version
     assert me.free_threaded is False  # this build has the GIL
+
+
+def test_describe_names_why_a_file_cannot_be_run_and_the_fix(tmp_path):
+    junk = tmp_path / "python"
+    junk.write_bytes(b"garbage")
+    junk.chmod(0o755)
+    # was: "cannot be run ([Errno 8] Exec format error: '...'); fix: give another"
+    with pytest.raises(UsageError) as raised:
+        describe(str(junk))
+    assert str(raised.value) == (
+        f"--python {junk} cannot be run (Exec format error); fix: give the path of a python "
+        "executable"
+    )
+
+
+def test_describe_of_a_silent_interpreter_leaves_nothing_behind(tmp_path, monkeypatch):
+    monkeypatch.setattr(interpreters, "DESCRIBE_TIMEOUT_S", 0.5)
+    pidfile = tmp_path / "child.pid"
+    fake = tmp_path / "python"
+    fake.write_text(f"#!/bin/sh\nsleep 1000 &\necho $! > {pidfile}\nwait\n")
+    fake.chmod(0o755)
+    with pytest.raises(UsageError, match=r"no answer within 0\.5 s"):
+        describe(str(fake))
+    child = int(pidfile.read_text())
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and _running(child):
+        time.sleep(0.05)
+    try:
+        assert not _running(child), "the interpreter's child process outlived describe()"
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(child, signal.SIGKILL)
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` still runs (a zombie waiting to be reaped counts as ended)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
