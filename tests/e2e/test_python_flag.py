@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -19,7 +17,7 @@ from overhead_tui.engine.runner import Runner
 from overhead_tui.errors import UsageError
 from overhead_tui.plugins.scenarios import discover, select
 from overhead_tui.summary.records import RunSummary, Settings
-from tests.conftest import FAST
+from tests.conftest import FAST, wait_gone
 
 
 def pyenv_root() -> Path | None:
@@ -223,15 +221,6 @@ def test_another_venv_of_the_same_binary_does_not_get_this_numpy(tmp_path):
     assert planned_summary(specs, Settings(python=sys.executable)).machine.numpy_version
 
 
-def _running(pid: int) -> bool:
-    """Whether ``pid`` still runs (a zombie waiting to be reaped counts as ended)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
-
-
 def test_an_interpreter_that_never_answers_leaves_nothing_behind(tmp_path, monkeypatch):
     # the check is killed with everything the candidate started (was: a `sleep` left running)
     import overhead_tui.engine.interpreter_check as interpreter_check
@@ -244,14 +233,10 @@ def test_an_interpreter_that_never_answers_leaves_nothing_behind(tmp_path, monke
     with pytest.raises(UsageError, match=r"did not answer within 0\.5 s; fix: "):
         check_python(str(fake))
     child = int(pidfile.read_text())
-    deadline = time.monotonic() + 5
-    while _running(child) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    try:
-        assert not _running(child), "the candidate's child process outlived the check"
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(child, signal.SIGKILL)
+    gone = wait_gone(child, timeout=10)
+    if not gone:
+        os.kill(child, signal.SIGKILL)
+    assert gone, "the candidate's child process outlived the check"
 
 
 def test_a_file_that_cannot_be_executed_is_named_with_the_reason(tmp_path):

@@ -3,12 +3,10 @@ one line naming where it looked."""
 
 from __future__ import annotations
 
-import contextlib
 import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -16,6 +14,7 @@ import pytest
 from overhead_tui.engine import interpreters
 from overhead_tui.engine.interpreters import describe, resolve_spec, this_python
 from overhead_tui.errors import UsageError
+from tests.conftest import wait_gone
 
 
 def _fake_python(path: Path) -> Path:
@@ -121,20 +120,7 @@ def test_describe_of_a_silent_interpreter_leaves_nothing_behind(tmp_path, monkey
     with pytest.raises(UsageError, match=r"no answer within 0\.5 s"):
         describe(str(fake))
     child = int(pidfile.read_text())
-    deadline = time.monotonic() + 5
-    while time.monotonic() < deadline and _running(child):
-        time.sleep(0.05)
-    try:
-        assert not _running(child), "the interpreter's child process outlived describe()"
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(child, signal.SIGKILL)
-
-
-def _running(pid: int) -> bool:
-    """Whether ``pid`` still runs (a zombie waiting to be reaped counts as ended)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+    gone = wait_gone(child, timeout=10)
+    if not gone:
+        os.kill(child, signal.SIGKILL)
+    assert gone, "the interpreter's child process outlived describe()"
