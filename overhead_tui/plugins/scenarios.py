@@ -133,7 +133,11 @@ def read_spec(path: Path) -> ScenarioSpec:
                 "(see `overhead-tui list --help`)"
             )
         if not isinstance(values[key], kind) or isinstance(values[key], bool):
-            raise ScenarioFileError(f"{path}: {key} has the wrong type ({values[key]!r})")
+            want = " or ".join(t.__name__ for t in (kind if isinstance(kind, tuple) else (kind,)))
+            raise ScenarioFileError(
+                f"{path}: {key} has the wrong type ({values[key]!r}); fix: make it a literal of "
+                f"type {want} (see `overhead-tui list --help`)"
+            )
     for fn in _FUNCTIONS:
         if fn not in functions:
             raise ScenarioFileError(f"{path}: missing function {fn}(); fix: define it")
@@ -172,7 +176,9 @@ def parse_module(path: Path) -> tuple[str, ast.Module]:
             "of the folder"
         ) from None
     except ValueError as exc:  # e.g. a NUL byte in the source
-        raise ScenarioFileError(f"{path}: not Python source ({exc})") from None
+        raise ScenarioFileError(
+            f"{path}: not Python source ({exc}); fix the file or move it out of the folder"
+        ) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ScenarioFileError(f"cannot read {path}: {exc}") from None
 

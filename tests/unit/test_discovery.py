@@ -112,3 +112,31 @@ def test_probe_processes_declaration(tmp_path):
     (tmp_path / "p.py").write_text(head + "PROCESSES = 99\n")
     with pytest.raises(ScenarioFileError, match="PROCESSES"):
         discover_probes(tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        (
+            "RUNG = 101",
+            'RUNG = "101"',
+            "RUNG has the wrong type ('101'); fix: make it a literal of type int",
+        ),
+        (
+            'NAME = "raises"',
+            "NAME = 5",
+            "NAME has the wrong type (5); fix: make it a literal of type str",
+        ),
+    ],
+)
+def test_a_declaration_of_the_wrong_type_names_the_fix(tmp_path, old, new, message):
+    (tmp_path / "x.py").write_text((FAULTY / "raises.py").read_text().replace(old, new))
+    with pytest.raises(ScenarioFileError) as raised:
+        read_spec(tmp_path / "x.py")
+    assert message in str(raised.value)
+
+
+def test_a_file_that_is_not_python_source_names_the_fix(tmp_path):
+    (tmp_path / "bad.py").write_bytes(b"\xff\xfe garbage \x00")
+    with pytest.raises(ScenarioFileError, match=r"not Python source .*; fix the file or move it"):
+        read_spec(tmp_path / "bad.py")
