@@ -11,6 +11,12 @@ from pathlib import Path
 from types import FrameType, ModuleType
 from typing import Any
 
+from overhead_tui.commands.arguments import (
+    non_negative_int,
+    positive_int,
+    sample_seconds,
+    seconds_to_wait,
+)
 from overhead_tui.engine.folders import ensure_cache, lock_run_dir, writable_problem
 from overhead_tui.engine.inputs import estimated_bytes
 from overhead_tui.engine.interpreter_check import check_python
@@ -19,35 +25,6 @@ from overhead_tui.errors import UsageError
 from overhead_tui.machine.host import available_memory_bytes
 from overhead_tui.plugins.scenarios import SUPPORTED_DTYPES, ScenarioSpec, discover, select
 from overhead_tui.summary.records import Settings
-
-
-def non_negative_int(text: str, least: int = 0) -> int:
-    """argparse type: an integer ≥ 0 (≥ ``least``)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < least:
-        raise argparse.ArgumentTypeError(f"{value} is below {least}")
-    return value
-
-
-def positive_int(text: str) -> int:
-    """argparse type: an integer ≥ 1."""
-    return non_negative_int(text, 1)
-
-
-def positive_float(text: str) -> float:
-    """argparse type: a number > 0."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"{value} must be above 0")
-    if value == float("inf"):
-        raise argparse.ArgumentTypeError("must be a finite number")
-    return value
 
 
 def add_command(subparsers: Any, name: str, module: ModuleType) -> argparse.ArgumentParser:
@@ -71,38 +48,6 @@ def add_scenario_choice(
     """``--scenario NAME`` (repeatable) and ``--scenarios-dir DIR`` (repeatable)."""
     parser.add_argument("--scenario", action="append", default=[], metavar="NAME", help=help)
     add_scenario_dirs(parser)
-
-
-MAX_WAIT_S = 7 * 24 * 3600.0
-"""The longest ``--timeout`` / ``--duration`` accepted (a week): a larger wait overflows the
-clocks it is handed to (``select``: OverflowError)."""
-
-
-MAX_MIN_TIME_S = 60.0
-"""The longest ``--min-time`` accepted: a sample of a minute already takes ``--repeats``
-minutes per rung; longer ones would be cut short by the loop cap (``engine.timing.MAX_LOOPS``)
-and the recorded setting would not be what ran."""
-
-
-def sample_seconds(text: str) -> float:
-    """argparse type: the shortest timed sample, > 0 and at most :data:`MAX_MIN_TIME_S`."""
-    value = positive_float(text)
-    if value > MAX_MIN_TIME_S:
-        raise argparse.ArgumentTypeError(
-            f"{value:g} s per sample is above a minute; fix: give at most "
-            f"{MAX_MIN_TIME_S:.0f} seconds"
-        )
-    return value
-
-
-def seconds_to_wait(text: str) -> float:
-    """argparse type: a number of seconds > 0 and at most :data:`MAX_WAIT_S`."""
-    value = positive_float(text)
-    if value > MAX_WAIT_S:
-        raise argparse.ArgumentTypeError(
-            f"{value:g} s is above a week; fix: give at most {MAX_WAIT_S:.0f} seconds"
-        )
-    return value
 
 
 def add_scenario_dirs(parser: argparse.ArgumentParser) -> None:
@@ -199,9 +144,13 @@ def add_export_options(parser: argparse.ArgumentParser, **helps: str) -> None:
 def settings_from(args: argparse.Namespace, **chosen: Any) -> Settings:
     """:class:`Settings` from parsed run options; ``chosen`` replaces the ``size`` and
     ``scenarios`` they give (a sweep: no ``--size``, each point sets its own; the scenarios
-    as discovered)."""
+    as discovered).
+
+    Raises:
+        UsageError: the samples cannot fit in the timeout (:func:`check_samples_fit`).
+    """
     chosen = {"size": getattr(args, "size", None), "scenarios": list(args.scenario), **chosen}
-    return Settings(
+    settings = Settings(
         dtype=args.dtype,
         repeats=args.repeats,
         seed=args.seed,
@@ -213,6 +162,8 @@ def settings_from(args: argparse.Namespace, **chosen: Any) -> Settings:
         refresh_probes=args.refresh_probes,
         **chosen,
     )
+    check_samples_fit(settings)
+    return settings
 
 
 def plan(args: argparse.Namespace) -> tuple[list[ScenarioSpec], Settings]:
@@ -362,6 +313,11 @@ def check_export_paths(paths: dict[str, Path | None]) -> None:
     if len({p.resolve() for p in given.values()}) != len(given):
         raise UsageError("two exports were given the same file; fix: give each its own path")
     for option, path in given.items():
+        if str(path) == "-":  # stdout carries the table (only `machine --json -` means stdout)
+            example = EXPORT_EXAMPLES.get(option, "out.txt")
+            raise UsageError(
+                f"{option} - would write a file named '-'; fix: give a file name such as {example}"
+            )
         if path.is_dir():
             example = path / EXPORT_EXAMPLES.get(option, "out.txt")
             raise UsageError(
@@ -379,6 +335,22 @@ def check_export_paths(paths: dict[str, Path | None]) -> None:
                 f"cannot write {option} {path}: files cannot be created in {folder} "
                 f"({problem}); fix: give a path in a writable folder"
             )
+
+
+def check_samples_fit(settings: Settings) -> None:
+    """Reject ``repeats`` samples of at least ``min_sample_s`` each that take longer than the
+    worker's ``timeout_s`` (a rung in one worker would always time out).
+
+    Raises:
+        UsageError: with the three settings and the fix.
+    """
+    least_s = settings.repeats * settings.min_sample_s
+    if least_s > settings.timeout_s:
+        raise UsageError(
+            f"--repeats {settings.repeats} samples of at least --min-time "
+            f"{settings.min_sample_s:g} s take {least_s:.3g} s, longer than --timeout "
+            f"{settings.timeout_s:g} s; fix: fewer --repeats or a longer --timeout"
+        )
 
 
 def check_sizes(specs: list[ScenarioSpec], settings: Settings) -> None:
@@ -445,6 +417,7 @@ def check_settings(settings: Settings) -> str | None:
     try:
         specs = select(discover([Path(d) for d in settings.scenarios_dirs]), settings.scenarios)
         check_sizes(specs, settings)
+        check_samples_fit(settings)
     except UsageError as exc:
         return str(exc)
     return None

@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from overhead_tui.commands.arguments import positive_int
 from overhead_tui.commands.common import (
     add_export_options,
     add_measurement_options,
@@ -24,7 +25,6 @@ from overhead_tui.commands.common import (
     check_export_paths,
     check_runs_parent,
     check_sizes,
-    positive_int,
     prepare_cache,
     settings_from,
     stderr_is_tty,

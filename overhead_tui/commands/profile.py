@@ -8,12 +8,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from overhead_tui.commands.arguments import positive_int, seconds_to_wait
 from overhead_tui.commands.common import (
     add_scenario_dirs,
     check_export_paths,
     check_sizes,
-    positive_int,
-    seconds_to_wait,
 )
 from overhead_tui.engine.plan import size_for
 from overhead_tui.errors import UsageError

@@ -6,10 +6,10 @@ from __future__ import annotations
 import argparse
 import sys
 
+from overhead_tui.commands.arguments import positive_int
 from overhead_tui.commands.common import (
     add_export_options,
     check_export_paths,
-    positive_int,
     prepare_cache,
     prepare_run_dir,
     stderr_is_tty,

@@ -7,12 +7,11 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from overhead_tui.commands.arguments import positive_float, positive_int
 from overhead_tui.commands.common import (
     add_measurement_options,
     add_scenario_choice,
     check_sizes,
-    positive_float,
-    positive_int,
     prepare_cache,
     prepare_run_dir,
     settings_from,

@@ -29,3 +29,10 @@ def test_missing_folders_are_fine(tmp_path):
 def test_a_folder_given_as_the_file_suggests_a_name(tmp_path):
     with pytest.raises(UsageError, match="is a folder; fix: give a file name such as"):
         check_export_paths({"--csv": Path(tmp_path)})
+
+
+def test_a_dash_is_refused_rather_than_written_as_a_file_named_dash(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(UsageError, match=r"--json - would write a file named '-'; fix: give"):
+        check_export_paths({"--json": Path("-")})
+    assert not (tmp_path / "-").exists()

@@ -1,0 +1,21 @@
+"""Samples that cannot fit in the worker's timeout are refused before anything runs."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import run_cli
+
+
+@pytest.mark.parametrize("command", ["run", "sweep", "shapes"])
+def test_samples_longer_than_the_timeout_are_refused_with_the_fix(command, tmp_path):
+    out = tmp_path / "out"
+    proc = run_cli(command, "--repeats", "1000", "--min-time", "1", "--timeout", "60", "--out", out)
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1
+    assert (
+        "--repeats 1000 samples of at least --min-time 1 s take 1e+03 s, longer than "
+        "--timeout 60 s; fix: fewer --repeats or a longer --timeout"
+    ) in lines[0]
+    assert not out.exists()
