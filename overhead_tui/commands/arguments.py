@@ -28,6 +28,8 @@ def positive_float(text: str) -> float:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if value != value:  # NaN
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number")
     if not value > 0:
         raise argparse.ArgumentTypeError(f"{value} must be above 0")
     if value == float("inf"):

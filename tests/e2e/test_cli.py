@@ -130,6 +130,8 @@ def test_full_builtin_ladder_at_a_tiny_size(cli, tmp_path):
         (["run", "--dtype", "int8"], "invalid choice: 'int8'"),
         (["run", "--repeats", "-1"], "-1 is below 1"),
         (["run", "--timeout", "0"], "must be above 0"),
+        (["run", "--timeout", "nan"], "'nan' is not a number"),
+        (["run", "--min-time", "nan"], "'nan' is not a number"),
         (["run", "--scenarios-dir", FIXTURES / "broken_syntax"], "syntax error"),
         (["run", "--scenarios-dir", FIXTURES / "broken_missing"], "missing declaration RUNG"),
         (["run", "--scenarios-dir", FIXTURES / "nope"], "does not exist"),
