@@ -91,7 +91,12 @@ def check_python(python: str) -> str:
     """
     found = shutil.which(python) if os.sep not in python else python
     if not (found and os.path.isfile(found) and os.access(found, os.X_OK)):
-        raise UsageError(f"--python {python}: no such executable; fix: give an interpreter path")
+        problem = "no such executable"
+        if found and os.path.isdir(found):
+            problem = "is a folder"
+        elif found and os.path.isfile(found):
+            problem = "is not executable"
+        raise UsageError(f"--python {python}: {problem}; fix: give an interpreter path")
     found = os.path.abspath(found)
     proc = run_command([found, "-c", _CHECK_SCRIPT], CHECK_TIMEOUT_S, env=worker_env())
     if proc.start_error is not None:

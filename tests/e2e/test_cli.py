@@ -137,6 +137,8 @@ def test_full_builtin_ladder_at_a_tiny_size(cli, tmp_path):
         (["run", "--scenarios-dir", FIXTURES / "nope"], "does not exist"),
         (["run", "--python", "/no/such/python"], "no such executable"),
         (["run", "--python", "no-such-python-on-path"], "no such executable"),
+        (["run", "--python", FIXTURES / "recorded_summary.json"], "is not executable"),
+        (["run", "--python", FIXTURES], "is a folder"),
         (["list", "--scenarios-dir", FIXTURES / "broken_layer"], "unknown layer(s) gremlins"),
         (["run", "--json", "/tmp/x.txt", "--scenario", "nope"], "unknown scenario"),
         (["machine", "--json", FIXTURES], "is a folder"),
