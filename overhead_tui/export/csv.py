@@ -27,6 +27,7 @@ COLUMNS: tuple[str, ...] = (
     "compile_s",
     "loops",
     "samples",
+    "worker_processes",
     "max_abs_error",
     "steal_fraction",
     "warnings",
@@ -34,7 +35,8 @@ COLUMNS: tuple[str, ...] = (
     "layers",
     "removes",
 )
-"""Column order; times in seconds, gflops in GFLOP/s, cv and steal_fraction as fractions."""
+"""Column order; times in seconds, gflops in GFLOP/s, cv and steal_fraction as fractions;
+``samples`` were taken in ``worker_processes`` worker processes."""
 
 
 class CsvExporter(Exporter):
@@ -50,6 +52,7 @@ class CsvExporter(Exporter):
             row = {
                 **{c: getattr(s, c, None) for c in COLUMNS},
                 "samples": len(s.samples_s),
+                "worker_processes": s.worker_processes or 1,
                 "warnings": "; ".join(s.warnings),
                 "layers": ";".join(s.layers),
                 "removes": ";".join(s.removes),

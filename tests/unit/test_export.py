@@ -57,6 +57,13 @@ def test_csv_rows(summary):
     assert float(dense["vs_dense"]) == pytest.approx(1.0)
     assert float(dense["gflops"]) == pytest.approx(summary.scenarios[-1].gflops)
     assert int(dense["samples"]) == summary.settings.repeats
+    assert dense["worker_processes"] == "1"  # absent from the file: one
+
+
+def test_csv_says_how_many_worker_processes_took_the_samples(summary):
+    summary.scenarios[0].worker_processes = 3
+    rows = list(csv.DictReader(io.StringIO(EXPORTERS["csv"]().render(summary))))
+    assert rows[0]["worker_processes"] == "3"
 
 
 def test_format_from_extension_and_errors(tmp_path):
