@@ -108,9 +108,6 @@ class WorkerSpec:
     """Timed samples (a probe: its repeats)."""
     min_sample_s: float = 0.0
     """Shortest sample (s): calibration repeats the kernel until a sample lasts this long."""
-    loops: int | None = None
-    """Calls per sample calibrated by an earlier worker of the same rung: no calibration, the
-    first call is the warm-up (pyperf's later workers take the first one's loops)."""
     count: bool = True
     """Count the kernel's events after the samples (``counting.phase``)."""
     max_size: int = 0

@@ -21,7 +21,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Generator, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
@@ -200,7 +200,6 @@ class Runner(Stoppable):
             if index and (self.cancelled or not _finished_well(outcome, result)):
                 break
             worker = self._worker_spec(spec, result.n, repeats, count=index == 0)
-            worker = replace(worker, loops=result.loops if index else None)
             last = yield from self._run_worker(spec, worker, result, log, events, window)
             outcome = last or outcome
             if last is not None:

@@ -180,11 +180,8 @@ def run(spec: WorkerSpec, channel: _Channel) -> int:
         if not check.ok:
             channel.emit(Done(_threading_layer(), blas_info()))
             return 0
-        if spec.loops:  # a further worker of the rung: its first worker calibrated
-            loops, warmups = spec.loops, []
-        else:
-            warm_s, _ = time_calls(module.kernel, args, 1)
-            loops, warmups = calibrate(module.kernel, args, warm_s, spec.min_sample_s)
+        warm_s, _ = time_calls(module.kernel, args, 1)
+        loops, warmups = calibrate(module.kernel, args, warm_s, spec.min_sample_s)
         channel.emit(Calibrated(loops))
         for value in warmups:
             channel.emit(Warmup(value))

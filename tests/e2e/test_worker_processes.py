@@ -39,10 +39,6 @@ def test_an_eval_loop_rung_pools_its_samples_from_three_workers_and_counts_once(
     kinds = [x["event"] for x in lines if x.get("name") == "python_naive"]
     assert kinds.count("started") == 3
     assert kinds.count("counted") == 1
-    second = [i for i, kind in enumerate(kinds) if kind == "started"][1]
-    assert "warmup" not in kinds[second:]  # later workers take the first one's loops
-    loops = {x["loops"] for x in lines if x["event"] == "calibrated"}
-    assert loops == {result.loops}
     assert done == sorted(done) and done[-1] == 5  # the samples count on across the workers
     assert samples_label(result) == "5 samples from 3 worker processes"
     report = MarkdownExporter().render(RunSummary.load(tmp_path / "run"))
