@@ -193,23 +193,43 @@ def bandwidth_warnings(bandwidth: dict[str, float | None]) -> list[str]:
     return []
 
 
+DISPATCH_RANGE_WARN = 0.15
+"""Range of the dispatch probe's per-process values (max / min − 1) above which the machine's
+speed is said to have changed while the probes ran.  Measured on 2026-12-01 (2-vCPU Zen 5
+VM): 3–8 % in nine ladder runs, quiet or beside a busy CPU; 22 % and 40 % while the host
+slowed the same Python loops by 30–80 % (invisible inside the VM: no steal, no other load),
+when python_hoisted's ``explained`` read 1.34."""
+
+
 def probe_load_warnings(probes: Probes) -> list[str]:
-    """One warning naming the probes measured while other processes used more than
-    :data:`OTHERS_WARN` of the CPUs (their ``other_cpu_fraction``): unit costs, and so the
-    breakdowns and the roofs, measured beside a neighbour."""
+    """Doubts about the conditions the probes ran in: one warning naming the probes measured
+    while other processes used more than :data:`OTHERS_WARN` of the CPUs (their
+    ``other_cpu_fraction``), and one when the dispatch probe's processes differ by more than
+    :data:`DISPATCH_RANGE_WARN` (every interpreted unit cost is expressed in its unit).  Unit
+    costs, and so the breakdowns and the roofs, may then be off."""
+    warnings = []
     loaded = {}
     for name, probe in probes.items():
         share = probe.other_cpu_fraction  # absent from files before it was measured
         if share and share > OTHERS_WARN:
             loaded[name] = share
-    if not loaded:
-        return []
-    names = ", ".join(sorted(loaded))
-    return [
-        f"probes measured while other processes used up to {max(loaded.values()):.0%} of the "
-        f"CPUs ({names}): their unit costs, the breakdowns and the roofs may be off; re-measure "
-        "on a quiet machine with `overhead-tui probes --refresh`"
-    ]
+    if loaded:
+        names = ", ".join(sorted(loaded))
+        warnings.append(
+            f"probes measured while other processes used up to {max(loaded.values()):.0%} of "
+            f"the CPUs ({names}): their unit costs, the breakdowns and the roofs may be off; "
+            "re-measure on a quiet machine with `overhead-tui probes --refresh`"
+        )
+    dispatch = probes.get("dispatch")
+    values = [x for x in (dispatch.samples or []) if x > 0] if dispatch is not None else []
+    if len(values) > 1 and max(values) / min(values) - 1 > DISPATCH_RANGE_WARN:
+        warnings.append(
+            f"the dispatch probe's processes differ by {max(values) / min(values) - 1:.0%} "
+            f"({min(values):.3g}–{max(values):.3g} ns/dispatch): the machine's speed changed "
+            "while the probes ran, so the breakdowns' unit costs are uncertain; re-measure "
+            "with `overhead-tui probes --refresh` when it is steadier"
+        )
+    return warnings
 
 
 def simd_peak_warnings(

@@ -109,6 +109,17 @@ def test_probes_measured_beside_a_neighbour_are_named_in_one_warning():
     assert probe_load_warnings({"dispatch": probes["dispatch"]}) == []
 
 
+def test_a_dispatch_probe_whose_processes_differ_widely_is_said():
+    from overhead_tui.machine.limits import probe_load_warnings
+
+    steady = probe_records({"dispatch": {"value": 1.2, "samples": [1.198, 1.2, 1.238]}})
+    assert probe_load_warnings(steady) == []  # 3 %: a quiet run
+    moving = probe_records({"dispatch": {"value": 1.88, "samples": [1.37, 1.88, 1.93]}})
+    (warning,) = probe_load_warnings(moving)
+    assert warning.startswith("the dispatch probe's processes differ by 41% (1.37–1.93 ns/")
+    assert "overhead-tui probes --refresh" in warning
+
+
 def test_the_headless_table_ends_with_the_machines_warnings():
     from overhead_tui.commands.run import render_table
     from overhead_tui.summary.records import RunSummary
