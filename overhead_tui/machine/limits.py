@@ -196,9 +196,10 @@ def bandwidth_warnings(bandwidth: dict[str, float | None]) -> list[str]:
 DISPATCH_RANGE_WARN = 0.15
 """Range of the dispatch probe's per-process values (max / min − 1) above which the machine's
 speed is said to have changed while the probes ran.  Measured on 2026-12-01 (2-vCPU Zen 5
-VM): 3–8 % in nine ladder runs, quiet or beside a busy CPU; 22 % and 40 % while the host
-slowed the same Python loops by 30–80 % (invisible inside the VM: no steal, no other load),
-when python_hoisted's ``explained`` read 1.34."""
+VM): 3–8 % in seven ladder runs, quiet or beside a busy CPU, and in two while the host slowed
+down; 22 % and 40 % in two other runs on the slowed host (the same Python loops 30–80 %
+slower, invisible inside the VM: no steal, no other load), when python_hoisted's
+``explained`` read 1.34."""
 
 
 def probe_load_warnings(probes: Probes) -> list[str]:
