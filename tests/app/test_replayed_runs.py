@@ -54,7 +54,11 @@ async def test_an_open_scenario_screen_follows_its_run(tmp_path):
         replay.release()
         await _wait(pilot, lambda: app.screen.query("TimingsTab"), "the results on the screen")
         assert "status: ok" in str(app.screen.query_one("#status", Static).render())
-        assert app.screen.query_one(TabbedContent).active == "tab-timingstab"
+        await _wait(  # the tabs are mounted first and activated on a later refresh
+            pilot,
+            lambda: app.screen.query_one(TabbedContent).active == "tab-timingstab",
+            "the Timings tab active",
+        )
         await pilot.press("escape")
         assert isinstance(app.screen, LadderScreen)
         await _wait(pilot, lambda: not app.ladder.running, "the run finishing")
