@@ -10,6 +10,8 @@ a minute measuring).
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import sys
 import time
@@ -78,6 +80,26 @@ def wait_gone(pid: int, timeout: float = 60.0) -> bool:
         return wait_until(lambda: not process_alive(pid), timeout, interval=0.02)
     except AssertionError:
         return False
+
+
+def silent_interpreter(folder: Path) -> tuple[Path, Path]:
+    """A fake ``python`` in ``folder`` that never answers: it starts ``sleep 1000`` in the
+    background and waits for it.  Returns (its path, the file it writes the sleep's pid to)."""
+    pidfile = folder / "child.pid"
+    fake = folder / "python"
+    fake.write_text(f"#!/bin/sh\nsleep 1000 &\necho $! > {pidfile}\nwait\n")
+    fake.chmod(0o755)
+    return fake, pidfile
+
+
+def child_gone(pidfile: Path) -> bool:
+    """Whether the process named in ``pidfile`` went (see :func:`wait_gone`); one that did not
+    is killed, so a failing test leaves nothing behind."""
+    child = int(pidfile.read_text())
+    gone = wait_gone(child, timeout=10)
+    if not gone:
+        os.kill(child, signal.SIGKILL)
+    return gone
 
 
 USER_DIR_VARIABLES = ("XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME")

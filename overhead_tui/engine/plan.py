@@ -101,7 +101,15 @@ one process can run the same loop measurably slower than another; pyperf spawns 
 processes for the same reason.  Measured here (2-vCPU Zen 5 VM, 2026-12-01): python_zip_sum
 took 50.0–59.0 ms per call in six single-worker runs while the reference loop timed in the
 same workers stayed within 1.11–1.31 ns/dispatch.  Three processes, each with a share of the
-samples, cost about 0.3 s of start-up and warm-up per extra worker."""
+samples, cost about 0.45 s of start-up, calibration and warm-up per extra worker (a pooled
+rung's wall time went from about 1.0 to 1.9 s)."""
+
+
+def compared_with_probes(spec: ScenarioSpec, settings: Settings) -> bool:
+    """True when ``spec``'s breakdown compares it with the eval-loop probes: it carries
+    ``interpreter_dispatch`` and the probes run.  Its workers then time the dispatch probe's
+    reference loop beside their samples, and it runs in :data:`EVAL_LOOP_PROCESSES` workers."""
+    return settings.probes and "interpreter_dispatch" in spec.layers
 
 
 def worker_repeats(spec: ScenarioSpec, settings: Settings) -> list[int]:
@@ -110,7 +118,7 @@ def worker_repeats(spec: ScenarioSpec, settings: Settings) -> list[int]:
     rung carrying ``interpreter_dispatch`` when the probes run, the first taking the larger
     share (7 → [3, 2, 2]).  The first worker alone counts events."""
     repeats = settings.repeats
-    pooled = settings.probes and "interpreter_dispatch" in spec.layers
+    pooled = compared_with_probes(spec, settings)
     processes = max(1, min(repeats, EVAL_LOOP_PROCESSES)) if pooled else 1
     share, extra = divmod(repeats, processes)
     return [share + (1 if i < extra else 0) for i in range(processes)]

@@ -35,10 +35,14 @@ from overhead_tui.engine.events import (
     ScenarioStarted,
 )
 from overhead_tui.engine.observer import TimedWindow, own_cpu_s
-from overhead_tui.engine.plan import is_rectangular, planned_summary, run_order, worker_repeats
-from overhead_tui.engine.probe_runs import (
-    load_run_probes,
+from overhead_tui.engine.plan import (
+    compared_with_probes,
+    is_rectangular,
+    planned_summary,
+    run_order,
+    worker_repeats,
 )
+from overhead_tui.engine.probe_runs import load_run_probes
 from overhead_tui.engine.protocol import (
     Compiled,
     Done,
@@ -69,11 +73,7 @@ from overhead_tui.engine.spawn import (
     worker_env,
 )
 from overhead_tui.machine.cpu import read_cpu_model
-from overhead_tui.machine.host import (
-    other_cpu_fraction,
-    read_cpu_times,
-    steal_fraction,
-)
+from overhead_tui.machine.host import other_cpu_fraction, read_cpu_times, steal_fraction
 from overhead_tui.plugins.scenarios import ScenarioSpec
 from overhead_tui.summary.records import ScenarioResult, Settings
 
@@ -197,10 +197,11 @@ class Runner(Stoppable):
         outcome: _WorkerOutcome | None = None
         shares = worker_repeats(spec, self.settings)
         for index, repeats in enumerate(shares):
-            if index and (self.cancelled or not _finished_well(outcome, result)):
+            first = index == 0
+            if not first and (self.cancelled or not _finished_well(outcome, result)):
                 break
-            worker = self._worker_spec(spec, result.n, repeats, count=index == 0)
-            last = yield from self._run_worker(spec, worker, result, log, events, window)
+            worker = self._worker_spec(spec, result.n, repeats, count=first)
+            last = yield from self._run_worker(spec, worker, first, result, log, events, window)
             outcome = last or outcome
             if last is not None:
                 result.worker_processes = index + 1 if len(shares) > 1 else None
@@ -254,14 +255,16 @@ class Runner(Stoppable):
         self,
         spec: ScenarioSpec,
         worker: WorkerSpec,
+        first: bool,
         result: ScenarioResult,
         log: IO[str],
         events: list[Message],
         window: TimedWindow,
     ) -> Generator[ScenarioProgress, None, _WorkerOutcome | None]:
-        """Run one of ``spec``'s workers, recording its messages on ``result`` and ``events``;
-        returns its outcome (None when cancelled before it started)."""
-        first, start = not events, len(events)
+        """Run one of ``spec``'s workers (``first``: the rung's first), recording its messages
+        on ``result`` and ``events``; returns its outcome (None when cancelled before it
+        started)."""
+        start = len(events)
         for item in self._spawn(spec, worker, append=not first):
             if isinstance(item, _WorkerOutcome):
                 window.see("timing_ended", self.clock())  # a worker that died in its window
@@ -343,7 +346,7 @@ class Runner(Stoppable):
             min_sample_s=settings.min_sample_s,
             max_size=spec.max_size,
             # like with like: the interpreter's speed of the moment, in the rung's own worker
-            reference_dispatch=settings.probes and "interpreter_dispatch" in spec.layers,
+            reference_dispatch=compared_with_probes(spec, settings),
             m=settings.m if rectangular else None,
             k=settings.k if rectangular else None,
             count=count and not rectangular,

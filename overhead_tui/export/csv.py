@@ -52,7 +52,7 @@ class CsvExporter(Exporter):
             row = {
                 **{c: getattr(s, c, None) for c in COLUMNS},
                 "samples": len(s.samples_s),
-                "worker_processes": s.worker_processes or 1,
+                "worker_processes": s.sample_processes,
                 "warnings": "; ".join(s.warnings),
                 "layers": ";".join(s.layers),
                 "removes": ";".join(s.removes),

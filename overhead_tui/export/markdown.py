@@ -26,10 +26,10 @@ from overhead_tui.summary.records import RunSummary
 
 def _pooled_note(summary: RunSummary) -> str:
     """The rungs whose samples came from several worker processes (none: nothing)."""
-    pooled = [r for r in summary.scenarios if (r.worker_processes or 1) > 1]
+    pooled = [r for r in summary.scenarios if r.sample_processes > 1]
     if not pooled:
         return ""
-    processes = max(r.worker_processes or 1 for r in pooled)
+    processes = max(r.sample_processes for r in pooled)
     return (
         f"; the samples of {', '.join(r.name for r in pooled)} are pooled from up to "
         f"{processes} worker processes each (a loop's speed depends on its process's memory "

@@ -64,7 +64,7 @@ def first_call_label(result: ScenarioResult) -> str:
 
 def samples_label(result: ScenarioResult) -> str:
     """How many samples were timed, and in how many worker processes when more than one."""
-    processes = result.worker_processes or 1
+    processes = result.sample_processes
     where = f" from {processes} worker processes" if processes > 1 else ""
     return f"{len(result.samples_s)} samples{where}"
 

@@ -253,6 +253,11 @@ class ScenarioResult:
         self.gflops = self.vs_dense = self.ns_per_fma = self.compile_s = None
 
     @property
+    def sample_processes(self) -> int:
+        """The worker processes that took ``samples_s`` (``worker_processes``; absent: one)."""
+        return self.worker_processes or 1
+
+    @property
     def has_speed(self) -> bool:
         """True when the scenario may be shown as a speed (validated and timed)."""
         return self.status == "ok" and self.median_s is not None

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -17,7 +16,7 @@ from overhead_tui.engine.runner import Runner
 from overhead_tui.errors import UsageError
 from overhead_tui.plugins.scenarios import discover, select
 from overhead_tui.summary.records import RunSummary, Settings
-from tests.conftest import FAST, wait_gone
+from tests.conftest import FAST, child_gone, silent_interpreter
 
 
 def pyenv_root() -> Path | None:
@@ -226,17 +225,10 @@ def test_an_interpreter_that_never_answers_leaves_nothing_behind(tmp_path, monke
     import overhead_tui.engine.interpreter_check as interpreter_check
 
     monkeypatch.setattr(interpreter_check, "CHECK_TIMEOUT_S", 0.5)
-    pidfile = tmp_path / "child.pid"
-    fake = tmp_path / "python"
-    fake.write_text(f"#!/bin/sh\nsleep 1000 &\necho $! > {pidfile}\nwait\n")
-    fake.chmod(0o755)
+    fake, pidfile = silent_interpreter(tmp_path)
     with pytest.raises(UsageError, match=r"did not answer within 0\.5 s; fix: "):
         check_python(str(fake))
-    child = int(pidfile.read_text())
-    gone = wait_gone(child, timeout=10)
-    if not gone:
-        os.kill(child, signal.SIGKILL)
-    assert gone, "the candidate's child process outlived the check"
+    assert child_gone(pidfile), "the candidate's child process outlived the check"
 
 
 def test_a_file_that_cannot_be_executed_is_named_with_the_reason(tmp_path):

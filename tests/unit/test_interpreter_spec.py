@@ -4,7 +4,6 @@ one line naming where it looked."""
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -14,7 +13,7 @@ import pytest
 from overhead_tui.engine import interpreters
 from overhead_tui.engine.interpreters import describe, resolve_spec, this_python
 from overhead_tui.errors import UsageError
-from tests.conftest import wait_gone
+from tests.conftest import child_gone, silent_interpreter
 
 
 def _fake_python(path: Path) -> Path:
@@ -113,14 +112,7 @@ def test_describe_names_why_a_file_cannot_be_run_and_the_fix(tmp_path):
 
 def test_describe_of_a_silent_interpreter_leaves_nothing_behind(tmp_path, monkeypatch):
     monkeypatch.setattr(interpreters, "DESCRIBE_TIMEOUT_S", 0.5)
-    pidfile = tmp_path / "child.pid"
-    fake = tmp_path / "python"
-    fake.write_text(f"#!/bin/sh\nsleep 1000 &\necho $! > {pidfile}\nwait\n")
-    fake.chmod(0o755)
+    fake, pidfile = silent_interpreter(tmp_path)
     with pytest.raises(UsageError, match=r"no answer within 0\.5 s"):
         describe(str(fake))
-    child = int(pidfile.read_text())
-    gone = wait_gone(child, timeout=10)
-    if not gone:
-        os.kill(child, signal.SIGKILL)
-    assert gone, "the interpreter's child process outlived describe()"
+    assert child_gone(pidfile), "the interpreter's child process outlived describe()"
