@@ -5,8 +5,9 @@ Scenario files (``scenarios/*.py`` and your own ``--scenarios-dir``):
     ``Unavailable``            raise it from ``setup`` when the rung cannot run here.
 Probe files (``probes/*.py``): ``measure(ctx)`` receives a ``ProbeContext``; the timing helpers
 ``paired_samples``, ``baseline_loop`` and ``dispatch_samples`` and the SIMD helpers
-``numba_target``, ``choose_accumulators``, ``analyse_asm`` and ``asm_warning``
-(``engine.probing``, ``engine.simd``).
+``isa_target``, ``choose_accumulators``, ``analyse_asm`` and ``asm_warning``
+(``engine.probing``, ``engine.simd``); ``build`` and ``assembly`` compile a probe's own C
+(``engine.cbuild``).
 
 Names are resolved on first use, so a probe worker never imports cffi and a scenario never
 imports the probe helpers.
@@ -25,7 +26,9 @@ _HOMES = {
     "paired_samples": "overhead_tui.engine.probing",
     "baseline_loop": "overhead_tui.engine.probing",
     "dispatch_samples": "overhead_tui.engine.probing",
-    "numba_target": "overhead_tui.engine.probing",
+    "isa_target": "overhead_tui.engine.probing",
+    "build": "overhead_tui.engine.cbuild",
+    "assembly": "overhead_tui.engine.cbuild",
     "choose_accumulators": "overhead_tui.engine.probing",
     "analyse_asm": "overhead_tui.engine.probing",
     "asm_warning": "overhead_tui.engine.probing",

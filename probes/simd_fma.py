@@ -1,148 +1,306 @@
-"""Measured compute peak: independent vector multiply-adds on L1-resident data, one core and all.
+"""Measured compute peak: independent vector FMAs in registers, written for the CPU's ISA.
 
-A block of accumulators is updated ``acc[i] = acc[i] * x + y`` in a fixed-length inner loop
-under numba ``fastmath``: LLVM contracts it to FMA, vectorises it to the target's widest SIMD
-registers and keeps the block in registers.  The block's size follows the ISA numba compiles
-for (``engine.simd``): twice FMA latency × pipes = 16 independent vector chains, capped at the
-vector registers minus 4 for the operands — 16 zmm on AVX-512 (128 float64, 256 float32),
-12 ymm on AVX2 (48 float64, 96 float32), 12 xmm on SSE.  The compiled kernel's assembly is
-checked: packed FMAs on the widest registers, none scalar, no stack access in the hot loop
-(a spill); when LLVM picks narrower registers than the target has, the block is re-sized for
-them.  The all-cores figure runs one block per numba thread with ``prange``.  Measured for
-float64 (the value) and float32 (details).
+The kernels are C intrinsics (built with ``engine.cbuild``), one per instruction set, so the
+vector width and the number of accumulators are fixed by construction, not left to a
+compiler's tuning (LLVM and GCC prefer 256-bit vectors on Intel AVX-512 targets: the numba
+probe this replaces reached half the peak on an Emerald Rapids core):
 
-Details: ``isa``, ``target_cpu`` and ``target_from`` (host, or the ``NUMBA_CPU_NAME`` /
-``NUMBA_CPU_FEATURES`` set), ``simd_width_bits`` of the FMAs found, and per dtype (float32
-keys prefixed ``float32_``) ``lanes``, ``accumulators`` (vector chains), ``fma_instructions``
-(packed FMAs on the widest registers in the hot loop), ``spills`` and ``asm_warning`` when the
-code cannot reach the peak.  Forcing AVX2 on an AVX-512 host takes both variables:
-``NUMBA_CPU_NAME=haswell NUMBA_CPU_FEATURES=`` (the name alone keeps the host's AVX-512 flags).
+=========  ==================================  ============  ============
+ISA        instruction                          width (bits)  accumulators
+=========  ==================================  ============  ============
+avx512     ``_mm512_fmadd_pd`` / ``_ps`` (zmm)  512           16
+avx2       ``_mm256_fmadd_pd`` / ``_ps`` (ymm)  256           12
+sse        ``_mm_mul_pd`` + ``_mm_add_pd``      128           12 (no FMA)
+neon       ``vfmaq_f64`` / ``vfmaq_f32``        128           16
+=========  ==================================  ============  ============
 
-Measured on a 2-vCPU AMD EPYC Zen 5 VM (``znver5``, 2 × 512-bit FMA) at about 4.3 GHz, one
-core, clock and block timed back to back: 136–138 GFLOP/s float64 and 271–276 float32 with
-AVX-512 code (1.00 of 32 / 64 FLOP/cycle × clock); 68–69 and 136–138 with AVX2 code
-(``haswell``; 1.00 of 16 / 32), where the old 128-accumulator block spilled and reached 0.71.
+Accumulators: ``engine.simd.choose_accumulators`` (twice FMA latency × pipes, capped at the
+registers minus 4); a test checks the C counts against it.  The ISA is the best the CPU has
+(``__builtin_cpu_supports``), or the one ``OVERHEAD_TUI_PEAK_ISA`` names (``avx2``, ``sse``)
+when it is at most that: the way to measure the peak of older code on a newer CPU.  The
+generated assembly of the kernel run is checked (``analyse_asm``): packed FMAs on registers
+of the ISA's width, none scalar, no stack access in the hot loop.
+
+One core: the kernel on this thread.  All cores: one kernel per usable CPU on as many
+threads at once (cffi releases the GIL during the call); ``parallel_cores`` is all / one,
+the number of cores that really computed side by side (two SMT siblings of one core give
+about 1): the higher of the float64 and float32 figures, since load from elsewhere only
+lowers it.  Measured for float64 (the value) and float32 (details prefixed ``float32_``).
 """
 
-from dataclasses import replace
-from itertools import islice
+import os
+import platform
+import statistics
+from concurrent.futures import ThreadPoolExecutor
 
-import numpy as np
-from numba import get_num_threads, njit, prange
-
-from overhead_tui.api import (
-    analyse_asm,
-    asm_warning,
-    choose_accumulators,
-    numba_target,
-)
+from overhead_tui.api import Unavailable, analyse_asm, asm_warning, assembly, build, isa_target
 
 NAME = "simd_fma"
-TITLE = "SIMD FMA peak"
+TITLE = "SIMD FMA peak (ISA-explicit intrinsics)"
 UNIT = "GFLOP/s"
 LAYER = "simd_compute"
-REQUIRES = ("numba",)
-STEPS = 50_000
-CHAIN = 4
-"""Dependent FMAs per accumulator per step: a loop body this large is vectorised by LLVM's loop
-vectoriser; a one-FMA body of 48 float64 (AVX2) is fully unrolled first and left scalar."""
-TRIES = 4
-"""Block sizes compiled at most before keeping the best asm found."""
+REQUIRES = ("cffi",)
+STEPS = 200_000
+"""Loop iterations per call (each: one FMA per accumulator): about 0.5 ms on one core."""
+PARALLEL_STEPS = 50 * STEPS
+"""Loop iterations per thread per all-cores call (about 25 ms), so that handing the calls to
+the threads and their start skew (tens of µs) cost under 1 %."""
+ISA_VARIABLE = "OVERHEAD_TUI_PEAK_ISA"
+LEVELS = {"sse": 1, "avx2": 2, "avx512": 3, "neon": 4}
+"""The C kernels' ISA numbers (``isa_level()``'s answer)."""
+ACCUMULATORS = {"avx512": 16, "avx2": 12, "sse": 12, "neon": 16}
+"""Vector accumulators of each kernel, as written in :data:`SOURCE`."""
+FLAGS = ["-O2"]
+SOURCE = r"""
+#include <stdint.h>
+#define REP12(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
+#define REP16(X) REP12(X) X(12) X(13) X(14) X(15)
+#define DECL(i) V a##i = SET1((R)1 + (R)(i) / 64); /* distinct: equal chains would be merged */
+#define STEP(i) a##i = FMA(a##i, vx, vy);
+#define SUM(i) t = ADD(t, a##i);
+#define BODY(REP)                                                         \
+    V vx = SET1(x), vy = SET1(y), t = SET1((R)0);                        \
+    REP(DECL)                                                             \
+    for (long s = 0; s < steps; s++) { REP(STEP) }                        \
+    REP(SUM)                                                              \
+    R lanes[sizeof(V) / sizeof(R)], total = 0;                            \
+    STORE(lanes, t);                                                      \
+    for (unsigned l = 0; l < sizeof(V) / sizeof(R); l++) total += lanes[l]; \
+    return total;
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+int isa_level(void) {
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f")) return 3;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return 2;
+    return 1;
+}
+#define R double
+#define V __m512d
+#define SET1 _mm512_set1_pd
+#define FMA _mm512_fmadd_pd
+#define ADD _mm512_add_pd
+#define STORE _mm512_storeu_pd
+__attribute__((target("avx512f"), noinline))
+double avx512_f64(long steps, double x, double y) { BODY(REP16) }
+#undef R
+#undef V
+#undef SET1
+#undef FMA
+#undef ADD
+#undef STORE
+#define R float
+#define V __m512
+#define SET1 _mm512_set1_ps
+#define FMA _mm512_fmadd_ps
+#define ADD _mm512_add_ps
+#define STORE _mm512_storeu_ps
+__attribute__((target("avx512f"), noinline))
+float avx512_f32(long steps, float x, float y) { BODY(REP16) }
+#undef R
+#undef V
+#undef SET1
+#undef FMA
+#undef ADD
+#undef STORE
+#define R double
+#define V __m256d
+#define SET1 _mm256_set1_pd
+#define FMA _mm256_fmadd_pd
+#define ADD _mm256_add_pd
+#define STORE _mm256_storeu_pd
+__attribute__((target("avx2,fma"), noinline))
+double avx2_f64(long steps, double x, double y) { BODY(REP12) }
+#undef R
+#undef V
+#undef SET1
+#undef FMA
+#undef ADD
+#undef STORE
+#define R float
+#define V __m256
+#define SET1 _mm256_set1_ps
+#define FMA _mm256_fmadd_ps
+#define ADD _mm256_add_ps
+#define STORE _mm256_storeu_ps
+__attribute__((target("avx2,fma"), noinline))
+float avx2_f32(long steps, float x, float y) { BODY(REP12) }
+#undef R
+#undef V
+#undef SET1
+#undef FMA
+#undef ADD
+#undef STORE
+#define R double
+#define V __m128d
+#define SET1 _mm_set1_pd
+#define FMA(a, b, c) _mm_add_pd(_mm_mul_pd(a, b), c)
+#define ADD _mm_add_pd
+#define STORE _mm_storeu_pd
+__attribute__((noinline))
+double sse_f64(long steps, double x, double y) { BODY(REP12) }
+#undef R
+#undef V
+#undef SET1
+#undef FMA
+#undef ADD
+#undef STORE
+#define R float
+#define V __m128
+#define SET1 _mm_set1_ps
+#define FMA(a, b, c) _mm_add_ps(_mm_mul_ps(a, b), c)
+#define ADD _mm_add_ps
+#define STORE _mm_storeu_ps
+__attribute__((noinline))
+float sse_f32(long steps, float x, float y) { BODY(REP12) }
+double peak_f64(int isa, long steps, double x, double y) {
+    return isa == 3   ? avx512_f64(steps, x, y)
+           : isa == 2 ? avx2_f64(steps, x, y)
+                      : sse_f64(steps, x, y);
+}
+float peak_f32(int isa, long steps, float x, float y) {
+    return isa == 3   ? avx512_f32(steps, x, y)
+           : isa == 2 ? avx2_f32(steps, x, y)
+                      : sse_f32(steps, x, y);
+}
+#elif defined(__aarch64__)
+#include <arm_neon.h>
+int isa_level(void) { return 4; }
+#define R double
+#define V float64x2_t
+#define SET1 vdupq_n_f64
+#define FMA(a, b, c) vfmaq_f64(c, a, b)
+#define ADD vaddq_f64
+#define STORE vst1q_f64
+__attribute__((noinline))
+double neon_f64(long steps, double x, double y) { BODY(REP16) }
+#undef R
+#undef V
+#undef SET1
+#undef FMA
+#undef ADD
+#undef STORE
+#define R float
+#define V float32x4_t
+#define SET1 vdupq_n_f32
+#define FMA(a, b, c) vfmaq_f32(c, a, b)
+#define ADD vaddq_f32
+#define STORE vst1q_f32
+__attribute__((noinline))
+float neon_f32(long steps, float x, float y) { BODY(REP16) }
+double peak_f64(int isa, long steps, double x, double y) { return neon_f64(steps, x, y); }
+float peak_f32(int isa, long steps, float x, float y) { return neon_f32(steps, x, y); }
+#else
+#error "the SIMD peak probe has kernels for x86-64 and aarch64 only"
+#endif
+"""
+CDEF = """
+int isa_level(void);
+double peak_f64(int isa, long steps, double x, double y);
+float peak_f32(int isa, long steps, float x, float y);
+"""
+WIDTH_BITS = {"avx512": 512, "avx2": 256, "sse": 128, "neon": 128}
+LANE_BYTES = {"f64": 8, "f32": 4}
 
 
-def _kernels(width):
-    """(one block, one block per thread) kernels for a block of ``width`` accumulators."""
-
-    @njit(fastmath=True, cache=False)
-    def block(steps, x, y, acc):
-        for _ in range(steps):
-            for i in range(width):
-                a = acc[i] * x + y
-                a = a * x + y
-                a = a * x + y
-                acc[i] = a * x + y
-        return acc[0]
-
-    @njit(parallel=True, fastmath=True, cache=False)
-    def all_cores(steps, x, y, accs):
-        for t in prange(accs.shape[0]):
-            block(steps, x, y, accs[t])
-
-    return block, all_cores
+def chosen_isa(best, forced):
+    """(ISA to run, where the choice came from): the CPU's best, or ``forced`` when the CPU
+    has it; a forced ISA the CPU lacks or that does not exist raises :class:`Unavailable`."""
+    if not forced:
+        return best, "host"
+    forced = forced.strip().lower()
+    if forced not in LEVELS:
+        raise Unavailable(f"{ISA_VARIABLE}={forced!r} is not one of {', '.join(LEVELS)}")
+    same_family = (forced == "neon") == (best == "neon")
+    if not same_family or LEVELS[forced] > LEVELS[best]:
+        raise Unavailable(f"{ISA_VARIABLE}={forced}: this CPU's best is {best}")
+    return forced, f"{ISA_VARIABLE}={forced}"
 
 
-def _candidates(target, itemsize):
-    """Accumulator choices to try: the chosen one, then other chain counts within the registers."""
-    chosen = choose_accumulators(target.width_bits, target.registers, itemsize)
-    yield chosen
-    for vectors in range(chosen.vectors - 1, chosen.needed - 1, -1):
-        yield replace(chosen, vectors=vectors)
+def function_asm(asm, name):
+    """The assembly of one function (from its label to its ``.size``/end) in ``cc -S`` text."""
+    lines = asm.splitlines()
+    start = next((i for i, line in enumerate(lines) if line.startswith(f"{name}:")), None)
+    if start is None:
+        return ""
+    end = next(
+        (i for i in range(start + 1, len(lines)) if lines[i].strip().startswith(".size")),
+        len(lines),
+    )
+    return "\n".join(lines[start:end])
 
 
-def _compile(dtype, target):
-    """Kernels for the first block size whose asm is clean (else the last tried): (block,
-    all_cores, accumulators, asm analysis, warning).  When LLVM uses narrower registers than
-    the target has, the block is re-sized once for them (the warning still says so)."""
-    itemsize = np.dtype(dtype).itemsize
-    sized = target
-    for _ in range(2):
-        for chosen in islice(_candidates(sized, itemsize), TRIES):
-            block, all_cores = _kernels(chosen.elements)
-            block(1, dtype(1.0), dtype(0.0), np.ones(chosen.elements, dtype=dtype))
-            report = analyse_asm("\n".join(block.inspect_asm().values()))
-            narrower = report.width_bits and report.width_bits < sized.width_bits
-            if narrower or not sized.fma or asm_warning(report, sized) is None:
-                break
-        if not narrower:
-            break
-        sized = replace(sized, width_bits=report.width_bits)
-    return block, all_cores, chosen, report, asm_warning(report, target)
+def _threads():
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
 
 
-def _median(values):
-    values = sorted(values)
-    return values[len(values) // 2]
+def _measure_dtype(ctx, lib, isa, code, suffix, threads, pool):
+    run = lib.peak_f64 if suffix == "f64" else lib.peak_f32
+    level = LEVELS[isa]
+    lanes = WIDTH_BITS[isa] // (8 * LANE_BYTES[suffix])
+    flops = 2 * lanes * ACCUMULATORS[isa] * STEPS
+    x, y = 0.999999, 1e-9
 
+    def one_core():
+        return run(level, STEPS, x, y)
 
-def _measure_dtype(ctx, dtype, threads, target):
-    block, all_cores, chosen, report, warning = _compile(dtype, target)
-    width = chosen.elements
-    flops = 2 * CHAIN * width * STEPS
-    x, y = dtype(0.999999), dtype(1e-9)
-    acc = np.ones(width, dtype=dtype)
-    accs = np.ones((threads, width), dtype=dtype)
-    all_cores(10, x, y, accs)
-    one = [flops / t / 1e9 for t in ctx.time(block, STEPS, x, y, acc)]
-    every = [threads * flops / t / 1e9 for t in ctx.time(all_cores, STEPS, x, y, accs)]
+    def all_cores():
+        futures = [pool.submit(run, level, PARALLEL_STEPS, x, y) for _ in range(threads)]
+        return [f.result() for f in futures]
+
+    one_core()
+    one = statistics.median(flops / t / 1e9 for t in ctx.time(one_core))
+    scale = PARALLEL_STEPS / STEPS
+    every = [threads * scale * flops / t / 1e9 for t in ctx.time(all_cores)]
+    report = analyse_asm(function_asm(code, f"{isa}_{suffix}"))
+    target = isa_target(isa)
     details = {
-        "lanes": chosen.lanes,
-        "accumulators": chosen.vectors,
+        "one_core": one,
+        "lanes": lanes,
+        "accumulators": ACCUMULATORS[isa],
         "fma_instructions": report.fma_on_widest,
         "spills": report.spills,
+        "width_bits": report.width_bits,
     }
     if report.scalar_fma:
         details["scalar_fma_instructions"] = report.scalar_fma
-    if warning:
+    if target.fma and (warning := asm_warning(report, target)):
         details["asm_warning"] = warning
-    return one, every, details, report.width_bits
+    return every, details
 
 
 def measure(ctx):
-    threads = get_num_threads()
-    target = numba_target()
-    one64, every64, f64, width = _measure_dtype(ctx, np.float64, threads, target)
-    one32, every32, f32, _ = _measure_dtype(ctx, np.float32, threads, target)
+    arch = platform.machine().lower()
+    if arch not in ("x86_64", "amd64", "aarch64", "arm64"):
+        raise Unavailable(f"no SIMD peak kernels for {arch} (x86-64 and aarch64 only)")
+    _, lib, _ = build(NAME, SOURCE, FLAGS, "float64", cdef=CDEF)
+    best = {value: name for name, value in LEVELS.items()}[lib.isa_level()]
+    isa, source = chosen_isa(best, os.environ.get(ISA_VARIABLE))
+    code = assembly(SOURCE, FLAGS)
+    threads = _threads()
+    with ThreadPoolExecutor(threads) as pool:
+        every64, f64 = _measure_dtype(ctx, lib, isa, code, "f64", threads, pool)
+        every32, f32 = _measure_dtype(ctx, lib, isa, code, "f32", threads, pool)
+    one64, one32 = f64.pop("one_core"), f32.pop("one_core")
+    all64 = statistics.median(every64)
+    width = f64.pop("width_bits") or WIDTH_BITS[isa]
+    f32.pop("width_bits")
     return {
         "samples": every64,
         "details": {
-            "one_core_gflops": _median(one64),
-            "float32_gflops": _median(every32),
-            "float32_one_core_gflops": _median(one32),
+            "one_core_gflops": one64,
+            "float32_gflops": statistics.median(every32),
+            "float32_one_core_gflops": one32,
             "threads": threads,
-            "isa": target.isa,
-            "target_cpu": target.cpu_name,
-            "target_from": target.source,
-            "simd_width_bits": width or target.width_bits,
+            "parallel_cores": max(all64 / one64, statistics.median(every32) / one32),
+            "isa": isa,
+            "best_isa": best,
+            "target_from": source,
+            "simd_width_bits": width,
             **f64,
             **{f"float32_{key}": value for key, value in f32.items()},
         },

@@ -8,8 +8,11 @@ measured limits and probes (never typed in):
 * ``scalar latency``: the ``scalar_fma`` probe, one dependent multiply-add chain on one core
   (float64 only).  It bounds a loop whose every FMA waits for the previous one; scalar code
   with independent operations (or separate multiply and add) can run above it;
-* ``SIMD one core``: the ``simd_fma`` probe on one core (this dtype);
-* ``all cores``: the measured compute peak of this dtype (``machine.peak_gflops``);
+* ``SIMD one core, measured``: the ``simd_fma`` probe on one core (this dtype), only when its
+  code was as wide as the FMA units (``limits.simd_probe_narrow``);
+* ``all cores, measured``: the measured compute peak of this dtype (``machine.peak_gflops``);
+* ``one core, theoretical`` and ``all cores, theoretical``: the CPU model's FLOP/cycle × the
+  measured clock (× the cores), drawn for reference; attainable figures use measured roofs;
 * ``memory``: the STREAM triad bandwidth of all cores (GB/s).
 
 A rung's intensity is that of its minimum traffic, 2n³ / (3n²·itemsize) (``limits``): real
@@ -20,12 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from overhead_tui.machine.limits import (
-    ONE_CORE_PEAK,
-    arithmetic_intensity,
-    probe_value,
-    roofline_bandwidth,
-)
+from overhead_tui.machine.limits import arithmetic_intensity, probe_value, roofline_bandwidth
 from overhead_tui.summary.limits import PeakEntry
 from overhead_tui.summary.records import RunSummary
 
@@ -37,6 +35,8 @@ class Ceiling:
     label: str
     gflops: float
     measured_by: str
+    theoretical: bool = False
+    """From the CPU model and the clock, not measured: drawn, never used as attainable."""
 
 
 @dataclass(frozen=True)
@@ -73,8 +73,8 @@ class Roofline:
 
     @property
     def peak(self) -> float | None:
-        """The highest compute ceiling (GFLOP/s)."""
-        return max((c.gflops for c in self.ceilings), default=None)
+        """The highest measured compute ceiling (GFLOP/s)."""
+        return max((c.gflops for c in self.ceilings if not c.theoretical), default=None)
 
     @property
     def ridge_point(self) -> float | None:
@@ -99,11 +99,16 @@ def ceilings(summary: RunSummary) -> list[Ceiling]:
         found.append(
             Ceiling("scalar latency (one dependent FMA chain)", scalar, "scalar_fma probe")
         )
-    one_core = peak.one_core or probe_value(summary.probes, *ONE_CORE_PEAK[dtype])
-    if one_core:
-        found.append(Ceiling("SIMD one core", float(one_core), "simd_fma probe"))
+    if peak.one_core:
+        found.append(Ceiling("SIMD one core, measured", float(peak.one_core), "simd_fma probe"))
     if peak.measured:
-        found.append(Ceiling("all cores (peak)", float(peak.measured), peak.measured_by or ""))
+        found.append(Ceiling("all cores, measured", float(peak.measured), peak.measured_by or ""))
+    if peak.one_core_theoretical:
+        per = peak.flop_per_cycle_per_core
+        how = f"{per:g} FLOP/cycle × clock" if per else "CPU model × clock"
+        found.append(Ceiling("one core, theoretical", peak.one_core_theoretical, how, True))
+    if peak.theoretical and peak.theoretical > 1.01 * (peak.one_core_theoretical or 0):
+        found.append(Ceiling("all cores, theoretical", peak.theoretical, "CPU model", True))
     return sorted(found, key=lambda c: c.gflops)
 
 
@@ -111,7 +116,7 @@ def roofline(summary: RunSummary) -> Roofline:
     """The run's roofline: ceilings, bandwidth and a point per ok rung with its intensity."""
     found = ceilings(summary)
     bandwidth = roofline_bandwidth(summary.machine.bandwidth_gbs)
-    peak = max((c.gflops for c in found), default=None)
+    peak = max((c.gflops for c in found if not c.theoretical), default=None)
     ridge = ridge_point(peak, bandwidth)
     points = []
     for r in sorted(summary.scenarios, key=lambda r: r.rung):

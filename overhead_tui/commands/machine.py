@@ -87,8 +87,16 @@ def _report(cpu: CpuModel | None, limits: MachineLimits) -> None:
     print(
         f"clock: nominal {fmt_number(clock['nominal'])} GHz, maximum "
         f"{fmt_number(clock['max']) if clock['max'] else 'not reported'}, measured "
-        f"{fmt_number(clock['measured'])} GHz (dependent-add chain)"
+        f"{fmt_number(clock['measured'])} GHz (dependent-chain probe; checks below)"
     )
+    if limits.fact_checks:
+        print("machine facts, each from two independent methods:")
+    for check in limits.fact_checks:
+        verdict = {True: "agree", False: "DISAGREE", None: "unchecked"}[check.agree]
+        print(
+            f"  {check.fact:<19} {fmt_number(check.first)} {check.unit} ({check.first_method})"
+            f" vs {fmt_number(check.second)} ({check.second_method}): {verdict}"
+        )
     for dtype, peak in limits.peak_gflops.items():
         print(f"{dtype}: theoretical {peak.formula or '—'}")
         if peak.formula_nominal:

@@ -88,11 +88,20 @@ def add_options(parser: argparse.ArgumentParser) -> None:
     add_budgeted_options(parser, DEFAULT_BUDGET_S, SHAPES_REPEATS, SHAPES_MIN_SAMPLE_S, "Shapes")
 
 
-def choose_shape(args: argparse.Namespace) -> tuple[int, int, list[int], str]:
-    """(k, n, batches, why B has this size) from the options and the cache sizes."""
+def choose_shape(
+    args: argparse.Namespace, specs: list[ScenarioSpec]
+) -> tuple[int, int, list[int], str]:
+    """(k, n, batches, why B has this size) from the options and the cache sizes; a size
+    from the caches is clamped to the selected scenarios' smallest ``MAX_SIZE``."""
     itemsize = DTYPE_ITEMSIZE[args.dtype]
     if args.k is None and args.n is None:
-        order, reason = default_weights_order(read_cache_sizes(), itemsize)
+        smallest = min(specs, key=lambda spec: spec.max_size, default=None)
+        order, reason = default_weights_order(
+            read_cache_sizes(),
+            itemsize,
+            smallest.max_size if smallest else None,
+            smallest.name if smallest else "",
+        )
         k = n = order
     else:
         k = args.k or args.n
@@ -114,7 +123,7 @@ def plan_shapes(args: argparse.Namespace) -> tuple[list[ScenarioSpec], Settings]
     specs = swept_scenarios(args, DEFAULT_SCENARIOS)
     check_export_paths({"--json": args.json, "--markdown": args.markdown})
     refuse_run_files({"--json": args.json, "--markdown": args.markdown}, args.out)
-    k, n, batches, _ = choose_shape(args)
+    k, n, batches, _ = choose_shape(args, specs)
     for spec in specs:
         if max(k, n) > spec.max_size:
             raise UsageError(
@@ -139,7 +148,7 @@ def run(args: argparse.Namespace) -> int:
     without shape support are normal), 1 when a point failed or none was measured, 130 when
     stopped."""
     specs, settings = plan_shapes(args)
-    k, n, batches, reason = choose_shape(args)
+    k, n, batches, reason = choose_shape(args, specs)
     run_dir = prepare_run_dir(args.out)
     prepare_cache()
     sweep = ShapesSweep(specs, k, n, batches, args.budget, settings, run_dir, reason)

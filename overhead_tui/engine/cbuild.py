@@ -116,12 +116,19 @@ SOURCE_NAME = "rung.c"
 
 
 def build_key(
-    source: str, version: str, flags: list[str], link_flags: list[str], real: str, cpu: str
+    source: str,
+    version: str,
+    flags: list[str],
+    link_flags: list[str],
+    real: str,
+    cpu: str,
+    cdef: str = CDEF,
 ) -> str:
     """The cache key of a build (12 hex digits): changes with the source, the compiler's
-    version, the compile and link flags, the element type, the CPU signature and
-    :data:`RECIPE`."""
+    version, the compile and link flags, the element type, the CPU signature, the exported
+    declarations (``cdef``) and :data:`RECIPE`."""
     parts = [RECIPE, source, version, *flags, "--link", *link_flags, real, cpu]
+    parts += [] if cdef == CDEF else ["--cdef", cdef]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:12]
 
 
@@ -179,7 +186,12 @@ def compile_command(
 
 
 def build(
-    name: str, source: str, flags: list[str], dtype: str, link_flags: list[str] | None = None
+    name: str,
+    source: str,
+    flags: list[str],
+    dtype: str,
+    link_flags: list[str] | None = None,
+    cdef: str = CDEF,
 ) -> tuple[Any, Any, dict[str, Any]]:
     """Build (or load from the cache) the extension of a C rung.
 
@@ -189,6 +201,8 @@ def build(
         flags: compiler flags, e.g. ``["-O3", "-march=native"]``.
         dtype: ``float64`` or ``float32`` (sets ``real``).
         link_flags: extra linker flags (``-fopenmp``).
+        cdef: the C declarations the module exports (``{real}`` is the element type);
+            :data:`CDEF` (``matmul``) for a rung, a probe's own functions for a probe.
 
     Returns:
         (ffi, lib, info) where info records the compiler, its version, the flags, the exact
@@ -205,7 +219,8 @@ def build(
     # not `real`: Python.h's Py_complex has a member so named
     defines = [f"-Dreal_t={real}", f"-DREAL_BYTES={8 if real == 'double' else 4}"]
     link = link_flags or []
-    key = build_key(source, version, flags, link, real, cpu_signature())
+    declarations = cdef.format(real=real)
+    key = build_key(source, version, flags, link, real, cpu_signature(), cdef)
     module_name = f"_overhead_{name}_{dtype}_{key}"
     folder, cache_warning = usable_cache_dir()
     c_name, target = f"{module_name}.c", f"{module_name}{_suffix()}"
@@ -224,7 +239,7 @@ def build(
     started = time.perf_counter()
     if existing is None:
         info["command"], info["vectorization"] = _compile(
-            command, module_name, source, folder, real, cc
+            command, module_name, source, folder, declarations, cc
         )
         info["cached"] = False
         existing = _find(folder, module_name)
@@ -244,7 +259,7 @@ def _suffix() -> str:
 
 
 def _compile(
-    command: list[str], module_name: str, source: str, folder: Path, real: str, cc: str
+    command: list[str], module_name: str, source: str, folder: Path, declarations: str, cc: str
 ) -> tuple[str, list[str]]:
     """Write the module's C source and run ``command`` (:func:`compile_command`) in a private
     folder, then move the source and the extension into ``folder`` with the command as run
@@ -253,7 +268,7 @@ def _compile(
 
     c_name, target = f"{module_name}.c", f"{module_name}{_suffix()}"
     ffi = FFI()
-    ffi.cdef(CDEF.format(real=real))
+    ffi.cdef(declarations)
     after = "@overhead_after@"  # a #line after the rung's source gives back the file's own
     ffi.set_source(module_name, f'#line 1 "{SOURCE_NAME}"\n{source}\n#line {after} "{c_name}"')
     with tempfile.TemporaryDirectory(prefix="overhead-cc-", dir=folder) as tmp:
@@ -357,3 +372,23 @@ def matmul(lib: Any, pa: Any, pb: Any, pc: Any, c: Any, n: int) -> Any:
     """A C rung's ``kernel``: one call of the compiled ``matmul``; returns C (numpy)."""
     lib.matmul(pa, pb, pc, n)
     return c
+
+
+def assembly(source: str, flags: list[str]) -> str:
+    """The assembly the compiler makes of ``source`` on its own (``cc -S``, the same
+    ``flags``, ``real_t`` as double): the generated code a probe checks (its vector width,
+    the instructions of its chains), without cffi's wrappers.
+
+    Raises:
+        Unavailable: no compiler.
+        BuildError: the source does not compile.
+    """
+    cc = compiler()
+    command = [*cc.split(), *flags, "-Dreal_t=double", "-DREAL_BYTES=8"]
+    command += ["-S", "-o", "-", "-x", "c", "-"]
+    proc = subprocess.run(
+        command, input=source, capture_output=True, text=True, check=False, timeout=300
+    )
+    if proc.returncode != 0:
+        raise _failure(cc, proc.stderr.strip(), command)
+    return proc.stdout

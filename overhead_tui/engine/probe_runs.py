@@ -52,12 +52,13 @@ dispatch probe's reference loop (``reference_dispatch_ns``), so the model can br
 to the dispatch probe's speed (``analysis.unit_costs``)."""
 
 
-NUMBA_TARGET_VARS = ("NUMBA_CPU_NAME", "NUMBA_CPU_FEATURES")
-"""Environment variables choosing the code numba compiles (part of the cache key)."""
+TARGET_VARS = ("NUMBA_CPU_NAME", "NUMBA_CPU_FEATURES", "OVERHEAD_TUI_PEAK_ISA")
+"""Environment variables choosing the code the probes run: numba's target, and the ISA of the
+peak kernels (``probes/simd_fma.py``) (part of the cache key)."""
 
 
 def cache_key(specs: list[ProbeSpec], python: str) -> str:
-    """Hash of what the probe values depend on: CPU, interpreter, numba's target, probe sources
+    """Hash of what the probe values depend on: CPU, interpreter, the probes' targets, probe sources
     (the probe files and the package modules they measure with).
 
     The interpreter counts with its ``sys.prefix``: a venv's python is a symlink to its base
@@ -71,7 +72,7 @@ def cache_key(specs: list[ProbeSpec], python: str) -> str:
         check=False,
         env=worker_env(),
     ).stdout
-    target = [f"{var}={os.environ.get(var)!r}" for var in NUMBA_TARGET_VARS]
+    target = [f"{var}={os.environ.get(var)!r}" for var in TARGET_VARS]
     if os.environ.get("PYTHON_JIT") is not None:  # a JIT build's on/off column (interpreters)
         target.append(f"PYTHON_JIT={os.environ['PYTHON_JIT']!r}")
     for part in (cpu_model(), os.path.realpath(python), version, *target):
@@ -79,7 +80,7 @@ def cache_key(specs: list[ProbeSpec], python: str) -> str:
     for spec in specs:
         digest.update(spec.path.read_bytes())
     engine = Path(__file__).resolve().parent.parent / "engine"
-    for helper in ("probing.py", "simd.py", "timing.py"):
+    for helper in ("probing.py", "simd.py", "timing.py", "cbuild.py"):
         with contextlib.suppress(OSError):
             digest.update((engine / helper).read_bytes())
     return digest.hexdigest()[:16]

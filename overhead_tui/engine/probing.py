@@ -22,7 +22,7 @@ from overhead_tui.engine.simd import (
     analyse_asm,
     asm_warning,
     choose_accumulators,
-    numba_target,
+    isa_target,
 )
 from overhead_tui.engine.timing import Timer, calibrate, time_calls
 
@@ -34,7 +34,7 @@ __all__ = [
     "baseline_loop",
     "choose_accumulators",
     "dispatch_samples",
-    "numba_target",
+    "isa_target",
     "paired_samples",
 ]
 

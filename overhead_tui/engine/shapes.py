@@ -58,9 +58,16 @@ FAILED = ("invalid", "impossible", "error", "timeout", "crashed", "skipped")
 # -- B's size from the caches ---------------------------------------------------------------
 
 
-def default_weights_order(caches: dict[str, int], itemsize: int) -> tuple[int, str]:
+def default_weights_order(
+    caches: dict[str, int], itemsize: int, max_order: int | None = None, limited_by: str = ""
+) -> tuple[int, str]:
     """The default k = n: the smallest multiple of :data:`ORDER_STEP` whose B (k × n) holds at
-    least :data:`CACHE_FACTOR` × the last-level cache, and a sentence saying so."""
+    least :data:`CACHE_FACTOR` × the last-level cache, and a sentence saying so.
+
+    ``max_order`` (the smallest ``MAX_SIZE`` of the selected scenarios, named by
+    ``limited_by``) caps it: the order is then the largest multiple of :data:`ORDER_STEP` (or
+    ``max_order`` itself) that fits, and the sentence says how much of the cache B still is.
+    """
     levels = {name: size for name, size in caches.items() if not name.endswith("i")}
     if levels:
         name = max(levels, key=lambda key: (int(key[1]), levels[key]))
@@ -70,6 +77,16 @@ def default_weights_order(caches: dict[str, int], itemsize: int) -> tuple[int, s
     order = ORDER_STEP
     while itemsize * order * order < CACHE_FACTOR * llc:
         order += ORDER_STEP
+    if max_order is not None and order > max_order:
+        wanted = order
+        order = max_order // ORDER_STEP * ORDER_STEP or max_order
+        weights = itemsize * order * order
+        return order, (
+            f"k = n = {order}, clamped from {wanted} to {limited_by or 'the scenarios'}' "
+            f"maximum of {max_order}: B is {weights / 2**20:.0f} MiB, "
+            f"{weights / llc:.2g}× the last-level cache ({source}), so part of it may stay "
+            "in the cache; give --k/--n and drop that scenario for a B that streams"
+        )
     weights = itemsize * order * order / 2**20
     return order, (
         f"k = n = {order}: B is {weights:.0f} MiB, at least {CACHE_FACTOR}× the last-level "

@@ -1,19 +1,12 @@
-"""The SIMD code numba compiles for, how many accumulators fill it, and what its assembly shows.
+"""The instruction sets the peak kernels are written for, their accumulators, and their asm.
 
 Used by the ``simd_fma`` probe (through ``engine.probing``) so that its peak holds on any CPU:
 
-* :func:`numba_target` — the CPU name and feature string numba's JIT compiles for
-  (``NUMBA_CPU_NAME`` / ``NUMBA_CPU_FEATURES`` when set, else the host's, read through
-  llvmlite), and :func:`simd_target` — the pure mapping of those to an ISA, vector width and
-  register count.  ``NUMBA_CPU_NAME=haswell`` alone keeps the *host's* feature flags (on an
-  AVX-512 host numba still emits zmm code); add ``NUMBA_CPU_FEATURES=`` (empty: the named
-  CPU's own features) to compile AVX2 code.
+* :data:`ISA_TARGETS` / :func:`isa_target` — each ISA's vector width, registers and FMA.
 * :func:`choose_accumulators` — independent vector chains: at least FMA latency × FMA pipes
   to keep every pipe busy, at most the registers left after the operands.
 * :func:`analyse_asm` / :func:`asm_warning` — the hot loop of the compiled kernel: packed
   FMAs per register width, scalar FMAs, and stack loads/stores (register spills).
-
-Nothing here imports numba at module level; only :func:`numba_target` needs it.
 """
 
 from __future__ import annotations
@@ -28,109 +21,37 @@ FMA_PIPES = 2
 RESERVED_REGISTERS = 4
 """Vector registers left for the operands (x, y broadcast) and a temporary."""
 
-_LEVEL_FEATURES = {
-    "avx512": frozenset({"avx512f", "avx2", "avx", "fma", "sse2"}),
-    "avx2": frozenset({"avx2", "avx", "fma", "sse2"}),
-    "avx": frozenset({"avx", "sse2"}),
-    "sse": frozenset({"sse2"}),
-}
-_NAME_LEVELS = {
-    "avx512": "skylake-avx512 cascadelake cooperlake cannonlake icelake-client icelake-server "
-    "rocketlake tigerlake sapphirerapids emeraldrapids graniterapids graniterapids-d "
-    "diamondrapids knl knm znver4 znver5 x86-64-v4",
-    "avx2": "haswell broadwell skylake core-avx2 alderlake raptorlake meteorlake arrowlake "
-    "arrowlake-s lunarlake pantherlake gracemont sierraforest grandridge clearwaterforest "
-    "znver1 znver2 znver3 bdver4 x86-64-v3",
-    "avx": "sandybridge ivybridge corei7-avx core-avx-i btver2 bdver1 bdver2 bdver3",
-    "sse": "x86-64 x86-64-v2 generic nehalem westmere corei7 core2 penryn atom silvermont slm "
-    "goldmont goldmont-plus tremont btver1 k8 opteron athlon64 amdfam10 nocona",
-}
-_NAME_FEATURES = {
-    name: _LEVEL_FEATURES[level] for level, names in _NAME_LEVELS.items() for name in names.split()
-}
-"""Features LLVM implies for a CPU name when the feature string does not say otherwise."""
-_BUILDS_ON = (("avx", "sse2"), ("avx2", "avx"), ("fma", "avx"), ("avx512f", "avx2"))
-"""(feature, the one it builds on), in dependency order: LLVM drops a feature whose base is
-disabled unless the string enables it explicitly."""
-
 
 @dataclass(frozen=True)
 class SimdTarget:
-    """What numba compiles for.
+    """An instruction set the peak kernels are written for.
 
     Attributes:
-        isa: ``avx512``, ``avx2``, ``avx``, ``sse``, ``neon`` or ``unknown``.
-        width_bits: widest vector register (bits).
-        registers: vector registers the compiler may use.
-        fma: the ISA has fused multiply-add.
-        cpu_name: the LLVM CPU name compiled for.
-        source: where the target came from (``host`` or the environment variables set).
+        isa: ``avx512``, ``avx2``, ``sse`` or ``neon``.
+        width_bits: its vector registers' width (bits).
+        registers: vector registers it has.
+        fma: it has fused multiply-add.
     """
 
     isa: str
     width_bits: int
     registers: int
     fma: bool
-    cpu_name: str = ""
-    source: str = "host"
 
 
-def parse_features(features: str) -> tuple[set[str], set[str]]:
-    """(enabled, disabled) feature names of an LLVM feature string ``+avx2,-avx512f,...``."""
-    enabled, disabled = set(), set()
-    for flag in filter(None, (f.strip() for f in features.split(","))):
-        (disabled if flag[0] == "-" else enabled).add(flag.lstrip("+-"))
-    return enabled, disabled
+ISA_TARGETS = {
+    "avx512": SimdTarget("avx512", 512, 32, True),
+    "avx2": SimdTarget("avx2", 256, 16, True),
+    "sse": SimdTarget("sse", 128, 16, False),
+    "neon": SimdTarget("neon", 128, 32, True),
+}
+"""Width and registers of each ISA (Intel SDM vol. 1 §15.1: 32 zmm; §14.1: 16 ymm on x86-64;
+Arm ARM A1.4: 32 128-bit V registers); x86 SSE/AVX without FMA3 multiplies and adds apart."""
 
 
-def simd_target(cpu_name: str, features: str, source: str = "host") -> SimdTarget:
-    """The ISA LLVM compiles for given a CPU name and a feature string (pure).
-
-    The feature string modifies the name's own features (``+x`` adds, ``-x`` removes, and a
-    removed feature drops those built on it); an empty string means the name's features.
-    """
-    enabled, disabled = parse_features(features)
-    have = (set(_NAME_FEATURES.get(cpu_name.lower(), ())) | enabled) - disabled
-    dropped = set(disabled)
-    for feature, base in _BUILDS_ON:
-        if base in dropped and feature not in enabled:
-            have.discard(feature)
-            dropped.add(feature)
-    target = {"cpu_name": cpu_name, "source": source}
-    if "avx512f" in have:
-        return SimdTarget("avx512", 512, 32, True, **target)
-    if "avx2" in have or "avx" in have:
-        return SimdTarget("avx2" if "avx2" in have else "avx", 256, 16, "fma" in have, **target)
-    if have & {"sse2", "sse4.2", "sse4.1", "ssse3", "sse3"}:
-        return SimdTarget("sse", 128, 16, False, **target)
-    if have & {"neon", "asimd"}:
-        return SimdTarget("neon", 128, 32, True, **target)
-    return SimdTarget("unknown", 128, 16, False, **target)
-
-
-def numba_target() -> SimdTarget:
-    """The target of numba's JIT in this process, as its CPU codegen chooses it.
-
-    ``NUMBA_CPU_NAME`` replaces the host CPU name; ``NUMBA_CPU_FEATURES`` (when set, even
-    empty) replaces the host's feature flags, which otherwise apply on top of the name.
-    """
-    import llvmlite.binding as ll
-    from numba.core import config
-    from numba.core.codegen import get_host_cpu_features
-
-    name = config.CPU_NAME or ll.get_host_cpu_name()
-    features = config.CPU_FEATURES
-    if features is None:
-        features = get_host_cpu_features()
-    source = ", ".join(
-        f"{var}={value!r}"
-        for var, value in (
-            ("NUMBA_CPU_NAME", config.CPU_NAME),
-            ("NUMBA_CPU_FEATURES", config.CPU_FEATURES),
-        )
-        if value is not None
-    )
-    return simd_target(name, features, source or "host")
+def isa_target(isa: str) -> SimdTarget:
+    """The :class:`SimdTarget` of an ISA name (KeyError for an unknown one)."""
+    return ISA_TARGETS[isa]
 
 
 @dataclass(frozen=True)
@@ -296,8 +217,8 @@ def asm_warning(report: AsmReport, target: SimdTarget) -> str | None:
         )
     elif report.width_bits and report.width_bits < target.width_bits:
         problems.append(
-            f"packed FMAs on {report.width_bits}-bit registers while the target "
-            f"({target.cpu_name}, {target.isa}) has {target.width_bits}-bit ones"
+            f"packed FMAs on {report.width_bits}-bit registers while the kernel's ISA "
+            f"({target.isa}) has {target.width_bits}-bit ones"
         )
     if report.scalar_fma:
         problems.append(f"{report.scalar_fma} scalar FMAs in the hot loop")

@@ -28,8 +28,9 @@ from pathlib import Path
 from overhead_tui.machine.cgroup import cgroup_cpu_quota, effective_cores
 from overhead_tui.machine.cpu import CpuModel
 from overhead_tui.machine.environment import judge_environment
+from overhead_tui.machine.facts import expected_flop_per_cycle, fact_checks, fact_warnings
 from overhead_tui.machine.host import OTHERS_WARN
-from overhead_tui.summary.limits import MachineLimits, PeakEntry
+from overhead_tui.summary.limits import FactCheck, MachineLimits, PeakEntry
 from overhead_tui.summary.probes import Probes
 from overhead_tui.summary.records import RunSummary, ScenarioResult
 from overhead_tui.summary.units import fmt_gflops
@@ -78,14 +79,27 @@ ONE_CORE_PEAK: dict[str, tuple[str, str]] = {
 }
 
 
+def simd_probe_narrow(probes: Probes, cpu: CpuModel | None) -> int | None:
+    """The ``simd_fma`` probe's code width (bits) when it is narrower than the CPU's FMA
+    units (then its figure is not the SIMD roof: it is a peak of narrower code), else None."""
+    width = (getattr(probes.get("simd_fma"), "details", None) or {}).get("simd_width_bits")
+    if cpu is not None and isinstance(width, int) and 0 < width < cpu.fma_width_bits:
+        return width
+    return None
+
+
 def measured_peak(
-    dtype: str, probes: Probes, summary: RunSummary | None = None
+    dtype: str, probes: Probes, summary: RunSummary | None = None, cpu: CpuModel | None = None
 ) -> tuple[float | None, str | None]:
-    """(best measured GFLOP/s, what measured it) for ``dtype``: probes, the run's dense kernels."""
+    """(best measured GFLOP/s, what measured it) for ``dtype``: probes, the run's dense kernels.
+
+    The ``simd_fma`` probe counts only when its code is as wide as the FMA units
+    (:func:`simd_probe_narrow`)."""
+    narrow = simd_probe_narrow(probes, cpu)
     candidates = [
         (value, name)
         for name, detail in MEASURED_PEAK_SOURCES[dtype]
-        if (value := probe_value(probes, name, detail))
+        if (value := probe_value(probes, name, detail)) and not (narrow and name == "simd_fma")
     ]
     if summary is not None and summary.settings.dtype == dtype:
         candidates += [
@@ -112,12 +126,15 @@ def _peak_entry(
             dtype, cpu.nominal_ghz, cores
         )
         entry["flop_per_cycle_per_core"] = cpu.flop_per_cycle(dtype)
-    measured, entry["measured_by"] = measured_peak(dtype, probes, summary)
-    one_core = probe_value(probes, *ONE_CORE_PEAK[dtype])
+    measured, entry["measured_by"] = measured_peak(dtype, probes, summary, cpu)
+    one_core = (
+        None if simd_probe_narrow(probes, cpu) else probe_value(probes, *ONE_CORE_PEAK[dtype])
+    )
     entry["measured"], entry["one_core"] = measured, one_core
-    if cpu is not None and one_core and clock["measured"]:
+    if cpu is not None and clock["measured"]:
         entry["one_core_theoretical"] = cpu.flop_per_cycle(dtype) * clock["measured"]
-        entry["one_core_ratio"] = one_core / entry["one_core_theoretical"]
+        if one_core:
+            entry["one_core_ratio"] = one_core / entry["one_core_theoretical"]
     theory = entry.get("theoretical")
     if measured and isinstance(theory, float | int) and theory:
         entry["ratio"] = measured / theory
@@ -153,10 +170,11 @@ def machine_limits(
         dtype: _peak_entry(dtype, cpu, cores, clock, probes, summary)
         for dtype in ("float64", "float32")
     }
-    warnings = bandwidth_warnings(bandwidth) + simd_peak_warnings(probes, cpu, peaks)
-    warnings += probe_load_warnings(probes)
+    checks = fact_checks(cpu, probes, cores)
+    warnings = fact_warnings(checks) + bandwidth_warnings(bandwidth)
+    warnings += simd_peak_warnings(probes, cpu) + probe_load_warnings(probes)
     if summary is not None:
-        warnings += ceiling_warnings(peaks, summary)
+        warnings += ceiling_warnings(peaks, summary) + scaling_warnings(checks, summary)
     cpu_fields = (
         {
             "physical_cores": cpu.physical_cores,
@@ -177,6 +195,7 @@ def machine_limits(
         bandwidth_gbs=bandwidth,
         peak_gflops=peaks,
         limit_warnings=warnings,
+        fact_checks=checks,
         **cpu_fields,  # type: ignore[arg-type]
     )
 
@@ -233,12 +252,10 @@ def probe_load_warnings(probes: Probes) -> list[str]:
     return warnings
 
 
-def simd_peak_warnings(
-    probes: Probes, cpu: CpuModel | None = None, peaks: dict[str, PeakEntry] | None = None
-) -> list[str]:
+def simd_peak_warnings(probes: Probes, cpu: CpuModel | None = None) -> list[str]:
     """Doubts about the ``simd_fma`` probe per dtype: all cores below one core, and compiled
     code that cannot reach the peak (its ``asm_warning``, or vectors narrower than the FMAs:
-    then what the narrower code reached of its own peak, from ``peaks``' ratios)."""
+    then what the narrower code reached of its own peak)."""
     simd = probes.get("simd_fma")
     details = (simd.details or {}) if simd is not None else {}
     warnings = []
@@ -253,26 +270,29 @@ def simd_peak_warnings(
             )
         if isinstance(asm := details.get(f"{prefix}asm_warning"), str):
             warnings.append(
-                f"{dtype} SIMD peak probe ({details.get('isa', '?')} code for "
-                f"{details.get('target_cpu', '?')}): {asm}; it measures less than the peak"
+                f"{dtype} SIMD peak probe ({details.get('isa', '?')} code): {asm}; it "
+                "measures less than the peak"
             )
-    width = details.get("simd_width_bits")
-    if cpu is not None and isinstance(width, int) and 0 < width < cpu.fma_width_bits:
+    width = simd_probe_narrow(probes, cpu)
+    if cpu is not None and width:
         warnings.append(
-            f"the SIMD peak probe ran {width}-bit code ({details.get('isa', '?')}, target "
+            f"the SIMD peak probe ran {width}-bit code ({details.get('isa', '?')}, chosen by "
             f"{details.get('target_from', '?')}) on {cpu.fma_width_bits}-bit FMA units: "
-            f"at most {width / cpu.fma_width_bits:.2g} of the theoretical peak"
-            + _narrow_code_ratios(peaks or {}, width / cpu.fma_width_bits)
+            f"at most {width / cpu.fma_width_bits:.2g} of the theoretical peak, so it is not "
+            "used as the SIMD roof" + _narrow_code_ratios(probes, cpu, width)
         )
     return warnings
 
 
-def _narrow_code_ratios(peaks: dict[str, PeakEntry], fraction: float) -> str:
-    """What narrower code reached of its own peak (``fraction`` of the theoretical), per
-    dtype with a measured ratio: "; it reached 1.00 × that (float64), 0.99 × (float32)"."""
-    reached = [
-        (dtype, peak.ratio / fraction) for dtype, peak in peaks.items() if peak.ratio is not None
-    ]
+def _narrow_code_ratios(probes: Probes, cpu: CpuModel, width: int) -> str:
+    """What narrower code reached of its own one-core peak (``width`` bits on the CPU's FMA
+    units at the measured clock), per dtype: "; it reached 1.00 × that (float64), 0.99 × …"."""
+    clock = probe_value(probes, "clock")
+    reached = []
+    for dtype, (name, detail) in ONE_CORE_PEAK.items():
+        one = probe_value(probes, name, detail)
+        if one and clock:
+            reached.append((dtype, one / (expected_flop_per_cycle(cpu, width, dtype) * clock)))
     if not reached:
         return ""
     first, *rest = reached
@@ -305,6 +325,33 @@ def ceiling_warnings(peaks: dict[str, PeakEntry], summary: RunSummary) -> list[s
                 "probes --refresh`"
             )
     return warnings
+
+
+SCALING_WARN = 0.75
+"""A dense kernel whose 1 → all threads speed-up is below 0.75 × the FMA loops' is warned
+about (Emerald Rapids, 2026-12-01: BLAS 1.28× against two FMA loops' 1.97×)."""
+
+
+def scaling_warnings(checks: list[FactCheck], summary: RunSummary) -> list[str]:
+    """A threaded dense kernel that scales much less than independent FMA loops do: the
+    all-cores dense figure is then below what the cores can compute."""
+    parallel = next((c.second for c in checks if c.fact == "parallel_cores"), None)
+    dense = [
+        r for r in summary.scenarios if r.has_speed and r.gflops and "dense_kernel" in r.layers
+    ]
+    one = max((r.gflops for r in dense if "parallel" not in r.layers), default=None)
+    every = max(((r.gflops, r.name) for r in dense if "parallel" in r.layers), default=None)
+    if not parallel or not one or every is None or parallel < 1.5:
+        return []
+    scaling = every[0] / one
+    if scaling >= SCALING_WARN * parallel:
+        return []
+    return [
+        f"the dense kernel scales {scaling:.2f}× from one thread to all ({every[1]}), while "
+        f"independent FMA loops scale {parallel:.2f}× on these cores: the threaded BLAS "
+        "loses time to memory, synchronisation or a busy host, so its figure is below what "
+        "the cores can compute"
+    ]
 
 
 def roofline_bandwidth(bandwidth: dict[str, float | None]) -> float | None:

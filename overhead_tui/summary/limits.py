@@ -39,6 +39,29 @@ class PeakEntry:
 
 
 @dataclass(frozen=True)
+class FactCheck:
+    """One machine fact measured by two independent methods, and whether they agree.
+
+    ``first`` is the figure the tool uses (unless ``used`` says otherwise), ``second`` the
+    independent check; ``agree`` is None when the second could not be had (then ``note`` says
+    why).  Units are ``unit`` for both.
+    """
+
+    fact: str
+    """``clock``, ``fma_flop_per_cycle`` (float64, one core), ``parallel_cores``."""
+    unit: str
+    first_method: str
+    first: float | None
+    second_method: str
+    second: float | None
+    agree: bool | None = None
+    used: float | None = None
+    """The figure the tool uses for this fact."""
+    note: str = ""
+    """The verdict in words (what was used and why, or what disagrees)."""
+
+
+@dataclass(frozen=True)
 class MachineLimits:
     """What ``machine.limits.machine_limits`` gives: the CPU model's fields (None for an
     unknown CPU), the clocks, the peaks, the bandwidth and the warnings about them."""
@@ -52,6 +75,8 @@ class MachineLimits:
     peak_gflops: dict[str, PeakEntry] = field(default_factory=dict)
     """{float64|float32: peak}."""
     limit_warnings: list[str] = field(default_factory=list)
+    fact_checks: list[FactCheck] = field(default_factory=list)
+    """Each machine fact from two methods with its verdict (``machine.facts``)."""
     # -- from the CPU model (left out of the JSON for an unknown CPU) --
     physical_cores: int | None = field(default=None, metadata=OMIT)
     microarchitecture: str | None = field(default=None, metadata=OMIT)

@@ -33,7 +33,7 @@ from typing import Any
 
 from overhead_tui.summary.breakdown import Breakdown, WaterfallStep
 from overhead_tui.summary.codec import OMIT, from_json, to_json
-from overhead_tui.summary.limits import MachineLimits, PeakEntry
+from overhead_tui.summary.limits import FactCheck, MachineLimits, PeakEntry
 from overhead_tui.summary.measured import BlasLibrary, BuildInfo, BytecodeLine, EventsPerFma
 from overhead_tui.summary.probes import ProbeResult
 from overhead_tui.summary.profile import ProfileRecord
@@ -112,6 +112,8 @@ class MachineInfo:
     """{one_core, all_cores}: STREAM triad (GB/s)."""
     limit_warnings: list[str] = field(default_factory=list)
     """Implausible measured limits (e.g. all-core bandwidth below one core's), as text."""
+    fact_checks: list[FactCheck] = field(default_factory=list, metadata=OMIT)
+    """Each machine fact from two independent methods, with its verdict."""
 
     @property
     def limits(self) -> MachineLimits | None:

@@ -23,7 +23,13 @@ from tests.conftest import RECORDED_SUMMARY_V3
 def _summary(peak=100.0, bandwidth=25.0):
     summary = RunSummary.load(RECORDED_SUMMARY_V3)
     peaks = summary.machine.peak_gflops
-    peaks["float64"] = replace(peaks["float64"], measured=peak, measured_by="test", one_core=50.0)
+    peaks["float64"] = replace(
+        peaks["float64"],
+        measured=peak,
+        measured_by="test",
+        one_core=50.0,
+        one_core_theoretical=60.0,
+    )
     summary.machine.bandwidth_gbs.update(all_cores=bandwidth, one_core=bandwidth / 2)
     summary.probes["scalar_fma"] = ProbeResult(value=1.0)
     return summary
@@ -31,11 +37,15 @@ def _summary(peak=100.0, bandwidth=25.0):
 
 def test_ceilings_points_and_bounds():
     model = roofline(_summary())
-    assert [(c.label.split()[0], c.gflops) for c in model.ceilings] == [
-        ("scalar", 1.0),
-        ("SIMD", 50.0),
-        ("all", 100.0),
+    measured = [(c.label, c.gflops) for c in model.ceilings if not c.theoretical]
+    assert measured == [
+        ("scalar latency (one dependent FMA chain)", 1.0),
+        ("SIMD one core, measured", 50.0),
+        ("all cores, measured", 100.0),
     ]
+    theory = [c.label for c in model.ceilings if c.theoretical]
+    assert theory == ["one core, theoretical", "all cores, theoretical"]
+    assert model.peak == 100.0  # a theoretical roof is drawn, never attained
     assert model.ridge_point == pytest.approx(4.0)  # 100 GFLOP/s / 25 GB/s
     by_name = {p.name: p for p in model.points}
     small = by_name["numpy_scalar_loop"]  # n = 48: 2·48 / (3·8) = 4 flop/B, at the ridge

@@ -1,15 +1,15 @@
-"""The SIMD peak probe's choices on fixed ISAs and its reading of recorded assembly.
+"""The SIMD peak probe: its ISA-explicit kernels' generated code, its choices, and the reading
+of recorded assembly.
 
-The asm snippets are cut from numba 0.68 / LLVM 22 output of the ``simd_fma`` kernel on an
-AVX-512 host (zmm), with ``NUMBA_CPU_NAME=haswell NUMBA_CPU_FEATURES=`` (ymm), and of the old
+The asm snippets are cut from numba 0.68 / LLVM 22 output of the old numba ``simd_fma`` kernel
+on an AVX-512 host (zmm), with ``NUMBA_CPU_NAME=haswell NUMBA_CPU_FEATURES=`` (ymm), of the
 128-accumulator kernel compiled for AVX2 (ymm spilled to the stack) and the 2-D variant LLVM
-left scalar (``vfmadd231sd`` on memory).
+left scalar (``vfmadd231sd`` on memory): the analysis reads any compiler's output.
 """
 
 from __future__ import annotations
 
 import platform
-import subprocess
 import sys
 
 import pytest
@@ -19,15 +19,12 @@ from overhead_tui.engine.probing import (
     analyse_asm,
     asm_warning,
     choose_accumulators,
-    numba_target,
+    isa_target,
 )
-from overhead_tui.engine.simd import simd_target
 from tests.conftest import ROOT
 
-HOST_AVX512 = "+64bit,+avx,+avx2,+avx512f,+avx512vl,+fma,+sse2,+sse4.2,-amx-tile,-avx10.1"
-"""A flattened host feature string (llvmlite), cut down."""
-AVX512 = SimdTarget("avx512", 512, 32, True, "znver5")
-AVX2 = SimdTarget("avx2", 256, 16, True, "haswell")
+AVX512 = isa_target("avx512")
+AVX2 = isa_target("avx2")
 
 
 @pytest.mark.parametrize(
@@ -48,55 +45,52 @@ def test_accumulators_per_isa(width, registers, itemsize, vectors, lanes):
     assert chosen.vectors + 4 <= registers and chosen.vectors >= chosen.needed
 
 
-def test_accumulators_for_an_unknown_target_and_few_registers():
-    unknown = simd_target("mystery-cpu", "")
-    assert (unknown.isa, unknown.width_bits, unknown.registers) == ("unknown", 128, 16)
-    chosen = choose_accumulators(unknown.width_bits, unknown.registers, 8)
-    assert (chosen.vectors, chosen.lanes) == (12, 2)
+def test_few_registers_cap_the_accumulators():
     few = choose_accumulators(256, 8, 8)  # below latency × pipes: the registers win
     assert few.vectors == 4 and few.needed == 8
     assert choose_accumulators(128, 16, 8, latency=5, pipes=2).vectors == 12  # Haswell: ≥ 10
 
 
-@pytest.mark.parametrize(
-    ("name", "features", "isa", "width", "registers", "fma"),
-    [
-        ("znver5", HOST_AVX512, "avx512", 512, 32, True),
-        ("haswell", "", "avx2", 256, 16, True),  # NUMBA_CPU_NAME=haswell NUMBA_CPU_FEATURES=
-        ("haswell", HOST_AVX512, "avx512", 512, 32, True),  # the name alone keeps host flags
-        ("znver5", HOST_AVX512 + ",-avx512f", "avx2", 256, 16, True),
-        ("znver3", "", "avx2", 256, 16, True),
-        ("skylake-avx512", "", "avx512", 512, 32, True),
-        ("sandybridge", "", "avx", 256, 16, False),
-        ("skylake", "-avx", "sse", 128, 16, False),  # dropping avx drops avx2 and fma
-        ("nehalem", "", "sse", 128, 16, False),
-        ("generic", "", "sse", 128, 16, False),
-        ("neoverse-n1", "+neon,+fp-armv8", "neon", 128, 32, True),
-        ("mystery-cpu", "", "unknown", 128, 16, False),
-    ],
-)
-def test_target_isa_from_name_and_features(name, features, isa, width, registers, fma):
-    target = simd_target(name, features)
-    assert (target.isa, target.width_bits, target.registers, target.fma) == (
-        isa,
-        width,
-        registers,
-        fma,
-    )
-    assert target.cpu_name == name
+def test_the_c_kernels_hold_the_accumulators_the_rule_chooses():
+    probe = _load_probe()
+    for isa, written in probe.ACCUMULATORS.items():
+        target = isa_target(isa)
+        for itemsize in (8, 4):
+            assert choose_accumulators(target.width_bits, target.registers, itemsize).vectors == (
+                written
+            ), isa
+        assert f"{isa}_f64(long steps, double x, double y) {{ BODY(REP{written}) }}" in (
+            probe.SOURCE
+        )
 
 
-def test_numba_target_follows_the_environment_variables(monkeypatch):
-    from numba.core import config
+@pytest.mark.skipif(platform.machine() not in ("x86_64", "AMD64"), reason="x86 kernels")
+@pytest.mark.parametrize(("isa", "width"), [("avx512", 512), ("avx2", 256)])
+def test_the_generated_code_is_as_wide_as_the_isa_on_any_host(isa, width):
+    """gcc -S of the probe's source (compiled, not run: the AVX-512 kernel is checked on a CPU
+    without AVX-512 too): one packed FMA per accumulator on the ISA's registers, in registers."""
+    from overhead_tui.engine.cbuild import assembly
 
-    monkeypatch.setattr(config, "CPU_NAME", "haswell")
-    monkeypatch.setattr(config, "CPU_FEATURES", "")
-    target = numba_target()
-    assert (target.isa, target.cpu_name) == ("avx2", "haswell")
-    assert target.source == "NUMBA_CPU_NAME='haswell', NUMBA_CPU_FEATURES=''"
-    monkeypatch.setattr(config, "CPU_NAME", None)
-    monkeypatch.setattr(config, "CPU_FEATURES", "+sse2,-avx")
-    assert numba_target().isa == "sse" and "NUMBA_CPU_NAME" not in numba_target().source
+    probe = _load_probe()
+    code = assembly(probe.SOURCE, probe.FLAGS)
+    for suffix in ("f64", "f32"):
+        report = analyse_asm(probe.function_asm(code, f"{isa}_{suffix}"))
+        assert report.hot_loop and report.width_bits == width, suffix
+        assert report.fma_on_widest == probe.ACCUMULATORS[isa]
+        assert (report.scalar_fma, report.spills, report.memory_accesses) == (0, False, 0)
+        assert asm_warning(report, isa_target(isa)) is None
+
+
+def test_a_forced_isa_is_taken_only_when_the_cpu_has_it():
+    probe = _load_probe()
+    assert probe.chosen_isa("avx512", None) == ("avx512", "host")
+    assert probe.chosen_isa("avx512", "AVX2") == ("avx2", "OVERHEAD_TUI_PEAK_ISA=avx2")
+    assert probe.chosen_isa("avx2", "sse") == ("sse", "OVERHEAD_TUI_PEAK_ISA=sse")
+    from overhead_tui.api import Unavailable
+
+    for best, forced in (("avx2", "avx512"), ("avx2", "neon"), ("neon", "avx2"), ("avx2", "x")):
+        with pytest.raises(Unavailable, match="OVERHEAD_TUI_PEAK_ISA"):
+            probe.chosen_isa(best, forced)
 
 
 ZMM_LOOP = """\
@@ -171,7 +165,7 @@ def test_ymm_on_an_avx512_target_is_flagged_as_narrow():
     ymm = analyse_asm(ZMM_LOOP.replace("zmm", "ymm"))
     assert ymm.width_bits == 256 and ymm.fma_on_widest == 4
     assert asm_warning(ymm, AVX2) is None
-    assert "256-bit registers while the target" in asm_warning(ymm, AVX512)
+    assert "256-bit registers while the kernel's ISA (avx512)" in asm_warning(ymm, AVX512)
 
 
 def test_a_spill_to_the_stack_in_the_hot_loop():
@@ -220,22 +214,22 @@ def test_the_hot_loop_is_the_loop_with_the_fmas():
 def test_arm_fmla_is_packed():
     text = ".LBB0_1:\n\tfmla\tv0.2d, v1.2d, v2.2d\n\tfmla\tv3.2d, v1.2d, v2.2d\n\tb.ne\t.LBB0_1\n"
     report = analyse_asm(text)
-    neon = SimdTarget("neon", 128, 32, True, "neoverse-n1")
+    neon = isa_target("neon")
     assert report.packed_fma == {"v": 2} and asm_warning(report, neon) is None
 
 
 def test_no_fma_on_the_target_is_said():
     report = analyse_asm(".L1:\n\tmulpd\t%xmm1, %xmm0\n\taddpd\t%xmm2, %xmm0\n\tjne\t.L1\n")
-    sse = SimdTarget("sse", 128, 16, False, "nehalem")
+    sse = SimdTarget("sse", 128, 16, False)
     assert "(the target sse has no FMA)" in asm_warning(report, sse)
 
 
 class _FixedTimes:
-    """A probe context that times nothing: every sample is 1 ms."""
+    """A probe context that times nothing: every sample is 1 ms (each kernel runs once)."""
 
     @staticmethod
     def time(fn, *args):
-        fn(1, *args[1:])  # one step: runs the kernel once, untimed
+        fn(*args)
         return [1e-3] * 3
 
 
@@ -248,59 +242,24 @@ def _load_probe():
     return module
 
 
-def test_probe_details_record_the_code_that_ran():
+def test_probe_details_record_the_code_that_ran(monkeypatch):
+    monkeypatch.delenv("OVERHEAD_TUI_PEAK_ISA", raising=False)
     probe = _load_probe()
+    monkeypatch.setattr(probe, "PARALLEL_STEPS", probe.STEPS)
     measured = probe.measure(_FixedTimes())
     details = measured["details"]
     for prefix in ("", "float32_"):
         assert {"lanes", "accumulators", "fma_instructions", "spills"} <= {
             k.removeprefix(prefix) for k in details if k.startswith(prefix)
         }
-    assert {"isa", "target_cpu", "target_from", "simd_width_bits", "one_core_gflops"} <= set(
-        details
-    )
+    assert {"isa", "best_isa", "target_from", "simd_width_bits", "parallel_cores"} <= set(details)
+    assert details["target_from"] == "host" and details["isa"] == details["best_isa"]
     assert details["float32_lanes"] == 2 * details["lanes"]
+    assert details["fma_instructions"] == details["accumulators"]
     elements = details["lanes"] * details["accumulators"]
-    flops = 2 * probe.CHAIN * elements * probe.STEPS
+    flops = 2 * elements * probe.STEPS
     assert details["one_core_gflops"] == pytest.approx(flops / 1e-3 / 1e9)
-
-
-@pytest.mark.skipif(platform.machine() not in ("x86_64", "AMD64"), reason="x86 targets")
-def test_forced_avx2_compiles_packed_ymm_fmas_without_spills():
-    """NUMBA_CPU_NAME=haswell with empty features: 12 ymm chains, in registers (the old
-    128-accumulator block spilled here)."""
-    path = str(ROOT / "probes" / "simd_fma.py")
-    code = (
-        "import importlib.util, json, numpy as np\n"
-        f"spec = importlib.util.spec_from_file_location('p', {path!r})\n"
-        "m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)\n"
-        "t = m.numba_target()\n"
-        "out = {'isa': t.isa}\n"
-        "for dt in (np.float64, np.float32):\n"
-        "    _, _, chosen, report, warning = m._compile(dt, t)\n"
-        "    out[dt.__name__] = [chosen.vectors, report.width_bits, report.fma_on_widest,\n"
-        "                        report.spills, report.scalar_fma, warning]\n"
-        "print(json.dumps(out))\n"
-    )
-    env = {"NUMBA_CPU_NAME": "haswell", "NUMBA_CPU_FEATURES": "", "PYTHONPATH": str(ROOT)}
-    import json
-    import os
-
-    proc = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        check=False,
-        env={**os.environ, **env},
-        timeout=300,
-    )
-    assert proc.returncode == 0, proc.stderr
-    out = json.loads(proc.stdout.splitlines()[-1])
-    assert out["isa"] == "avx2"
-    for dtype in ("float64", "float32"):
-        vectors, width, fmas, spills, scalar, warning = out[dtype]
-        assert (vectors, width, spills, scalar, warning) == (12, 256, False, 0, None)
-        assert fmas == 12 * 4  # CHAIN dependent FMAs per chain and step
+    assert details["parallel_cores"] == pytest.approx(details["threads"])
 
 
 def test_probes_command_prints_the_text_details(monkeypatch, capsys):
@@ -319,15 +278,15 @@ def test_probes_command_prints_the_text_details(monkeypatch, capsys):
         assert line in out
 
 
-def test_the_probe_cache_key_follows_numba_target_variables(monkeypatch):
+def test_the_probe_cache_key_follows_the_target_variables(monkeypatch):
     from overhead_tui.engine.probe_runs import cache_key
     from overhead_tui.plugins.probes import discover_probes
 
     specs = discover_probes()
-    monkeypatch.delenv("NUMBA_CPU_NAME", raising=False)
-    monkeypatch.delenv("NUMBA_CPU_FEATURES", raising=False)
+    for var in ("NUMBA_CPU_NAME", "NUMBA_CPU_FEATURES", "OVERHEAD_TUI_PEAK_ISA"):
+        monkeypatch.delenv(var, raising=False)
     host = cache_key(specs, sys.executable)
     monkeypatch.setenv("NUMBA_CPU_NAME", "haswell")
     named = cache_key(specs, sys.executable)
-    monkeypatch.setenv("NUMBA_CPU_FEATURES", "")
+    monkeypatch.setenv("OVERHEAD_TUI_PEAK_ISA", "sse")
     assert len({host, named, cache_key(specs, sys.executable)}) == 3

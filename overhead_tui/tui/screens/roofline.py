@@ -16,7 +16,7 @@ from overhead_tui.tui.screens.base import DrillScreen
 from overhead_tui.tui.widgets.column_table import column_table
 from overhead_tui.tui.widgets.loglog_plot import LogLogFigure, LogLogPlot, PointLabel, Series
 
-CEILING_STYLES = ((":", "orange"), ("+", "cyan"), ("=", "green"))
+CEILING_STYLES = ((":", "orange"), ("+", "cyan"), ("=", "green"), ("-", "red"), ("~", "magenta"))
 """(plotext marker, colour) of the compute ceilings, lowest first: the character tells them
 apart without colour."""
 SAME_SPOT = 1.25

@@ -1,0 +1,188 @@
+"""Each machine fact from two independent methods, with a verdict (:class:`FactCheck`).
+
+* ``clock``: the ``clock`` probe's dependent ``imul`` chain (3 cycles a step) against its
+  ``add``/``xor`` register chain (2 cycles a step), different execution units; they agree
+  within :data:`CLOCK_AGREE`, else the lower is used (the probe's ``verdict``).
+* ``fma_flop_per_cycle``: float64 FLOP per cycle of one core, measured (the ``simd_fma``
+  probe on one core / the measured clock) against the table (``cpu.MICROARCHITECTURES``:
+  FMA units × lanes of the narrower of the probe's code and the units × 2).  One FMA unit
+  where the table says two, SMT siblings sharing a core, or a clock off by 2× show here.
+* ``parallel_cores``: cores that compute side by side, measured (the ``simd_fma`` probe's
+  all-cores / one-core rate) against the count (physical cores, capped by the affinity mask
+  and cgroup quota).  Two vCPUs that are hyperthreads of one core measure about 1.
+
+:func:`fact_warnings` turns each disagreement into one line for ``machine``, the app's
+Machines screen and the summary's ``limit_warnings``.
+"""
+
+from __future__ import annotations
+
+from overhead_tui.machine.cpu import CpuModel
+from overhead_tui.summary.limits import FactCheck
+from overhead_tui.summary.probes import Probes
+
+CLOCK_AGREE = 0.05
+"""The two clock chains may differ by 5 % and agree (``probes/clock.py``'s ``AGREE_WITHIN``)."""
+FMA_AGREE = (0.85, 1.10)
+"""Measured / table FLOP per cycle inside this range agrees.  Measured on three CPUs with the
+ISA-explicit kernels: 0.97–1.00 (Zen 5, quiet), 0.98 (Emerald Rapids, ``fma2.c`` by hand:
+31.3 of 32); below 0.85 is a lost FMA unit or a shared core, above 1.10 a clock read low."""
+PARALLEL_AGREE = 0.8
+"""Measured parallel cores at least 0.8 × the counted ones agree (a busy neighbour on a
+shared host costs up to about 15 % here)."""
+
+
+def _detail(probes: Probes, name: str, key: str) -> object:
+    probe = probes.get(name)
+    return (probe.details or {}).get(key) if probe is not None else None
+
+
+def _number(value: object) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and value > 0 else None
+
+
+def clock_check(probes: Probes) -> FactCheck | None:
+    """The clock from the ``imul`` chain and the ``add``/``xor`` chain (GHz)."""
+    probe = probes.get("clock")
+    if probe is None or not probe.value:
+        return None
+    imul = _number(_detail(probes, "clock", "imul_ghz"))
+    add_xor = _number(_detail(probes, "clock", "add_xor_ghz"))
+    agree = None
+    if imul and add_xor:
+        agree = max(imul, add_xor) / min(imul, add_xor) - 1 <= CLOCK_AGREE
+    note = str(
+        _detail(probes, "clock", "clock_warning") or _detail(probes, "clock", "verdict") or ""
+    )
+    if imul is None and add_xor is None:  # a cache from before the two chains
+        note = "one chain only (probe cached before the two-chain clock): re-measure"
+    return FactCheck(
+        "clock",
+        "GHz",
+        "dependent imul chain (3 cycles/step)",
+        imul,
+        "dependent add+xor register chain (2 cycles/step)",
+        add_xor,
+        agree,
+        float(probe.value),
+        note,
+    )
+
+
+def expected_flop_per_cycle(cpu: CpuModel, code_width_bits: int, dtype: str = "float64") -> int:
+    """FLOP/cycle of one core running FMA code ``code_width_bits`` wide: FMA units × lanes of
+    min(code width, unit width) × 2 (narrower code on wider units fills each unit partly)."""
+    bits = min(code_width_bits, cpu.fma_width_bits)
+    return cpu.fma_units * max(1, bits // (64 if dtype == "float64" else 32)) * 2
+
+
+def fma_check(cpu: CpuModel | None, probes: Probes, clock: float | None) -> FactCheck | None:
+    """float64 FLOP/cycle of one core: the ``simd_fma`` probe / clock against the table."""
+    one = _number(_detail(probes, "simd_fma", "one_core_gflops"))
+    if cpu is None or one is None:
+        return None
+    width = _number(_detail(probes, "simd_fma", "simd_width_bits")) or cpu.fma_width_bits
+    isa = _detail(probes, "simd_fma", "isa") or "?"
+    expected = expected_flop_per_cycle(cpu, int(width))
+    table = f"table: {cpu.microarchitecture}, {cpu.fma_units} × {cpu.fma_width_bits}-bit FMA"
+    if isa == "sse":
+        return FactCheck(
+            "fma_flop_per_cycle",
+            "FLOP/cycle",
+            "simd_fma probe / clock",
+            one / clock if clock else None,
+            table,
+            float(expected),
+            None,
+            float(expected),
+            "the probe ran SSE code (no FMA instructions): not compared with the FMA table",
+        )
+    if not clock:
+        return FactCheck(
+            "fma_flop_per_cycle",
+            "FLOP/cycle",
+            "simd_fma probe / clock",
+            None,
+            table,
+            float(expected),
+            None,
+            float(expected),
+            "no measured clock: not compared",
+        )
+    measured = one / clock
+    ratio = measured / expected
+    agree = FMA_AGREE[0] <= ratio <= FMA_AGREE[1]
+    if agree:
+        note = f"agree: {ratio:.2f} of the table ({isa} code, {int(width)} bits)"
+    elif ratio < FMA_AGREE[0]:
+        note = (
+            f"one core did {measured:.1f} float64 FLOP/cycle with {isa} code, {ratio:.2f} of "
+            f"the table's {expected}: one FMA unit where the table says "
+            f"{cpu.fma_units}, SMT siblings sharing the core, a clock read high, or load while "
+            "the probe ran"
+        )
+    else:
+        note = (
+            f"one core did {measured:.1f} float64 FLOP/cycle, {ratio:.2f} × the table's "
+            f"{expected}: the measured clock reads low or the table row is wrong"
+        )
+    return FactCheck(
+        "fma_flop_per_cycle",
+        "FLOP/cycle",
+        "simd_fma probe on one core / measured clock",
+        measured,
+        table,
+        float(expected),
+        agree,
+        float(expected),
+        note,
+    )
+
+
+def parallel_check(probes: Probes, counted: float | None) -> FactCheck | None:
+    """Cores computing side by side: the ``simd_fma`` probe's all / one against the count."""
+    measured = _number(_detail(probes, "simd_fma", "parallel_cores"))
+    if measured is None or not counted:
+        return None
+    agree = measured >= PARALLEL_AGREE * counted
+    note = (
+        f"agree: {measured:.2f} of {counted:g}"
+        if agree
+        else (
+            f"the {counted:g} counted cores computed like {measured:.2f} (independent FMA "
+            "loops on every CPU at once): SMT siblings of fewer cores, or a host that "
+            "shares them; the all-cores theoretical peak still counts "
+            f"{counted:g}"
+        )
+    )
+    return FactCheck(
+        "parallel_cores",
+        "cores",
+        "physical cores (cpuinfo, affinity, cgroup)",
+        float(counted),
+        "simd_fma probe: all-cores / one-core rate",
+        measured,
+        agree,
+        float(counted),
+        note,
+    )
+
+
+def fact_checks(cpu: CpuModel | None, probes: Probes, counted: float | None) -> list[FactCheck]:
+    """Every fact check the probes allow (missing probes: that check is left out)."""
+    clock = clock_check(probes)
+    checks = [
+        clock,
+        fma_check(cpu, probes, clock.used if clock else None),
+        parallel_check(probes, counted),
+    ]
+    return [c for c in checks if c is not None]
+
+
+def fact_warnings(checks: list[FactCheck]) -> list[str]:
+    """One line per fact whose two methods disagree (or that had only one)."""
+    warnings = []
+    for check in checks:
+        if check.agree is False or (check.fact == "clock" and check.agree is None):
+            warnings.append(f"{check.fact.replace('_', ' ')}: {check.note}")
+    return warnings
