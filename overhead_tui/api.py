@@ -7,7 +7,8 @@ Probe files (``probes/*.py``): ``measure(ctx)`` receives a ``ProbeContext``; the
 ``paired_samples``, ``baseline_loop`` and ``dispatch_samples`` and the SIMD helpers
 ``isa_target``, ``choose_accumulators``, ``analyse_asm`` and ``asm_warning``
 (``engine.probing``, ``engine.simd``); ``build`` and ``assembly`` compile a probe's own C
-(``engine.cbuild``).
+(``engine.cbuild``); ``chain_library``, ``chain_instructions`` and ``chain_ghz`` are the
+dependent chains that measure the clock (``engine.chains``).
 
 Names are resolved on first use, so a probe worker never imports cffi and a scenario never
 imports the probe helpers.
@@ -27,7 +28,11 @@ _HOMES = {
     "baseline_loop": "overhead_tui.engine.probing",
     "dispatch_samples": "overhead_tui.engine.probing",
     "isa_target": "overhead_tui.engine.probing",
+    "usable_cpus": "overhead_tui.engine.probing",
     "build": "overhead_tui.engine.cbuild",
+    "chain_library": "overhead_tui.engine.chains",
+    "chain_instructions": "overhead_tui.engine.chains",
+    "chain_ghz": "overhead_tui.engine.chains",
     "assembly": "overhead_tui.engine.cbuild",
     "choose_accumulators": "overhead_tui.engine.probing",
     "analyse_asm": "overhead_tui.engine.probing",

@@ -1,29 +1,36 @@
-"""Latency-bound GFLOP/s of compiled scalar code: a dependent multiply-add chain under numba.
+"""Latency-bound GFLOP/s of compiled scalar code: a dependent multiply-add chain.
 
-`acc = acc * x + y` repeated: each step waits for the previous one, so this is the rate of
-scalar code that the hardware cannot overlap (2 flops per step; no fastmath, so no FMA
-contraction or reassociation).
+``acc = acc * x + y`` repeated in C (``engine.chains.fp_chain``, built with
+``-ffp-contract=off``: a multiply, then an add, no FMA contraction or reassociation), each
+step waiting for the previous one: the rate of scalar code that the hardware cannot overlap
+(2 flops per step).  ``cycles_per_step`` divides by the clock measured in the same process
+(the ``imul`` chain, interleaved): FP multiply + add latency, 6–8 cycles on current cores.
 """
 
-from numba import njit
+import statistics
+
+from overhead_tui.api import chain_ghz, chain_library
 
 NAME = "scalar_fma"
 TITLE = "compiled scalar chain"
 UNIT = "GFLOP/s"
 LAYER = "scalar_compute"
-REQUIRES = ("numba",)
-STEPS = 2_000_000
-
-
-@njit(cache=False)
-def _chain(n, x, y):
-    acc = 1.0
-    for _ in range(n):
-        acc = acc * x + y
-    return acc
+REQUIRES = ("cffi",)
+STEPS = 1_000_000
+IMUL_ITERATIONS = 500_000
 
 
 def measure(ctx):
-    _chain(10, 0.999, 0.001)  # compile
-    times = ctx.time(_chain, STEPS, 0.999999, 1e-9)
-    return {"samples": [2 * STEPS / t / 1e9 for t in times], "details": {"steps": STEPS}}
+    lib = chain_library()
+    pairs = ctx.time_pair(
+        lambda: lib.fp_chain(STEPS, 0.999999, 1e-9),
+        lambda: lib.imul_chain(IMUL_ITERATIONS, 3, 0x9E3779B97F4A7C15),
+    )
+    samples = [2 * STEPS / a / 1e9 for a, _ in pairs]
+    details = {"steps": STEPS}
+    clocks = [chain_ghz("imul", b, IMUL_ITERATIONS) for _, b in pairs]
+    if None not in clocks:
+        details["cycles_per_step"] = statistics.median(
+            ghz * 1e9 * a / STEPS for ghz, (a, _) in zip(clocks, pairs, strict=True)
+        )
+    return {"samples": samples, "details": details}

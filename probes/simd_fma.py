@@ -21,7 +21,9 @@ when it is at most that: the way to measure the peak of older code on a newer CP
 generated assembly of the kernel run is checked (``analyse_asm``): packed FMAs on registers
 of the ISA's width, none scalar, no stack access in the hot loop.
 
-One core: the kernel on this thread.  All cores: one kernel per usable CPU on as many
+One core: the kernel on this thread, each sample beside an ``imul`` chain (``engine.chains``)
+so that ``flop_per_cycle`` divides by the clock of the same moment (a shared host's clock
+moves between processes).  All cores: one kernel per usable CPU on as many
 threads at once (cffi releases the GIL during the call); ``parallel_cores`` is all / one,
 the number of cores that really computed side by side (two SMT siblings of one core give
 about 1): the higher of the float64 and float32 figures, since load from elsewhere only
@@ -33,7 +35,17 @@ import platform
 import statistics
 from concurrent.futures import ThreadPoolExecutor
 
-from overhead_tui.api import Unavailable, analyse_asm, asm_warning, assembly, build, isa_target
+from overhead_tui.api import (
+    Unavailable,
+    analyse_asm,
+    asm_warning,
+    assembly,
+    build,
+    chain_ghz,
+    chain_library,
+    isa_target,
+    usable_cpus,
+)
 
 NAME = "simd_fma"
 TITLE = "SIMD FMA peak (ISA-explicit intrinsics)"
@@ -231,14 +243,11 @@ def function_asm(asm, name):
     return "\n".join(lines[start:end])
 
 
-def _threads():
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not Linux
-        return os.cpu_count() or 1
+IMUL_ITERATIONS = 100_000
+"""imul chain iterations timed beside each one-core sample (the clock of that moment)."""
 
 
-def _measure_dtype(ctx, lib, isa, code, suffix, threads, pool):
+def _measure_dtype(ctx, lib, chains, isa, code, suffix, threads, pool):
     run = lib.peak_f64 if suffix == "f64" else lib.peak_f32
     level = LEVELS[isa]
     lanes = WIDTH_BITS[isa] // (8 * LANE_BYTES[suffix])
@@ -253,13 +262,22 @@ def _measure_dtype(ctx, lib, isa, code, suffix, threads, pool):
         return [f.result() for f in futures]
 
     one_core()
-    one = statistics.median(flops / t / 1e9 for t in ctx.time(one_core))
+    pairs = ctx.time_pair(one_core, lambda: chains.imul_chain(IMUL_ITERATIONS, 3, 0x9E37))
+    one = statistics.median(flops / a / 1e9 for a, _ in pairs)
+    clocks = [chain_ghz("imul", b, IMUL_ITERATIONS) for _, b in pairs]
     scale = PARALLEL_STEPS / STEPS
     every = [threads * scale * flops / t / 1e9 for t in ctx.time(all_cores)]
     report = analyse_asm(function_asm(code, f"{isa}_{suffix}"))
     target = isa_target(isa)
     details = {
         "one_core": one,
+        "flop_per_cycle": (
+            statistics.median(
+                flops / a / (g * 1e9) for (a, _), g in zip(pairs, clocks, strict=True)
+            )
+            if None not in clocks
+            else None
+        ),
         "lanes": lanes,
         "accumulators": ACCUMULATORS[isa],
         "fma_instructions": report.fma_on_widest,
@@ -278,13 +296,14 @@ def measure(ctx):
     if arch not in ("x86_64", "amd64", "aarch64", "arm64"):
         raise Unavailable(f"no SIMD peak kernels for {arch} (x86-64 and aarch64 only)")
     _, lib, _ = build(NAME, SOURCE, FLAGS, "float64", cdef=CDEF)
+    chains = chain_library()
     best = {value: name for name, value in LEVELS.items()}[lib.isa_level()]
     isa, source = chosen_isa(best, os.environ.get(ISA_VARIABLE))
     code = assembly(SOURCE, FLAGS)
-    threads = _threads()
+    threads = usable_cpus()
     with ThreadPoolExecutor(threads) as pool:
-        every64, f64 = _measure_dtype(ctx, lib, isa, code, "f64", threads, pool)
-        every32, f32 = _measure_dtype(ctx, lib, isa, code, "f32", threads, pool)
+        every64, f64 = _measure_dtype(ctx, lib, chains, isa, code, "f64", threads, pool)
+        every32, f32 = _measure_dtype(ctx, lib, chains, isa, code, "f32", threads, pool)
     one64, one32 = f64.pop("one_core"), f32.pop("one_core")
     all64 = statistics.median(every64)
     width = f64.pop("width_bits") or WIDTH_BITS[isa]
@@ -301,7 +320,7 @@ def measure(ctx):
             "best_isa": best,
             "target_from": source,
             "simd_width_bits": width,
-            **f64,
-            **{f"float32_{key}": value for key, value in f32.items()},
+            **{k: v for k, v in f64.items() if v is not None},
+            **{f"float32_{key}": value for key, value in f32.items() if value is not None},
         },
     }

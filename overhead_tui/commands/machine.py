@@ -13,7 +13,12 @@ from overhead_tui.engine.probe_runs import load_probes
 from overhead_tui.errors import UsageError
 from overhead_tui.machine.cpu import CpuModel, read_cpu_model
 from overhead_tui.machine.limits import machine_limits
-from overhead_tui.present.format import fmt_number
+from overhead_tui.present.format import (
+    FACT_CHECK_HEADER,
+    aligned_lines,
+    fact_check_rows,
+    fmt_number,
+)
 from overhead_tui.summary.codec import to_json
 from overhead_tui.summary.limits import MachineLimits
 
@@ -91,12 +96,9 @@ def _report(cpu: CpuModel | None, limits: MachineLimits) -> None:
     )
     if limits.fact_checks:
         print("machine facts, each from two independent methods:")
-    for check in limits.fact_checks:
-        verdict = {True: "agree", False: "DISAGREE", None: "unchecked"}[check.agree]
-        print(
-            f"  {check.fact:<19} {fmt_number(check.first)} {check.unit} ({check.first_method})"
-            f" vs {fmt_number(check.second)} ({check.second_method}): {verdict}"
-        )
+        rows = [FACT_CHECK_HEADER, *fact_check_rows(limits.fact_checks)]
+        for line in aligned_lines(rows, left=range(5)):
+            print(f"  {line}")
     for dtype, peak in limits.peak_gflops.items():
         print(f"{dtype}: theoretical {peak.formula or '—'}")
         if peak.formula_nominal:

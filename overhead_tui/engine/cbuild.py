@@ -377,7 +377,8 @@ def matmul(lib: Any, pa: Any, pb: Any, pc: Any, c: Any, n: int) -> Any:
 def assembly(source: str, flags: list[str]) -> str:
     """The assembly the compiler makes of ``source`` on its own (``cc -S``, the same
     ``flags``, ``real_t`` as double): the generated code a probe checks (its vector width,
-    the instructions of its chains), without cffi's wrappers.
+    the instructions of its chains), without cffi's wrappers.  Kept in the build cache under
+    the same kind of key as a build (source, compiler version, flags, CPU).
 
     Raises:
         Unavailable: no compiler.
@@ -386,9 +387,19 @@ def assembly(source: str, flags: list[str]) -> str:
     cc = compiler()
     command = [*cc.split(), *flags, "-Dreal_t=double", "-DREAL_BYTES=8"]
     command += ["-S", "-o", "-", "-x", "c", "-"]
+    key = build_key(source, compiler_version(cc), command, [], "double", cpu_signature(), "-S")
+    folder, _ = usable_cache_dir()
+    cached = folder / f"_overhead_asm_{key}.s"
+    with contextlib.suppress(OSError):
+        return cached.read_text()
     proc = subprocess.run(
         command, input=source, capture_output=True, text=True, check=False, timeout=300
     )
     if proc.returncode != 0:
         raise _failure(cc, proc.stderr.strip(), command)
+    with contextlib.suppress(OSError):
+        folder.mkdir(parents=True, exist_ok=True)
+        partial = cached.with_suffix(f".{os.getpid()}.tmp")
+        partial.write_text(proc.stdout)
+        os.replace(partial, cached)
     return proc.stdout

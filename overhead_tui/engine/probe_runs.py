@@ -80,7 +80,7 @@ def cache_key(specs: list[ProbeSpec], python: str) -> str:
     for spec in specs:
         digest.update(spec.path.read_bytes())
     engine = Path(__file__).resolve().parent.parent / "engine"
-    for helper in ("probing.py", "simd.py", "timing.py", "cbuild.py"):
+    for helper in ("probing.py", "simd.py", "timing.py", "cbuild.py", "chains.py"):
         with contextlib.suppress(OSError):
             digest.update((engine / helper).read_bytes())
     return digest.hexdigest()[:16]

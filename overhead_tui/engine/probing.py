@@ -36,7 +36,19 @@ __all__ = [
     "dispatch_samples",
     "isa_target",
     "paired_samples",
+    "usable_cpus",
 ]
+
+
+def usable_cpus() -> int:
+    """CPUs this process may run on (its affinity mask; ``os.cpu_count()`` off Linux): the
+    threads a probe's all-cores measurement runs."""
+    import os
+
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
 
 
 class ProbeContext:

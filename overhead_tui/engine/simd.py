@@ -2,7 +2,8 @@
 
 Used by the ``simd_fma`` probe (through ``engine.probing``) so that its peak holds on any CPU:
 
-* :data:`ISA_TARGETS` / :func:`isa_target` — each ISA's vector width, registers and FMA.
+* :data:`ISA_TARGETS` / :func:`isa_target` — each ISA's vector width, registers and FMA;
+  :func:`best_isa` — the one a CPU's flags give.
 * :func:`choose_accumulators` — independent vector chains: at least FMA latency × FMA pipes
   to keep every pipe busy, at most the registers left after the operands.
 * :func:`analyse_asm` / :func:`asm_warning` — the hot loop of the compiled kernel: packed
@@ -52,6 +53,20 @@ Arm ARM A1.4: 32 128-bit V registers); x86 SSE/AVX without FMA3 multiplies and a
 def isa_target(isa: str) -> SimdTarget:
     """The :class:`SimdTarget` of an ISA name (KeyError for an unknown one)."""
     return ISA_TARGETS[isa]
+
+
+def best_isa(flags: list[str] | set[str]) -> str:
+    """The ISA the peak kernels choose for a CPU with these /proc/cpuinfo flags (x86
+    ``flags`` or ARM ``Features``): what the probe's ``isa_level()`` answers at run time
+    through ``__builtin_cpu_supports`` (a test checks the two agree on the host)."""
+    have = set(flags)
+    if "asimd" in have or "neon" in have:
+        return "neon"
+    if "avx512f" in have:
+        return "avx512"
+    if {"avx2", "fma"} <= have:
+        return "avx2"
+    return "sse"
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,8 @@
   ``add``/``xor`` register chain (2 cycles a step), different execution units; they agree
   within :data:`CLOCK_AGREE`, else the lower is used (the probe's ``verdict``).
 * ``fma_flop_per_cycle``: float64 FLOP per cycle of one core, measured (the ``simd_fma``
-  probe on one core / the measured clock) against the table (``cpu.MICROARCHITECTURES``:
+  probe on one core / the ``imul`` clock timed beside it in the same process; older probes:
+  / the ``clock`` probe) against the table (``cpu.MICROARCHITECTURES``:
   FMA units × lanes of the narrower of the probe's code and the units × 2).  One FMA unit
   where the table says two, SMT siblings sharing a core, or a clock off by 2× show here.
 * ``parallel_cores``: cores that compute side by side, measured (the ``simd_fma`` probe's
@@ -48,14 +49,28 @@ def clock_check(probes: Probes) -> FactCheck | None:
         return None
     imul = _number(_detail(probes, "clock", "imul_ghz"))
     add_xor = _number(_detail(probes, "clock", "add_xor_ghz"))
-    agree = None
+    agree, used = None, float(probe.value)
     if imul and add_xor:
-        agree = max(imul, add_xor) / min(imul, add_xor) - 1 <= CLOCK_AGREE
-    note = str(
-        _detail(probes, "clock", "clock_warning") or _detail(probes, "clock", "verdict") or ""
-    )
-    if imul is None and add_xor is None:  # a cache from before the two chains
-        note = "one chain only (probe cached before the two-chain clock): re-measure"
+        gap = max(imul, add_xor) / min(imul, add_xor) - 1
+        agree = gap <= CLOCK_AGREE
+        note = (
+            f"agree within {gap:.1%}"
+            if agree
+            else f"the two chains disagree by {gap:.0%} (imul {imul:.2f} GHz, add/xor "
+            f"{add_xor:.2f} GHz): used {used:.2f} GHz, the lower (a chain reads fast only when "
+            "the core folds its instructions); re-measure with `overhead-tui probes --refresh`"
+        )
+    elif imul or add_xor:
+        which = "imul" if imul else "add_xor"
+        note = (
+            f"the clock comes from the {which} chain alone (the other's latency is not "
+            "tabulated for this CPU): no second method checked it"
+        )
+    else:
+        note = (
+            "the clock comes from one chain only (probes cached before the two-chain clock "
+            "probe): re-measure with `overhead-tui probes --refresh`"
+        )
     return FactCheck(
         "clock",
         "GHz",
@@ -64,7 +79,7 @@ def clock_check(probes: Probes) -> FactCheck | None:
         "dependent add+xor register chain (2 cycles/step)",
         add_xor,
         agree,
-        float(probe.value),
+        used,
         note,
     )
 
@@ -97,7 +112,8 @@ def fma_check(cpu: CpuModel | None, probes: Probes, clock: float | None) -> Fact
             float(expected),
             "the probe ran SSE code (no FMA instructions): not compared with the FMA table",
         )
-    if not clock:
+    same_moment = _number(_detail(probes, "simd_fma", "flop_per_cycle"))
+    if same_moment is None and not clock:
         return FactCheck(
             "fma_flop_per_cycle",
             "FLOP/cycle",
@@ -109,7 +125,12 @@ def fma_check(cpu: CpuModel | None, probes: Probes, clock: float | None) -> Fact
             float(expected),
             "no measured clock: not compared",
         )
-    measured = one / clock
+    measured = same_moment or one / clock  # type: ignore[operator]
+    method = (
+        "simd_fma probe on one core / the imul clock timed beside it"
+        if same_moment
+        else "simd_fma probe on one core / measured clock"
+    )
     ratio = measured / expected
     agree = FMA_AGREE[0] <= ratio <= FMA_AGREE[1]
     if agree:
@@ -129,7 +150,7 @@ def fma_check(cpu: CpuModel | None, probes: Probes, clock: float | None) -> Fact
     return FactCheck(
         "fma_flop_per_cycle",
         "FLOP/cycle",
-        "simd_fma probe on one core / measured clock",
+        method,
         measured,
         table,
         float(expected),

@@ -6,6 +6,7 @@ from collections.abc import Collection, Sequence
 from functools import cache
 from typing import TYPE_CHECKING
 
+from overhead_tui.summary.limits import FactCheck
 from overhead_tui.summary.records import RunSummary, ScenarioResult
 from overhead_tui.summary.units import (
     fmt_gflops,
@@ -173,3 +174,24 @@ def machine_line(summary_machine: object) -> str:
         f"{getattr(m, 'logical_cpus', 0)} CPUs · {py} · numpy {getattr(m, 'numpy_version', '?')}"
         f" · {blas_text}"
     )
+
+
+FACT_CHECK_HEADER = ("fact", "used", "method 1", "method 2", "verdict")
+
+
+def fact_check_rows(checks: Sequence[FactCheck]) -> list[tuple[str, ...]]:
+    """One row per machine fact checked two ways: (fact, the figure used with its unit,
+    method 1 = value, method 2 = value, verdict)."""
+    rows = []
+    for check in checks:
+        verdict = {True: "agree", False: "DISAGREE", None: "unchecked"}[check.agree]
+        rows.append(
+            (
+                check.fact.replace("_", " "),
+                f"{fmt_number(check.used)} {check.unit}",
+                f"{fmt_number(check.first)} ({check.first_method})",
+                f"{fmt_number(check.second)} ({check.second_method})",
+                verdict,
+            )
+        )
+    return rows

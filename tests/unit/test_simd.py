@@ -232,6 +232,11 @@ class _FixedTimes:
         fn(*args)
         return [1e-3] * 3
 
+    @staticmethod
+    def time_pair(fn_a, fn_b):
+        fn_a(), fn_b()
+        return [(1e-3, 1e-3)] * 3
+
 
 def _load_probe():
     import importlib.util
@@ -290,3 +295,17 @@ def test_the_probe_cache_key_follows_the_target_variables(monkeypatch):
     named = cache_key(specs, sys.executable)
     monkeypatch.setenv("OVERHEAD_TUI_PEAK_ISA", "sse")
     assert len({host, named, cache_key(specs, sys.executable)}) == 3
+
+
+@pytest.mark.skipif(platform.machine() not in ("x86_64", "AMD64"), reason="x86 kernels")
+def test_the_kernels_isa_and_the_cpuinfo_flags_agree_on_this_host():
+    """Two ways to the ISA: the C library's ``__builtin_cpu_supports`` and /proc/cpuinfo."""
+    from overhead_tui.engine.cbuild import build
+    from overhead_tui.engine.simd import best_isa
+    from overhead_tui.machine.cpu import read_cpu_model
+
+    probe = _load_probe()
+    _, lib, _ = build(probe.NAME, probe.SOURCE, probe.FLAGS, "float64", cdef=probe.CDEF)
+    found = {value: name for name, value in probe.LEVELS.items()}[lib.isa_level()]
+    cpu = read_cpu_model()
+    assert cpu is not None and best_isa(cpu.isa) == found

@@ -18,7 +18,13 @@ from overhead_tui.machine.reference import (
     times_below,
     user_reference_path,
 )
-from overhead_tui.present.format import fmt_gflops, fmt_number, fmt_ratio
+from overhead_tui.present.format import (
+    FACT_CHECK_HEADER,
+    fact_check_rows,
+    fmt_gflops,
+    fmt_number,
+    fmt_ratio,
+)
 from overhead_tui.summary.records import RunSummary
 from overhead_tui.tui.screens.base import SummaryScreen
 
@@ -51,6 +57,8 @@ class MachinesScreen(SummaryScreen):
     def compose_body(self) -> ComposeResult:
         with VerticalScroll(id="body"):
             yield Static(self._this_machine(), id="this-machine")
+            if self.summary.machine.fact_checks:
+                yield Static(self._fact_checks(), id="fact-checks")
             if self.error:
                 yield Static(f"[b]Reference file error:[/] {self.error}", id="reference-error")
             yield Static(self._reference(), id="reference")
@@ -90,6 +98,18 @@ class MachinesScreen(SummaryScreen):
             f"{fmt_number(self.own_ridge)} flop/B."
             + "".join(f"\nWarning: {w}" for w in m.limit_warnings)
         )
+
+    def _fact_checks(self) -> Table:
+        table = Table(
+            *FACT_CHECK_HEADER,
+            title="Machine facts, each measured two ways",
+            title_justify="left",
+            box=box.SIMPLE_HEAD,
+        )
+        for row in fact_check_rows(self.summary.machine.fact_checks):
+            style = "bold red" if row[-1] == "DISAGREE" else None
+            table.add_row(*row, style=style)
+        return table
 
     def _reference(self) -> Table:
         rungs = [
