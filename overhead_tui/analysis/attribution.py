@@ -21,11 +21,10 @@ Model (per multiply-add, all times in ns):
 * Compiled work: flops at the measured compute peak — one core, or all cores for a rung that
   carries ``parallel`` — is ``dense_kernel`` if the rung carries it, else ``simd_compute``.
   The peak is the best of the ``simd_fma`` probe and the dense kernels measured in this run.
-* What the model does not explain (measured − modelled) goes to the first layer among
-  ``scalar_compute``, ``memory``, ``parallel`` that the rung carries and that has no modelled
-  time, when the rung executes (almost) no interpreted instructions; otherwise to ``other``,
-  reported even when negative.  ``explained`` is the modelled fraction only; a labelled rest
-  is reported apart as ``labelled_rest`` (a label from the rung's declaration, not a model).
+* What the model does not explain (measured − modelled) is ``other``, *unexplained*, for
+  compiled rungs too, reported even when negative: a layer the rung's file declares is no
+  measurement of its time, so it is never given the rest.  ``explained`` is the modelled
+  fraction; ``labelled_rest`` is 0 (older files labelled the rest of a compiled rung).
 
 Limits: unit costs are averages of microbenchmarks (a real loop's instruction mix, branch
 prediction and cache state differ); an int result inside the small-int cache allocates
@@ -67,9 +66,6 @@ from overhead_tui.summary.vocabulary import GENERATOR_RESUMPTIONS, GENERIC_OPS, 
 
 LIST_LOADS = frozenset({"BINARY_SUBSCR_LIST_INT", "BINARY_SUBSCR_TUPLE_INT"})
 LIST_STORES = frozenset({"STORE_SUBSCR_LIST_INT"})
-INTERPRETED_THRESHOLD = 0.05
-"""Dispatches per multiply-add below which a rung counts as compiled (no interpreter work)."""
-RESIDUAL_LAYERS = ("scalar_compute", "memory", "parallel")
 
 
 def _row(
@@ -280,7 +276,6 @@ def breakdown(result: ScenarioResult, costs: UnitCosts) -> Breakdown | None:
     if scale is not None:
         costs = costs.scaled(*scale)
     rows = interpreted_rows(events, result.layers, costs)
-    compiled = (events.dispatches or 0.0) < INTERPRETED_THRESHOLD
     peak = costs.peak_all_gflops if "parallel" in result.layers else costs.peak_one_gflops
     if peak and ("dense_kernel" in result.layers or "simd_compute" in result.layers):
         layer = "dense_kernel" if "dense_kernel" in result.layers else "simd_compute"
@@ -300,25 +295,17 @@ def breakdown(result: ScenarioResult, costs: UnitCosts) -> Breakdown | None:
         shares[r.layer] = shares.get(r.layer, 0.0) + (r.ns_per_fma or 0.0) / measured_ns
         layer_ns.setdefault(r.layer, []).append(r.ns_bounds)
     intervals = {k: unc.share(unc.total(v), measured) for k, v in layer_ns.items()}
-    target = next((x for x in RESIDUAL_LAYERS if x in result.layers and x not in shares), None)
-    explained = 1.0 - residual / measured_ns  # before any residual is labelled
+    explained = 1.0 - residual / measured_ns
     explained_interval = unc.share(modelled_interval, measured)
     rest_interval = unc.complement(explained_interval)
-    labelled = 0.0
-    if compiled and target is not None and residual > 0:
-        labelled = residual / measured_ns
-        shares[target] = residual / measured_ns
-        intervals[target] = unc.clamp(rest_interval)
-        rows.append(BreakdownRow(target, None, None, "rest of the measured time", residual))
-        residual = 0.0
-        rest_interval = (0.0, 0.0)
+    # what the priced events do not explain stays unexplained ("other"), for compiled rungs
+    # too: a layer the rung declares is no measurement of its time
     shares["other"] = residual / measured_ns
     intervals["other"] = rest_interval
     return Breakdown(
         method="model",
         explained=explained,
         explained_interval=explained_interval,
-        labelled_rest=labelled,
         measured_ns_per_fma=measured_ns,
         measured_interval=measured,
         layers=shares,

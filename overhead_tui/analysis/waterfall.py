@@ -1,5 +1,15 @@
-"""The waterfall: the ladder as successive removals of layers, each step's speed-up credited to the
-layers it removes.
+"""The waterfall: the ladder as successive steps, each step's saving credited to the layers whose
+*measured* cost changed between the two rungs.
+
+A rung's modelled cost of a layer is the sum of its breakdown's priced rows (counted events per
+multiply-add × probed unit cost, ``analysis.attribution``): dispatches, floats boxed,
+subscripts, calls, numpy calls, flops at the SIMD or dense-kernel peak.  A step from rung A to
+rung B credits each layer with A's modelled cost minus B's (per flop; negative when B pays
+more), and the rest of the measured saving to ``other`` — *unexplained*, drawn in its own
+neutral colour.  The layers the later rung's file declares it removes (``REMOVES``) are kept
+beside the credits (``declared``), never used for them; a declaration the measurements do not
+bear out is said in ``contradiction``.  A labelled rest (``rest of the measured time``) is no
+measurement and counts as unexplained.
 """
 
 from __future__ import annotations
@@ -7,17 +17,80 @@ from __future__ import annotations
 import itertools
 
 from overhead_tui.analysis import uncertainty as unc
-from overhead_tui.summary.breakdown import WaterfallStep
-from overhead_tui.summary.records import RunSummary
+from overhead_tui.summary.breakdown import LayerChange, WaterfallStep
+from overhead_tui.summary.layers import SHORT_LABELS
+from overhead_tui.summary.records import RunSummary, ScenarioResult
+
+UNEXPLAINED = "other"
+"""The layer key of what the measured changes do not explain (labelled "unexplained")."""
+METHOD = "counted events × probed unit costs (the model breakdown's priced rows)"
+"""How each layer's change is measured (recorded with every change)."""
+MIN_CREDIT = 0.005
+"""A layer whose measured change is below 0.5 % of the step's saving is not credited (its
+change stays in ``changes``; what it moved is part of the unexplained rest)."""
+MIN_CONFIRMING_SHARE = 0.1
+"""A declared layer counts as borne out when its measured change is at least this share of
+the step's saving."""
+
+
+def modelled_s_per_flop(result: ScenarioResult) -> dict[str, float] | None:
+    """{layer: s per flop} of a rung's priced breakdown rows (None without a breakdown).
+
+    Rows are ns per multiply-add (2 flops); a labelled rest (no event count) is left out."""
+    if result.breakdown is None:
+        return None
+    cost: dict[str, float] = {}
+    for row in result.breakdown.rows:
+        if row.events_per_fma is None or row.ns_per_fma is None:
+            continue
+        cost[row.layer] = cost.get(row.layer, 0.0) + row.ns_per_fma * 1e-9 / 2
+    return cost
+
+
+def _changes(before: ScenarioResult, after: ScenarioResult) -> dict[str, LayerChange]:
+    old, new = modelled_s_per_flop(before), modelled_s_per_flop(after)
+    if old is None or new is None:
+        return {}
+    return {
+        layer: LayerChange(old.get(layer, 0.0), new.get(layer, 0.0), METHOD)
+        for layer in sorted(set(old) | set(new))
+        if old.get(layer, 0.0) or new.get(layer, 0.0)
+    }
+
+
+def contradiction(
+    declared: list[str], changes: dict[str, LayerChange], credits: dict[str, float], saved: float
+) -> str:
+    """ "declared: memory; measured: dispatch −38 %, subscripts −22 %" (each layer's modelled
+    cost after / before − 1, largest credits first) when no declared layer's measured change
+    reaches :data:`MIN_CONFIRMING_SHARE` of the saving; "" otherwise or when nothing was saved
+    or measured."""
+    if not declared or saved <= 0 or not changes:
+        return ""
+    if any(credits.get(x, 0.0) >= MIN_CONFIRMING_SHARE * saved for x in declared):
+        return ""
+    measured = sorted(
+        (x for x in changes if x in credits and abs(credits[x]) >= 0.01 * saved),
+        key=lambda x: -abs(credits[x]),
+    )
+    said = ", ".join(
+        f"{SHORT_LABELS.get(x, x)} {changes[x].relative:+.0%}"
+        if changes[x].relative is not None
+        else f"{SHORT_LABELS.get(x, x)} new"
+        for x in measured[:3]
+    )
+    names = ", ".join(SHORT_LABELS.get(x, x) for x in declared)
+    return f"declared: {names}; measured: {said or 'no modelled layer changed'}"
 
 
 def waterfall(summary: RunSummary) -> list[WaterfallStep]:
     """Steps between consecutive ok rungs: speedup per flop and the time saved per layer.
 
     Each :class:`~overhead_tui.summary.breakdown.WaterfallStep`: ``from_``, ``to``,
-    ``speedup``, ``saved_s_per_flop``, ``layers`` {layer: s/flop}, ``split``,
-    ``speedup_interval`` [low, high] (from both rungs' IQRs), ``within_noise``: the speedup's
-    interval contains 1 (the step may be no step at all).
+    ``speedup``, ``saved_s_per_flop``, ``layers`` {layer: s/flop credited from its measured
+    change, ``other``: unexplained}, ``changes`` {layer: before, after (s/flop), method},
+    ``declared``, ``contradiction``, ``split``, ``speedup_interval`` [low, high] (from both
+    rungs' IQRs), ``within_noise``: the speedup's interval contains 1.
     """
     rungs = [r for r in sorted(summary.scenarios, key=lambda r: r.rung) if r.has_speed]
     steps = []
@@ -26,24 +99,18 @@ def waterfall(summary: RunSummary) -> list[WaterfallStep]:
         t_before = before.median_s / before.flops
         t_after = after.median_s / after.flops
         saved = t_before - t_after
-        removed = list(after.removes) or ["other"]
-        shares = before.breakdown.layers if before.breakdown else {}
-        weights = {x: shares.get(x, 0.0) for x in removed}
-        total = sum(w for w in weights.values() if w > 0)
-        split = "by modelled share"
-        if not after.removes:
-            weights, total = {"other": 1.0}, 1.0
-            split = "nothing declared removed"
-        elif total < MIN_CREDIT_SHARE:  # the model does not see these layers: split equally
-            weights, total = dict.fromkeys(removed, 1.0), float(len(removed))
-            split = "equally (not modelled)"
-        credited = {x: saved * max(w, 0.0) / total for x, w in weights.items()}
+        changes = _changes(before, after)
+        credited = {x: c.before_s_per_flop - c.after_s_per_flop for x, c in changes.items()}
+        credited = {x: s for x, s in credited.items() if abs(s) >= MIN_CREDIT * abs(saved)}
+        credited[UNEXPLAINED] = saved - sum(credited.values())
+        split = "by measured change" if changes else "not measured (no model breakdown)"
         low, high = unc.ratio(
             unc.timing_interval(before.median_s, before.iqr_s),
             unc.timing_interval(after.median_s, after.iqr_s),
         )
         per_flop = after.flops / before.flops  # the speedup is per flop
         speedup_interval = (low * per_flop, high * per_flop)
+        declared = list(after.removes)
         steps.append(
             WaterfallStep(
                 from_=before.name,
@@ -54,11 +121,9 @@ def waterfall(summary: RunSummary) -> list[WaterfallStep]:
                 split=split,
                 speedup_interval=speedup_interval,
                 within_noise=unc.contains(speedup_interval, 1.0),
+                changes=changes,
+                declared=declared,
+                contradiction=contradiction(declared, changes, credited, saved),
             )
         )
     return steps
-
-
-MIN_CREDIT_SHARE = 0.05
-"""Below this modelled share (of the earlier rung) for all removed layers together, the
-waterfall splits a step's saving equally among them instead of by share."""

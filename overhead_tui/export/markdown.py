@@ -18,9 +18,11 @@ from overhead_tui.present.format import (
     fmt_share,
     ladder_row,
     machine_line,
+    waterfall_credits,
+    waterfall_declared,
 )
 from overhead_tui.profilers.profile import SLOWDOWN_NOISE, baseline_source_text, slowdown_text
-from overhead_tui.summary.layers import LAYERS, SHORT_LABELS, layer_label
+from overhead_tui.summary.layers import LAYERS, SHORT_LABELS
 from overhead_tui.summary.records import RunSummary
 
 
@@ -328,18 +330,16 @@ class MarkdownExporter(Exporter):
         if not summary.waterfall:
             return []
         lines = [
-            "## Waterfall (time per flop saved, credited to the layers removed)",
+            "## Waterfall (time per flop saved, credited from each layer's measured change)",
             "",
-            "| from | to | speedup | cumulative | credited to | noise |",
-            "|---|---|---:|---:|---|---|",
+            "| from | to | speedup | cumulative | credited to (ns/flop) | declared | noise |",
+            "|---|---|---:|---:|---|---|---|",
         ]
         total = 1.0
         for step in summary.waterfall:
             total *= step.speedup
-            credited = ", ".join(
-                f"{layer_label(k)} {fmt_seconds(v)}/flop" for k, v in step.layers.items()
-            )
-            if step.split and step.split != "by modelled share":
+            credited = ", ".join(text for _, text in waterfall_credits(step))
+            if step.split and step.split not in ("by modelled share", "by measured change"):
                 credited += f" ({step.split})"
             bounds = step.speedup_interval
             noise = (
@@ -350,12 +350,14 @@ class MarkdownExporter(Exporter):
             )
             lines.append(
                 f"| {step.from_} | {step.to} | {fmt_ratio(step.speedup)} | "
-                f"{fmt_ratio(total)} | {credited} | {noise} |"
+                f"{fmt_ratio(total)} | {credited} | {waterfall_declared(step)} | {noise} |"
             )
         lines += [
             "",
-            "noise: the speedup's bounds from both rungs' middle half of samples; within noise "
-            "when they include 1×.",
+            "credited: each layer's modelled cost (counted events × probed unit costs) in the "
+            "earlier rung minus the later one's; unexplained: the rest of the measured saving. "
+            "declared: the later rung's REMOVES, shown, never used. noise: the speedup's bounds "
+            "from both rungs' middle half of samples; within noise when they include 1×.",
         ]
         return lines
 

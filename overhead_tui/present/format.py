@@ -6,6 +6,8 @@ from collections.abc import Collection, Sequence
 from functools import cache
 from typing import TYPE_CHECKING
 
+from overhead_tui.summary.breakdown import WaterfallStep
+from overhead_tui.summary.layers import SHORT_LABELS
 from overhead_tui.summary.limits import FactCheck
 from overhead_tui.summary.records import RunSummary, ScenarioResult
 from overhead_tui.summary.units import (
@@ -195,3 +197,24 @@ def fact_check_rows(checks: Sequence[FactCheck]) -> list[tuple[str, ...]]:
             )
         )
     return rows
+
+
+def waterfall_credits(step: WaterfallStep) -> list[tuple[str, str]]:
+    """(layer, "label 1.23") per credited layer of a waterfall step, largest first, the
+    unexplained rest last (ns per flop); the views draw them."""
+    items = sorted(
+        ((k, v) for k, v in step.layers.items() if k != "other"), key=lambda kv: -abs(kv[1])
+    )
+    if "other" in step.layers:
+        items.append(("other", step.layers["other"]))
+    return [(k, f"{SHORT_LABELS.get(k, k)} {fmt_number(v * 1e9)}") for k, v in items]
+
+
+def waterfall_declared(step: WaterfallStep) -> str:
+    """The later rung's declared ``REMOVES`` as shown beside the measured credits, with the
+    contradiction when the measurements do not bear it out."""
+    if step.contradiction:
+        return step.contradiction
+    if step.declared:
+        return "declared: " + ", ".join(SHORT_LABELS.get(x, x) for x in step.declared)
+    return ""

@@ -101,6 +101,23 @@ class Breakdown:
 
 
 @dataclass(frozen=True)
+class LayerChange:
+    """One layer's measured cost in the two rungs of a waterfall step (s per flop)."""
+
+    before_s_per_flop: float
+    after_s_per_flop: float
+    method: str = ""
+    """How the cost was measured (counted events × probed unit costs)."""
+
+    @property
+    def relative(self) -> float | None:
+        """after / before − 1 (None when the earlier rung did not pay it)."""
+        if not self.before_s_per_flop:
+            return None
+        return self.after_s_per_flop / self.before_s_per_flop - 1
+
+
+@dataclass(frozen=True)
 class WaterfallStep:
     """One step between consecutive ok rungs (``analysis.waterfall``)."""
 
@@ -111,9 +128,17 @@ class WaterfallStep:
     """Per flop: the earlier rung's time per flop over the later one's."""
     saved_s_per_flop: float
     layers: dict[str, float]
-    """{layer: seconds per flop saved and credited to it}."""
+    """{layer: seconds per flop saved and credited to it from its measured change; ``other``:
+    the unexplained rest}."""
     split: str = ""
-    """How the saving was split among the removed layers."""
+    """How the saving was split (``by measured change``; older files: by the declared
+    layers)."""
     speedup_interval: Interval | None = field(default=None, metadata=OMIT)
     within_noise: bool | None = field(default=None, metadata=OMIT)
     """The speedup's interval contains 1 (the step may be no step at all)."""
+    changes: dict[str, LayerChange] = field(default_factory=dict, metadata=OMIT)
+    """{layer: its measured cost before and after, and how it was measured}."""
+    declared: list[str] = field(default_factory=list, metadata=OMIT)
+    """The layers the later rung's file declares it removes (``REMOVES``): shown, not used."""
+    contradiction: str = field(default="", metadata=OMIT)
+    """Said when the measurements do not bear the declaration out."""

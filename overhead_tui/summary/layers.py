@@ -19,9 +19,10 @@ LAYER_LABELS: dict[str, str] = {
     "dense_kernel": "dense kernel",
     "memory": "memory bandwidth / cache",
     "parallel": "threads and synchronisation",
-    "other": "other",
+    "other": "unexplained",
 }
-"""Layer name -> short human-readable label, in the order the UI lists them."""
+"""Layer name -> short human-readable label, in the order the UI lists them.  ``other`` is no
+layer: what the model does not explain (drawn in its own neutral colour)."""
 
 LAYERS: tuple[str, ...] = tuple(LAYER_LABELS)
 """All standard layer names."""
@@ -39,7 +40,7 @@ SHORT_LABELS: dict[str, str] = {
     "dense_kernel": "dense kernel",
     "memory": "memory",
     "parallel": "threads",
-    "other": "other",
+    "other": "unexplained",
 }
 """Layer -> one-word label for legends."""
 

@@ -82,8 +82,8 @@ def test_over_explained_rung_reports_negative_other():
     assert b.explained > 1 and b.layers["other"] < 0
 
 
-def test_compiled_rung_gets_peak_time_and_labelled_rest():
-    # 1 ns per FMA on one core at a 20 GFLOP/s peak: 0.1 ns compute, 0.9 ns memory
+def test_compiled_rung_gets_peak_time_and_an_unexplained_rest():
+    # 1 ns per FMA on one core at a 20 GFLOP/s peak: 0.1 ns compute, 0.9 ns not modelled
     result = _result(
         "jit",
         9,
@@ -95,30 +95,39 @@ def test_compiled_rung_gets_peak_time_and_labelled_rest():
     )
     b = breakdown(result, UnitCosts.from_probes(probe_records(PROBES)))
     assert b.layers["simd_compute"] == pytest.approx(0.1)
-    assert b.layers["memory"] == pytest.approx(0.9)
+    assert "memory" not in b.layers  # declared, not measured: never labelled with the rest
+    assert b.layers["other"] == pytest.approx(0.9)  # unexplained
     assert "interpreter_dispatch" not in b.layers
     assert b.explained == pytest.approx(0.1)  # the model itself: compute at peak
-    assert b.labelled_rest == pytest.approx(0.9)  # the rest, labelled by what it carries
+    assert b.labelled_rest == 0.0
 
 
-def test_waterfall_credits_removed_layers_and_multiplies_to_the_span():
+def test_waterfall_credits_measured_changes_and_multiplies_to_the_span():
+    fewer = {**PYTHON_EVENTS, "dispatches": 5.0, "by_opcode": {}}  # half the dispatches
     summary = RunSummary(
         scenarios=[
-            _result("a", 1, ["interpreter_dispatch", "boxing"], [], 10, 8e-3),
-            _result("b", 2, ["interpreter_dispatch"], ["boxing"], 20, 8e-3),  # 8× less per flop
+            _result("a", 1, ["interpreter_dispatch", "boxing"], [], 10, 40e-6, PYTHON_EVENTS),
+            _result("b", 2, ["interpreter_dispatch", "boxing"], ["memory"], 10, 25e-6, fewer),
             _result("c", 3, ["dense_kernel"], ["interpreter_dispatch"], 40, 1e-3),
         ]
     )
     attribute(summary, probe_records(PROBES))
     steps = summary.waterfall
     assert [(s.from_, s.to) for s in steps] == [("a", "b"), ("b", "c")]
-    assert steps[0].speedup == pytest.approx(8.0)
-    assert steps[1].speedup == pytest.approx(64.0)
-    t_a = 8e-3 / (2 * 10**3)
-    t_b = t_a / 8
-    assert steps[0].layers == {"boxing": pytest.approx(t_a - t_b)}
-    span = (8e-3 / 2000) / (1e-3 / (2 * 40**3))
+    assert steps[0].speedup == pytest.approx(1.6)
+    first = steps[0]
+    # a → b: 5 dispatches × 2 ns and 4 loads × 1 ns + 1 store × 0.5 ns fewer per FMA
+    assert first.layers["interpreter_dispatch"] == pytest.approx(10e-9 / 2)
+    assert first.layers["container_access"] == pytest.approx(4.5e-9 / 2)
+    assert "boxing" not in first.layers  # 2 floats per FMA on both sides: no change
+    assert sum(first.layers.values()) == pytest.approx(first.saved_s_per_flop)
+    assert first.layers["other"] == pytest.approx(first.saved_s_per_flop - 14.5e-9 / 2)
+    assert first.changes["interpreter_dispatch"].relative == pytest.approx(-0.5)
+    assert first.split == "by measured change" and first.declared == ["memory"]
+    assert first.contradiction.startswith("declared: memory; measured: dispatch -50%")
+    span = (40e-6 / 2000) / (1e-3 / (2 * 40**3))
     assert math.prod(s.speedup for s in steps) == pytest.approx(span, rel=1e-12)
+    assert steps[1].declared == ["interpreter_dispatch"] and not steps[1].contradiction
 
 
 def test_waterfall_skips_failed_rungs_and_credits_other_when_nothing_is_removed():

@@ -10,15 +10,24 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from overhead_tui.present.format import fmt_number, fmt_ratio
+from overhead_tui.present.format import (
+    fmt_number,
+    fmt_ratio,
+    waterfall_credits,
+    waterfall_declared,
+)
 from overhead_tui.summary.breakdown import WaterfallStep
-from overhead_tui.summary.layers import layer_label
 from overhead_tui.tui.screens.base import SummaryScreen
 from overhead_tui.tui.widgets.column_table import column_table
 from overhead_tui.tui.widgets.layer_bar import LAYER_GLYPHS
 
 BAR_WIDTH = 40
 """Cells of the time-per-flop bars (log scale from the dense kernel to the slowest rung)."""
+
+
+NARROW = 120
+"""Below this many columns a credit shows its layer's letter and number only (the letters
+are the legend's)."""
 
 
 class WaterfallScreen(SummaryScreen):
@@ -53,37 +62,43 @@ class WaterfallScreen(SummaryScreen):
         return table
 
     def _steps(self) -> Table:
+        narrow = self.app.size.width < NARROW
         table = column_table(
-            ("from → to", "speedup", "noise", "cumulative", "credited to (ns/flop)"),
-            left={"from → to", "noise", "credited to (ns/flop)"},
+            ("from → to", "speedup", "noise", "cumulative", "credited to (ns/flop)", "declared"),
+            left={"from → to", "noise", "credited to (ns/flop)", "declared"},
             padding=(0, 1),
-            title="steps: saved time per flop credited to the layers the later rung removes",
+            title="steps: saved time per flop credited to the layers whose measured cost "
+            "changed (counted events × probed unit costs); unexplained: the rest",
             title_justify="left",
         )
         total = 1.0
         for step in self.summary.waterfall:
             total *= step.speedup
             credited = Text()
-            for layer, seconds in step.layers.items():
+            for index, (layer, text) in enumerate(waterfall_credits(step)):
                 letter, style = LAYER_GLYPHS.get(layer, ("?", ""))
+                credited.append("\n" if index else "")  # one layer a line: none is cut
                 credited.append(f" {letter} ", style=style)
-                credited.append(
-                    f" {layer_label(layer).split(' (')[0]} {fmt_number(seconds * 1e9)}  "
-                )
-            if step.split and step.split != "by modelled share":
+                credited.append(f" {text.rsplit(' ', 1)[-1] if narrow else text}")
+            if step.split and step.split not in ("by modelled share", "by measured change"):
                 credited.append(f"({step.split})", style="italic")
+            declared = Text(
+                waterfall_declared(step), style="bold yellow" if step.contradiction else "dim"
+            )
             table.add_row(
-                f"{step.from_} → {step.to}",
+                f"{step.from_} →\n{step.to}" if narrow else f"{step.from_} → {step.to}",
                 fmt_ratio(step.speedup),
                 _noise(step),
                 fmt_ratio(total),
                 credited,
+                declared,
             )
         table.caption = (
             f"product of speedups {fmt_ratio(total)} = the measured time per flop of the first "
             "ok rung in this run over the last one's (not × dense unless the last is the "
             "dense kernel); noise: within noise when the speedup's bounds (both rungs' middle "
-            "half of samples) include 1×"
+            "half of samples) include 1×; declared: the later rung's REMOVES, shown, never "
+            "used for the credits"
         )
         return table
 
