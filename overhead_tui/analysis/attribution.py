@@ -18,9 +18,16 @@ Model (per multiply-add, all times in ns):
   scalar arithmetic, plus each ``BUILD_TUPLE`` (the index tuple), at the ``numpy_call``
   probe's ``scalar_load_ns``, ``scalar_store_ns``, ``scalar_multiply_ns`` and
   ``index_tuple_ns`` (probes from before those details: all at ``scalar_op_ns``).
-* Compiled work: flops at the measured compute peak — one core, or all cores for a rung that
-  carries ``parallel`` — is ``dense_kernel`` if the rung carries it, else ``simd_compute``.
-  The peak is the best of the ``simd_fma`` probe and the dense kernels measured in this run.
+* Compiled work: a rung whose own code was read (``generated_code``: the hot loop of its C
+  source compiled with its flags, or of its numba functions) has its flops priced at *its*
+  FP rate — the ``simd_fma`` probe's measured FP-instruction issue rate (one core, or all
+  cores for a rung that carries ``parallel``) × the flops each of its FP instructions does
+  (``simd_compute`` for packed code, ``scalar_compute`` for scalar): a roofline-style
+  in-core bound (Williams et al. 2009; the in-core term of the ECM model, Hager & Wellein,
+  *Introduction to High Performance Computing for Scientists and Engineers*, 2010).
+  Others (BLAS) get their flops at the measured compute peak, ``dense_kernel`` if the rung
+  carries it, else ``simd_compute``; the peak is the best of the ``simd_fma`` probe and the
+  dense kernels measured in this run.
 * What the model does not explain (measured − modelled) is ``other``, *unexplained*, for
   compiled rungs too, reported even when negative: a layer the rung's file declares is no
   measurement of its time, so it is never given the rest.  ``explained`` is the modelled
@@ -277,7 +284,22 @@ def breakdown(result: ScenarioResult, costs: UnitCosts) -> Breakdown | None:
         costs = costs.scaled(*scale)
     rows = interpreted_rows(events, result.layers, costs)
     peak = costs.peak_all_gflops if "parallel" in result.layers else costs.peak_one_gflops
-    if peak and ("dense_kernel" in result.layers or "simd_compute" in result.layers):
+    issue = costs.fp_issue_all if "parallel" in result.layers else costs.fp_issue_one
+    code = result.generated_code
+    if code is not None and code.flops_per_instruction and issue:
+        # the rung's own FP instructions at the core's measured issue rate
+        rate = issue * code.flops_per_instruction  # GFLOP/s
+        layer = "simd_compute" if code.width_bits else "scalar_compute"
+        width = f"{code.width_bits}-bit" if code.width_bits else "scalar"
+        unit = f"ns/flop at its FP rate ({width}, {code.flops_per_instruction:g} flop/instr)"
+        rows.append(
+            replace(
+                _row(layer, 2.0, 1.0 / rate, unit),
+                unit_interval=(1.0 / rate, 1.0 / rate),
+                ns_interval=(2.0 / rate, 2.0 / rate),
+            )
+        )
+    elif peak and ("dense_kernel" in result.layers or "simd_compute" in result.layers):
         layer = "dense_kernel" if "dense_kernel" in result.layers else "simd_compute"
         rows.append(
             replace(

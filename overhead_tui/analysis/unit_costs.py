@@ -42,6 +42,24 @@ INTERPRETER_COSTS = (
 """Unit costs paid in the eval loop: scaled by the rung's own reference dispatch timing."""
 
 
+def fp_issue_rates(probes: Probes) -> dict[str, float]:
+    """{fp_issue_one, fp_issue_all}: FP instructions per ns from the ``simd_fma`` probe (its
+    GFLOP/s over the flops each of its instructions does); empty without the probe's lanes."""
+    probe = probes.get("simd_fma")
+    details = (probe.details or {}) if probe is not None else {}
+    lanes = details.get("lanes")
+    if not isinstance(lanes, int | float) or lanes <= 0:
+        return {}
+    per_instruction = lanes * (1 if details.get("isa") == "sse" else 2)
+    rates = {}
+    one, every = details.get("one_core_gflops"), probe.value if probe is not None else None
+    if isinstance(one, int | float) and one > 0:
+        rates["fp_issue_one"] = one / per_instruction
+    if isinstance(every, int | float) and every > 0:
+        rates["fp_issue_all"] = every / per_instruction
+    return rates
+
+
 @dataclass(frozen=True)
 class UnitCosts:
     """Unit costs from the probes (ns, except GFLOP/s and µs as named)."""
@@ -69,6 +87,11 @@ class UnitCosts:
     """Building the tuple ``(i, j)`` that indexes a 2-D array."""
     peak_one_gflops: float | None = None
     peak_all_gflops: float | None = None
+    fp_issue_one: float | None = None
+    """FP instructions per ns one core issues: the ``simd_fma`` probe's one-core GFLOP/s over
+    its flops per instruction (2 × lanes with FMA, lanes without)."""
+    fp_issue_all: float | None = None
+    """The same on all cores at once (the probe's all-cores rate)."""
     intervals: dict[str, unc.Interval] = field(default_factory=dict)
     """Field name -> [low, high] of that unit cost (clamped at 0), see ``analysis.uncertainty``."""
     normalised: dict[str, float] = field(default_factory=dict)
@@ -189,6 +212,7 @@ class UnitCosts:
             index_tuple_ns=detail("numpy_call", "index_tuple_ns", "index_tuple_ns"),
             peak_one_gflops=max(one, default=None),
             peak_all_gflops=max(every + one, default=None),
+            **fp_issue_rates(probes),
             intervals=intervals,
             below_resolution=frozenset(below),
             normalised=factors,

@@ -374,20 +374,22 @@ def matmul(lib: Any, pa: Any, pb: Any, pc: Any, c: Any, n: int) -> Any:
     return c
 
 
-def assembly(source: str, flags: list[str]) -> str:
+def assembly(source: str, flags: list[str], dtype: str = "float64") -> str:
     """The assembly the compiler makes of ``source`` on its own (``cc -S``, the same
-    ``flags``, ``real_t`` as double): the generated code a probe checks (its vector width,
-    the instructions of its chains), without cffi's wrappers.  Kept in the build cache under
-    the same kind of key as a build (source, compiler version, flags, CPU).
+    ``flags``): the generated code a probe checks (its vector width,
+    the instructions of its chains), without cffi's wrappers; ``real_t`` is the ``dtype``'s
+    type.  Kept in the build cache under the same kind of key as a build (source, compiler
+    version, flags, CPU).
 
     Raises:
         Unavailable: no compiler.
         BuildError: the source does not compile.
     """
     cc = compiler()
-    command = [*cc.split(), *flags, "-Dreal_t=double", "-DREAL_BYTES=8"]
+    real, size = ("double", 8) if dtype == "float64" else ("float", 4)
+    command = [*cc.split(), *flags, f"-Dreal_t={real}", f"-DREAL_BYTES={size}"]
     command += ["-S", "-o", "-", "-x", "c", "-"]
-    key = build_key(source, compiler_version(cc), command, [], "double", cpu_signature(), "-S")
+    key = build_key(source, compiler_version(cc), command, [], real, cpu_signature(), "-S")
     folder, _ = usable_cache_dir()
     cached = folder / f"_overhead_asm_{key}.s"
     with contextlib.suppress(OSError):

@@ -19,6 +19,7 @@ Messages (kind: record), in the order a ladder worker (``mode: run``) sends them
                                             numba_threads}: the defaults, before set-up
     build          :class:`Build`          {info}: a compiled rung's build (``BuildInfo``)
     compiled       :class:`Compiled`       {first_call_s}: JIT compile + one run (s)
+    generated      :class:`Generated`      {code}: a compiled rung's hot loop (``GeneratedCode``)
     validated      :class:`Validated`      {phase first|last, ok, max_abs_error, tolerance,
                                             reason}
     calibrated     :class:`Calibrated`     {loops}: kernel calls per sample
@@ -53,7 +54,14 @@ from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar, Protocol, TypeVar
 
 from overhead_tui.summary.codec import OMIT, DecodeError, from_json, to_json
-from overhead_tui.summary.measured import Blas, BlasLibrary, BuildInfo, BytecodeLine, EventsPerFma
+from overhead_tui.summary.measured import (
+    Blas,
+    BlasLibrary,
+    BuildInfo,
+    BytecodeLine,
+    EventsPerFma,
+    GeneratedCode,
+)
 from overhead_tui.summary.probes import ProbeDetail
 
 R = TypeVar("R")
@@ -235,6 +243,13 @@ class Compiled(Message):
 
 
 @dataclass(frozen=True)
+class Generated(Message):
+    event: ClassVar[str] = "generated"
+    code: GeneratedCode = field(default_factory=GeneratedCode)
+    """The FP arithmetic of the rung's hot loop, from its own compiled code."""
+
+
+@dataclass(frozen=True)
 class Validated(Message):
     event: ClassVar[str] = "validated"
     phase: str = ""
@@ -345,6 +360,7 @@ MESSAGES: dict[str, type[Message]] = {
         Environment,
         Build,
         Compiled,
+        Generated,
         Validated,
         Calibrated,
         Warmup,

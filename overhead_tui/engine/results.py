@@ -21,6 +21,7 @@ from overhead_tui.engine.protocol import (
     Done,
     Environment,
     Error,
+    Generated,
     Message,
     PythonReport,
     Reference,
@@ -92,6 +93,8 @@ def apply_event(result: ScenarioResult, message: Message) -> None:
             result.blas = _blas_libraries(message.blas) or result.blas
         case Build():
             result.build = message.info if message.info != BuildInfo() else None
+        case Generated():
+            result.generated_code = message.code
         case Error():
             result.status = "skipped" if message.kind in SKIPPED_ERRORS else "error"
             result.error = error_text(message)

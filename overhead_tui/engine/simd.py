@@ -249,3 +249,74 @@ def asm_warning(report: AsmReport, target: SimdTarget) -> str | None:
     if not report.hot_loop and report.packed_fma:
         problems.append("no loop around the FMAs found in the asm")
     return "; ".join(problems) or None
+
+
+_X86_FP = re.compile(
+    r"^\s*(v?fn?m(?:add|sub)(?:132|213|231)|v?(?:mul|add|sub))([ps])([sd])\s+(.*)$"
+)
+
+
+@dataclass(frozen=True)
+class FpProfile:
+    """The floating-point arithmetic of a compiled kernel's hot loop.
+
+    Attributes:
+        fp_instructions: FP multiply, add, subtract and FMA instructions in the hot loop.
+        fma_instructions: of those, fused multiply-adds.
+        width_bits: the widest register a packed one uses (bits); None when all are scalar.
+        flops_per_instruction: flops per FP instruction on average (lanes × 2 for an FMA,
+            lanes for the others; 1 for scalar code without FMA).
+        hot_loop: a loop holding FP instructions was found (else: the whole text).
+    """
+
+    fp_instructions: int = 0
+    fma_instructions: int = 0
+    width_bits: int | None = None
+    flops_per_instruction: float | None = None
+    hot_loop: bool = False
+
+
+def _fp_count(lines: list[str]) -> tuple[int, int, int, float]:
+    """(FP instructions, FMAs, widest packed bits (0: none), flops) of x86 lines."""
+    count = fmas = widest = 0
+    flops = 0.0
+    for line in lines:
+        match = _X86_FP.match(line.split("#", 1)[0])
+        if match is None:
+            continue
+        op, kind, precision, operands = match.groups()
+        fused = "fm" in op or "fnm" in op
+        lanes = 1
+        if kind == "p":
+            bits = 512 if "zmm" in operands else 256 if "ymm" in operands else 128
+            lanes = bits // (64 if precision == "d" else 32)
+            widest = max(widest, bits)
+        count += 1
+        fmas += fused
+        flops += lanes * (2 if fused else 1)
+    return count, fmas, widest, flops
+
+
+def fp_profile(asm: str) -> FpProfile:
+    """FP arithmetic of the hot loop, in AT&T x86 assembly (``cc -S``, numba's
+    ``inspect_asm``): among the backward-branch loops holding the widest FP instructions,
+    the densest in flops per line: the vectorised main loop rather than its scalar remainder
+    or an outer loop around both."""
+    lines = asm.splitlines()
+    labels: dict[str, int] = {}
+    best: tuple[tuple[int, float, int], int, tuple[int, int, int, float]] | None = None
+    for index, line in enumerate(lines):
+        if label := _LABEL.match(line):
+            labels[label.group(1)] = index
+            continue
+        jump = _JUMP.match(line.split("#", 1)[0])
+        if jump is None or jump.group(1) not in labels:
+            continue
+        start = labels[jump.group(1)]
+        counted = _fp_count(lines[start : index + 1])
+        rank = (counted[2], counted[3] / (index - start + 1), start - index)
+        if counted[0] and (best is None or rank > best[0]):
+            best = (rank, 0, counted)
+    hot = best is not None
+    count, fmas, widest, flops = best[2] if best else _fp_count(lines)
+    return FpProfile(count, fmas, widest or None, flops / count if count else None, hot)

@@ -171,8 +171,9 @@ def parallel_check(probes: Probes, counted: float | None) -> FactCheck | None:
         if agree
         else (
             f"the {counted:g} counted cores computed like {measured:.2f} (independent FMA "
-            "loops on every CPU at once): SMT siblings of fewer cores, or a host that "
-            "shares them; the all-cores theoretical peak still counts "
+            "loops on every CPU at once): other processes busy on the CPUs while it ran, SMT "
+            "siblings of fewer cores, or a host that shares them; the all-cores theoretical "
+            "peak still counts "
             f"{counted:g}"
         )
     )

@@ -100,6 +100,24 @@ class EventsPerFma(Counters):
 
 
 @dataclass(frozen=True)
+class GeneratedCode:
+    """The floating-point arithmetic of a compiled rung's hot loop, read from its own code
+    (``engine.simd.fp_profile``): what its FP instructions can do at the core's issue rate."""
+
+    method: str = ""
+    """Where the code came from: ``cc -S`` of the rung's source with its flags, or numba's
+    ``inspect_asm`` of its compiled functions."""
+    fp_instructions: int = 0
+    """FP multiply, add, subtract and FMA instructions in the hot loop."""
+    fma_instructions: int = 0
+    width_bits: int | None = None
+    """The widest packed FP register used (bits); None: scalar code."""
+    flops_per_instruction: float | None = None
+    """Flops per FP instruction on average (lanes × 2 for an FMA)."""
+    hot_loop: bool = False
+
+
+@dataclass(frozen=True)
 class BuildInfo:
     """How a compiled rung was built (``engine.cbuild.build``)."""
 

@@ -34,7 +34,13 @@ from typing import Any
 from overhead_tui.summary.breakdown import Breakdown, WaterfallStep
 from overhead_tui.summary.codec import OMIT, from_json, to_json
 from overhead_tui.summary.limits import FactCheck, MachineLimits, PeakEntry
-from overhead_tui.summary.measured import BlasLibrary, BuildInfo, BytecodeLine, EventsPerFma
+from overhead_tui.summary.measured import (
+    BlasLibrary,
+    BuildInfo,
+    BytecodeLine,
+    EventsPerFma,
+    GeneratedCode,
+)
 from overhead_tui.summary.probes import ProbeResult
 from overhead_tui.summary.profile import ProfileRecord
 from overhead_tui.summary.shapes import ShapesRecord
@@ -232,6 +238,8 @@ class ScenarioResult:
     roofline_ceiling_gflops: float | None = None
     """min(measured peak, arithmetic intensity × measured bandwidth) (GFLOP/s)."""
     build: BuildInfo | None = None
+    generated_code: GeneratedCode | None = field(default=None, metadata=OMIT)
+    """The FP arithmetic of a compiled rung's hot loop (C and numba rungs)."""
     """How a compiled rung was built (``cbuild``)."""
     profile: ProfileRecord | None = None
     """Profiler results (``profilers.profile``; JSON: ``ProfileRecord.to_json``)."""

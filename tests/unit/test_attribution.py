@@ -249,3 +249,32 @@ def test_probe_costs_are_brought_to_the_dispatch_probes_speed():
     assert (
         UnitCosts.from_probes(probe_records(PROBES)).normalised == {}
     )  # older probes: as measured
+
+
+def test_a_compiled_rung_is_priced_at_its_own_fp_rate():
+    """256-bit FMA code (8 flops per instruction) at the probe's issue rate: 16 GFLOP/s one
+    core from an AVX2 probe of 4 lanes (2 FP instructions per ns) gives 16 GFLOP/s; scalar
+    mul+add code (1 flop per instruction) 2 GFLOP/s; the rest stays unexplained."""
+    from overhead_tui.summary.measured import GeneratedCode
+
+    probes = {
+        **PROBES,
+        "simd_fma": {
+            "value": 32.0,
+            "details": {"one_core_gflops": 16.0, "lanes": 4, "isa": "avx2"},
+        },
+    }
+    costs = UnitCosts.from_probes(probe_records(probes))
+    assert costs.fp_issue_one == pytest.approx(2.0) and costs.fp_issue_all == pytest.approx(4.0)
+    events = {"dispatches": 0.0, "by_opcode": {}}
+    vector = _result("simd", 9, ["simd_compute", "memory"], [], 100, 0.5e-9 * 100**3, events)
+    vector.generated_code = GeneratedCode("cc -S", 8, 8, 256, 8.0, True)
+    b = breakdown(vector, costs)
+    row = next(r for r in b.rows if r.layer == "simd_compute")
+    assert row.ns_per_fma == pytest.approx(2 / 16.0)  # 2 flops at 16 GFLOP/s
+    assert b.explained == pytest.approx(0.125 / 0.5) and "memory" not in b.layers
+    assert b.layers["other"] == pytest.approx(1 - 0.25)
+    scalar = _result("o2", 8, ["scalar_compute", "memory"], [], 100, 1e-9 * 100**3, events)
+    scalar.generated_code = GeneratedCode("cc -S", 2, 0, None, 1.0, True)
+    row = next(r for r in breakdown(scalar, costs).rows if r.layer == "scalar_compute")
+    assert row.ns_per_fma == pytest.approx(2 / 2.0) and "scalar" in row.unit
