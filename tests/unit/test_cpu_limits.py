@@ -246,3 +246,36 @@ def test_a_ceiling_below_a_rung_on_the_same_threads_is_flagged():
     )
     summary.scenarios[0].status = "invalid"  # only rungs with a speed count
     assert len(machine_limits(None, probe_records(probes), summary).limit_warnings) == 1
+
+
+def test_a_dense_kernel_that_scales_less_than_the_cores_is_flagged():
+    """Emerald Rapids: BLAS 60.8 → 77.9 GFLOP/s (1.28×) where two FMA loops scaled 1.73×."""
+    from overhead_tui.summary.records import RunSummary
+
+    probes = {
+        "simd_fma": {"value": 126.5, "details": {"one_core_gflops": 73.3, "parallel_cores": 1.73}}
+    }
+    rungs = [
+        _rung("numpy_matmul_1thread", ["dense_kernel"], 60.8),
+        _rung("numpy_matmul", ["dense_kernel", "parallel"], 77.9),
+    ]
+    summary = RunSummary(probes=probe_records(probes), scenarios=rungs)
+    cpu = _cpu("sapphire-rapids-constructed.txt")
+    warnings = machine_limits(cpu, probe_records(probes), summary).limit_warnings
+    assert any(
+        w.startswith("the dense kernel scales 1.28× from one thread to all (numpy_matmul)")
+        for w in warnings
+    ), warnings
+    rungs[1] = _rung("numpy_matmul", ["dense_kernel", "parallel"], 110.0)  # 1.81×: fine
+    summary = RunSummary(probes=probe_records(probes), scenarios=rungs)
+    warnings = machine_limits(cpu, probe_records(probes), summary).limit_warnings
+    assert not any("dense kernel scales" in w for w in warnings)
+
+
+def test_more_parallel_cores_than_there_are_is_a_disturbed_one_core_run():
+    probes = {
+        "simd_fma": {"value": 90.0, "details": {"one_core_gflops": 34.0, "parallel_cores": 2.66}}
+    }
+    limits = machine_limits(_cpu("zen3-epyc-constructed.txt"), probe_records(probes))
+    check = next(c for c in limits.fact_checks if c.fact == "parallel_cores")
+    assert check.agree is False and "the one-core run was slowed" in check.note
