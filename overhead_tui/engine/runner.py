@@ -13,10 +13,8 @@ is rewritten atomically after every scenario.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import select
-import signal
 import subprocess
 import sys
 import time
@@ -67,6 +65,7 @@ from overhead_tui.engine.run_log import (
 )
 from overhead_tui.engine.spawn import (
     Stoppable,
+    kill_group,
     same_interpreter,
     wait_exited,
     worker_command,
@@ -131,7 +130,7 @@ class Runner(Stoppable):
 
     def _stop_current(self) -> None:
         if self._process is not None:
-            _kill_group(self._process)
+            kill_group(self._process)
 
     def events(self) -> Iterator[Event]:
         """Run every scenario and yield events as they happen (see ``engine.events``)."""
@@ -372,7 +371,7 @@ class Runner(Stoppable):
         try:
             yield from self._read(process, spec)
         finally:
-            _kill_group(process)
+            kill_group(process)
             with self._lock:
                 self._process = None
 
@@ -410,7 +409,7 @@ class Runner(Stoppable):
                     final = final or isinstance(event, Done | Error)
         if not timed_out:  # not reaped: the group id stays the worker's until it is killed
             wait_exited(process, EXIT_GRACE_S)
-        _kill_group(process)  # whatever the scenario started ends with it, on every outcome
+        kill_group(process)  # whatever the scenario started ends with it, on every outcome
         returncode = process.wait()
         yield _WorkerOutcome(events, returncode, timed_out, self._stderr_tail(spec))
 
@@ -433,12 +432,3 @@ def _finished_well(outcome: _WorkerOutcome | None, result: ScenarioResult) -> bo
     return any(isinstance(e, Done) for e in outcome.events) and not any(
         isinstance(e, Error) for e in outcome.events
     )
-
-
-def _kill_group(process: subprocess.Popen[bytes]) -> None:
-    """SIGKILL the worker's whole process group (it leads its own session); nothing once the
-    worker was reaped, as its group id may then be reused (``_read`` kills before reaping)."""
-    if process.returncode is not None:
-        return
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(process.pid, signal.SIGKILL)

@@ -61,7 +61,7 @@ class CommandResult:
         return error.message if error else None
 
 
-def _kill_group(process: subprocess.Popen[bytes]) -> None:
+def kill_group(process: subprocess.Popen[bytes]) -> None:
     """SIGKILL ``process``'s whole group (it leads its own session); nothing once it was
     reaped, as its group id may then belong to someone else."""
     if process.returncode is not None:
@@ -110,7 +110,7 @@ class Cancel:
         with self._lock:
             self._event.set()
             for process in self._running:
-                _kill_group(process)
+                kill_group(process)
 
     def is_set(self) -> bool:
         """True once :meth:`set` was called."""
@@ -120,7 +120,7 @@ class Cancel:
         with self._lock:
             self._running.add(process)
             if self._event.is_set():  # set between the check and the start
-                _kill_group(process)
+                kill_group(process)
 
     def _discard(self, process: subprocess.Popen[bytes]) -> None:
         with self._lock:
@@ -277,14 +277,14 @@ def run_command(
     try:
         timed_out = not wait_exited(process, timeout_s)
     except BaseException:  # Ctrl-C or SIGTERM: take the profiler and the worker down too
-        _kill_group(process)
+        kill_group(process)
         process.kill()
         process.wait()
         raise
     finally:
         if cancel is not None:
             cancel._discard(process)
-    _kill_group(process)
+    kill_group(process)
     returncode = process.wait()
     # a child that left the group may still hold the pipes: do not wait long for it
     out, err = (reader.result(DRAIN_S) for reader in readers)
