@@ -182,7 +182,7 @@ int isa_level(void) { return 4; }
 #define R double
 #define V float64x2_t
 #define SET1 vdupq_n_f64
-#define FMA(a, b, c) vfmaq_f64(c, a, b)
+#define FMA(a, b, c) vfmaq_f64(a, b, c) /* a += b * c: fmla accumulates in place */
 #define ADD vaddq_f64
 #define STORE vst1q_f64
 __attribute__((noinline))
@@ -196,7 +196,7 @@ double neon_f64(long steps, double x, double y) { BODY(REP16) }
 #define R float
 #define V float32x4_t
 #define SET1 vdupq_n_f32
-#define FMA(a, b, c) vfmaq_f32(c, a, b)
+#define FMA(a, b, c) vfmaq_f32(a, b, c)
 #define ADD vaddq_f32
 #define STORE vst1q_f32
 __attribute__((noinline))

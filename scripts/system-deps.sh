@@ -1,10 +1,13 @@
 #!/bin/sh
 # Install the Debian packages the test suite drives, when they are missing and apt-get is usable
-# (as root, or through sudo without a password): tmux (real-terminal tests), perf (linux-perf)
-# and valgrind (profiler backends). Otherwise print what is missing and why: the tests that need
+# (as root, or through sudo without a password): tmux (real-terminal tests), perf (linux-perf),
+# valgrind (profiler backends) and, on x86-64, the aarch64 cross compiler (the ARM peak kernels'
+# and clock chains' generated code is checked on any host). Otherwise print what is missing and why: the tests that need
 # them are skipped with the reason. Never fails: `make test` goes on either way.
 missing=""
-for pair in tmux:tmux perf:linux-perf valgrind:valgrind; do
+pairs="tmux:tmux perf:linux-perf valgrind:valgrind"
+[ "$(uname -m)" = x86_64 ] && pairs="$pairs aarch64-linux-gnu-gcc:gcc-aarch64-linux-gnu"
+for pair in $pairs; do
   cmd=${pair%%:*}; pkg=${pair#*:}
   command -v "$cmd" >/dev/null 2>&1 || missing="$missing $pkg"
 done

@@ -110,7 +110,8 @@ def choose_accumulators(
 
 _REGISTER_BITS = {"zmm": 512, "ymm": 256, "xmm": 128, "v": 128}
 _LABEL = re.compile(r"^\s*([.\w$]+):")
-_JUMP = re.compile(r"^\s*(?:j[a-z]+|b(?:\.[a-z]+)?|cbn?z|tbn?z)\s+(?:[^,]+,\s*)*([.\w$]+)\s*$")
+_JUMP = re.compile(r"^\s*(?:j[a-z]+|b(?:\.?[a-z]{2})?|cbn?z|tbn?z)\s+(?:[^,]+,\s*)*([.\w$]+)\s*$")
+"""A jump: x86 ``jne``; ARM ``b``, ``b.ne`` (LLVM) or ``bne`` (GCC), ``cbz``, ``tbnz``."""
 _X86_FMA = re.compile(r"^\s*v?fn?m(?:add|sub)(?:132|213|231)?([ps])([sd])\b(.*)$")
 _ARM_FMA = re.compile(r"^\s*(fmla|fmls|fn?madd|fn?msub)\s+(.*)$")
 _X86_STACK = re.compile(r"\(%rsp[,)]|\[rsp\b")

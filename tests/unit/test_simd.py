@@ -345,3 +345,33 @@ def test_the_worker_reads_a_c_rungs_hot_loop_from_its_own_source():
     assert (code.width_bits, code.flops_per_instruction) == (256, 8.0)
     assert generated_code(rung, "float32").flops_per_instruction == 16.0
     assert generated_code(types.SimpleNamespace(kernel=len), "float64") is None
+
+
+CROSS = "aarch64-linux-gnu-gcc"
+
+
+@pytest.mark.skipif(
+    platform.machine() == "aarch64" or not __import__("shutil").which(CROSS),
+    reason=f"{CROSS} not installed (scripts/system-deps.sh installs it on x86-64)",
+)
+def test_the_arm_kernels_and_chains_are_built_as_written(monkeypatch):
+    """Cross-compiled (not run): 16 fmla per NEON kernel accumulating in place (no register
+    moves, no spills), and 8 mul and 8 eor in the clock chains."""
+    from overhead_tui.engine import chains
+    from overhead_tui.engine.cbuild import assembly
+
+    monkeypatch.setenv("CC", CROSS)
+    probe = _load_probe()
+    code = assembly(probe.SOURCE, probe.FLAGS)
+    for suffix in ("f64", "f32"):
+        text = probe.function_asm(code, f"neon_{suffix}")
+        report = analyse_asm(text)
+        assert report.hot_loop and report.packed_fma == {"v": 16}, suffix
+        assert asm_warning(report, isa_target("neon")) is None
+        lines = text.splitlines()
+        first = next(i for i, line in enumerate(lines) if "fmla" in line)
+        start = max(i for i in range(first) if lines[i].startswith(".L"))
+        end = next(i for i in range(first, len(lines)) if lines[i].split()[:1] == ["bne"])
+        assert not [x for x in lines[start:end] if x.split()[:1] == ["mov"]]  # no copies
+    words = [line.split()[:1] for line in assembly(chains.SOURCE, chains.FLAGS).splitlines()]
+    assert sum(w == ["mul"] for w in words) == 8 and sum(w == ["eor"] for w in words) == 8
