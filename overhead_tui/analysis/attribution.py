@@ -73,6 +73,13 @@ from overhead_tui.summary.vocabulary import GENERATOR_RESUMPTIONS, GENERIC_OPS, 
 
 LIST_LOADS = frozenset({"BINARY_SUBSCR_LIST_INT", "BINARY_SUBSCR_TUPLE_INT"})
 LIST_STORES = frozenset({"STORE_SUBSCR_LIST_INT"})
+COMPILED_DISPATCHES = 0.05
+"""Dispatches per multiply-add below which a rung counts as compiled (no interpreter work)."""
+CLOSURE = {"interpreted": (0.85, 1.15), "compiled": (0.7, 1.3)}
+"""``explained`` within which the model closes: probed unit costs and counts are averages
+(±15 % for an interpreted rung, the project's target since its second round); a compiled
+rung's in-core bound leaves memory and latency unmodelled (±30 %).  Outside it the rung's
+profiles (perf, callgrind) are the primary numbers, and the views say so."""
 
 
 def _row(
@@ -324,8 +331,10 @@ def breakdown(result: ScenarioResult, costs: UnitCosts) -> Breakdown | None:
     # too: a layer the rung declares is no measurement of its time
     shares["other"] = residual / measured_ns
     intervals["other"] = rest_interval
+    interpreted = (events.dispatches or 0.0) >= COMPILED_DISPATCHES
     return Breakdown(
         method="model",
+        closure=CLOSURE["interpreted" if interpreted else "compiled"],
         explained=explained,
         explained_interval=explained_interval,
         measured_ns_per_fma=measured_ns,

@@ -6,7 +6,7 @@ from collections.abc import Collection, Sequence
 from functools import cache
 from typing import TYPE_CHECKING
 
-from overhead_tui.summary.breakdown import WaterfallStep
+from overhead_tui.summary.breakdown import Breakdown, WaterfallStep
 from overhead_tui.summary.layers import SHORT_LABELS
 from overhead_tui.summary.limits import FactCheck
 from overhead_tui.summary.records import RunSummary, ScenarioResult
@@ -218,3 +218,23 @@ def waterfall_declared(step: WaterfallStep) -> str:
     if step.declared:
         return "declared: " + ", ".join(SHORT_LABELS.get(x, x) for x in step.declared)
     return ""
+
+
+def not_closing_text(b: Breakdown) -> str:
+    """What a breakdown outside its closure range says: the profiles' shares are primary
+    (perf's, when it profiled the rung), and why the model's are not."""
+    low, high = b.closure or (0.0, 0.0)
+    text = (
+        f"! the model does not close on this rung: it explains {fmt_percent(b.explained)} of "
+        f"the measured time, outside {low:.0%}–{high:.0%}; the profiles' shares are the primary "
+        "numbers here"
+    )
+    perf = b.agreement.layers if b.agreement else {}
+    shares = [(k, e.perf) for k, e in perf.items() if e.perf is not None]
+    if shares:
+        said = ", ".join(
+            f"{SHORT_LABELS.get(k, k)} {fmt_percent(v)}"
+            for k, v in sorted(shares, key=lambda x: -x[1])
+        )
+        return f"{text} (perf: {said})"
+    return f"{text} (press p to profile the rung)"

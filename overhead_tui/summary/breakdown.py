@@ -98,6 +98,16 @@ class Breakdown:
     """Set (or None) by the model since unit costs are scaled; absent from older files."""
     agreement: Agreement | None = field(default=ABSENT)
     """Set (None: perf failed) once perf profiled the rung."""
+    closure: Interval | None = field(default=None, metadata=OMIT)
+    """The ``explained`` range within which the model is taken as closing for this kind of
+    rung (``analysis.attribution.CLOSURE``); outside it the profiles' shares are primary."""
+
+    @property
+    def closes(self) -> bool | None:
+        """``explained`` lies within :attr:`closure` (None without one: an older file)."""
+        if self.closure is None:
+            return None
+        return self.closure[0] <= self.explained <= self.closure[1]
 
 
 @dataclass(frozen=True)

@@ -278,3 +278,17 @@ def test_a_compiled_rung_is_priced_at_its_own_fp_rate():
     scalar.generated_code = GeneratedCode("cc -S", 2, 0, None, 1.0, True)
     row = next(r for r in breakdown(scalar, costs).rows if r.layer == "scalar_compute")
     assert row.ns_per_fma == pytest.approx(2 / 2.0) and "scalar" in row.unit
+
+
+def test_a_breakdown_outside_its_closure_says_the_profiles_are_primary():
+    from overhead_tui.present.format import not_closing_text
+
+    result = _result("a", 1, ["interpreter_dispatch", "boxing"], [], 10, 80e-6, PYTHON_EVENTS)
+    b = breakdown(result, UnitCosts.from_probes(probe_records(PROBES)))
+    # 34.5 ns modelled of 80 ns per FMA: 0.43, outside 0.85–1.15
+    assert b.closure == (0.85, 1.15) and b.closes is False
+    assert "does not close" in not_closing_text(b) and "press p to profile" in not_closing_text(b)
+    result = _result("a", 1, ["interpreter_dispatch", "boxing"], [], 10, 34.5e-6, PYTHON_EVENTS)
+    assert breakdown(result, UnitCosts.from_probes(probe_records(PROBES))).closes is True
+    compiled = _result("c", 9, ["simd_compute"], [], 100, 1e-9 * 100**3, {"dispatches": 0.0})
+    assert breakdown(compiled, UnitCosts.from_probes(probe_records(PROBES))).closure == (0.7, 1.3)

@@ -24,6 +24,7 @@ from overhead_tui.present.format import (
     fmt_seconds,
     fmt_share,
     fmt_share_interval,
+    not_closing_text,
     samples_label,
 )
 from overhead_tui.summary.breakdown import Breakdown
@@ -128,6 +129,7 @@ class BreakdownTab(ScenarioTab):
     DEFAULT_CSS = """
     BreakdownTab { padding: 0 1; }
     BreakdownTab .caption { color: $text-muted; }
+    BreakdownTab .warning { color: $warning; }
     """
 
     @classmethod
@@ -149,6 +151,8 @@ class BreakdownTab(ScenarioTab):
             + " (other = measured − explained − labelled)",
             classes="caption",
         )
+        if b.closes is False and b.closure is not None:
+            yield Static(not_closing_text(b), classes="warning")
         yield Static(stacked_bar(b.layers, 60))
         yield Static(self._table(b))
         if scale := b.scale:
