@@ -54,6 +54,7 @@ def new_result(
         k=k,
         description=spec.description,
         kernel_source=spec.kernel_source,
+        kernel_lines=list(spec.kernel_lines),
         dense_kernel=spec.dense_kernel,
         error="not run",
     )

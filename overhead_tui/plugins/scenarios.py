@@ -74,6 +74,9 @@ class ScenarioSpec:
     path: Path
     description: str = ""
     kernel_source: str = ""
+    kernel_lines: tuple[int, ...] = ()
+    """The file line each part of ``kernel_source`` starts at (parts are joined by two blank
+    lines): views number the kernel as the file and the profilers do."""
     dense_kernel: bool = False
     requires: tuple[str, ...] = ()
     shapes: bool = False
@@ -152,7 +155,8 @@ def read_spec(path: Path) -> ScenarioSpec:
         dtypes=tuple(values["DTYPES"]),
         path=path.resolve(),
         description=reflow(ast.get_docstring(tree) or ""),
-        kernel_source=_kernel_source(source, tree),
+        kernel_source=_kernel_source(source, tree)[0],
+        kernel_lines=_kernel_source(source, tree)[1],
         dense_kernel=bool(values.get("DENSE_KERNEL", False)),
         requires=_string_tuple(values.get("REQUIRES", ()), path, "REQUIRES"),
         shapes=_flag(values.get("SHAPES", False), path, "SHAPES"),
@@ -210,11 +214,13 @@ def literal_assignments(
     return values
 
 
-def _kernel_source(source: str, tree: ast.Module) -> str:
+def _kernel_source(source: str, tree: ast.Module) -> tuple[str, tuple[int, ...]]:
     """The source of ``kernel`` and the module's helper functions (e.g. the @njit loop it
-    calls) and a C rung's ``SOURCE``, in file order; ``setup`` and ``to_numpy`` are left out."""
+    calls) and a C rung's ``SOURCE``, in file order, joined by two blank lines; ``setup`` and
+    ``to_numpy`` are left out.  With the file line each part starts at."""
     lines = source.splitlines()
     parts = []
+    starts = []
     for node in tree.body:
         is_c_source = (
             isinstance(node, ast.Assign)
@@ -224,10 +230,12 @@ def _kernel_source(source: str, tree: ast.Module) -> str:
         )
         if is_c_source:  # a C rung: its compiled source is the kernel
             parts.append("\n".join(lines[node.lineno - 1 : node.end_lineno]))
+            starts.append(node.lineno)
         elif isinstance(node, ast.FunctionDef) and node.name not in ("setup", "to_numpy"):
             start = node.decorator_list[0].lineno if node.decorator_list else node.lineno
             parts.append("\n".join(lines[start - 1 : node.end_lineno]))
-    return "\n\n\n".join(parts)
+            starts.append(start)
+    return "\n\n\n".join(parts), tuple(starts)
 
 
 def reflow(text: str) -> str:

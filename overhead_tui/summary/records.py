@@ -186,6 +186,9 @@ class ScenarioResult:
     error: str | None = None
     description: str = ""
     kernel_source: str = ""
+    kernel_lines: list[int] = field(default_factory=list, metadata=OMIT)
+    """The file line each part of ``kernel_source`` starts at (parts joined by two blank
+    lines); empty in older files."""
     dense_kernel: bool = False
     max_abs_error: float | None = None
     tolerance: float | None = None

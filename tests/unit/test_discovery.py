@@ -7,7 +7,7 @@ import pytest
 from overhead_tui.errors import UsageError
 from overhead_tui.plugins.scenarios import ScenarioFileError, discover, read_spec, select
 from overhead_tui.summary.layers import LAYERS
-from tests.conftest import FAULTY, FIXTURES
+from tests.conftest import FAULTY, FIXTURES, ROOT
 
 BUILTIN = [
     "python_naive",
@@ -140,3 +140,14 @@ def test_a_file_that_is_not_python_source_names_the_fix(tmp_path):
     (tmp_path / "bad.py").write_bytes(b"\xff\xfe garbage \x00")
     with pytest.raises(ScenarioFileError, match=r"not Python source .*; fix the file or move it"):
         read_spec(tmp_path / "bad.py")
+
+
+def test_the_kernel_source_keeps_the_files_line_numbers():
+    from overhead_tui.plugins.scenarios import discover
+
+    spec = next(s for s in discover() if s.name == "numba_ikj")
+    lines = (ROOT / "scenarios" / "numba_ikj.py").read_text().splitlines()
+    parts = spec.kernel_source.split("\n\n\n")
+    assert len(parts) == len(spec.kernel_lines) == 2
+    for part, start in zip(parts, spec.kernel_lines, strict=True):
+        assert part.splitlines()[0] == lines[start - 1]  # "@njit(...)", "def kernel(a, b):"

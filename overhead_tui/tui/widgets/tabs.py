@@ -110,16 +110,24 @@ class SourceTab(ScenarioTab):
         return bool(result.kernel_source.strip())
 
     def compose(self) -> ComposeResult:
+        """Each part of the kernel numbered with its own lines in the scenario file (as perf,
+        py-spy and Scalene name them); older summaries from 1."""
+        parts = self.result.kernel_source.split("\n\n\n")
+        starts = self.result.kernel_lines
+        if len(starts) != len(parts):
+            parts, starts = [self.result.kernel_source], [1]
         with VerticalScroll():
-            yield Static(
-                Syntax(
-                    self.result.kernel_source,
-                    "python",
-                    line_numbers=True,
-                    theme="ansi_dark",
-                    word_wrap=False,
+            for part, start in zip(parts, starts, strict=True):
+                yield Static(
+                    Syntax(
+                        part,
+                        "python",
+                        line_numbers=True,
+                        start_line=start,
+                        theme="ansi_dark",
+                        word_wrap=False,
+                    )
                 )
-            )
 
 
 class BreakdownTab(ScenarioTab):
