@@ -48,6 +48,9 @@ class BytecodeLine:
     """``argrepr``."""
     per_fma: float = 0.0
     """Executions per multiply-add."""
+    fused_per_fma: float = field(default=0.0, metadata=OMIT)
+    """Of those, executions as the second half of a 3.11/3.12 superinstruction: executed in
+    the dispatch of the first half, so not a dispatch the model charges."""
 
 
 @dataclass

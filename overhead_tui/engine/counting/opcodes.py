@@ -97,6 +97,9 @@ class EventCounts(Counters):
     """Executed instructions by base name (:func:`base_opname`): comparable across versions."""
     instructions: list[tuple[str, int, str, str, int]] = field(default_factory=list)
     """Executed instructions: (code name, offset, adaptive opname, argrepr, count)."""
+    fused: dict[tuple[str, int], int] = field(default_factory=dict)
+    """(code name, offset) → executions as the second half of a 3.11/3.12 superinstruction
+    (counted in ``instructions``, not dispatched)."""
 
 
 def _c_function_module(fn: Any) -> str:
@@ -114,6 +117,8 @@ class _Sequence:
     def __init__(self) -> None:
         self.offsets: Counter[tuple[CodeType, int]] = Counter()
         self.halves = 0
+        self.fused: Counter[tuple[CodeType, int]] = Counter()
+        """(code, offset) executed as the second half of a superinstruction: no dispatch."""
         self._pending: tuple[CodeType, int] | None = None
         self._heads: dict[tuple[CodeType, int], tuple[CodeType, int]] = {}
         self._seen: set[CodeType] = set()
@@ -139,6 +144,7 @@ class _Sequence:
             self._heads.update({(code, a): (code, b) for a, b in super_heads(code).items()})
         if key == self._pending:
             self.halves += 1
+            self.fused[key] += 1
             self._pending = None
         else:
             self._pending = self._heads.get(key)
@@ -274,4 +280,9 @@ def _name(sequence: _Sequence, profile: _Profile, own: CodeType | None) -> Event
         array_stores=kinds["array_store"],
         numpy_scalars=kinds["numpy"],
         instructions=sorted(executed, key=lambda x: (x[0], x[1])),
+        fused={
+            (code.co_qualname, offset): count
+            for (code, offset), count in sequence.fused.items()
+            if code is not own
+        },
     )

@@ -43,7 +43,14 @@ def count_phase(module: ModuleType, spec: WorkerSpec) -> Counted:
         per_fma = EventsPerFma(**counts, n=n, counted_sizes=sizes, by_opcode=by_opcode)
     last, last_fmas = per_size[-1], float(sizes[-1]) ** 3
     bytecode = tuple(
-        BytecodeLine(code, offset, op, arg, count / last_fmas)
+        BytecodeLine(
+            code,
+            offset,
+            op,
+            arg,
+            count / last_fmas,
+            last.fused.get((code, offset), 0) / last_fmas,
+        )
         for code, offset, op, arg, count in last.instructions
     )
     return Counted(tuple(sizes), per_fma, bytecode, sizes[-1], METHOD)

@@ -240,22 +240,30 @@ class BytecodeTab(ScenarioTab):
 
     def _table(self) -> Table:
         events = self.result.events_per_fma
+        fused = sum(b.fused_per_fma for b in self.result.bytecode)
+        caption = (
+            f"{counts_label(self.result)}: the model charges "
+            f"{fmt_number(events.dispatches if events else None)} dispatches per FMA at "
+            f"n = {self.result.n}"
+        )
+        if fused:
+            caption += (
+                f"; + marks the second half of a superinstruction ({fmt_number(fused)} per "
+                "FMA): executed within the first half's dispatch, listed here, not charged"
+            )
         table = column_table(
             ("code", "offset", "instruction", "argument", "per FMA"),
             left={"code", "instruction", "argument"},
             padding=(0, 2),
             header_style="bold",
-            caption=f"{counts_label(self.result)}: "
-            f"{fmt_number(events.dispatches if events else None)} dispatches per FMA at "
-            f"n = {self.result.n}",
+            caption=caption,
         )
         for b in self.result.bytecode:
             if b.per_fma < self.MIN_PER_FMA:
                 continue
             style = "bold" if b.per_fma >= 0.5 else ""
-            table.add_row(
-                b.code, str(b.offset), Text(b.opname, style=style), b.arg, fmt_number(b.per_fma)
-            )
+            name = Text(("+ " if b.fused_per_fma else "") + b.opname, style=style)
+            table.add_row(b.code, str(b.offset), name, b.arg, fmt_number(b.per_fma))
         return table
 
 
