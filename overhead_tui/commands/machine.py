@@ -10,7 +10,7 @@ from pathlib import Path
 
 from overhead_tui.commands.common import check_export_paths
 from overhead_tui.engine.probe_runs import load_probes
-from overhead_tui.errors import UsageError
+from overhead_tui.export import write_failure
 from overhead_tui.machine.cpu import CpuModel, read_cpu_model
 from overhead_tui.machine.limits import machine_limits
 from overhead_tui.present.format import (
@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
             args.json.parent.mkdir(parents=True, exist_ok=True)
             args.json.write_text(json.dumps(to_json(limits), indent=2, sort_keys=True) + "\n")
         except OSError as exc:
-            raise UsageError(f"cannot write {args.json}: {exc.strerror or exc}") from None
+            raise write_failure(args.json, exc) from None
         print(f"wrote {args.json}", file=sys.stderr)
     return 0
 

@@ -113,7 +113,8 @@ def refuse_run_files(paths: dict[str, Path | None], out: Path | None) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run the ladder; exit 0 if every scenario is ok (or skipped) and at least one was
-    measured, 1 otherwise, 130 when stopped by Ctrl-C, SIGTERM or SIGHUP."""
+    measured, 1 otherwise, 2 when an export could not be written (the run folder keeps the
+    summary), 130 when stopped by Ctrl-C, SIGTERM or SIGHUP."""
     specs, settings = plan(args)
     exports = {"--json": args.json, "--markdown": args.markdown, "--csv": args.csv}
     check_export_paths(exports)
@@ -146,7 +147,9 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_INTERRUPTED
     measured = [s for s in summary.scenarios if s.status == "ok"]
     failed = [s for s in summary.scenarios if s.status not in ("ok", "skipped")]
-    return 1 if failed or not measured or export_failed else 0
+    if export_failed:
+        return 2  # a bad output path is bad input: the run itself is saved
+    return 1 if failed or not measured else 0
 
 
 def profile_all(

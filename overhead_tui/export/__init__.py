@@ -49,8 +49,16 @@ def export(summary: RunSummary, path: Path, format: str | None = None) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(exporter.render(summary), encoding="utf-8")
     except OSError as exc:
-        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise write_failure(path, exc) from None
     return path
 
 
-__all__ = ["EXPORTERS", "Exporter", "export", "exporter_for"]
+def write_failure(path: Path, exc: OSError) -> UsageError:
+    """The one-line error for a file that could not be written, with the fix."""
+    return UsageError(
+        f"cannot write {path}: {exc.strerror or exc}; fix: free space on its device, or "
+        "give a path on a writable one"
+    )
+
+
+__all__ = ["EXPORTERS", "Exporter", "export", "exporter_for", "write_failure"]

@@ -302,6 +302,19 @@ def test_stdout_on_a_full_device_is_one_line_not_a_traceback(args):
     )
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_an_export_to_a_full_device_is_bad_input_and_the_run_is_kept(cli, tmp_path):
+    proc = cli(
+        "run", "--scenario", "numpy_matmul", *FAST, "--out", tmp_path / "run", "--json", "/dev/full"
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert (
+        "overhead-tui: error: cannot write /dev/full: No space left on device; fix: free "
+        "space on its device, or give a path on a writable one"
+    ) in proc.stderr
+    assert (tmp_path / "run" / "summary.json").exists()  # nothing finished is lost
+
+
 def test_app_without_a_terminal_says_what_to_do(cli):
     proc = cli()
     assert proc.returncode == 2
