@@ -13,6 +13,7 @@ Used by the ``simd_fma`` probe (through ``engine.probing``) so that its peak hol
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 FMA_LATENCY = 4
@@ -191,6 +192,18 @@ def _count(lines: list[str], frame_pointer: bool) -> AsmReport:
     return AsmReport(packed, scalar, stack, memory)
 
 
+def _loops(lines: list[str]) -> Iterator[tuple[int, int]]:
+    """(first, last) line index of each loop: a label and a later jump back to it."""
+    labels: dict[str, int] = {}
+    for index, line in enumerate(lines):
+        if label := _LABEL.match(line):
+            labels[label.group(1)] = index
+            continue
+        jump = _JUMP.match(line.split("#", 1)[0])
+        if jump is not None and jump.group(1) in labels:
+            yield labels[jump.group(1)], index
+
+
 def analyse_asm(asm: str) -> AsmReport:
     """FMAs and stack accesses of the hot loop: the backward-branch loop holding most FMAs.
 
@@ -200,16 +213,8 @@ def analyse_asm(asm: str) -> AsmReport:
     """
     lines = asm.splitlines()
     frame_pointer = bool(re.search(r"movq?\s+%rsp,\s*%rbp|mov\s+rbp,\s*rsp", asm))
-    labels: dict[str, int] = {}
     best: tuple[int, int, AsmReport] | None = None
-    for index, line in enumerate(lines):
-        if label := _LABEL.match(line):
-            labels[label.group(1)] = index
-            continue
-        jump = _JUMP.match(line.split("#", 1)[0])
-        if jump is None or jump.group(1) not in labels:
-            continue
-        start = labels[jump.group(1)]
+    for start, index in _loops(lines):
         report = _count(lines[start : index + 1], frame_pointer)
         fmas = sum(report.packed_fma.values()) + report.scalar_fma
         if fmas and (best is None or (fmas, start - index) > (best[0], best[1])):
@@ -304,16 +309,8 @@ def fp_profile(asm: str) -> FpProfile:
     the densest in flops per line: the vectorised main loop rather than its scalar remainder
     or an outer loop around both."""
     lines = asm.splitlines()
-    labels: dict[str, int] = {}
     best: tuple[tuple[int, float, int], int, tuple[int, int, int, float]] | None = None
-    for index, line in enumerate(lines):
-        if label := _LABEL.match(line):
-            labels[label.group(1)] = index
-            continue
-        jump = _JUMP.match(line.split("#", 1)[0])
-        if jump is None or jump.group(1) not in labels:
-            continue
-        start = labels[jump.group(1)]
+    for start, index in _loops(lines):
         counted = _fp_count(lines[start : index + 1])
         rank = (counted[2], counted[3] / (index - start + 1), start - index)
         if counted[0] and (best is None or rank > best[0]):
