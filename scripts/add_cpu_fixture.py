@@ -24,17 +24,33 @@ from overhead_tui.machine.caches import read_cache_sizes  # noqa: E402
 from overhead_tui.summary.codec import to_json  # noqa: E402
 
 
+def _refuse(message: str) -> int:
+    print(f"add_cpu_fixture: error: {message}", file=sys.stderr)
+    return 2
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("name", help="folder name, e.g. zen4-avx512-2vcpu")
     parser.add_argument("--from-summary", type=Path, help="take the probes of this summary.json")
     args = parser.parse_args()
-    folder = ROOT / "tests" / "fixtures" / "cpus" / args.name
+    name = args.name.strip()
+    if not name or name != Path(name).name or name in (".", ".."):
+        return _refuse(
+            f"{args.name!r} is not a folder name; fix: give a plain name such as "
+            "zen4-avx512-2vcpu (no '/', not empty)"
+        )
+    folder = ROOT / "tests" / "fixtures" / "cpus" / name
     if folder.exists():
-        print(f"{folder} exists already; fix: choose another name", file=sys.stderr)
-        return 2
+        return _refuse(f"{folder} exists already; fix: choose another name")
     if args.from_summary:
-        probes = json.loads(args.from_summary.read_text())["probes"]
+        try:
+            probes = json.loads(args.from_summary.read_text(encoding="utf-8"))["probes"]
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            return _refuse(
+                f"cannot take probes from {args.from_summary} ({type(exc).__name__}: {exc}); "
+                "fix: give a run's summary.json"
+            )
     else:
         from overhead_tui.engine.probe_runs import load_probes
 

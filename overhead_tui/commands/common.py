@@ -171,11 +171,15 @@ def plan(args: argparse.Namespace) -> tuple[list[ScenarioSpec], Settings]:
 
     Raises:
         UsageError: unknown scenario, broken scenario file, size out of range or too big for
-            memory, unusable interpreter.
+            memory, unusable interpreter, an ``OVERHEAD_TUI_PEAK_ISA`` this CPU lacks.
     """
+    from overhead_tui.engine.probe_runs import check_peak_isa
+
     settings = settings_from(args)
     specs = select(discover(list(args.scenarios_dir)), list(args.scenario))
     check_sizes(specs, settings)
+    if settings.probes:
+        check_peak_isa()
     if settings.python is not None:
         settings.python = check_python(settings.python)
     return specs, settings

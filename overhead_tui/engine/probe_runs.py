@@ -57,6 +57,43 @@ TARGET_VARS = ("NUMBA_CPU_NAME", "NUMBA_CPU_FEATURES", "OVERHEAD_TUI_PEAK_ISA")
 peak kernels (``probes/simd_fma.py``) (part of the cache key)."""
 
 
+PEAK_ISAS = ("sse", "avx2", "avx512", "neon")
+"""The values ``OVERHEAD_TUI_PEAK_ISA`` may take (``probes/simd_fma.py``'s kernels)."""
+
+
+def peak_isa() -> str | None:
+    """``OVERHEAD_TUI_PEAK_ISA`` normalised (stripped, lower case; empty: unset)."""
+    return os.environ.get("OVERHEAD_TUI_PEAK_ISA", "").strip().lower() or None
+
+
+def check_peak_isa() -> None:
+    """Refuse, before anything is measured, an ``OVERHEAD_TUI_PEAK_ISA`` that names no peak
+    kernel, or one wider than this CPU's best (from /proc/cpuinfo's flags).
+
+    Raises:
+        UsageError: one line naming the value and the fix.
+    """
+    forced = peak_isa()
+    if forced is None:
+        return
+    fix = f"fix: unset OVERHEAD_TUI_PEAK_ISA or give one of {', '.join(PEAK_ISAS)}"
+    if forced not in PEAK_ISAS:
+        raise UsageError(f"OVERHEAD_TUI_PEAK_ISA={forced!r} names no peak kernel; {fix}")
+    from overhead_tui.engine.simd import best_isa
+    from overhead_tui.machine.cpu import read_cpu_model
+
+    cpu = read_cpu_model()
+    if cpu is None:
+        return
+    best = best_isa(cpu.isa)
+    older = [x for x in PEAK_ISAS[: PEAK_ISAS.index(best) + 1] if (x == "neon") == (best == "neon")]
+    if forced not in older:
+        raise UsageError(
+            f"OVERHEAD_TUI_PEAK_ISA={forced}: this CPU's best is {best}; fix: unset it, or "
+            f"give {' or '.join(older)}"
+        )
+
+
 def cache_key(specs: list[ProbeSpec], python: str) -> str:
     """Hash of what the probe values depend on: CPU, interpreter, the probes' targets, probe sources
     (the probe files and the package modules they measure with).
@@ -72,7 +109,8 @@ def cache_key(specs: list[ProbeSpec], python: str) -> str:
         check=False,
         env=worker_env(),
     ).stdout
-    target = [f"{var}={os.environ.get(var)!r}" for var in TARGET_VARS]
+    target = [f"{var}={os.environ.get(var)!r}" for var in TARGET_VARS[:2]]
+    target.append(f"OVERHEAD_TUI_PEAK_ISA={peak_isa()!r}")  # normalised: '' is unset
     if os.environ.get("PYTHON_JIT") is not None:  # a JIT build's on/off column (interpreters)
         target.append(f"PYTHON_JIT={os.environ['PYTHON_JIT']!r}")
     for part in (cpu_model(), os.path.realpath(python), version, *target):
@@ -295,8 +333,10 @@ def probe_results(
     the probe worker that runs).
 
     Raises:
-        UsageError, OSError: the probe files cannot be read.
+        UsageError: ``OVERHEAD_TUI_PEAK_ISA`` names no ISA this CPU has (before measuring).
+        OSError: the probe files cannot be read.
     """
+    check_peak_isa()
     specs = discover_probes()
     key = cache_key(specs, python)
     cached = None if refresh else read_cache(key)

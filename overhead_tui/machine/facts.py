@@ -21,6 +21,7 @@ from __future__ import annotations
 from overhead_tui.machine.cpu import CpuModel
 from overhead_tui.summary.limits import FactCheck
 from overhead_tui.summary.probes import Probes
+from overhead_tui.summary.records import RunSummary
 
 CLOCK_AGREE = 0.05
 """The two clock chains may differ by 5 % and agree (``probes/clock.py``'s ``AGREE_WITHIN``)."""
@@ -217,3 +218,30 @@ def fact_warnings(checks: list[FactCheck]) -> list[str]:
         if check.agree is False or (check.fact == "clock" and check.agree is None):
             warnings.append(f"{check.fact.replace('_', ' ')}: {check.note}")
     return warnings
+
+
+SCALING_WARN = 0.75
+"""A dense kernel whose 1 → all threads speed-up is below 0.75 × the FMA loops' is warned
+about (Emerald Rapids, 2026-12-01: BLAS 1.28× against two FMA loops' 1.97×)."""
+
+
+def scaling_warnings(checks: list[FactCheck], summary: RunSummary) -> list[str]:
+    """A threaded dense kernel that scales much less than independent FMA loops do: the
+    all-cores dense figure is then below what the cores can compute."""
+    parallel = next((c.second for c in checks if c.fact == "parallel_cores"), None)
+    dense = [
+        r for r in summary.scenarios if r.has_speed and r.gflops and "dense_kernel" in r.layers
+    ]
+    one = max((r.gflops for r in dense if "parallel" not in r.layers), default=None)
+    every = max(((r.gflops, r.name) for r in dense if "parallel" in r.layers), default=None)
+    if not parallel or not one or every is None or parallel < 1.5:
+        return []
+    scaling = every[0] / one
+    if scaling >= SCALING_WARN * parallel:
+        return []
+    return [
+        f"the dense kernel scales {scaling:.2f}× from one thread to all ({every[1]}), while "
+        f"independent FMA loops scale {parallel:.2f}× on these cores: the threaded BLAS "
+        "loses time to memory, synchronisation or a busy host, so its figure is below what "
+        "the cores can compute"
+    ]

@@ -28,9 +28,14 @@ from pathlib import Path
 from overhead_tui.machine.cgroup import cgroup_cpu_quota, effective_cores
 from overhead_tui.machine.cpu import CpuModel
 from overhead_tui.machine.environment import judge_environment
-from overhead_tui.machine.facts import expected_flop_per_cycle, fact_checks, fact_warnings
+from overhead_tui.machine.facts import (
+    expected_flop_per_cycle,
+    fact_checks,
+    fact_warnings,
+    scaling_warnings,
+)
 from overhead_tui.machine.host import OTHERS_WARN
-from overhead_tui.summary.limits import FactCheck, MachineLimits, PeakEntry
+from overhead_tui.summary.limits import MachineLimits, PeakEntry
 from overhead_tui.summary.probes import Probes
 from overhead_tui.summary.records import RunSummary, ScenarioResult
 from overhead_tui.summary.units import fmt_gflops
@@ -221,6 +226,16 @@ slower, invisible inside the VM: no steal, no other load), when python_hoisted's
 ``explained`` read 1.34."""
 
 
+MACHINE_PROBES = {
+    "clock": "the clock and every peak at it",
+    "simd_fma": "the SIMD peak, FLOP/cycle and parallel cores",
+    "dense_peak": "the dense-kernel peak",
+    "stream_triad": "the bandwidth and the roofline's slope",
+    "scalar_fma": "the scalar latency roof",
+}
+"""The probes of the machine's limits, and what is missing when one fails."""
+
+
 def probe_load_warnings(probes: Probes) -> list[str]:
     """Doubts about the conditions the probes ran in: one warning naming the probes measured
     while other processes used more than :data:`OTHERS_WARN` of the CPUs (their
@@ -239,6 +254,12 @@ def probe_load_warnings(probes: Probes) -> list[str]:
             f"probes measured while other processes used up to {max(loaded.values()):.0%} of "
             f"the CPUs ({names}): their unit costs, the breakdowns and the roofs may be off; "
             "re-measure on a quiet machine with `overhead-tui probes --refresh`"
+        )
+    failed = {n: p.error for n, p in probes.items() if p.error and n in MACHINE_PROBES}
+    for name, error in sorted(failed.items()):
+        warnings.append(
+            f"the {name} probe failed ({error.splitlines()[0][:160]}): {MACHINE_PROBES[name]} "
+            "are not measured; fix what it says, then `overhead-tui probes --refresh`"
         )
     dispatch = probes.get("dispatch")
     values = [x for x in (dispatch.samples or []) if x > 0] if dispatch is not None else []
@@ -325,33 +346,6 @@ def ceiling_warnings(peaks: dict[str, PeakEntry], summary: RunSummary) -> list[s
                 "probes --refresh`"
             )
     return warnings
-
-
-SCALING_WARN = 0.75
-"""A dense kernel whose 1 → all threads speed-up is below 0.75 × the FMA loops' is warned
-about (Emerald Rapids, 2026-12-01: BLAS 1.28× against two FMA loops' 1.97×)."""
-
-
-def scaling_warnings(checks: list[FactCheck], summary: RunSummary) -> list[str]:
-    """A threaded dense kernel that scales much less than independent FMA loops do: the
-    all-cores dense figure is then below what the cores can compute."""
-    parallel = next((c.second for c in checks if c.fact == "parallel_cores"), None)
-    dense = [
-        r for r in summary.scenarios if r.has_speed and r.gflops and "dense_kernel" in r.layers
-    ]
-    one = max((r.gflops for r in dense if "parallel" not in r.layers), default=None)
-    every = max(((r.gflops, r.name) for r in dense if "parallel" in r.layers), default=None)
-    if not parallel or not one or every is None or parallel < 1.5:
-        return []
-    scaling = every[0] / one
-    if scaling >= SCALING_WARN * parallel:
-        return []
-    return [
-        f"the dense kernel scales {scaling:.2f}× from one thread to all ({every[1]}), while "
-        f"independent FMA loops scale {parallel:.2f}× on these cores: the threaded BLAS "
-        "loses time to memory, synchronisation or a busy host, so its figure is below what "
-        "the cores can compute"
-    ]
 
 
 def roofline_bandwidth(bandwidth: dict[str, float | None]) -> float | None:

@@ -279,3 +279,14 @@ def test_more_parallel_cores_than_there_are_is_a_disturbed_one_core_run():
     limits = machine_limits(_cpu("zen3-epyc-constructed.txt"), probe_records(probes))
     check = next(c for c in limits.fact_checks if c.fact == "parallel_cores")
     assert check.agree is False and "the one-core run was slowed" in check.note
+
+
+def test_a_failed_machine_probe_is_named_with_what_it_leaves_unmeasured():
+    probes = {"clock": {"value": 2.9}, "simd_fma": {"error": "Unavailable: no C compiler"}}
+    warnings = machine_limits(
+        _cpu("zen3-epyc-constructed.txt"), probe_records(probes)
+    ).limit_warnings
+    assert any(
+        w.startswith("the simd_fma probe failed (Unavailable: no C compiler): the SIMD peak")
+        for w in warnings
+    ), warnings

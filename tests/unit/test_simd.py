@@ -375,3 +375,25 @@ def test_the_arm_kernels_and_chains_are_built_as_written(monkeypatch):
         assert not [x for x in lines[start:end] if x.split()[:1] == ["mov"]]  # no copies
     words = [line.split()[:1] for line in assembly(chains.SOURCE, chains.FLAGS).splitlines()]
     assert sum(w == ["mul"] for w in words) == 8 and sum(w == ["eor"] for w in words) == 8
+
+
+def test_a_bad_peak_isa_is_refused_before_anything_is_measured(monkeypatch):
+    from overhead_tui.engine import probe_runs
+    from overhead_tui.errors import UsageError
+    from overhead_tui.machine.cpu import parse_cpuinfo
+    from tests.conftest import ROOT as root
+
+    zen3 = parse_cpuinfo((root / "tests/fixtures/cpus/zen3-avx2-own/cpuinfo.txt").read_text())
+    monkeypatch.setattr("overhead_tui.machine.cpu.read_cpu_model", lambda: zen3)
+    for value in ("", "  ", "AVX2 ", "sse"):
+        monkeypatch.setenv("OVERHEAD_TUI_PEAK_ISA", value)
+        probe_runs.check_peak_isa()  # accepted
+    monkeypatch.setenv("OVERHEAD_TUI_PEAK_ISA", "  ")
+    assert probe_runs.peak_isa() is None  # blank is unset: the same cache entry
+    for value, said in (("banana", "names no peak kernel"), ("avx512", "this CPU's best is")):
+        monkeypatch.setenv("OVERHEAD_TUI_PEAK_ISA", value)
+        with pytest.raises(UsageError, match=said) as info:
+            probe_runs.check_peak_isa()
+        assert "fix:" in str(info.value) and "\n" not in str(info.value)
+        with pytest.raises(UsageError):  # the cache-or-measure step checks it first
+            next(probe_runs.probe_results(sys.executable, True, probe_runs.Cancel()))
