@@ -156,7 +156,7 @@ class BreakdownTab(ScenarioTab):
                 if (b.labelled_rest or 0) > 0.0005
                 else ""
             )
-            + " (other = measured − explained − labelled)",
+            + " (unexplained = measured − explained)",
             classes="caption",
         )
         if b.closes is False and b.closure is not None:
@@ -209,7 +209,7 @@ class BreakdownTab(ScenarioTab):
         measured = b.measured_ns_per_fma
         if other is not None and measured:
             table.add_row(
-                "o other (residual)",
+                "o unexplained (residual)",
                 "",
                 "measured − explained",
                 fmt_number(other * measured),
