@@ -5,10 +5,10 @@ Scenario files (``scenarios/*.py`` and your own ``--scenarios-dir``):
     ``Unavailable``            raise it from ``setup`` when the rung cannot run here.
 Probe files (``probes/*.py``): ``measure(ctx)`` receives a ``ProbeContext``; the timing helpers
 ``paired_samples``, ``baseline_loop`` and ``dispatch_samples`` and the SIMD helpers
-``isa_target``, ``choose_accumulators``, ``analyse_asm`` and ``asm_warning``
-(``engine.probing``, ``engine.simd``); ``build`` and ``assembly`` compile a probe's own C
-(``engine.cbuild``); ``chain_library``, ``chain_instructions`` and ``chain_ghz`` are the
-dependent chains that measure the clock (``engine.chains``).
+``isa_target``, ``ISA_LEVELS``, ``chosen_isa``, ``choose_accumulators``, ``analyse_asm`` and
+``asm_warning`` (``engine.probing``, ``engine.simd``); ``build`` and ``assembly`` compile a
+probe's own C (``engine.cbuild``); ``chain_library``, ``chain_call``, ``chain_instructions``
+and ``chain_ghz`` are the dependent chains that measure the clock (``engine.chains``).
 
 Names are resolved on first use, so a probe worker never imports cffi and a scenario never
 imports the probe helpers.
@@ -33,6 +33,9 @@ _HOMES = {
     "chain_library": "overhead_tui.engine.chains",
     "chain_instructions": "overhead_tui.engine.chains",
     "chain_ghz": "overhead_tui.engine.chains",
+    "chain_call": "overhead_tui.engine.chains",
+    "chosen_isa": "overhead_tui.engine.simd",
+    "ISA_LEVELS": "overhead_tui.engine.simd",
     "assembly": "overhead_tui.engine.cbuild",
     "choose_accumulators": "overhead_tui.engine.probing",
     "analyse_asm": "overhead_tui.engine.probing",

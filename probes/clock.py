@@ -16,7 +16,7 @@ run faster (turbo).
 
 import statistics
 
-from overhead_tui.api import chain_ghz, chain_instructions, chain_library
+from overhead_tui.api import chain_call, chain_ghz, chain_instructions, chain_library
 
 NAME = "clock"
 TITLE = "measured core clock (imul and add/xor chains)"
@@ -27,8 +27,6 @@ ITERATIONS = 1_000_000
 """Loop iterations per call (8 chain steps each): about 8 ms of imul chain at 3 GHz."""
 AGREE_WITHIN = 0.05
 """The two chains' figures may differ by 5 % (relative to the lower) and still agree."""
-IMUL_ARGS = (3, 0x9E3779B97F4A7C15)
-ADD_XOR_ARGS = (3, 0x5555, 0x1234567)
 
 
 def verdict(imul, add_xor, agree_within=AGREE_WITHIN):
@@ -64,8 +62,8 @@ def measure(ctx):
     lib = chain_library()
     counts = chain_instructions()
     pairs = ctx.time_pair(
-        lambda: lib.imul_chain(ITERATIONS, *IMUL_ARGS),
-        lambda: lib.add_xor_chain(ITERATIONS, *ADD_XOR_ARGS),
+        chain_call(lib, "imul", ITERATIONS),
+        chain_call(lib, "add_xor", ITERATIONS),
     )
     ghz = {
         "imul": [chain_ghz("imul", a, ITERATIONS) for a, _ in pairs],

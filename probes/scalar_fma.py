@@ -9,7 +9,7 @@ step waiting for the previous one: the rate of scalar code that the hardware can
 
 import statistics
 
-from overhead_tui.api import chain_ghz, chain_library
+from overhead_tui.api import chain_call, chain_ghz, chain_library
 
 NAME = "scalar_fma"
 TITLE = "compiled scalar chain"
@@ -24,7 +24,7 @@ def measure(ctx):
     lib = chain_library()
     pairs = ctx.time_pair(
         lambda: lib.fp_chain(STEPS, 0.999999, 1e-9),
-        lambda: lib.imul_chain(IMUL_ITERATIONS, 3, 0x9E3779B97F4A7C15),
+        chain_call(lib, "imul", IMUL_ITERATIONS),
     )
     samples = [2 * STEPS / a / 1e9 for a, _ in pairs]
     details = {"steps": STEPS}

@@ -36,13 +36,16 @@ import statistics
 from concurrent.futures import ThreadPoolExecutor
 
 from overhead_tui.api import (
+    ISA_LEVELS,
     Unavailable,
     analyse_asm,
     asm_warning,
     assembly,
     build,
+    chain_call,
     chain_ghz,
     chain_library,
+    chosen_isa,
     isa_target,
     usable_cpus,
 )
@@ -57,9 +60,6 @@ STEPS = 200_000
 PARALLEL_STEPS = 50 * STEPS
 """Loop iterations per thread per all-cores call (about 25 ms), so that handing the calls to
 the threads and their start skew (tens of µs) cost under 1 %."""
-ISA_VARIABLE = "OVERHEAD_TUI_PEAK_ISA"
-LEVELS = {"sse": 1, "avx2": 2, "avx512": 3, "neon": 4}
-"""The C kernels' ISA numbers (``isa_level()``'s answer)."""
 ACCUMULATORS = {"avx512": 16, "avx2": 12, "sse": 12, "neon": 16}
 """Vector accumulators of each kernel, as written in :data:`SOURCE`."""
 FLAGS = ["-O2"]
@@ -216,20 +216,6 @@ WIDTH_BITS = {"avx512": 512, "avx2": 256, "sse": 128, "neon": 128}
 LANE_BYTES = {"f64": 8, "f32": 4}
 
 
-def chosen_isa(best, forced):
-    """(ISA to run, where the choice came from): the CPU's best, or ``forced`` when the CPU
-    has it; a forced ISA the CPU lacks or that does not exist raises :class:`Unavailable`."""
-    if not forced:
-        return best, "host"
-    forced = forced.strip().lower()
-    if forced not in LEVELS:
-        raise Unavailable(f"{ISA_VARIABLE}={forced!r} is not one of {', '.join(LEVELS)}")
-    same_family = (forced == "neon") == (best == "neon")
-    if not same_family or LEVELS[forced] > LEVELS[best]:
-        raise Unavailable(f"{ISA_VARIABLE}={forced}: this CPU's best is {best}")
-    return forced, f"{ISA_VARIABLE}={forced}"
-
-
 def function_asm(asm, name):
     """The assembly of one function (from its label to its ``.size``/end) in ``cc -S`` text."""
     lines = asm.splitlines()
@@ -249,7 +235,7 @@ IMUL_ITERATIONS = 100_000
 
 def _measure_dtype(ctx, lib, chains, isa, code, suffix, threads, pool):
     run = lib.peak_f64 if suffix == "f64" else lib.peak_f32
-    level = LEVELS[isa]
+    level = ISA_LEVELS[isa]
     lanes = WIDTH_BITS[isa] // (8 * LANE_BYTES[suffix])
     flops = 2 * lanes * ACCUMULATORS[isa] * STEPS
     x, y = 0.999999, 1e-9
@@ -262,7 +248,7 @@ def _measure_dtype(ctx, lib, chains, isa, code, suffix, threads, pool):
         return [f.result() for f in futures]
 
     one_core()
-    pairs = ctx.time_pair(one_core, lambda: chains.imul_chain(IMUL_ITERATIONS, 3, 0x9E37))
+    pairs = ctx.time_pair(one_core, chain_call(chains, "imul", IMUL_ITERATIONS))
     one = statistics.median(flops / a / 1e9 for a, _ in pairs)
     clocks = [chain_ghz("imul", b, IMUL_ITERATIONS) for _, b in pairs]
     scale = PARALLEL_STEPS / STEPS
@@ -297,8 +283,11 @@ def measure(ctx):
         raise Unavailable(f"no SIMD peak kernels for {arch} (x86-64 and aarch64 only)")
     _, lib, _ = build(NAME, SOURCE, FLAGS, "float64", cdef=CDEF)
     chains = chain_library()
-    best = {value: name for name, value in LEVELS.items()}[lib.isa_level()]
-    isa, source = chosen_isa(best, os.environ.get(ISA_VARIABLE))
+    best = {value: name for name, value in ISA_LEVELS.items()}[lib.isa_level()]
+    try:
+        isa, source = chosen_isa(best, os.environ.get("OVERHEAD_TUI_PEAK_ISA"))
+    except ValueError as exc:
+        raise Unavailable(str(exc)) from None
     code = assembly(SOURCE, FLAGS)
     threads = usable_cpus()
     with ThreadPoolExecutor(threads) as pool:

@@ -22,6 +22,7 @@ Which instructions were built is checked in the assembly (:func:`chain_instructi
 from __future__ import annotations
 
 import platform
+from collections.abc import Callable
 from typing import Any
 
 UNROLL = 8
@@ -108,6 +109,16 @@ def chain_instructions() -> dict[str, int]:
     lines = [line.split() for line in assembly(SOURCE, FLAGS).splitlines()]
     mnemonics = MNEMONICS.get(architecture(), {})
     return {chain: sum(1 for w in lines if w[:1] == [m]) for chain, m in mnemonics.items()}
+
+
+def chain_call(lib: Any, chain: str, iterations: int) -> Callable[[], int]:
+    """A call of one chain (``imul`` or ``add_xor``) over ``iterations``, with the start
+    values of :data:`IMUL_ARGS` / :data:`ADD_XOR_ARGS`, to time (then :func:`chain_ghz`)."""
+    run, args = {
+        "imul": (lib.imul_chain, IMUL_ARGS),
+        "add_xor": (lib.add_xor_chain, ADD_XOR_ARGS),
+    }[chain]
+    return lambda: run(iterations, *args)
 
 
 def chain_ghz(chain: str, seconds: float, iterations: int) -> float | None:

@@ -25,6 +25,7 @@ from overhead_tui.engine.events import ProbeStarted
 from overhead_tui.engine.observer import own_cpu_s
 from overhead_tui.engine.protocol import Probe, worker_spec
 from overhead_tui.engine.run_log import log_event
+from overhead_tui.engine.simd import PEAK_ISA_VARIABLE, best_isa, chosen_isa
 from overhead_tui.engine.spawn import (
     Cancel,
     cancel_scope,
@@ -52,23 +53,19 @@ dispatch probe's reference loop (``reference_dispatch_ns``), so the model can br
 to the dispatch probe's speed (``analysis.unit_costs``)."""
 
 
-TARGET_VARS = ("NUMBA_CPU_NAME", "NUMBA_CPU_FEATURES", "OVERHEAD_TUI_PEAK_ISA")
-"""Environment variables choosing the code the probes run: numba's target, and the ISA of the
-peak kernels (``probes/simd_fma.py``) (part of the cache key)."""
-
-
-PEAK_ISAS = ("sse", "avx2", "avx512", "neon")
-"""The values ``OVERHEAD_TUI_PEAK_ISA`` may take (``probes/simd_fma.py``'s kernels)."""
+NUMBA_TARGET_VARS = ("NUMBA_CPU_NAME", "NUMBA_CPU_FEATURES")
+"""Environment variables choosing the code numba compiles (part of the cache key, with the
+peak kernels' :func:`peak_isa`)."""
 
 
 def peak_isa() -> str | None:
-    """``OVERHEAD_TUI_PEAK_ISA`` normalised (stripped, lower case; empty: unset)."""
-    return os.environ.get("OVERHEAD_TUI_PEAK_ISA", "").strip().lower() or None
+    """``OVERHEAD_TUI_PEAK_ISA`` normalised (stripped, lower case; blank: unset)."""
+    return os.environ.get(PEAK_ISA_VARIABLE, "").strip().lower() or None
 
 
 def check_peak_isa() -> None:
-    """Refuse, before anything is measured, an ``OVERHEAD_TUI_PEAK_ISA`` that names no peak
-    kernel, or one wider than this CPU's best (from /proc/cpuinfo's flags).
+    """Refuse, before anything is measured, an ``OVERHEAD_TUI_PEAK_ISA`` the peak kernels
+    would refuse on this CPU (``engine.simd.chosen_isa``, best ISA from /proc/cpuinfo).
 
     Raises:
         UsageError: one line naming the value and the fix.
@@ -76,22 +73,13 @@ def check_peak_isa() -> None:
     forced = peak_isa()
     if forced is None:
         return
-    fix = f"fix: unset OVERHEAD_TUI_PEAK_ISA or give one of {', '.join(PEAK_ISAS)}"
-    if forced not in PEAK_ISAS:
-        raise UsageError(f"OVERHEAD_TUI_PEAK_ISA={forced!r} names no peak kernel; {fix}")
-    from overhead_tui.engine.simd import best_isa
     from overhead_tui.machine.cpu import read_cpu_model
 
     cpu = read_cpu_model()
-    if cpu is None:
-        return
-    best = best_isa(cpu.isa)
-    older = [x for x in PEAK_ISAS[: PEAK_ISAS.index(best) + 1] if (x == "neon") == (best == "neon")]
-    if forced not in older:
-        raise UsageError(
-            f"OVERHEAD_TUI_PEAK_ISA={forced}: this CPU's best is {best}; fix: unset it, or "
-            f"give {' or '.join(older)}"
-        )
+    try:
+        chosen_isa(best_isa(cpu.isa) if cpu else "avx512", forced)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def cache_key(specs: list[ProbeSpec], python: str) -> str:
@@ -109,8 +97,8 @@ def cache_key(specs: list[ProbeSpec], python: str) -> str:
         check=False,
         env=worker_env(),
     ).stdout
-    target = [f"{var}={os.environ.get(var)!r}" for var in TARGET_VARS[:2]]
-    target.append(f"OVERHEAD_TUI_PEAK_ISA={peak_isa()!r}")  # normalised: '' is unset
+    target = [f"{var}={os.environ.get(var)!r}" for var in NUMBA_TARGET_VARS]
+    target.append(f"{PEAK_ISA_VARIABLE}={peak_isa()!r}")  # normalised: blank is unset
     if os.environ.get("PYTHON_JIT") is not None:  # a JIT build's on/off column (interpreters)
         target.append(f"PYTHON_JIT={os.environ['PYTHON_JIT']!r}")
     for part in (cpu_model(), os.path.realpath(python), version, *target):

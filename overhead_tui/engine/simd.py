@@ -56,6 +56,37 @@ def isa_target(isa: str) -> SimdTarget:
     return ISA_TARGETS[isa]
 
 
+PEAK_ISA_VARIABLE = "OVERHEAD_TUI_PEAK_ISA"
+"""Names an older ISA for the peak kernels than the CPU's best (``avx2``, ``sse``)."""
+ISA_LEVELS = {"sse": 1, "avx2": 2, "avx512": 3, "neon": 4}
+"""The peak kernels' ISAs, x86 ones in order of width (``neon`` stands alone)."""
+
+
+def chosen_isa(best: str, forced: str | None) -> tuple[str, str]:
+    """(ISA the peak kernels run, where the choice came from): the CPU's ``best``, or the one
+    :data:`PEAK_ISA_VARIABLE` names (stripped, lower case; blank: unset) when the CPU has it.
+
+    Raises:
+        ValueError: the value names no kernel, or one this CPU lacks (the message has the fix).
+    """
+    forced = (forced or "").strip().lower()
+    if not forced:
+        return best, "host"
+    older = [x for x in ISA_LEVELS if (x == "neon") == (best == "neon")]
+    older = [x for x in older if ISA_LEVELS[x] <= ISA_LEVELS[best]]
+    if forced not in ISA_LEVELS:
+        raise ValueError(
+            f"{PEAK_ISA_VARIABLE}={forced!r} names no peak kernel; fix: unset "
+            f"{PEAK_ISA_VARIABLE} or give one of {', '.join(ISA_LEVELS)}"
+        )
+    if forced not in older:
+        raise ValueError(
+            f"{PEAK_ISA_VARIABLE}={forced}: this CPU's best is {best}; fix: unset it, or give "
+            f"{' or '.join(older)}"
+        )
+    return forced, f"{PEAK_ISA_VARIABLE}={forced}"
+
+
 def best_isa(flags: list[str] | set[str]) -> str:
     """The ISA the peak kernels choose for a CPU with these /proc/cpuinfo flags (x86
     ``flags`` or ARM ``Features``): what the probe's ``isa_level()`` answers at run time

@@ -103,53 +103,34 @@ def fma_check(cpu: CpuModel | None, probes: Probes, clock: float | None) -> Fact
     isa = _detail(probes, "simd_fma", "isa") or "?"
     expected = expected_flop_per_cycle(cpu, int(width))
     table = f"table: {cpu.microarchitecture}, {cpu.fma_units} × {cpu.fma_width_bits}-bit FMA"
-    if isa == "sse":
-        return FactCheck(
-            "fma_flop_per_cycle",
-            "FLOP/cycle",
-            "simd_fma one core / clock probe",
-            one / clock if clock else None,
-            table,
-            float(expected),
-            None,
-            float(expected),
-            "the probe ran SSE code (no FMA instructions): not compared with the FMA table",
-        )
     same_moment = _number(_detail(probes, "simd_fma", "flop_per_cycle"))
-    if same_moment is None and not clock:
-        return FactCheck(
-            "fma_flop_per_cycle",
-            "FLOP/cycle",
-            "simd_fma one core / clock probe",
-            None,
-            table,
-            float(expected),
-            None,
-            float(expected),
-            "no measured clock: not compared",
-        )
-    measured = same_moment or one / clock  # type: ignore[operator]
-    method = (
-        "simd_fma one core / imul clock beside it"
-        if same_moment
-        else "simd_fma one core / clock probe"
-    )
-    ratio = measured / expected
-    agree = FMA_AGREE[0] <= ratio <= FMA_AGREE[1]
-    if agree:
-        note = f"agree: {ratio:.2f} of the table ({isa} code, {int(width)} bits)"
-    elif ratio < FMA_AGREE[0]:
-        note = (
-            f"one core did {measured:.1f} float64 FLOP/cycle with {isa} code, {ratio:.2f} of "
-            f"the table's {expected}: one FMA unit where the table says "
-            f"{cpu.fma_units}, SMT siblings sharing the core, a clock read high, or load while "
-            "the probe ran"
-        )
+    if same_moment is not None:
+        measured, method = same_moment, "simd_fma one core / imul clock beside it"
     else:
-        note = (
-            f"one core did {measured:.1f} float64 FLOP/cycle, {ratio:.2f} × the table's "
-            f"{expected}: the measured clock reads low or the table row is wrong"
-        )
+        measured = one / clock if clock else None
+        method = "simd_fma one core / clock probe"
+    agree: bool | None = None
+    if isa == "sse":
+        note = "the probe ran SSE code (no FMA instructions): not compared with the FMA table"
+    elif measured is None:
+        note = "no measured clock: not compared"
+    else:
+        ratio = measured / expected
+        agree = FMA_AGREE[0] <= ratio <= FMA_AGREE[1]
+        if agree:
+            note = f"agree: {ratio:.2f} of the table ({isa} code, {int(width)} bits)"
+        elif ratio < FMA_AGREE[0]:
+            note = (
+                f"one core did {measured:.1f} float64 FLOP/cycle with {isa} code, {ratio:.2f} "
+                f"of the table's {expected}: one FMA unit where the table says "
+                f"{cpu.fma_units}, SMT siblings sharing the core, a clock read high, or load "
+                "while the probe ran"
+            )
+        else:
+            note = (
+                f"one core did {measured:.1f} float64 FLOP/cycle, {ratio:.2f} × the table's "
+                f"{expected}: the measured clock reads low or the table row is wrong"
+            )
     return FactCheck(
         "fma_flop_per_cycle",
         "FLOP/cycle",
