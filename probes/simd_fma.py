@@ -21,14 +21,21 @@ when it is at most that: the way to measure the peak of older code on a newer CP
 generated assembly of the kernel run is checked (``analyse_asm``): packed FMAs on registers
 of the ISA's width, none scalar, no stack access in the hot loop.
 
-One core: the kernel on this thread, each sample beside an ``imul`` chain (``engine.chains``)
-so that ``flop_per_cycle`` divides by the clock of the same moment (a shared host's clock
-moves between processes).  All cores: one kernel per usable CPU on as many
-threads at once (cffi releases the GIL during the call); ``parallel_cores`` is all / one,
-the number of cores that really computed side by side (two SMT siblings of one core give
-about 1): the higher of the float64 and float32 figures, since load from elsewhere only
-lowers it.  Measured for float64 (the value) and float32 (details prefixed ``float32_``).
-"""
+The clock under FMA load (``vector_clock_ghz``): a kernel of 12 independent FMAs of the ISA's
+width beside a dependent chain of 8 ``imul`` (3 cycles each, ``engine.chains``) a step, so the
+chain sets its pace while the vector units work.  Cores with frequency licences run wide
+vector code slower than scalar code (an Emerald/Granite Rapids vCPU, 2026-12-02: zmm code at
+3.51 GHz against 3.79 for the plain chain, ymm code at the full clock); ``scalar_clock_ghz``
+is the plain ``imul`` chain timed beside it, ``vector_clock_ratio`` the two's ratio.
+
+One core: the peak kernel on this thread, each sample beside the loaded-clock kernel, so
+that ``flop_per_cycle`` divides by the clock of the same moment and the same load (a shared
+host's clock moves between processes). On ARM neither is measured (no tabulated latency).
+All cores: one kernel per usable CPU on as many threads at once (cffi releases the GIL
+during the call); ``parallel_cores`` is all / one, the number of cores that really computed
+side by side (two SMT siblings of one core give about 1): the higher of the float64 and
+float32 figures, since load from elsewhere only lowers it. Measured for float64 (the value)
+and float32 (details prefixed ``float32_``)."""
 
 import os
 import platform
@@ -82,6 +89,25 @@ SOURCE = r"""
 
 #if defined(__x86_64__)
 #include <immintrin.h>
+/* The clock under FMA load: 12 independent FMAs and a dependent chain of 8 imuls
+   (3 cycles each: 24 cycles) per step.  The chain is the critical path even on a core with
+   one FMA unit, and the FMAs keep the vector units busy enough for the frequency the core
+   grants to such code (Intel's AVX-512 licences). */
+#define MUL8 "imul %1, %0\n\timul %1, %0\n\timul %1, %0\n\timul %1, %0\n\t" \
+             "imul %1, %0\n\timul %1, %0\n\timul %1, %0\n\timul %1, %0\n\t"
+#define LOADED                                                            \
+    V vx = SET1(x), vy = SET1(y), t = SET1((R)0);                        \
+    REP12(DECL)                                                           \
+    uint64_t r = 3;                                                       \
+    for (long s = 0; s < steps; s++) {                                    \
+        REP12(STEP)                                                       \
+        __asm__ volatile(MUL8 : "+r"(r) : "r"(m));                        \
+    }                                                                     \
+    REP12(SUM)                                                            \
+    R lanes[sizeof(V) / sizeof(R)], total = (R)(r & 1);                   \
+    STORE(lanes, t);                                                      \
+    for (unsigned l = 0; l < sizeof(V) / sizeof(R); l++) total += lanes[l]; \
+    return total;
 int isa_level(void) {
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx512f")) return 3;
@@ -96,6 +122,8 @@ int isa_level(void) {
 #define STORE _mm512_storeu_pd
 __attribute__((target("avx512f"), noinline))
 double avx512_f64(long steps, double x, double y) { BODY(REP16) }
+__attribute__((target("avx512f"), noinline))
+double avx512_clock(long steps, double x, double y, uint64_t m) { LOADED }
 #undef R
 #undef V
 #undef SET1
@@ -124,6 +152,8 @@ float avx512_f32(long steps, float x, float y) { BODY(REP16) }
 #define STORE _mm256_storeu_pd
 __attribute__((target("avx2,fma"), noinline))
 double avx2_f64(long steps, double x, double y) { BODY(REP12) }
+__attribute__((target("avx2,fma"), noinline))
+double avx2_clock(long steps, double x, double y, uint64_t m) { LOADED }
 #undef R
 #undef V
 #undef SET1
@@ -152,6 +182,8 @@ float avx2_f32(long steps, float x, float y) { BODY(REP12) }
 #define STORE _mm_storeu_pd
 __attribute__((noinline))
 double sse_f64(long steps, double x, double y) { BODY(REP12) }
+__attribute__((noinline))
+double sse_clock(long steps, double x, double y, uint64_t m) { LOADED }
 #undef R
 #undef V
 #undef SET1
@@ -170,6 +202,11 @@ double peak_f64(int isa, long steps, double x, double y) {
     return isa == 3   ? avx512_f64(steps, x, y)
            : isa == 2 ? avx2_f64(steps, x, y)
                       : sse_f64(steps, x, y);
+}
+double loaded_clock(int isa, long steps, double x, double y, uint64_t m) {
+    return isa == 3   ? avx512_clock(steps, x, y, m)
+           : isa == 2 ? avx2_clock(steps, x, y, m)
+                      : sse_clock(steps, x, y, m);
 }
 float peak_f32(int isa, long steps, float x, float y) {
     return isa == 3   ? avx512_f32(steps, x, y)
@@ -203,6 +240,8 @@ __attribute__((noinline))
 float neon_f32(long steps, float x, float y) { BODY(REP16) }
 double peak_f64(int isa, long steps, double x, double y) { return neon_f64(steps, x, y); }
 float peak_f32(int isa, long steps, float x, float y) { return neon_f32(steps, x, y); }
+/* no tabulated latency for a dependent chain on ARM: the clock under load is not measured */
+double loaded_clock(int isa, long steps, double x, double y, uint64_t m) { return -1; }
 #else
 #error "the SIMD peak probe has kernels for x86-64 and aarch64 only"
 #endif
@@ -211,6 +250,7 @@ CDEF = """
 int isa_level(void);
 double peak_f64(int isa, long steps, double x, double y);
 float peak_f32(int isa, long steps, float x, float y);
+double loaded_clock(int isa, long steps, double x, double y, uint64_t m);
 """
 WIDTH_BITS = {"avx512": 512, "avx2": 256, "sse": 128, "neon": 128}
 LANE_BYTES = {"f64": 8, "f32": 4}
@@ -230,10 +270,41 @@ def function_asm(asm, name):
 
 
 IMUL_ITERATIONS = 100_000
-"""imul chain iterations timed beside each one-core sample (the clock of that moment)."""
+"""imul chain iterations timed beside the loaded clock (the scalar clock of that moment)."""
+CLOCK_STEPS = 30_000
+"""Steps of the loaded-clock kernel per call (24 cycles each: about 0.2 ms at 3.5 GHz)."""
+CLOCK_MULTIPLIER = 0x9E3779B97F4A7C15
+"""The loaded-clock kernel's imul multiplier (odd, so the chain never reaches 0)."""
 
 
-def _measure_dtype(ctx, lib, chains, isa, code, suffix, threads, pool):
+def loaded_clock(ctx, lib, chains, isa, code):
+    """(clock under this ISA's FMA load, scalar clock beside it, the calls' clock kernel,
+    details): GHz from the loaded kernel's 8 dependent imuls a step (the same 8 × 3 cycles
+    as ``engine.chains``' imul chain, so ``chain_ghz`` converts both), or Nones on ARM."""
+    level = ISA_LEVELS[isa]
+
+    def call():
+        return lib.loaded_clock(level, CLOCK_STEPS, 0.999999, 1e-9, CLOCK_MULTIPLIER)
+
+    if chain_ghz("imul", 1.0, 1) is None or call() == -1:
+        return None, None, None, {}
+    body = function_asm(code, f"{isa}_clock")
+    imuls = sum(1 for line in body.splitlines() if line.split()[:1] == ["imul"])
+    fmas = analyse_asm(body).fma_on_widest
+    pairs = ctx.time_pair(call, chain_call(chains, "imul", IMUL_ITERATIONS))
+    loaded = statistics.median(chain_ghz("imul", a, CLOCK_STEPS) for a, _ in pairs)
+    scalar = statistics.median(chain_ghz("imul", b, IMUL_ITERATIONS) for _, b in pairs)
+    details = {
+        "vector_clock_ghz": loaded,
+        "scalar_clock_ghz": scalar,
+        "vector_clock_ratio": loaded / scalar,
+        "clock_kernel_imuls": imuls,
+        "clock_kernel_fmas": fmas,
+    }
+    return loaded, scalar, call, details
+
+
+def _measure_dtype(ctx, lib, clock_call, isa, code, suffix, threads, pool):
     run = lib.peak_f64 if suffix == "f64" else lib.peak_f32
     level = ISA_LEVELS[isa]
     lanes = WIDTH_BITS[isa] // (8 * LANE_BYTES[suffix])
@@ -248,9 +319,12 @@ def _measure_dtype(ctx, lib, chains, isa, code, suffix, threads, pool):
         return [f.result() for f in futures]
 
     one_core()
-    pairs = ctx.time_pair(one_core, chain_call(chains, "imul", IMUL_ITERATIONS))
+    if clock_call is not None:
+        pairs = ctx.time_pair(one_core, clock_call)
+        clocks = [chain_ghz("imul", b, CLOCK_STEPS) for _, b in pairs]
+    else:
+        pairs, clocks = [(t, None) for t in ctx.time(one_core)], [None]
     one = statistics.median(flops / a / 1e9 for a, _ in pairs)
-    clocks = [chain_ghz("imul", b, IMUL_ITERATIONS) for _, b in pairs]
     scale = PARALLEL_STEPS / STEPS
     every = [threads * scale * flops / t / 1e9 for t in ctx.time(all_cores)]
     report = analyse_asm(function_asm(code, f"{isa}_{suffix}"))
@@ -290,9 +364,10 @@ def measure(ctx):
         raise Unavailable(str(exc)) from None
     code = assembly(SOURCE, FLAGS)
     threads = usable_cpus()
+    _, _, clock_call, clock = loaded_clock(ctx, lib, chains, isa, code)
     with ThreadPoolExecutor(threads) as pool:
-        every64, f64 = _measure_dtype(ctx, lib, chains, isa, code, "f64", threads, pool)
-        every32, f32 = _measure_dtype(ctx, lib, chains, isa, code, "f32", threads, pool)
+        every64, f64 = _measure_dtype(ctx, lib, clock_call, isa, code, "f64", threads, pool)
+        every32, f32 = _measure_dtype(ctx, lib, clock_call, isa, code, "f32", threads, pool)
     one64, one32 = f64.pop("one_core"), f32.pop("one_core")
     all64 = statistics.median(every64)
     width = f64.pop("width_bits") or WIDTH_BITS[isa]
@@ -309,6 +384,7 @@ def measure(ctx):
             "best_isa": best,
             "target_from": source,
             "simd_width_bits": width,
+            **clock,
             **{k: v for k, v in f64.items() if v is not None},
             **{f"float32_{key}": value for key, value in f32.items() if value is not None},
         },

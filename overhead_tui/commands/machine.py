@@ -18,6 +18,7 @@ from overhead_tui.present.format import (
     aligned_lines,
     fact_check_rows,
     fmt_number,
+    vector_clock_text,
 )
 from overhead_tui.summary.codec import to_json
 from overhead_tui.summary.limits import MachineLimits
@@ -94,6 +95,10 @@ def _report(cpu: CpuModel | None, limits: MachineLimits) -> None:
         f"{fmt_number(clock['max']) if clock['max'] else 'not reported'}, measured "
         f"{fmt_number(clock['measured'])} GHz (dependent-chain probe; checks below)"
     )
+    if clock.get("vector") and clock.get("measured"):
+        print(
+            f"       {vector_clock_text(clock['vector'], clock['measured'], limits.fma_width_bits)}"
+        )
     if limits.fact_checks:
         print("machine facts, each from two independent methods:")
         rows = [FACT_CHECK_HEADER, *fact_check_rows(limits.fact_checks)]

@@ -4,13 +4,18 @@
   ``add``/``xor`` register chain (2 cycles a step), different execution units; they agree
   within :data:`CLOCK_AGREE`, else the lower is used (the probe's ``verdict``).
 * ``fma_flop_per_cycle``: float64 FLOP per cycle of one core, measured (the ``simd_fma``
-  probe on one core / the ``imul`` clock timed beside it in the same process; older probes:
-  / the ``clock`` probe) against the table (``cpu.MICROARCHITECTURES``:
-  FMA units × lanes of the narrower of the probe's code and the units × 2).  One FMA unit
-  where the table says two, SMT siblings sharing a core, or a clock off by 2× show here.
+  probe on one core / the clock under that FMA load, timed beside it in the same process: an
+  ``imul`` chain inside an FMA loop; older probes: / the ``clock`` probe) against the table
+  (``cpu.MICROARCHITECTURES``: FMA units × lanes of the narrower of the probe's code and the
+  units × 2). One FMA unit where the table says two, SMT siblings sharing a core, or a clock
+  off by 2× show here.
 * ``parallel_cores``: cores that compute side by side, measured (the ``simd_fma`` probe's
   all-cores / one-core rate) against the count (physical cores, capped by the affinity mask
-  and cgroup quota).  Two vCPUs that are hyperthreads of one core measure about 1.
+  and cgroup quota). Two vCPUs that are hyperthreads of one core
+  measure about 1.
+
+:func:`probe_load_warnings`: doubts about the conditions the probes ran in (other load, a
+machine whose speed moved, a machine probe that failed).
 
 :func:`fact_warnings` turns each disagreement into one line for ``machine``, the app's
 Machines screen and the summary's ``limit_warnings``.
@@ -19,6 +24,7 @@ Machines screen and the summary's ``limit_warnings``.
 from __future__ import annotations
 
 from overhead_tui.machine.cpu import CpuModel
+from overhead_tui.machine.host import OTHERS_WARN
 from overhead_tui.summary.limits import FactCheck
 from overhead_tui.summary.probes import Probes
 from overhead_tui.summary.records import RunSummary
@@ -105,7 +111,7 @@ def fma_check(cpu: CpuModel | None, probes: Probes, clock: float | None) -> Fact
     table = f"table: {cpu.microarchitecture}, {cpu.fma_units} × {cpu.fma_width_bits}-bit FMA"
     same_moment = _number(_detail(probes, "simd_fma", "flop_per_cycle"))
     if same_moment is not None:
-        measured, method = same_moment, "simd_fma one core / imul clock beside it"
+        measured, method = same_moment, "simd_fma one core / clock under its FMA load"
     else:
         measured = one / clock if clock else None
         method = "simd_fma one core / clock probe"
@@ -226,3 +232,59 @@ def scaling_warnings(checks: list[FactCheck], summary: RunSummary) -> list[str]:
         "loses time to memory, synchronisation or a busy host, so its figure is below what "
         "the cores can compute"
     ]
+
+
+DISPATCH_RANGE_WARN = 0.15
+"""Range of the dispatch probe's per-process values (max / min − 1) above which the machine's
+speed is said to have changed while the probes ran.  Measured on 2026-12-01 (2-vCPU Zen 5
+VM): 3–8 % in seven ladder runs, quiet or beside a busy CPU, and in two while the host slowed
+down; 22 % and 40 % in two other runs on the slowed host (the same Python loops 30–80 %
+slower, invisible inside the VM: no steal, no other load), when python_hoisted's
+``explained`` read 1.34."""
+
+
+MACHINE_PROBES = {
+    "clock": "the clock and every peak at it",
+    "simd_fma": "the SIMD peak, FLOP/cycle and parallel cores",
+    "dense_peak": "the dense-kernel peak",
+    "stream_triad": "the bandwidth and the roofline's slope",
+    "scalar_fma": "the scalar latency roof",
+}
+"""The probes of the machine's limits, and what is missing when one fails."""
+
+
+def probe_load_warnings(probes: Probes) -> list[str]:
+    """Doubts about the conditions the probes ran in: one warning naming the probes measured
+    while other processes used more than :data:`OTHERS_WARN` of the CPUs (their
+    ``other_cpu_fraction``), and one when the dispatch probe's processes differ by more than
+    :data:`DISPATCH_RANGE_WARN` (every interpreted unit cost is expressed in its unit).  Unit
+    costs, and so the breakdowns and the roofs, may then be off."""
+    warnings = []
+    loaded = {}
+    for name, probe in probes.items():
+        share = probe.other_cpu_fraction  # absent from files before it was measured
+        if share and share > OTHERS_WARN:
+            loaded[name] = share
+    if loaded:
+        names = ", ".join(sorted(loaded))
+        warnings.append(
+            f"probes measured while other processes used up to {max(loaded.values()):.0%} of "
+            f"the CPUs ({names}): their unit costs, the breakdowns and the roofs may be off; "
+            "re-measure on a quiet machine with `overhead-tui probes --refresh`"
+        )
+    failed = {n: p.error for n, p in probes.items() if p.error and n in MACHINE_PROBES}
+    for name, error in sorted(failed.items()):
+        warnings.append(
+            f"the {name} probe failed ({error.splitlines()[0][:160]}): {MACHINE_PROBES[name]} "
+            "are not measured; fix what it says, then `overhead-tui probes --refresh`"
+        )
+    dispatch = probes.get("dispatch")
+    values = [x for x in (dispatch.samples or []) if x > 0] if dispatch is not None else []
+    if len(values) > 1 and max(values) / min(values) - 1 > DISPATCH_RANGE_WARN:
+        warnings.append(
+            f"the dispatch probe's processes differ by {max(values) / min(values) - 1:.0%} "
+            f"({min(values):.3g}–{max(values):.3g} ns/dispatch): the machine's speed changed "
+            "while the probes ran, so the breakdowns' unit costs are uncertain; re-measure "
+            "with `overhead-tui probes --refresh` when it is steadier"
+        )
+    return warnings

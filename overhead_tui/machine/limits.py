@@ -1,7 +1,9 @@
 """The machine's limits next to each rung: theoretical and measured peaks, bandwidth, roofline.
 
-* Theoretical peak: ``cpu.CpuModel.peak`` at the measured clock (probe ``clock``) and at the
-  nominal one.
+* Theoretical peak: ``cpu.CpuModel.peak`` at the clock the cores run FMA code at (the
+  ``simd_fma`` probe's ``vector_clock_ghz``: lower than the scalar clock on cores with
+  frequency licences, e.g. 512-bit code on Intel Xeons), else the measured scalar clock (probe
+  ``clock``), and at the nominal one.  The impossible-result bound uses the higher, scalar one.
 * Measured compute peak: the best of the ``simd_fma`` probe (all cores), the ``dense_peak``
   probe (GEMM at n = 1536) and the dense kernels of this run at the same dtype; "% of peak"
   uses it (the theoretical one beside it).
@@ -32,9 +34,9 @@ from overhead_tui.machine.facts import (
     expected_flop_per_cycle,
     fact_checks,
     fact_warnings,
+    probe_load_warnings,
     scaling_warnings,
 )
-from overhead_tui.machine.host import OTHERS_WARN
 from overhead_tui.summary.limits import MachineLimits, PeakEntry
 from overhead_tui.summary.probes import Probes
 from overhead_tui.summary.records import RunSummary, ScenarioResult
@@ -93,6 +95,14 @@ def simd_probe_narrow(probes: Probes, cpu: CpuModel | None) -> int | None:
     return None
 
 
+def vector_clock(probes: Probes, cpu: CpuModel | None) -> float | None:
+    """The clock under FMA load as wide as the FMA units (``simd_fma``'s ``vector_clock_ghz``,
+    GHz), or None: not measured (ARM, older probes) or measured with narrower code."""
+    if simd_probe_narrow(probes, cpu):
+        return None
+    return probe_value(probes, "simd_fma", "vector_clock_ghz")
+
+
 def measured_peak(
     dtype: str, probes: Probes, summary: RunSummary | None = None, cpu: CpuModel | None = None
 ) -> tuple[float | None, str | None]:
@@ -124,9 +134,12 @@ def _peak_entry(
     summary: RunSummary | None,
 ) -> PeakEntry:
     entry: dict[str, float | str | None] = {}
+    fma_clock = clock.get("vector") or clock["measured"]
     if cpu is not None:
-        at = clock["measured"] or cpu.nominal_ghz
+        at = fma_clock or cpu.nominal_ghz
         entry["theoretical"], entry["formula"] = cpu.peak(dtype, at, cores)
+        if clock.get("vector"):
+            entry["formula"] = f"{entry['formula']} (clock under {cpu.fma_width_bits}-bit FMA load)"
         entry["theoretical_nominal"], entry["formula_nominal"] = cpu.peak(
             dtype, cpu.nominal_ghz, cores
         )
@@ -136,8 +149,8 @@ def _peak_entry(
         None if simd_probe_narrow(probes, cpu) else probe_value(probes, *ONE_CORE_PEAK[dtype])
     )
     entry["measured"], entry["one_core"] = measured, one_core
-    if cpu is not None and clock["measured"]:
-        entry["one_core_theoretical"] = cpu.flop_per_cycle(dtype) * clock["measured"]
+    if cpu is not None and fma_clock:
+        entry["one_core_theoretical"] = cpu.flop_per_cycle(dtype) * fma_clock
         if one_core:
             entry["one_core_ratio"] = one_core / entry["one_core_theoretical"]
     theory = entry.get("theoretical")
@@ -165,6 +178,7 @@ def machine_limits(
         "nominal": cpu.nominal_ghz if cpu else None,
         "max": max_clock_ghz(),
         "measured": probe_value(probes, "clock"),
+        "vector": vector_clock(probes, cpu),
     }
     bandwidth = {
         "one_core": probe_value(probes, "stream_triad", "one_thread_gbs"),
@@ -217,62 +231,6 @@ def bandwidth_warnings(bandwidth: dict[str, float | None]) -> list[str]:
     return []
 
 
-DISPATCH_RANGE_WARN = 0.15
-"""Range of the dispatch probe's per-process values (max / min − 1) above which the machine's
-speed is said to have changed while the probes ran.  Measured on 2026-12-01 (2-vCPU Zen 5
-VM): 3–8 % in seven ladder runs, quiet or beside a busy CPU, and in two while the host slowed
-down; 22 % and 40 % in two other runs on the slowed host (the same Python loops 30–80 %
-slower, invisible inside the VM: no steal, no other load), when python_hoisted's
-``explained`` read 1.34."""
-
-
-MACHINE_PROBES = {
-    "clock": "the clock and every peak at it",
-    "simd_fma": "the SIMD peak, FLOP/cycle and parallel cores",
-    "dense_peak": "the dense-kernel peak",
-    "stream_triad": "the bandwidth and the roofline's slope",
-    "scalar_fma": "the scalar latency roof",
-}
-"""The probes of the machine's limits, and what is missing when one fails."""
-
-
-def probe_load_warnings(probes: Probes) -> list[str]:
-    """Doubts about the conditions the probes ran in: one warning naming the probes measured
-    while other processes used more than :data:`OTHERS_WARN` of the CPUs (their
-    ``other_cpu_fraction``), and one when the dispatch probe's processes differ by more than
-    :data:`DISPATCH_RANGE_WARN` (every interpreted unit cost is expressed in its unit).  Unit
-    costs, and so the breakdowns and the roofs, may then be off."""
-    warnings = []
-    loaded = {}
-    for name, probe in probes.items():
-        share = probe.other_cpu_fraction  # absent from files before it was measured
-        if share and share > OTHERS_WARN:
-            loaded[name] = share
-    if loaded:
-        names = ", ".join(sorted(loaded))
-        warnings.append(
-            f"probes measured while other processes used up to {max(loaded.values()):.0%} of "
-            f"the CPUs ({names}): their unit costs, the breakdowns and the roofs may be off; "
-            "re-measure on a quiet machine with `overhead-tui probes --refresh`"
-        )
-    failed = {n: p.error for n, p in probes.items() if p.error and n in MACHINE_PROBES}
-    for name, error in sorted(failed.items()):
-        warnings.append(
-            f"the {name} probe failed ({error.splitlines()[0][:160]}): {MACHINE_PROBES[name]} "
-            "are not measured; fix what it says, then `overhead-tui probes --refresh`"
-        )
-    dispatch = probes.get("dispatch")
-    values = [x for x in (dispatch.samples or []) if x > 0] if dispatch is not None else []
-    if len(values) > 1 and max(values) / min(values) - 1 > DISPATCH_RANGE_WARN:
-        warnings.append(
-            f"the dispatch probe's processes differ by {max(values) / min(values) - 1:.0%} "
-            f"({min(values):.3g}–{max(values):.3g} ns/dispatch): the machine's speed changed "
-            "while the probes ran, so the breakdowns' unit costs are uncertain; re-measure "
-            "with `overhead-tui probes --refresh` when it is steadier"
-        )
-    return warnings
-
-
 def simd_peak_warnings(probes: Probes, cpu: CpuModel | None = None) -> list[str]:
     """Doubts about the ``simd_fma`` probe per dtype: all cores below one core, and compiled
     code that cannot reach the peak (its ``asm_warning``, or vectors narrower than the FMAs:
@@ -307,8 +265,9 @@ def simd_peak_warnings(probes: Probes, cpu: CpuModel | None = None) -> list[str]
 
 def _narrow_code_ratios(probes: Probes, cpu: CpuModel, width: int) -> str:
     """What narrower code reached of its own one-core peak (``width`` bits on the CPU's FMA
-    units at the measured clock), per dtype: "; it reached 1.00 × that (float64), 0.99 × …"."""
-    clock = probe_value(probes, "clock")
+    units at the clock under that code's load, else the scalar clock), per dtype: "; it reached
+    1.00 × that (float64), 0.99 × …"."""
+    clock = probe_value(probes, "simd_fma", "vector_clock_ghz") or probe_value(probes, "clock")
     reached = []
     for dtype, (name, detail) in ONE_CORE_PEAK.items():
         one = probe_value(probes, name, detail)

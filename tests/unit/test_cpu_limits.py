@@ -221,6 +221,32 @@ def test_simd_code_narrower_than_the_fma_units_is_flagged():
     assert wide.peak_gflops["float64"].one_core == 36.0
 
 
+def test_theoretical_peaks_use_the_clock_under_fma_load():
+    """Granite/Emerald Rapids vCPU (2026-12-02): 512-bit FMA code runs at 3.26 GHz where the
+    scalar chains read 3.55; at the scalar clock the peaks read 0.88 of theory, at the loaded
+    clock 0.98.  The impossible-result bound keeps the higher, scalar clock."""
+    from overhead_tui.machine.limits import speed_bound
+
+    details = {"one_core_gflops": 101.0, "simd_width_bits": 512, "vector_clock_ghz": 3.26}
+    probes = {
+        "clock": {"value": 3.55, "details": {"imul_ghz": 3.55, "add_xor_ghz": 3.54}},
+        "simd_fma": {"value": 204.0, "details": details},
+    }
+    spr = _cpu("sapphire-rapids-constructed.txt")
+    limits = machine_limits(spr, probe_records(probes))
+    f64 = limits.peak_gflops["float64"]
+    cores = limits.peak_gflops["float64"].theoretical / (32 * 3.26)
+    assert f64.one_core_theoretical == pytest.approx(32 * 3.26)
+    assert f64.formula.endswith("(clock under 512-bit FMA load)")
+    assert limits.clock_ghz["vector"] == 3.26 and cores == pytest.approx(round(cores))
+    bound, how = speed_bound(spr, probe_records(probes), "float64")
+    assert bound == pytest.approx(spr.peak("float64", 3.55)[0]) and "3.55 GHz" in how
+    details["simd_width_bits"] = 256  # narrower code: its clock is not the units' clock
+    narrow = machine_limits(spr, probe_records(probes))
+    assert narrow.clock_ghz["vector"] is None
+    assert narrow.peak_gflops["float64"].one_core_theoretical == pytest.approx(32 * 3.55)
+
+
 def test_a_ceiling_below_a_rung_on_the_same_threads_is_flagged():
     """Zen 3: the roofline drew "SIMD one core 19.9" under a 1-thread BLAS doing 40."""
     from overhead_tui.summary.records import RunSummary

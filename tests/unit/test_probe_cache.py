@@ -93,7 +93,7 @@ def test_a_probe_records_the_load_of_other_processes(monkeypatch, tmp_path):
 
 
 def test_probes_measured_beside_a_neighbour_are_named_in_one_warning():
-    from overhead_tui.machine.limits import probe_load_warnings
+    from overhead_tui.machine.facts import probe_load_warnings
 
     probes = probe_records(
         {
@@ -110,7 +110,7 @@ def test_probes_measured_beside_a_neighbour_are_named_in_one_warning():
 
 
 def test_a_dispatch_probe_whose_processes_differ_widely_is_said():
-    from overhead_tui.machine.limits import probe_load_warnings
+    from overhead_tui.machine.facts import probe_load_warnings
 
     steady = probe_records({"dispatch": {"value": 1.2, "samples": [1.198, 1.2, 1.238]}})
     assert probe_load_warnings(steady) == []  # 3 %: a quiet run

@@ -81,6 +81,20 @@ def test_the_generated_code_is_as_wide_as_the_isa_on_any_host(isa, width):
         assert asm_warning(report, isa_target(isa)) is None
 
 
+@pytest.mark.skipif(platform.machine() not in ("x86_64", "AMD64"), reason="x86 kernels")
+@pytest.mark.parametrize(("isa", "width"), [("avx512", 512), ("avx2", 256)])
+def test_the_loaded_clock_kernel_runs_imuls_beside_fmas_of_the_isa(isa, width):
+    """The clock under FMA load: 8 dependent imuls (the chain that sets the pace) and 12
+    packed FMAs of the ISA's width in one loop, nothing spilled, on any x86 host."""
+    from overhead_tui.engine.cbuild import assembly
+
+    probe = _load_probe()
+    body = probe.function_asm(assembly(probe.SOURCE, probe.FLAGS), f"{isa}_clock")
+    report = analyse_asm(body)
+    assert sum(1 for line in body.splitlines() if line.split()[:1] == ["imul"]) == 8
+    assert (report.width_bits, report.fma_on_widest, report.spills) == (width, 12, False)
+
+
 def test_a_forced_isa_is_taken_only_when_the_cpu_has_it():
     from overhead_tui.engine.simd import chosen_isa
 
