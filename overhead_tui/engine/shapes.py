@@ -82,8 +82,8 @@ def default_weights_order(
         order = max_order // ORDER_STEP * ORDER_STEP or max_order
         weights = itemsize * order * order
         return order, (
-            f"k = n = {order}, clamped from {wanted} to {limited_by or 'the scenarios'}' "
-            f"maximum of {max_order}: B is {weights / 2**20:.0f} MiB, "
+            f"k = n = {order}, clamped from {wanted} to the maximum of "
+            f"{limited_by or 'the scenarios'} ({max_order}): B is {weights / 2**20:.0f} MiB, "
             f"{weights / llc:.2g}× the last-level cache ({source}), so part of it may stay "
             "in the cache; give --k/--n and drop that scenario for a B that streams"
         )

@@ -95,7 +95,10 @@ def test_peaks_fact_checks_and_warnings(name, as_that_machine):
             for w in limits.limit_warnings
         ), limits.limit_warnings
     bound, how = speed_bound(cpu, probe_records(record["probes"]), "float64")
-    assert bound == pytest.approx(expect["theoretical_float64"], rel=1e-3)
+    # the bound is at the scalar clock; the theoretical peak at the clock under FMA load
+    # (lower on cores with frequency licences: bound_float64 where they differ)
+    bound_expected = expect.get("bound_float64", expect["theoretical_float64"])
+    assert bound == pytest.approx(bound_expected, rel=1e-3)
     assert "measured clock" in how and IMPOSSIBLE_MARGIN > 1
 
 
