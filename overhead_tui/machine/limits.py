@@ -264,21 +264,24 @@ def simd_peak_warnings(probes: Probes, cpu: CpuModel | None = None) -> list[str]
 
 
 def _narrow_code_ratios(probes: Probes, cpu: CpuModel, width: int) -> str:
-    """What narrower code reached of its own one-core peak (``width`` bits on the CPU's FMA
-    units at the clock under that code's load, else the scalar clock), per dtype: "; it reached
-    1.00 × that (float64), 0.99 × …"."""
+    """What narrower code reached of its own peak (``width`` bits on the CPU's FMA units at the
+    clock under that code's load, else the scalar clock), one core and all cores, per dtype:
+    "; it reached 1.00 × that on one core and 0.99 × on all 2 (float64), 0.99 × and …"."""
     clock = probe_value(probes, "simd_fma", "vector_clock_ghz") or probe_value(probes, "clock")
-    reached = []
+    cores = cpu.physical_cores or cpu.logical_cpus or 1
+    parts = []
     for dtype, (name, detail) in ONE_CORE_PEAK.items():
         one = probe_value(probes, name, detail)
-        if one and clock:
-            reached.append((dtype, one / (expected_flop_per_cycle(cpu, width, dtype) * clock)))
-    if not reached:
-        return ""
-    first, *rest = reached
-    parts = [f"{first[1]:.2f} × that ({first[0]})"]
-    parts += [f"{ratio:.2f} × ({dtype})" for dtype, ratio in rest]
-    return "; it reached " + ", ".join(parts)
+        if not (one and clock):
+            continue
+        own = expected_flop_per_cycle(cpu, width, dtype) * clock
+        every = probe_value(probes, *MEASURED_PEAK_SOURCES[dtype][0])
+        first = not parts
+        text = f"{one / own:.2f} ×" + (" that on one core" if first else "")
+        if every:
+            text += f" and {every / (own * cores):.2f} ×" + (f" on all {cores}" if first else "")
+        parts.append(f"{text} ({dtype})")
+    return "; it reached " + ", ".join(parts) if parts else ""
 
 
 def ceiling_warnings(peaks: dict[str, PeakEntry], summary: RunSummary) -> list[str]:
