@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint screenshots benchmark system-deps clean
+.PHONY: run test test-fast lint screenshots benchmark system-deps clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,6 +22,10 @@ system-deps:
 
 test: $(STAMP) system-deps
 	$(BIN)/python -m pytest -n 2 $(PYTEST_ARGS)
+
+# the fast loop: unit, app and snapshot tests (no real ladders, tmux, profilers or pip)
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -n 2 -m "not slow" tests/unit tests/app tests/snapshots $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -86,6 +86,7 @@ def test_required_package_missing_is_one_line(tmp_path):
     assert "\n" not in str(info.value) and "threadpoolctl" in str(info.value)
 
 
+@pytest.mark.slow  # a real venv and pip: not in `make test-fast`
 def test_refused_cleanly_without_an_index(tmp_path, monkeypatch):
     """A real venv and a real pip, with no index and an empty wheel folder (no network)."""
     empty = tmp_path / "wheels"
