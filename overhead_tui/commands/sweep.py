@@ -26,7 +26,6 @@ from overhead_tui.engine.sweep import (
     DEFAULT_BUDGET_S,
     DEFAULT_SCENARIOS,
     DEFAULT_SIZES,
-    FAILED,
     SWEEP_MIN_SAMPLE_S,
     SWEEP_REPEATS,
     Sweep,
@@ -37,6 +36,7 @@ from overhead_tui.present.format import fmt_gflops, fmt_seconds
 from overhead_tui.present.sweep_rows import point_cell, sweep_rows
 from overhead_tui.summary.records import RunSummary, Settings
 from overhead_tui.summary.sweep import BudgetedPoint
+from overhead_tui.summary.vocabulary import FAILED
 
 if TYPE_CHECKING:
     from overhead_tui.engine.shapes import ShapesSweep
@@ -269,7 +269,7 @@ def exit_status(sweep: Sweep | ShapesSweep, points: Sequence[BudgetedPoint]) -> 
     (budget, size and skipped stops are normal)."""
     if sweep.cancelled:
         return EXIT_INTERRUPTED
-    failed = [p for p in points if p.status in FAILED and p.status != "skipped"]
+    failed = [p for p in points if p.status in FAILED]
     measured = [p for p in points if p.status == "ok"]
     return 1 if failed or not measured else 0
 

@@ -14,13 +14,14 @@ class PointCost:
     """What a finished point says about the cost of the next one.
 
     Attributes:
-        n: matrix order of the point.
+        size: the point's swept size (the matrix order n of a sweep point, the batch m of a
+            ``shapes`` point).
         median_s: median time of one kernel call at ``n`` (s).
         overhead_s: the worker's wall time beyond its timed kernel calls: start-up, imports,
             JIT compile, input generation, validation, counting (s, ≥ 0).
     """
 
-    n: int
+    size: int
     median_s: float
     overhead_s: float
 
@@ -38,10 +39,10 @@ def timed_calls(call_s: float, repeats: int, min_sample_s: float) -> int:
 def predict_point_s(last: PointCost, next_n: int, repeats: int, min_sample_s: float) -> float:
     """Predicted wall time (s) of the point at ``next_n`` from the point before it.
 
-    Time per call scales as n³: ``last.median_s × (next_n / last.n)³``, times the calls the
+    Time per call scales as n³: ``last.median_s × (next_n / last.size)³``, times the calls the
     samples need (:func:`timed_calls`), plus the overhead observed at the last point.
     """
-    call_s = last.median_s * (next_n / last.n) ** 3
+    call_s = last.median_s * (next_n / last.size) ** 3
     return timed_calls(call_s, repeats, min_sample_s) * call_s + last.overhead_s
 
 

@@ -15,7 +15,6 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Generator
 from pathlib import Path
@@ -36,7 +35,7 @@ from overhead_tui.engine.spawn import (
 from overhead_tui.errors import UsageError
 from overhead_tui.machine.host import cpu_model, other_cpu_fraction, read_cpu_times
 from overhead_tui.plugins.probes import ProbeSpec, discover_probes
-from overhead_tui.summary.codec import to_json
+from overhead_tui.summary.codec import to_json, write_atomic
 from overhead_tui.summary.probes import ProbeResult, probe_records
 from overhead_tui.summary.records import Settings
 
@@ -273,13 +272,9 @@ def write_cache(key: str, results: dict[str, ProbeResult], cache: Path | None = 
     order = order[-CACHE_ENTRIES:]
     entries[key] = to_json(results)
     kept = {k: entries[k] for k in order}
-    fd, tmp = tempfile.mkstemp(dir=cache.parent, prefix=".probes-", suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        latest = {"key": key, "probes": kept[key]}  # what a one-key reader reads
-        text = json.dumps({**latest, "entries": kept, "order": order}, indent=1, sort_keys=True)
-        fh.write(text + "\n")
-    os.chmod(tmp, 0o644)
-    os.replace(tmp, cache)
+    latest = {"key": key, "probes": kept[key]}  # what a one-key reader reads
+    text = json.dumps({**latest, "entries": kept, "order": order}, indent=1, sort_keys=True)
+    write_atomic(cache, text + "\n")
 
 
 def _cache_entries(data: dict[str, Any]) -> dict[str, dict[str, Any]]:

@@ -24,12 +24,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import IO
 
 from overhead_tui.analysis.shapes import recompute
-from overhead_tui.engine.budget import point_overhead_s, timed_calls
+from overhead_tui.engine.budget import PointCost, point_overhead_s, timed_calls
 from overhead_tui.engine.budgeted import BudgetedSweep, PointMeasured
 from overhead_tui.engine.run_log import log_event
 from overhead_tui.machine.caches import FALLBACK_LLC_BYTES
@@ -37,7 +37,6 @@ from overhead_tui.machine.limits import roofline_bandwidth
 from overhead_tui.plugins.scenarios import ScenarioSpec
 from overhead_tui.summary.records import MachineInfo, ScenarioResult, Settings
 from overhead_tui.summary.shapes import Roofs, ShapePoint, ShapesRecord
-from overhead_tui.summary.vocabulary import DTYPE_ITEMSIZE
 
 DEFAULT_SCENARIOS: tuple[str, ...] = ("numpy_matmul", "numpy_matmul_1thread", "numba_ikj")
 """The dense kernel, the 1-thread BLAS and a compiled loop without cache blocking."""
@@ -51,7 +50,6 @@ CACHE_FACTOR = 2
 """B must hold at least this many times the last-level cache (bytes), so it streams from DRAM."""
 ORDER_STEP = 512
 """The default k = n is a multiple of this."""
-FAILED = ("invalid", "impossible", "error", "timeout", "crashed", "skipped")
 """Point statuses that end a scenario's sweep."""
 
 
@@ -106,24 +104,15 @@ def default_batches(n: int) -> list[int]:
 # -- the budget -----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class BatchCost:
-    """A finished point: batch ``m``, median call (s), wall time beyond its timed calls (s)."""
-
-    m: int
-    median_s: float
-    overhead_s: float
-
-
 VALIDATION_PRODUCTS = 4
 """Reference products a worker computes to validate (2 per check, first and last call)."""
 
 
-def predict_batch_s(last: BatchCost, next_m: int, repeats: int, min_sample_s: float) -> float:
+def predict_batch_s(last: PointCost, next_m: int, repeats: int, min_sample_s: float) -> float:
     """Predicted wall time (s) of the point at ``next_m``: the call time scaled linearly in m,
     times the calls the samples need, plus the last overhead and the validation products
     (each costed as one call: an over-estimate for BLAS, the order for slower rungs)."""
-    call_s = last.median_s * next_m / last.m
+    call_s = last.median_s * next_m / last.size
     calls = timed_calls(call_s, repeats, min_sample_s) + VALIDATION_PRODUCTS
     return calls * call_s + last.overhead_s
 
@@ -209,7 +198,7 @@ class ShapesSweep(BudgetedSweep):
         self.summary.shapes = self.record
 
     def _budget(
-        self, last: BatchCost | None, x: int, remaining_s: float, share_s: float
+        self, last: PointCost | None, x: int, remaining_s: float, share_s: float
     ) -> tuple[float | None, str | None]:
         if last is None:
             return None, None
@@ -237,13 +226,8 @@ class ShapesSweep(BudgetedSweep):
         point = event.point
         log_event(log, "point", name=point.scenario, m=point.m, status=point.status)
 
-    def _cost(self, x: int, result: ScenarioResult) -> BatchCost:
-        return BatchCost(x, result.median_s or 0.0, point_overhead_s(result))
+    def _cost(self, x: int, result: ScenarioResult) -> PointCost:
+        return PointCost(x, result.median_s or 0.0, point_overhead_s(result))
 
     def _mark_stopped(self, name: str, reason: str) -> None:
         self.record.stopped[name] = reason
-
-
-def itemsize_of(dtype: str) -> int:
-    """Bytes per element of ``dtype``."""
-    return DTYPE_ITEMSIZE[dtype]

@@ -60,7 +60,6 @@ SWEEP_REPEATS = 5
 """Timed samples per point (fewer than a ladder run: many points, a fixed budget)."""
 SWEEP_MIN_SAMPLE_S = 0.02
 """Shortest timed sample of a point (s)."""
-FAILED = ("invalid", "impossible", "error", "timeout", "crashed", "skipped")
 """Point statuses that end a scenario's sweep (the status is recorded as the reason)."""
 
 

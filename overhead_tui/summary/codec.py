@@ -23,8 +23,11 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import os
+import tempfile
 import types
 import typing
+from pathlib import Path
 from typing import Any, Literal, TypeVar, Union
 
 T = TypeVar("T")
@@ -211,3 +214,20 @@ def _typed(tp: Any) -> bool:
     if dataclasses.is_dataclass(tp) or typing.get_origin(tp) is tuple:
         return True
     return any(_typed(a) for a in typing.get_args(tp) if a is not Ellipsis)
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically: a temporary file in the same folder (made with
+    the folder if missing), readable by all (0644, where ``mkstemp`` gives 0600: summaries and
+    caches are meant to be shared), then renamed over ``path``, so a reader sees the old file
+    or the new one, never half of one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}-", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

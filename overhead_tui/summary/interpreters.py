@@ -11,15 +11,13 @@ its JSON Schema; each ``run_dir`` holds that interpreter's ordinary run (``summa
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from overhead_tui.summary.codec import from_json, to_json
+from overhead_tui.summary.codec import from_json, to_json, write_atomic
 from overhead_tui.summary.records import MAX_SUMMARY_BYTES, ScenarioResult, Settings
 from overhead_tui.summary.validation import SummaryError
 
@@ -119,13 +117,8 @@ class InterpretersSummary:
         return json.dumps(self.to_json(), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
     def save(self, path: Path) -> None:
-        """Write atomically (a temporary file in the same folder, then rename)."""
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".interpreters-", suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(self.dumps())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
+        """Write atomically (``codec.write_atomic``)."""
+        write_atomic(path, self.dumps())
 
     @classmethod
     def from_json(cls, data: Any) -> InterpretersSummary:

@@ -25,14 +25,12 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from overhead_tui.summary.breakdown import Breakdown, WaterfallStep
-from overhead_tui.summary.codec import OMIT, from_json, to_json
+from overhead_tui.summary.codec import OMIT, from_json, to_json, write_atomic
 from overhead_tui.summary.limits import FactCheck, MachineLimits, PeakEntry
 from overhead_tui.summary.measured import (
     BlasLibrary,
@@ -339,13 +337,8 @@ class RunSummary:
         )
 
     def save(self, path: Path) -> None:
-        """Write the summary atomically (temp file in the same folder, then rename)."""
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".summary-", suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(self.dumps())
-        os.chmod(tmp, 0o644)  # mkstemp creates 0600; a summary is meant to be shared
-        os.replace(tmp, path)
+        """Write the summary atomically (``codec.write_atomic``)."""
+        write_atomic(path, self.dumps())
 
     @classmethod
     def load(cls, path: Path) -> RunSummary:

@@ -21,6 +21,8 @@ STATUSES: tuple[str, ...] = (
 """Final statuses of a scenario.  Only ``ok`` carries a speed.  ``invalid``: a wrong product;
 ``impossible``: timed faster than the hardware's theoretical peak (``limits.reject_impossible``),
 so the product was cached or not computed."""
+FAILED: frozenset[str] = frozenset({"invalid", "impossible", "error", "timeout", "crashed"})
+"""The statuses of a scenario that went wrong (``skipped`` is no failure: it did not run)."""
 
 GENERIC_OPS = frozenset(
     {

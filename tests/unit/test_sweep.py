@@ -64,20 +64,20 @@ def test_timed_calls_follow_the_calibration():
 
 
 def test_prediction_scales_time_per_call_as_n_cubed():
-    last = PointCost(n=128, median_s=0.1, overhead_s=0.5)
+    last = PointCost(size=128, median_s=0.1, overhead_s=0.5)
     # n doubles: 0.8 s per call, one call per sample -> 8 calls + the overhead
     assert predict_point_s(last, 256, repeats=5, min_sample_s=0.02) == pytest.approx(8 * 0.8 + 0.5)
 
 
 def test_fast_kernels_cost_about_the_samples_plus_the_overhead():
-    last = PointCost(n=8, median_s=1e-6, overhead_s=0.3)
+    last = PointCost(size=8, median_s=1e-6, overhead_s=0.3)
     predicted = predict_point_s(last, 16, repeats=5, min_sample_s=0.02)
     assert 0.3 + 6 * 0.02 <= predicted < 0.3 + 6 * 0.02 * 1.1
 
 
 def test_budget_stops_a_slow_rung_early():
     # python_naive-like: 92 ms at n = 128, 0.5 s worker overhead, 5 s of its share left
-    last = PointCost(n=128, median_s=0.092, overhead_s=0.5)
+    last = PointCost(size=128, median_s=0.092, overhead_s=0.5)
     allowed, predicted = budget_allows(last, 256, 10.0, repeats=5, min_sample_s=0.02)
     assert allowed and predicted == pytest.approx(8 * 0.092 * 8 + 0.5)
     allowed, predicted = budget_allows(

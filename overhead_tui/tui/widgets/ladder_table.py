@@ -8,13 +8,12 @@ from textual.widgets import DataTable
 from overhead_tui.present.format import fmt_gflops, fmt_ratio, fmt_seconds
 from overhead_tui.present.live import LadderRow, LiveLadder
 from overhead_tui.summary.records import ScenarioResult
+from overhead_tui.summary.vocabulary import FAILED
 from overhead_tui.tui.widgets.layer_bar import stacked_bar
 from overhead_tui.tui.widgets.log_bar import log_bar
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 """Frames of the running-state spinner."""
-
-FAILED = frozenset({"invalid", "impossible", "error", "timeout", "crashed"})
 
 
 COLUMNS: tuple[tuple[str, str, int, frozenset[str]], ...] = (
