@@ -73,6 +73,7 @@ from overhead_tui.summary.vocabulary import GENERATOR_RESUMPTIONS, GENERIC_OPS, 
 
 LIST_LOADS = frozenset({"BINARY_SUBSCR_LIST_INT", "BINARY_SUBSCR_TUPLE_INT"})
 LIST_STORES = frozenset({"STORE_SUBSCR_LIST_INT"})
+
 COMPILED_DISPATCHES = 0.05
 """Dispatches per multiply-add below which a rung counts as compiled (no interpreter work)."""
 CLOSURE = {"interpreted": (0.85, 1.15), "compiled": (0.7, 1.3)}
@@ -126,18 +127,34 @@ def interpreted_rows(
     resumptions = 0.0
     if costs.generator_item_ns is not None:
         resumptions = min(calls, sum(v for k, v in ops.items() if k in GENERATOR_RESUMPTIONS))
+    # costs fitted over loops of the rungs' shape (``loop_mix``) where they hold, else
+    # each event's own probe
+    fitted = costs.mix_dispatch_ns is not None
+    dispatch_field = "mix_dispatch_ns" if fitted else "dispatch_ns"
+    float_field = "mix_float_ns" if fitted and costs.mix_float_ns is not None else "boxing_ns"
+    load_field = "mix_load_ns" if fitted and costs.mix_load_ns is not None else "load_ns"
+    suffix = " (fitted over rung-shaped loops)" if fitted else ""
     rows = [
         _row(
             "interpreter_dispatch",
             events.dispatches,
-            costs.dispatch_ns,
-            "ns/dispatch",
+            getattr(costs, dispatch_field),
+            "ns/dispatch" + suffix,
             costs,
-            "dispatch_ns",
+            dispatch_field,
         ),
-        _row("boxing", floats, costs.boxing_ns, "ns/float", costs, "boxing_ns"),
+        _row(
+            "boxing", floats, getattr(costs, float_field), "ns/float" + suffix, costs, float_field
+        ),
         _row("boxing", ints, costs.int_ns, "ns/int (above the small-int cache)", costs, "int_ns"),
-        _row("container_access", loads, costs.load_ns, "ns/load", costs, "load_ns"),
+        _row(
+            "container_access",
+            loads,
+            getattr(costs, load_field),
+            "ns/load" + suffix,
+            costs,
+            load_field,
+        ),
         _row("container_access", stores, costs.store_ns, "ns/store", costs, "store_ns"),
         _row(
             "container_access",

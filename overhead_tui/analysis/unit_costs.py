@@ -38,8 +38,18 @@ INTERPRETER_COSTS = (
     "numpy_store_ns",
     "numpy_multiply_ns",
     "index_tuple_ns",
+    "mix_dispatch_ns",
+    "mix_float_ns",
+    "mix_load_ns",
 )
 """Unit costs paid in the eval loop: scaled by the rung's own reference dispatch timing."""
+
+
+MIX_TRUSTED = 0.15
+"""The ``loop_mix`` probe's three fitted costs replace the one-at-a-time ones when its fit
+predicts each of its ten loops within 15 % (``fit_error``; 0.06–0.11 per process on a 2-vCPU
+Xeon, 2026-12-02, and 0.09–0.21 predicting a loop left out of the fit): beyond that three
+costs do not describe this interpreter's loops, and the one-at-a-time probes are used."""
 
 
 def fp_issue_rates(probes: Probes) -> dict[str, float]:
@@ -85,6 +95,13 @@ class UnitCosts:
     numpy_multiply_ns: float | None = None
     index_tuple_ns: float | None = None
     """Building the tuple ``(i, j)`` that indexes a 2-D array."""
+    mix_dispatch_ns: float | None = None
+    """ns per dispatch fitted over loops of the rungs' shape (``loop_mix``); None when the
+    probe is absent or its fit does not carry (:data:`MIX_TRUSTED`)."""
+    mix_float_ns: float | None = None
+    """ns per float created, fitted the same way."""
+    mix_load_ns: float | None = None
+    """ns per list subscript load, fitted the same way."""
     peak_one_gflops: float | None = None
     peak_all_gflops: float | None = None
     fp_issue_one: float | None = None
@@ -184,6 +201,18 @@ class UnitCosts:
                 interval = unc.relative_interval(v, found[0], found[1]) if found else (v, v)
             return keep(field_name, v, interval, name)
 
+        mix = probes.get("loop_mix")
+        error = (mix.details or {}).get("fit_error") if mix is not None else None
+        carries = isinstance(error, int | float) and error <= MIX_TRUSTED
+        fitted = (
+            {
+                "mix_dispatch_ns": value("loop_mix", "mix_dispatch_ns"),
+                "mix_float_ns": detail("loop_mix", "float_ns", "mix_float_ns"),
+                "mix_load_ns": detail("loop_mix", "load_ns", "mix_load_ns"),
+            }
+            if carries
+            else {}
+        )
         one = [x for x in (detail("simd_fma", "one_core_gflops"),) if x]
         every = [x for x in (value("simd_fma"),) if x]
         for r in summary.scenarios if summary else []:
@@ -213,6 +242,7 @@ class UnitCosts:
             peak_one_gflops=max(one, default=None),
             peak_all_gflops=max(every + one, default=None),
             **fp_issue_rates(probes),
+            **fitted,
             intervals=intervals,
             below_resolution=frozenset(below),
             normalised=factors,

@@ -46,7 +46,13 @@ PROBE_TIMEOUT_S = 120.0
 PROCESSES = 3
 """Worker processes per probe; the value is their median (see :func:`measure_probe`)."""
 
-INTERPRETED_PROBE_LAYERS = ("boxing", "container_access", "call_overhead", "library_layers")
+INTERPRETED_PROBE_LAYERS = (
+    "interpreter_dispatch",
+    "boxing",
+    "container_access",
+    "call_overhead",
+    "library_layers",
+)
 """Layers of the probes whose costs are paid in the eval loop: their workers also time the
 dispatch probe's reference loop (``reference_dispatch_ns``), so the model can bring their costs
 to the dispatch probe's speed (``analysis.unit_costs``)."""

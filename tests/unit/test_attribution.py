@@ -292,3 +292,43 @@ def test_a_breakdown_outside_its_closure_says_the_profiles_are_primary():
     assert breakdown(result, UnitCosts.from_probes(probe_records(PROBES))).closes is True
     compiled = _result("c", 9, ["simd_compute"], [], 100, 1e-9 * 100**3, {"dispatches": 0.0})
     assert breakdown(compiled, UnitCosts.from_probes(probe_records(PROBES))).closure == (0.7, 1.3)
+
+
+def test_costs_fitted_over_rung_shaped_loops_replace_the_one_at_a_time_ones():
+    """loop_mix (Xeon, 2026-12-02): a dispatch 1.56 ns and a float 4.2 in the rungs' loops,
+    where the one-at-a-time probes say 1.38 and 2.2; python_naive explained 0.81 → 0.91."""
+    mix = {"value": 2.5, "details": {"float_ns": 8.0, "load_ns": 1.5, "fit_error": 0.07}}
+    n = 10
+    result = _result(
+        "py", 1, ["interpreter_dispatch", "boxing", "container_access"], [], n,
+        60e-9 * n**3, PYTHON_EVENTS,
+    )  # fmt: skip
+    b = breakdown(result, UnitCosts.from_probes(probe_records({**PROBES, "loop_mix": mix})))
+    # 10 dispatches × 2.5 + 2 floats × 8 + 4 loads × 1.5 (fitted) + 1 store × 0.5 = 47.5 ns
+    assert b.explained == pytest.approx(47.5 / 60)
+    assert b.layers["boxing"] == pytest.approx(16 / 60)
+    fitted = [r.unit for r in b.rows if r.unit.endswith("(fitted over rung-shaped loops)")]
+    assert sorted(fitted) == sorted(
+        f"ns/{e} (fitted over rung-shaped loops)" for e in ("dispatch", "float", "load")
+    )
+    # a fit that does not describe the loops (beyond MIX_TRUSTED) is not used
+    mix["details"]["fit_error"] = 0.3
+    b = breakdown(result, UnitCosts.from_probes(probe_records({**PROBES, "loop_mix": mix})))
+    assert b.explained == pytest.approx(34.5 / 60)
+
+
+def test_the_loop_mix_fit_recovers_known_costs_and_says_how_well_they_carry():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "probes" / "loop_mix.py"
+    spec = importlib.util.spec_from_file_location("loop_mix", path)
+    probe = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(probe)
+    counts = [[6, 0, 0], [12, 0, 0], [6, 1, 0], [9, 2, 0], [8, 0, 2], [13, 1, 4]]
+    times = [6 * 1.5, 12 * 1.5, 6 * 1.5 + 4, 9 * 1.5 + 8, 8 * 1.5 + 3.2, 13 * 1.5 + 4 + 6.4]
+    costs, fit_error, left_out = probe.fit(counts, times)
+    assert costs == pytest.approx([1.5, 4.0, 1.6]) and fit_error < 1e-9 and left_out < 1e-9
+    times[0] *= 1.2  # one loop that three costs cannot describe
+    _, fit_error, left_out = probe.fit(counts, times)
+    assert 0.01 < fit_error < left_out

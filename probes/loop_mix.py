@@ -1,0 +1,124 @@
+"""Unit costs fitted over loops shaped like the rungs: ns per dispatch, float and list load.
+
+The other interpreted probes measure one event at a time against a loop without it.  On some
+cores the costs do not add up that way: on a 2-vCPU Xeon (2026-12-02) a dispatch cost 1.31 ns
+in the 6-dispatch reference loop and 1.62 in the same statement unrolled to 27 dispatches; a
+float cost 2.2 ns between 8 `y = x * z` and 8 `y = x is z` a trip but 4.3 in loops of one or
+two floats consumed by the next instruction; python_naive's model then explained 0.81.
+
+This probe times :data:`BODIES`, ten inner loops of the ladder's shape (``for k in range(n)``
+over the ladder's 128 × 128 lists of floats: list subscripts, float products and sums, an
+accumulator), none of them a rung's own loop, and fits by least squares
+
+    ns per trip = dispatches × d + floats × f + list loads × l
+
+with every count exact (``ctx.count``).  ``value`` is d; details ``float_ns`` (f),
+``load_ns`` (l), ``fit_error`` (the largest |fitted / timed − 1| of the ten) and
+``leave_one_out_error`` (the largest error predicting each loop from a fit of the other
+nine: how well the three costs carry to a loop they were not fitted on).  Each sample is the
+fit of one round of timings; the value fits each loop's fastest round (as
+``probing.paired_samples`` takes minima).  ``analysis.unit_costs`` uses the three costs for
+the interpreted rungs when ``fit_error`` is at most ``MIX_TRUSTED``.
+
+What three costs cannot hold, measured on that Xeon: the fit's residuals are ±8 % — short
+loops cost more per dispatch (their ``range`` trip is a larger part), independent floats
+less than accumulated ones, and ``b[k][j]`` (a new row list each trip) 9 % more than
+``a[i][k]``.  A fourth cost per ``range`` trip was tried: it is collinear with the dispatches
+(every loop has one trip) and came out between −0.5 and 0.4 ns.
+"""
+
+import random
+from itertools import repeat
+
+import numpy as np
+
+NAME = "loop_mix"
+TITLE = "interpreted unit costs fitted over loops of the rungs' shape"
+UNIT = "ns/dispatch"
+LAYER = "interpreter_dispatch"
+REQUIRES = ("numpy",)
+ORDER = 128
+REPS = 20
+"""Inner loops of :data:`ORDER` trips per call (2,560 trips)."""
+BODIES = {
+    "is_1": "y = x is z",
+    "is_3": "y = x is z\n            y = x is z\n            y = x is z",
+    "multiply_1": "y = x * z",
+    "multiply_2": "y = x * z\n            y = x * z",
+    "accumulate": "s += x * z",
+    "load_2": "y = a[i][k]",
+    "load_4": "y = a[i][k]\n            y = b[k][j]",
+    "product_4": "y = a[i][k] * b[k][j]",
+    "accumulate_a": "s += a[i][k] * z",
+    "accumulate_b": "s += x * b[k][j]",
+}
+"""Loop bodies: each varies the mix of dispatches, floats and list loads."""
+LIST_LOADS = frozenset({"BINARY_SUBSCR_LIST_INT"})
+TEMPLATE = """
+def loop(reps, a, b, x, z):
+    i = 1
+    j = 2
+    s = 0.0
+    y = None
+    for _ in repeat(None, reps):
+        for k in range({order}):
+            {body}
+    return s, y
+"""
+
+
+def _loop(body):
+    scope = {"repeat": repeat}
+    exec(TEMPLATE.format(order=ORDER, body=body), scope)  # our own fixed text
+    return scope["loop"]
+
+
+def _per_trip(ctx, loop, args, key):
+    """Exact events per inner trip: counted at 2 and 1 outer reps, differenced."""
+    two, one = ctx.count(loop, 2, *args), ctx.count(loop, 1, *args)
+    if key == "dispatches":
+        return (two.dispatches - one.dispatches) / ORDER
+    if key == "floats":
+        return (two.floats - one.floats) / ORDER
+    return sum(two.by_opcode.get(o, 0) - one.by_opcode.get(o, 0) for o in LIST_LOADS) / ORDER
+
+
+def fit(counts, times):
+    """Least-squares costs (d, f, l) from rows of (dispatches, floats, loads) per trip and ns
+    per trip; with the largest relative error of the fit and of leave-one-out."""
+    x, y = np.asarray(counts, dtype=float), np.asarray(times, dtype=float)
+    costs = np.linalg.lstsq(x, y, rcond=None)[0]
+    fit_error = float(np.max(np.abs(x @ costs / y - 1)))
+    left_out = []
+    for k in range(len(y)):
+        keep = np.arange(len(y)) != k
+        others = np.linalg.lstsq(x[keep], y[keep], rcond=None)[0]
+        left_out.append(abs(float(x[k] @ others) / y[k] - 1))
+    return [float(c) for c in costs], fit_error, max(left_out)
+
+
+def measure(ctx):
+    rng = random.Random(0)
+    a = [[rng.random() for _ in range(ORDER)] for _ in range(ORDER)]
+    b = [[rng.random() for _ in range(ORDER)] for _ in range(ORDER)]
+    args = (a, b, 1.5, 0.999)
+    counts, rounds = [], []
+    for body in BODIES.values():
+        loop = _loop(body)
+        counts.append([_per_trip(ctx, loop, args, k) for k in ("dispatches", "floats", "loads")])
+        trips = REPS * ORDER
+        rounds.append([t / trips * 1e9 for t in ctx.time(loop, REPS, *args)])
+    fastest = [min(r) for r in rounds]
+    (dispatch, floats, loads), fit_error, left_out = fit(counts, fastest)
+    samples = [fit(counts, [r[i] for r in rounds])[0][0] for i in range(len(rounds[0]))]
+    return {
+        "samples": samples,
+        "details": {
+            "value": dispatch,
+            "float_ns": floats,
+            "load_ns": loads,
+            "fit_error": fit_error,
+            "leave_one_out_error": left_out,
+            "loops": len(BODIES),
+        },
+    }
