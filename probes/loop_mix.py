@@ -38,8 +38,9 @@ UNIT = "ns/dispatch"
 LAYER = "interpreter_dispatch"
 REQUIRES = ("numpy",)
 ORDER = 128
-REPS = 20
-"""Inner loops of :data:`ORDER` trips per call (2,560 trips)."""
+REPS = 10
+"""Inner loops of :data:`ORDER` trips per call (1,280 trips; calls are repeated to fill a
+sample)."""
 BODIES = {
     "is_1": "y = x is z",
     "is_3": "y = x is z\n            y = x is z\n            y = x is z",
