@@ -105,7 +105,7 @@ def test_probe_processes_declaration(tmp_path):
     from overhead_tui.plugins.probes import discover_probes
 
     builtin = {s.name: s for s in discover_probes()}
-    assert builtin["boxing"].processes == 7 and builtin["dispatch"].processes == 0
+    assert builtin["boxing"].processes == 3 and builtin["dispatch"].processes == 0  # declared, not
     head = 'NAME = "p"\nTITLE = "t"\nUNIT = "ns"\nLAYER = "boxing"\n'
     (tmp_path / "p.py").write_text(head + "PROCESSES = 0\n")
     assert discover_probes(tmp_path)[0].processes == 0 < PROCESSES
