@@ -65,7 +65,7 @@ from overhead_tui.analysis import uncertainty as unc
 from overhead_tui.analysis.agreement import attach_agreement
 from overhead_tui.analysis.unit_costs import UnitCosts
 from overhead_tui.analysis.waterfall import waterfall
-from overhead_tui.summary.breakdown import Breakdown, BreakdownRow, Scale
+from overhead_tui.summary.breakdown import FITTED_MARK, Breakdown, BreakdownRow, Scale
 from overhead_tui.summary.measured import EventsPerFma
 from overhead_tui.summary.probes import Probes
 from overhead_tui.summary.records import RunSummary, ScenarioResult
@@ -133,7 +133,7 @@ def interpreted_rows(
     dispatch_field = "mix_dispatch_ns" if fitted else "dispatch_ns"
     float_field = "mix_float_ns" if fitted and costs.mix_float_ns is not None else "boxing_ns"
     load_field = "mix_load_ns" if fitted and costs.mix_load_ns is not None else "load_ns"
-    suffix = " (fitted over rung-shaped loops)" if fitted else ""
+    suffix = FITTED_MARK if fitted else ""
     rows = [
         _row(
             "interpreter_dispatch",

@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from overhead_tui.summary.breakdown import BreakdownRow
+from overhead_tui.summary.breakdown import FITTED_MARK, BreakdownRow
 from overhead_tui.summary.interpreters import InterpretersSummary
 from overhead_tui.summary.records import ScenarioResult
 
@@ -200,7 +200,7 @@ def _rows_by_key(result: ScenarioResult | None) -> dict[tuple[str, str], Breakdo
     rows = result.breakdown.rows if result is not None and result.breakdown else []
     out: dict[tuple[str, str], BreakdownRow] = {}
     for row in rows:
-        key = (row.layer, row.unit)
+        key = (row.layer, row.unit.removesuffix(FITTED_MARK))  # fitted or not: one event
         if key in out:  # the same layer and unit twice: add them up
             merged = out[key]
 

@@ -233,6 +233,14 @@ def waterfall_declared(step: WaterfallStep) -> str:
     return ""
 
 
+FITTED_NOTE = (
+    "(fit): a unit cost fitted by least squares over ten loops of the rungs' shape (probe "
+    "loop_mix), not measured one event at a time"
+)
+"""The footnote of a breakdown with rows priced at ``loop_mix`` costs (their units end in
+``analysis.attribution.FITTED_MARK``)."""
+
+
 def not_closing_text(b: Breakdown) -> str:
     """What a breakdown outside its closure range says: the profiles' shares are primary
     (perf's, when it profiled the rung), and why the model's are not."""

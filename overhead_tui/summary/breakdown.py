@@ -14,6 +14,10 @@ from dataclasses import dataclass, field
 
 from overhead_tui.summary.codec import ABSENT, JSON_NAME, OMIT, Interval
 
+FITTED_MARK = " (fit)"
+"""Ends the unit of a row priced at a ``loop_mix`` cost, fitted over loops of the rungs'
+shape (views explain it in a footnote: ``present.format.FITTED_NOTE``)."""
+
 
 @dataclass(frozen=True)
 class BreakdownRow:

@@ -307,10 +307,8 @@ def test_costs_fitted_over_rung_shaped_loops_replace_the_one_at_a_time_ones():
     # 10 dispatches × 2.5 + 2 floats × 8 + 4 loads × 1.5 (fitted) + 1 store × 0.5 = 47.5 ns
     assert b.explained == pytest.approx(47.5 / 60)
     assert b.layers["boxing"] == pytest.approx(16 / 60)
-    fitted = [r.unit for r in b.rows if r.unit.endswith("(fitted over rung-shaped loops)")]
-    assert sorted(fitted) == sorted(
-        f"ns/{e} (fitted over rung-shaped loops)" for e in ("dispatch", "float", "load")
-    )
+    fitted = [r.unit for r in b.rows if r.unit.endswith(" (fit)")]
+    assert sorted(fitted) == sorted(f"ns/{e} (fit)" for e in ("dispatch", "float", "load"))
     # a fit that does not describe the loops (beyond MIX_TRUSTED) is not used
     mix["details"]["fit_error"] = 0.3
     b = breakdown(result, UnitCosts.from_probes(probe_records({**PROBES, "loop_mix": mix})))

@@ -14,6 +14,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Label, Sparkline, Static
 
 from overhead_tui.present.format import (
+    FITTED_NOTE,
     counts_label,
     first_call_label,
     fmt_cost,
@@ -27,7 +28,7 @@ from overhead_tui.present.format import (
     not_closing_text,
     samples_label,
 )
-from overhead_tui.summary.breakdown import Breakdown
+from overhead_tui.summary.breakdown import FITTED_MARK, Breakdown
 from overhead_tui.summary.layers import layer_label
 from overhead_tui.summary.records import ScenarioResult
 from overhead_tui.tui.widgets.column_table import column_table
@@ -170,6 +171,8 @@ class BreakdownTab(ScenarioTab):
                 f"{fmt_number(scale.dispatch_ns_now)} ns/dispatch beside its samples",
                 classes="caption",
             )
+        if any(r.unit.endswith(FITTED_MARK) for r in b.rows):
+            yield Label(FITTED_NOTE, classes="caption")
         if b.intervals:
             yield Label(
                 "[low–high]: bounds from each probe's per-process range and the middle half "
