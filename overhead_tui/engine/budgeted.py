@@ -26,7 +26,7 @@ from overhead_tui.engine.events import ProbeStarted, RunFinished, RunStarted, Sc
 from overhead_tui.engine.probe_runs import load_run_probes
 from overhead_tui.engine.run_log import log_event
 from overhead_tui.engine.runner import Runner
-from overhead_tui.engine.spawn import Stoppable
+from overhead_tui.engine.spawn import Cancel
 from overhead_tui.machine.cpu import read_cpu_model
 from overhead_tui.machine.host import describe_machine
 from overhead_tui.plugins.scenarios import ScenarioSpec
@@ -88,7 +88,7 @@ BudgetedEvent = (
 """What a budgeted sweep's ``events()`` yields, in this order per scenario."""
 
 
-class BudgetedSweep(Stoppable):
+class BudgetedSweep:
     """Runs every scenario at every point (smallest first) within a budget.
 
     Args:
@@ -119,14 +119,14 @@ class BudgetedSweep(Stoppable):
         run_dir: Path,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        super().__init__()
+        self.cancellation = Cancel()
+        """Stops the probes and every point's worker (each point's Runner shares it)."""
         self.specs = list(specs)
         self.points = sorted(set(points))
         self.budget_s = budget_s
         self.settings = settings
         self.run_dir = Path(run_dir)
         self.clock = clock
-        self._runner: Runner | None = None
         self.cpu = read_cpu_model()
         self.summary = RunSummary(
             machine=describe_machine(),
@@ -219,9 +219,14 @@ class BudgetedSweep(Stoppable):
         """The swept scenarios' names, in order."""
         return [s.name for s in self.specs]
 
-    def _stop_current(self) -> None:
-        if self._runner is not None:
-            self._runner.cancel()
+    @property
+    def cancelled(self) -> bool:
+        """True once :meth:`cancel` was called."""
+        return self.cancellation.is_set()
+
+    def cancel(self) -> None:
+        """Stop: kill the running worker's (or probe's) process group; nothing later starts."""
+        self.cancellation.set()
 
     def events(self) -> Iterator[Any]:
         """Run the sweep and yield its events (``ProbeStarted`` while probes are measured,
@@ -238,7 +243,7 @@ class BudgetedSweep(Stoppable):
             self._save()
             yield RunStarted(self.summary)
             try:
-                probes = yield from load_run_probes(self.settings, self._commands, log)
+                probes = yield from load_run_probes(self.settings, self.cancellation, log)
                 if probes is not None:  # the probes, as ``run`` loads them (not per point)
                     self.summary.probes = probes
                 self._derive()
@@ -296,18 +301,12 @@ class BudgetedSweep(Stoppable):
     def _run_point(self, spec: ScenarioSpec, x: int) -> Iterator[Any]:
         """Run one point through a Runner; returns (via StopIteration) its result."""
         settings, folder = self._point_run(spec, x)
-        runner = Runner([spec], settings, self.run_dir / "points" / folder)
-        with self._lock:
-            self._runner = runner
-            if self.cancelled:
-                runner.cancel()
-        try:
-            for event in runner.events():
-                if isinstance(event, ScenarioProgress):
-                    yield event
-        finally:
-            with self._lock:
-                self._runner = None
+        runner = Runner(
+            [spec], settings, self.run_dir / "points" / folder, cancellation=self.cancellation
+        )
+        for event in runner.events():
+            if isinstance(event, ScenarioProgress):
+                yield event
         self._merge_machine(runner.summary.machine)
         return runner.summary.scenarios[0]
 

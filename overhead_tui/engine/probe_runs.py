@@ -27,7 +27,6 @@ from overhead_tui.engine.run_log import log_event
 from overhead_tui.engine.simd import PEAK_ISA_VARIABLE, best_isa, chosen_isa
 from overhead_tui.engine.spawn import (
     Cancel,
-    cancel_scope,
     run_command,
     worker_command,
     worker_env,
@@ -130,6 +129,7 @@ def measure_probe(
     processes: int | None = None,
     repeats: int = 7,
     min_sample_s: float = 0.015,
+    cancel: Cancel | None = None,
 ) -> ProbeResult:
     """Measure one probe in ``processes`` separate worker processes (errors kept).
 
@@ -160,7 +160,7 @@ def measure_probe(
     runs: list[Probe] = []
     before, own_before = read_cpu_times(), own_cpu_s(children=True)
     for _ in range(processes or spec.processes or PROCESSES):
-        run = _measure_once(spec, python, repeats, min_sample_s)
+        run = _measure_once(spec, python, repeats, min_sample_s, cancel)
         if isinstance(run, str):
             result.error = run
             return result
@@ -190,7 +190,9 @@ def measure_probe(
     return result
 
 
-def _measure_once(spec: ProbeSpec, python: str, repeats: int, min_sample_s: float) -> Probe | str:
+def _measure_once(
+    spec: ProbeSpec, python: str, repeats: int, min_sample_s: float, cancel: Cancel | None = None
+) -> Probe | str:
     """One worker process measuring one probe: its ``probe`` message (with a value), or why
     it gave none."""
     argv = worker_command(
@@ -203,7 +205,7 @@ def _measure_once(spec: ProbeSpec, python: str, repeats: int, min_sample_s: floa
             reference_dispatch=spec.layer in INTERPRETED_PROBE_LAYERS,
         ),
     )
-    result = run_command(argv, PROBE_TIMEOUT_S, worker_env())
+    result = run_command(argv, PROBE_TIMEOUT_S, worker_env(), cancel)
     if result.timed_out:
         return f"no result after {PROBE_TIMEOUT_S:g} s"
     probe = result.event(Probe)
@@ -342,8 +344,7 @@ def probe_results(
         mean_s = (time.monotonic() - began) / index if index else None
         remaining = mean_s * (len(specs) - index) if mean_s is not None else None
         yield ProbeStarted(spec.name, index, len(specs), remaining)
-        with cancel_scope(cancel):
-            results[spec.name] = measure_probe(spec, python)
+        results[spec.name] = measure_probe(spec, python, cancel=cancel)
     if cancel.is_set():  # the last probe was killed: its error is not a measurement
         return None
     write_cache(key, results)

@@ -13,9 +13,6 @@ is rewritten atomically after every scenario.
 
 from __future__ import annotations
 
-import os
-import select
-import subprocess
 import sys
 import time
 from collections.abc import Callable, Generator, Iterator
@@ -61,13 +58,11 @@ from overhead_tui.engine.run_log import (
     log_event,
     log_message,
     outcome_line,
-    parse_event_line,
 )
 from overhead_tui.engine.spawn import (
-    Stoppable,
-    kill_group,
+    Cancel,
+    Child,
     same_interpreter,
-    wait_exited,
     worker_command,
     worker_env,
 )
@@ -91,7 +86,7 @@ class _WorkerOutcome:
     stderr_tail: str
 
 
-class Runner(Stoppable):
+class Runner:
     """Runs scenarios one after the other, each in its own worker process.
 
     Args:
@@ -106,7 +101,8 @@ class Runner(Stoppable):
     × dense the moment it lands; ``summary.scenarios`` keeps the given order.
 
     ``events()`` is a generator and may be consumed from any one thread; ``cancel()`` may be
-    called from any other thread and stops the current worker within about 0.1 s.
+    called from any other thread and stops the current worker within about 0.1 s.  A sweep
+    hands every point's runner its own ``cancellation``.
     """
 
     def __init__(
@@ -116,21 +112,28 @@ class Runner(Stoppable):
         run_dir: Path,
         clock: Callable[[], float] = time.monotonic,
         observer: str = "overhead-tui",
+        cancellation: Cancel | None = None,
     ) -> None:
-        super().__init__()
+        self.cancellation = cancellation or Cancel()
+        """Stops this run's workers and probes (``engine.spawn.Cancel``)."""
         self.specs = specs
         self.observer = observer
         self.settings = settings
         self.run_dir = Path(run_dir)
         self.clock = clock
-        self._process: subprocess.Popen[bytes] | None = None
+        self._child: Child | None = None
         self.summary = planned_summary(specs, settings, self.run_dir)
         self._environment_seen = False
         self.cpu = read_cpu_model()
 
-    def _stop_current(self) -> None:
-        if self._process is not None:
-            kill_group(self._process)
+    @property
+    def cancelled(self) -> bool:
+        """True once :meth:`cancel` was called (here or on the shared ``cancellation``)."""
+        return self.cancellation.is_set()
+
+    def cancel(self) -> None:
+        """Stop: kill the running worker's (or probe's) process group; nothing later starts."""
+        self.cancellation.set()
 
     def events(self) -> Iterator[Event]:
         """Run every scenario and yield events as they happen (see ``engine.events``)."""
@@ -170,7 +173,7 @@ class Runner(Stoppable):
 
     def _load_probes(self, log: IO[str]) -> Iterator[Event]:
         """Probe unit costs into ``summary.probes`` (see :func:`load_run_probes`)."""
-        probes = yield from load_run_probes(self.settings, self._commands, log)
+        probes = yield from load_run_probes(self.settings, self.cancellation, log)
         if probes is not None:
             self.summary.probes = probes
 
@@ -301,8 +304,8 @@ class Runner(Stoppable):
 
     def _stop_worker(self) -> None:
         """Kill the current worker's process group (its outcome is still collected)."""
-        with self._lock:
-            self._stop_current()
+        if self._child is not None:
+            self._child.stop()
 
     def _progress(
         self, name: str, message: Message, timed_window: bool, done: int, first: bool
@@ -356,62 +359,28 @@ class Runner(Stoppable):
     ) -> Iterator[Message | _WorkerOutcome]:
         python = self.settings.python or sys.executable
         stderr_path = self.run_dir / "logs" / f"{spec.name}.stderr.txt"
-        with open(stderr_path, "ab" if append else "wb") as stderr_file, self._lock:
-            if self.cancelled:
-                return
-            process = subprocess.Popen(
+        with open(stderr_path, "ab" if append else "wb") as stderr_file:
+            child = Child(
                 worker_command(python, worker),
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
+                worker_env(),
                 stderr=stderr_file,
-                env=worker_env(),
-                start_new_session=True,
+                cancel=self.cancellation,
+                clock=self.clock,
             )
-            self._process = process
-        try:
-            yield from self._read(process, spec)
-        finally:
-            kill_group(process)
-            with self._lock:
-                self._process = None
-
-    def _read(
-        self, process: subprocess.Popen[bytes], spec: ScenarioSpec
-    ) -> Iterator[Message | _WorkerOutcome]:
-        assert process.stdout is not None
-        fd = process.stdout.fileno()
-        deadline = self.clock() + self.settings.timeout_s
-        buffer = b""
-        timed_out = False
-        final = False
-        events: list[Message] = []
-        while not final:
-            remaining = deadline - self.clock()
-            if remaining <= 0:
-                timed_out = True
-                break
-            # Blocks until the worker writes or the deadline passes (no polling: cancel()
-            # kills the worker's group, which closes the pipe and wakes this up).
-            ready, _, _ = select.select([fd], [], [], remaining)
-            if not ready:
-                continue
-            chunk = os.read(fd, 65536)
-            if not chunk:
-                break
-            buffer += chunk
-            *lines, buffer = buffer.split(b"\n")
-            for line in lines:
-                event = parse_event_line(line)
-                if event is not None:
-                    events.append(event)
-                    yield event
-                    # A child the kernel forked may hold the pipe open: the last event ends it.
-                    final = final or isinstance(event, Done | Error)
-        if not timed_out:  # not reaped: the group id stays the worker's until it is killed
-            wait_exited(process, EXIT_GRACE_S)
-        kill_group(process)  # whatever the scenario started ends with it, on every outcome
-        returncode = process.wait()
-        yield _WorkerOutcome(events, returncode, timed_out, self._stderr_tail(spec))
+            with child:
+                if not child.start():
+                    return  # cancelled before it started
+                self._child = child
+                try:
+                    # blocks until the worker writes or the deadline passes (no polling:
+                    # cancel() kills the worker's group, which closes the pipe)
+                    yield from child.messages(self.settings.timeout_s, until_final=True)
+                    ended = child.finish(EXIT_GRACE_S)
+                finally:
+                    self._child = None
+        yield _WorkerOutcome(
+            ended.events, ended.returncode, ended.timed_out, self._stderr_tail(spec)
+        )
 
     def _stderr_tail(self, spec: ScenarioSpec) -> str:
         path = self.run_dir / "logs" / f"{spec.name}.stderr.txt"

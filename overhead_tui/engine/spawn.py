@@ -12,18 +12,19 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import select
 import signal
 import subprocess
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
 import overhead_tui
 from overhead_tui.engine.folders import WORKER_CACHE_ENV, user_cache_dir
-from overhead_tui.engine.protocol import Error, Message, WorkerSpec
+from overhead_tui.engine.protocol import Done, Error, Message, WorkerSpec
 from overhead_tui.engine.run_log import parse_event_line
 
 M = TypeVar("M", bound=Message)
@@ -97,8 +98,9 @@ def wait_exited(process: subprocess.Popen[Any], seconds: float) -> bool:
 
 
 class Cancel:
-    """Stops :func:`run_command` calls from another thread: :meth:`set` kills the process
-    group of every command running under it, and later calls return at once (``cancelled``)."""
+    """The one cancellation of the tool: a run, a sweep, the probes or a profile, stopped
+    from another thread (or a signal handler).  :meth:`set` kills the process group of every
+    :class:`Child` started under it, and later ones do not start (``cancelled``)."""
 
     def __init__(self) -> None:
         self._event = threading.Event()
@@ -125,33 +127,6 @@ class Cancel:
     def _discard(self, process: subprocess.Popen[bytes]) -> None:
         with self._lock:
             self._running.discard(process)
-
-
-class Stoppable:
-    """A run driven in one thread and stopped from another: :meth:`cancel` sets
-    ``cancelled``, kills the probe commands under ``_commands`` and, holding ``_lock``, what
-    runs now (:meth:`_stop_current`, which a subclass defines)."""
-
-    def __init__(self) -> None:
-        self._cancel = threading.Event()
-        self._commands = Cancel()
-        """Stops the probe workers (``run_command``) when the run is cancelled."""
-        self._lock = threading.Lock()
-
-    @property
-    def cancelled(self) -> bool:
-        """True once :meth:`cancel` was called."""
-        return self._cancel.is_set()
-
-    def cancel(self) -> None:
-        """Stop: kill the running worker's (or probe's) process group; nothing later starts."""
-        self._cancel.set()
-        self._commands.set()
-        with self._lock:
-            self._stop_current()
-
-    def _stop_current(self) -> None:
-        """Stop the worker running now (called holding ``_lock``)."""
 
 
 def worker_command(python: str, spec: WorkerSpec) -> list[str]:
@@ -244,55 +219,195 @@ def venv_root(executable: str) -> str | None:
     return None
 
 
+class Child:
+    """The one way this tool runs a process: every worker (rungs, probes, profilers, sweep
+    points) and every helper command goes through it.
+
+    ``start()`` spawns ``argv`` in its own session (so its whole group can be killed) with
+    stdin closed, and registers it with ``cancel`` (whose :meth:`Cancel.set` kills it from any
+    thread); :meth:`messages` reads its stdout as it comes and yields the worker messages in
+    it, blocked in ``select`` on the pipe and the process (a pidfd) — no polling; ``finish()``
+    kills the group *before* reaping the leader (the group id cannot have been reused then),
+    reaps it and returns the :class:`CommandResult`.  Use it as a context manager: leaving the
+    block, even by Ctrl-C, kills the group and reaps.
+
+    Args:
+        argv: the command.
+        env: its environment (None: this process's).
+        stderr: a file to append its stderr to (a worker's log), else it is captured.
+        cancel: stops it from another thread.
+        clock: seconds, for the deadline (injectable for tests).
+    """
+
+    def __init__(
+        self,
+        argv: list[str],
+        env: dict[str, str] | None = None,
+        stderr: IO[bytes] | None = None,
+        cancel: Cancel | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.argv, self.env, self.cancel, self.clock = argv, env, cancel, clock
+        self._stderr_file = stderr
+        self.process: subprocess.Popen[bytes] | None = None
+        self.start_error: str | None = None
+        self.timed_out = False
+        self._stdout = bytearray()
+        self._stderr: _Reader | None = None
+        self._pidfd: int | None = None
+        self.messages_seen: list[Message] = []
+
+    def start(self) -> bool:
+        """Spawn it; False when cancelled before or when it cannot start (``start_error``)."""
+        if self.cancel is not None and self.cancel.is_set():
+            return False
+        try:
+            self.process = subprocess.Popen(
+                self.argv,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=self._stderr_file or subprocess.PIPE,
+                env=self.env,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            self.start_error = exc.strerror or str(exc)
+            return False
+        if self._stderr_file is None:
+            assert self.process.stderr is not None
+            self._stderr = _Reader(self.process.stderr)
+        with contextlib.suppress(AttributeError, OSError):  # pidfds: Linux ≥ 5.3
+            self._pidfd = os.pidfd_open(self.process.pid)
+        if self.cancel is not None:
+            self.cancel._add(self.process)
+        return True
+
+    def messages(self, timeout_s: float, until_final: bool = False) -> Iterator[Message]:
+        """The worker messages its stdout carries, as they come, until the pipe closes or the
+        leader exits (then what is left within :data:`DRAIN_S`), ``until_final``: its
+        ``done`` or ``error`` message (a child the worker started may hold the pipe open), or
+        ``timeout_s`` (then ``timed_out``)."""
+        assert self.process is not None and self.process.stdout is not None
+        fd = self.process.stdout.fileno()
+        deadline = self.clock() + timeout_s
+        buffer = b""
+        exited_at: float | None = None
+        while True:
+            now = self.clock()
+            if exited_at is None and now >= deadline:
+                self.timed_out = True
+                return
+            limit = deadline - now if exited_at is None else exited_at + DRAIN_S - now
+            if limit <= 0:
+                return
+            watched = [fd] + (
+                [self._pidfd] if self._pidfd is not None and exited_at is None else []
+            )
+            ready, _, _ = select.select(watched, [], [], limit)
+            if self._pidfd is not None and self._pidfd in ready:
+                exited_at = self.clock()  # drain what it wrote, but not for a stray child
+            if fd not in ready:
+                continue
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                return
+            if len(self._stdout) < OUTPUT_CAP_BYTES:
+                self._stdout += chunk[: OUTPUT_CAP_BYTES - len(self._stdout)]
+            buffer += chunk
+            *lines, buffer = buffer.split(b"\n")
+            for line in lines:
+                message = parse_event_line(line)
+                if message is None:
+                    continue
+                self.messages_seen.append(message)
+                yield message
+                if until_final and isinstance(message, Done | Error):
+                    return
+
+    def stop(self) -> None:
+        """Kill its process group now (from any thread); ``finish()`` still reaps it."""
+        if self.process is not None:
+            kill_group(self.process)
+
+    def finish(self, grace_s: float, late_is_timeout: bool = False) -> CommandResult:
+        """Wait up to ``grace_s`` for the leader to exit (not after a timeout; still running
+        then is ``timed_out`` when ``late_is_timeout``), kill the group, reap, and collect
+        what it wrote."""
+        if self.process is None:
+            cancelled = self.start_error is None
+            return CommandResult(
+                None if cancelled else 127,
+                False,
+                "",
+                "cancelled" if cancelled else str(self.start_error),
+                cancelled=cancelled,
+                start_error=self.start_error,
+            )
+        if not self.timed_out:  # not reaped: the group id stays the worker's until killed
+            self._wait(grace_s)
+            self.timed_out = late_is_timeout and not self._exited()
+        self._close()
+        err = self._stderr.result(DRAIN_S) if self._stderr is not None else b""
+        return CommandResult(
+            self.process.returncode,
+            self.timed_out,
+            self._stdout.decode("utf-8", "replace"),
+            err[-OUTPUT_CAP_BYTES:].decode("utf-8", "replace"),
+            list(self.messages_seen),
+            self.cancel is not None and self.cancel.is_set(),
+        )
+
+    def _exited(self) -> bool:
+        assert self.process is not None
+        return wait_exited(self.process, 0.0)
+
+    def _wait(self, seconds: float) -> None:
+        assert self.process is not None
+        if self._pidfd is None:
+            wait_exited(self.process, seconds)
+        elif self.process.returncode is None:
+            select.select([self._pidfd], [], [], seconds)
+
+    def _close(self) -> None:
+        """Kill the group, reap the leader, forget it (safe to call twice)."""
+        assert self.process is not None
+        kill_group(self.process)  # whatever it started ends with it, on every outcome
+        self.process.wait()
+        if self.cancel is not None:
+            self.cancel._discard(self.process)
+        if self._pidfd is not None:
+            os.close(self._pidfd)
+            self._pidfd = None
+
+    def __enter__(self) -> Child:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.process is not None and self.process.returncode is None:
+            self._close()
+
+
 def run_command(
     argv: list[str],
     timeout_s: float,
     env: dict[str, str] | None = None,
     cancel: Cancel | None = None,
 ) -> CommandResult:
-    """Run ``argv`` in a new session; when it exits, or after ``timeout_s`` seconds, SIGKILL
-    its whole process group (whatever it started ends with it), then collect its output.
+    """Run ``argv`` to its end through :class:`Child`; after ``timeout_s`` seconds, or when it
+    exits, its whole process group is killed, then its output collected (stdout and stderr
+    capped at :data:`OUTPUT_CAP_BYTES`, its worker messages parsed).
 
     Never raises for the command's own failure: a missing executable gives returncode 127.
-    ``cancel`` (also :func:`cancel_scope`'s, when not given) kills it from another thread.
+    ``cancel`` kills it from another thread.
     """
-    cancel = cancel or _SCOPE.cancel
-    if cancel is not None and cancel.is_set():
-        return CommandResult(None, False, "", "cancelled", cancelled=True)
-    try:
-        process = subprocess.Popen(
-            argv,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=env,
-            start_new_session=True,
-        )
-    except OSError as exc:
-        return CommandResult(127, False, "", str(exc), start_error=exc.strerror or str(exc))
-    assert process.stdout is not None and process.stderr is not None
-    readers = [_Reader(process.stdout), _Reader(process.stderr)]
-    if cancel is not None:
-        cancel._add(process)
-    try:
-        timed_out = not wait_exited(process, timeout_s)
-    except BaseException:  # Ctrl-C or SIGTERM: take the profiler and the worker down too
-        kill_group(process)
-        process.kill()
-        process.wait()
-        raise
-    finally:
-        if cancel is not None:
-            cancel._discard(process)
-    kill_group(process)
-    returncode = process.wait()
-    # a child that left the group may still hold the pipes: do not wait long for it
-    out, err = (reader.result(DRAIN_S) for reader in readers)
-    stdout = out[:OUTPUT_CAP_BYTES].decode("utf-8", "replace")
-    stderr = err[-OUTPUT_CAP_BYTES:].decode("utf-8", "replace")
-    events = [e for e in map(parse_event_line, stdout.splitlines()) if e is not None]
-    cancelled = cancel is not None and cancel.is_set()
-    return CommandResult(returncode, timed_out, stdout, stderr, events, cancelled)
+    child = Child(argv, env, cancel=cancel)
+    began = time.monotonic()
+    with child:
+        if child.start():
+            for _ in child.messages(timeout_s):
+                pass
+        left = max(0.0, timeout_s - (time.monotonic() - began))
+        return child.finish(left, late_is_timeout=True)
 
 
 class _Reader:
@@ -313,22 +428,3 @@ class _Reader:
         """What was read when the pipe ended, or after ``seconds`` (bytes)."""
         self._thread.join(seconds)
         return b"".join(list(self._chunks))
-
-
-class _Scope(threading.local):
-    cancel: Cancel | None = None
-
-
-_SCOPE = _Scope()
-"""The :class:`Cancel` of :func:`cancel_scope` in this thread, if any."""
-
-
-@contextlib.contextmanager
-def cancel_scope(cancel: Cancel | None) -> Iterator[None]:
-    """Inside, every :func:`run_command` of this thread runs under ``cancel`` (the profiler
-    backends call it several times; they need not pass it along)."""
-    previous, _SCOPE.cancel = _SCOPE.cancel, cancel
-    try:
-        yield
-    finally:
-        _SCOPE.cancel = previous

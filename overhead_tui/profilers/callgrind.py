@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from overhead_tui.engine.protocol import Done, WorkerSpec
-from overhead_tui.engine.spawn import run_command, worker_command, worker_env
+from overhead_tui.engine.spawn import Cancel, run_command, worker_command, worker_env
 from overhead_tui.plugins.scenarios import ScenarioSpec
 from overhead_tui.profilers.capabilities import Capability, tool_version
 from overhead_tui.profilers.layermap import classify, compiled_layer, library_name
@@ -133,7 +133,12 @@ def summarize(
 
 
 def profile(
-    valgrind: str, python: str, spec: WorkerSpec, timeout_s: float, compiled_as: str
+    valgrind: str,
+    python: str,
+    spec: WorkerSpec,
+    timeout_s: float,
+    compiled_as: str,
+    cancel: Cancel | None = None,
 ) -> BackendResult:
     """Run one kernel call under callgrind and return the backend's profile part."""
     with tempfile.TemporaryDirectory(prefix="overhead-callgrind-") as tmp:
@@ -149,6 +154,7 @@ def profile(
             ],
             timeout_s,
             {**worker_env(), **SINGLE_THREADED},
+            cancel,
         )
         text = out.read_text(encoding="utf-8", errors="replace") if out.exists() else ""
     if result.timed_out:
@@ -184,8 +190,14 @@ CALLGRIND_MAX_N = 24
 
 
 def run(
-    cap: Capability, python: str, worker: WorkerSpec, spec: ScenarioSpec, n: int, timeout_s: float
+    cap: Capability,
+    python: str,
+    worker: WorkerSpec,
+    spec: ScenarioSpec,
+    n: int,
+    timeout_s: float,
+    cancel: Cancel | None = None,
 ) -> BackendResult:
     """The registry's entry: count ``worker`` under callgrind at n ≤ :data:`CALLGRIND_MAX_N`."""
     small = replace(worker, n=min(n, CALLGRIND_MAX_N))
-    return profile(str(cap.path), python, small, timeout_s, compiled_layer(spec))
+    return profile(str(cap.path), python, small, timeout_s, compiled_layer(spec), cancel)

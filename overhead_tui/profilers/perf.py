@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from overhead_tui.engine.protocol import Profiled, WorkerSpec
-from overhead_tui.engine.spawn import CommandResult, run_command, worker_command, worker_env
+from overhead_tui.engine.spawn import Cancel, CommandResult, run_command, worker_command, worker_env
 from overhead_tui.plugins.scenarios import ScenarioSpec
 from overhead_tui.profilers.capabilities import Capability, find_tool, read_setting, tool_version
 from overhead_tui.profilers.layermap import classify, compiled_layer, library_name
@@ -76,6 +76,7 @@ def profile(
     spec: WorkerSpec,
     timeout_s: float,
     compiled_as: str = "scalar_compute",
+    cancel: Cancel | None = None,
 ) -> BackendResult:
     """Run the worker under perf and return the backend's part of the profile (JIT code
     counted as the layer ``compiled_as``)."""
@@ -103,6 +104,7 @@ def profile(
             ],
             timeout_s,
             worker_env(),
+            cancel,
         )
         failure = _failure(record, data)
         if failure:
@@ -123,6 +125,7 @@ def profile(
                 "0",
             ],
             timeout_s,
+            cancel=cancel,
         )
     shares = parse_report(report.stdout)
     if not shares:
@@ -186,7 +189,13 @@ def detect() -> Capability:
 
 
 def run(
-    cap: Capability, python: str, worker: WorkerSpec, spec: ScenarioSpec, n: int, timeout_s: float
+    cap: Capability,
+    python: str,
+    worker: WorkerSpec,
+    spec: ScenarioSpec,
+    n: int,
+    timeout_s: float,
+    cancel: Cancel | None = None,
 ) -> BackendResult:
     """The registry's entry: profile ``worker`` under perf (JIT code: its compute layer)."""
-    return profile(str(cap.path), python, worker, timeout_s, compiled_layer(spec))
+    return profile(str(cap.path), python, worker, timeout_s, compiled_layer(spec), cancel)

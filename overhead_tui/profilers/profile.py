@@ -17,7 +17,6 @@ from dataclasses import replace
 from overhead_tui.engine.protocol import Profiled, WorkerSpec, worker_spec
 from overhead_tui.engine.spawn import (
     Cancel,
-    cancel_scope,
     run_command,
     worker_command,
     worker_env,
@@ -117,10 +116,9 @@ def profile_scenario(
     thread kills the running backend's process group and skips the rest: the result is then
     ``cancelled`` (and incomplete).
     """
-    with cancel_scope(cancel):
-        result = _profile_scenario(
-            spec, n, dtype, backends, duration_s, timeout_s, python, seed, progress, cancel
-        )
+    result = _profile_scenario(
+        spec, n, dtype, backends, duration_s, timeout_s, python, seed, progress, cancel
+    )
     parts = dict(result.backends)
     for name, part in parts.items():
         # a failure ("recorded no time in the scenario") on such a rung is the blind spot too
@@ -150,7 +148,7 @@ def _profile_scenario(
     parts: dict[str, BackendResult] = {}
     if progress:
         progress("unprofiled baseline")
-    baseline = run_command(worker_command(python, worker), timeout_s, worker_env())
+    baseline = run_command(worker_command(python, worker), timeout_s, worker_env(), cancel)
     base = baseline.event(Profiled)
     result = ProfileRecord(
         spec.name,
@@ -181,7 +179,7 @@ def _profile_scenario(
         if not cap.ok:
             parts[name] = _unavailable(cap)
             continue
-        part = _run_backend(name, cap, python, worker, spec, n, timeout_s)
+        part = _run_backend(name, cap, python, worker, spec, n, timeout_s, cancel)
         profiled, per_call = part.profiled_per_call_s, result.baseline_per_call_s
         slowdown = profiled / per_call if profiled and per_call else None
         parts[name] = replace(part, version=cap.version, slowdown=slowdown)
@@ -200,10 +198,11 @@ def _run_backend(
     spec: ScenarioSpec,
     n: int,
     timeout_s: float,
+    cancel: Cancel | None = None,
 ) -> BackendResult:
     """Run one backend (``registry.REGISTRY``) on the scenario."""
     assert cap.path is not None
     backend = REGISTRY.get(name)
     if backend is None:
         return BackendResult("failed", reason=f"unknown backend {name}")
-    return backend.run(cap, python, worker, spec, n, timeout_s)
+    return backend.run(cap, python, worker, spec, n, timeout_s, cancel=cancel)

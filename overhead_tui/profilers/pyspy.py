@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from overhead_tui.engine.protocol import Profiled, WorkerSpec
-from overhead_tui.engine.spawn import run_command, worker_command, worker_env
+from overhead_tui.engine.spawn import Cancel, run_command, worker_command, worker_env
 from overhead_tui.plugins.scenarios import ScenarioSpec
 from overhead_tui.profilers.capabilities import Capability, find_tool, read_setting, tool_version
 from overhead_tui.profilers.layermap import library_name
@@ -136,7 +136,9 @@ def summarize(stacks: list[tuple[list[Frame], int]], top: int = 25) -> PyspyResu
     )
 
 
-def profile(pyspy: str, python: str, spec: WorkerSpec, timeout_s: float) -> BackendResult:
+def profile(
+    pyspy: str, python: str, spec: WorkerSpec, timeout_s: float, cancel: Cancel | None = None
+) -> BackendResult:
     """Run the worker under ``py-spy record --native`` and return the backend's profile part."""
     with tempfile.TemporaryDirectory(prefix="overhead-pyspy-") as tmp:
         out = Path(tmp) / "stacks.txt"
@@ -156,6 +158,7 @@ def profile(pyspy: str, python: str, spec: WorkerSpec, timeout_s: float) -> Back
             ],
             timeout_s,
             worker_env(),
+            cancel,
         )
         text = out.read_text(encoding="utf-8", errors="replace") if out.exists() else ""
     if result.timed_out:
@@ -203,7 +206,13 @@ def detect() -> Capability:
 
 
 def run(
-    cap: Capability, python: str, worker: WorkerSpec, spec: ScenarioSpec, n: int, timeout_s: float
+    cap: Capability,
+    python: str,
+    worker: WorkerSpec,
+    spec: ScenarioSpec,
+    n: int,
+    timeout_s: float,
+    cancel: Cancel | None = None,
 ) -> BackendResult:
     """The registry's entry: profile ``worker`` under py-spy."""
-    return profile(str(cap.path), python, worker, timeout_s)
+    return profile(str(cap.path), python, worker, timeout_s, cancel)

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from overhead_tui.engine.protocol import WorkerSpec
-from overhead_tui.engine.spawn import run_command, worker_env
+from overhead_tui.engine.spawn import Cancel, run_command, worker_env
 from overhead_tui.plugins.scenarios import ScenarioSpec
 from overhead_tui.profilers.capabilities import Capability, tool_version
 from overhead_tui.profilers.outcome import profiled_per_call_s
@@ -56,7 +56,13 @@ def parse_profile(data: Any, source_stem: str) -> list[LineRow]:
     return lines
 
 
-def profile(python: str, worker: WorkerSpec, spec: ScenarioSpec, timeout_s: float) -> BackendResult:
+def profile(
+    python: str,
+    worker: WorkerSpec,
+    spec: ScenarioSpec,
+    timeout_s: float,
+    cancel: Cancel | None = None,
+) -> BackendResult:
     """Run the worker under Scalene and return the backend's profile part."""
     stem = Path(spec.path).stem
     duration = worker.duration_s
@@ -82,6 +88,7 @@ def profile(python: str, worker: WorkerSpec, spec: ScenarioSpec, timeout_s: floa
                 ],
                 timeout_s,
                 {**worker_env(), "TMPDIR": tmp},  # Scalene's own temp folder goes in ours
+                cancel,
             )
             try:
                 data = json.loads(out.read_text(encoding="utf-8")) if out.exists() else {}
@@ -120,7 +127,13 @@ def detect() -> Capability:
 
 
 def run(
-    cap: Capability, python: str, worker: WorkerSpec, spec: ScenarioSpec, n: int, timeout_s: float
+    cap: Capability,
+    python: str,
+    worker: WorkerSpec,
+    spec: ScenarioSpec,
+    n: int,
+    timeout_s: float,
+    cancel: Cancel | None = None,
 ) -> BackendResult:
     """The registry's entry: profile ``worker`` under Scalene."""
-    return profile(python, worker, spec, timeout_s)
+    return profile(python, worker, spec, timeout_s, cancel)

@@ -65,3 +65,37 @@ def test_run_command_timeout_kills_the_group_and_keeps_the_output():
     result = run_command(["sh", "-c", "echo started; sleep 300"], timeout_s=0.5)
     assert result.timed_out and result.returncode == -signal.SIGKILL
     assert result.stdout.strip() == "started"
+
+
+def test_every_worker_goes_through_the_one_child_primitive(tmp_path, monkeypatch):
+    """A rung's workers (pooled), a probe's processes and a profiler's baseline: every
+    process started with ``-m overhead_tui.engine.worker`` was started by ``Child.start``."""
+    from overhead_tui.engine import spawn
+    from overhead_tui.engine.probe_runs import discover_probes, measure_probe
+    from overhead_tui.engine.runner import Runner
+    from overhead_tui.plugins.scenarios import discover
+    from overhead_tui.profilers.profile import profile_scenario
+    from overhead_tui.summary.records import Settings
+
+    popened, through_child = [], []
+    real_popen, real_start = subprocess.Popen, spawn.Child.start
+
+    def popen(argv, *args, **kwargs):
+        if "overhead_tui.engine.worker" in argv:
+            popened.append(argv[-1])
+        return real_popen(argv, *args, **kwargs)
+
+    def start(self):
+        through_child.append(self.argv[-1])
+        return real_start(self)
+
+    monkeypatch.setattr(subprocess, "Popen", popen)
+    monkeypatch.setattr(spawn.Child, "start", start)
+    spec = next(s for s in discover() if s.name == "python_naive")
+    runner = Runner([spec], Settings(size=8, repeats=3, min_sample_s=0.001), tmp_path / "run")
+    for _ in runner.events():
+        pass
+    probe = next(p for p in discover_probes() if p.name == "dispatch")
+    measure_probe(probe, sys.executable, processes=2, repeats=2, min_sample_s=0.001)
+    profile_scenario(spec, 8, "float64", backends=(), duration_s=0.05)
+    assert len(popened) >= 4 and popened == through_child

@@ -22,7 +22,7 @@ def fake_probes(tmp_path, monkeypatch):
         "overhead_tui.engine.probe_runs.cache_path", lambda: tmp_path / "probes.json"
     )
 
-    def measure(spec, python):
+    def measure(spec, python, cancel=None):
         value = {"clock": 3.0, "stream_triad": 20.0, "simd_fma": 100.0}.get(spec.name, 1.0)
         details = {
             "stream_triad": {"one_thread_gbs": 10.0},

@@ -256,7 +256,7 @@ def test_the_probes_give_the_machine_limits_and_are_cached(tmp_path, monkeypatch
     )
     measured = []
 
-    def measure(spec, python):  # instant, fixed values instead of 40 s of measuring
+    def measure(spec, python, cancel=None):  # instant, fixed values instead of 40 s of measuring
         measured.append(spec.name)
         value = {"clock": 3.0, "stream_triad": 20.0, "simd_fma": 100.0}.get(spec.name, 1.0)
         return ProbeResult(spec.name, spec.title, spec.unit, spec.layer, value=value)

@@ -40,7 +40,7 @@ def fake_backends(monkeypatch):
     """Every backend available and 'run'; the baseline worker's specs are recorded."""
     baseline_specs = []
 
-    def run_command(argv, timeout_s, env):
+    def run_command(argv, timeout_s, env, cancel=None):
         baseline_specs.append(json.loads(argv[-1]))
         profiled = Profiled(calls=200, per_call_s=BASELINE_S)
         return CommandResult(0, False, "", "", [profiled])
@@ -48,7 +48,7 @@ def fake_backends(monkeypatch):
     def detect(names):
         return {name: Capability(name, True, "1.0", path=f"/bin/{name}") for name in names}
 
-    def run_backend(name, cap, python, worker, spec, n, timeout_s):
+    def run_backend(name, cap, python, worker, spec, n, timeout_s, cancel=None):
         part = {"status": "ok", **DETAILS.get(name, {})}
         record = backend_from_json(name, json.loads(json.dumps(part)))
         return replace(record, profiled_per_call_s=PROFILED_S.get(name))

@@ -20,7 +20,7 @@ def test_a_backend_added_to_the_registry_is_detected_and_run(monkeypatch):
 
     ran = []
 
-    def run(cap, python, worker, spec, n, timeout_s):
+    def run(cap, python, worker, spec, n, timeout_s, cancel=None):
         ran.append((spec.name, n))
         return {"status": "ok"}
 

@@ -6,7 +6,7 @@ import argparse
 import threading
 
 from overhead_tui.commands.common import add_export_options, add_run_options, settings_from
-from overhead_tui.engine.spawn import Stoppable
+from overhead_tui.engine.spawn import Cancel
 from overhead_tui.present.format import aligned_lines
 from overhead_tui.summary.layers import LAYER_LETTERS, LAYERS
 from overhead_tui.tui.widgets.column_table import column_table
@@ -52,16 +52,17 @@ def test_export_options_are_paths_in_the_order_given():
     assert str(parser.parse_args(["--csv", "x.csv"]).csv) == "x.csv"
 
 
-def test_stoppable_cancel_stops_what_runs_now_holding_the_lock():
-    held = []
+def test_one_cancellation_stops_a_sweep_and_every_runner_it_starts(tmp_path):
+    """A sweep's points share its Cancel: cancelling it from another thread stops the point
+    running now and every later one (one cancellation type, no chain of stop methods)."""
+    from overhead_tui.engine.budgeted import BudgetedSweep
+    from overhead_tui.engine.runner import Runner
+    from overhead_tui.summary.records import Settings
 
-    class Run(Stoppable):
-        def _stop_current(self) -> None:
-            held.append(self._lock.locked())
-
-    run = Run()
-    assert not run.cancelled
-    thread = threading.Thread(target=run.cancel)
+    sweep = BudgetedSweep([], [8], 10.0, Settings(), tmp_path)
+    runner = Runner([], Settings(), tmp_path / "point", cancellation=sweep.cancellation)
+    assert not runner.cancelled
+    thread = threading.Thread(target=sweep.cancel)
     thread.start()
     thread.join()
-    assert run.cancelled and run._commands.is_set() and held == [True]
+    assert sweep.cancelled and runner.cancelled and isinstance(sweep.cancellation, Cancel)

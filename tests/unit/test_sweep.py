@@ -212,7 +212,7 @@ def fake_sweep(monkeypatch, tmp_path):
     monkeypatch.setattr("overhead_tui.engine.probe_runs.cache_path", lambda: cache)
 
     def build(names, sizes, budget_s=60.0, probes=True, probe_s=0.0, fail_from=None):
-        def measure(spec, python):
+        def measure(spec, python, cancel=None):
             measured.append(spec.name)
             clock.now += probe_s
             value, details = FAKE_PROBES.get(spec.name, (1.0, {}))
