@@ -26,8 +26,7 @@ from pathlib import Path
 
 from overhead_tui.engine.protocol import Done, WorkerSpec
 from overhead_tui.engine.spawn import Cancel, run_command, worker_command, worker_env
-from overhead_tui.plugins.scenarios import ScenarioSpec
-from overhead_tui.profilers.capabilities import Capability, tool_version
+from overhead_tui.profilers.capabilities import BackendJob, Capability, tool_version
 from overhead_tui.profilers.layermap import classify, compiled_layer, library_name
 from overhead_tui.summary.profile import BackendResult, CallgrindResult, SymbolRow
 
@@ -189,15 +188,9 @@ CALLGRIND_MAX_N = 24
 """Largest n callgrind runs at: it executes about 50× slower and counts one call exactly."""
 
 
-def run(
-    cap: Capability,
-    python: str,
-    worker: WorkerSpec,
-    spec: ScenarioSpec,
-    n: int,
-    timeout_s: float,
-    cancel: Cancel | None = None,
-) -> BackendResult:
-    """The registry's entry: count ``worker`` under callgrind at n ≤ :data:`CALLGRIND_MAX_N`."""
-    small = replace(worker, n=min(n, CALLGRIND_MAX_N))
-    return profile(str(cap.path), python, small, timeout_s, compiled_layer(spec), cancel)
+def run(job: BackendJob) -> BackendResult:
+    """The registry's entry: count the worker under callgrind at n ≤ :data:`CALLGRIND_MAX_N`."""
+    small = replace(job.worker, n=min(job.n, CALLGRIND_MAX_N))
+    return profile(
+        str(job.cap.path), job.python, small, job.timeout_s, compiled_layer(job.spec), job.cancel
+    )

@@ -12,6 +12,12 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from overhead_tui.engine.protocol import WorkerSpec
+    from overhead_tui.engine.spawn import Cancel
+    from overhead_tui.plugins.scenarios import ScenarioSpec
 
 
 @dataclass(frozen=True)
@@ -24,6 +30,23 @@ class Capability:
     reason: str | None = None
     fix: str | None = None
     path: str | None = None
+
+
+@dataclass(frozen=True)
+class BackendJob:
+    """What a backend's ``run(job)`` profiles: the scenario's worker under the backend
+    found by ``detect()``."""
+
+    cap: Capability
+    python: str
+    """The interpreter of the worker."""
+    worker: WorkerSpec
+    """The worker's SPEC (mode ``profile``)."""
+    spec: ScenarioSpec
+    n: int
+    timeout_s: float
+    cancel: Cancel | None = None
+    """Stops the backend's process group from another thread."""
 
 
 def find_tool(name: str) -> str | None:

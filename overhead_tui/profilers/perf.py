@@ -16,8 +16,13 @@ from pathlib import Path
 
 from overhead_tui.engine.protocol import Profiled, WorkerSpec
 from overhead_tui.engine.spawn import Cancel, CommandResult, run_command, worker_command, worker_env
-from overhead_tui.plugins.scenarios import ScenarioSpec
-from overhead_tui.profilers.capabilities import Capability, find_tool, read_setting, tool_version
+from overhead_tui.profilers.capabilities import (
+    BackendJob,
+    Capability,
+    find_tool,
+    read_setting,
+    tool_version,
+)
 from overhead_tui.profilers.layermap import classify, compiled_layer, library_name
 from overhead_tui.profilers.outcome import profiled_per_call_s
 from overhead_tui.summary.profile import BackendResult, PerfResult, SymbolRow
@@ -188,14 +193,7 @@ def detect() -> Capability:
     return Capability("perf", True, version, path=path)
 
 
-def run(
-    cap: Capability,
-    python: str,
-    worker: WorkerSpec,
-    spec: ScenarioSpec,
-    n: int,
-    timeout_s: float,
-    cancel: Cancel | None = None,
-) -> BackendResult:
-    """The registry's entry: profile ``worker`` under perf (JIT code: its compute layer)."""
-    return profile(str(cap.path), python, worker, timeout_s, compiled_layer(spec), cancel)
+def run(job: BackendJob) -> BackendResult:
+    """The registry's entry: profile the worker under perf (JIT code: its compute layer)."""
+    layer = compiled_layer(job.spec)
+    return profile(str(job.cap.path), job.python, job.worker, job.timeout_s, layer, job.cancel)

@@ -22,7 +22,7 @@ from overhead_tui.engine.spawn import (
     worker_env,
 )
 from overhead_tui.plugins.scenarios import ScenarioSpec
-from overhead_tui.profilers.capabilities import Capability
+from overhead_tui.profilers.capabilities import BackendJob, Capability
 from overhead_tui.profilers.registry import BACKENDS, REGISTRY, detect
 from overhead_tui.summary.profile import BackendResult, ProfileRecord
 
@@ -205,4 +205,4 @@ def _run_backend(
     backend = REGISTRY.get(name)
     if backend is None:
         return BackendResult("failed", reason=f"unknown backend {name}")
-    return backend.run(cap, python, worker, spec, n, timeout_s, cancel=cancel)
+    return backend.run(BackendJob(cap, python, worker, spec, n, timeout_s, cancel))

@@ -15,8 +15,13 @@ from pathlib import Path
 
 from overhead_tui.engine.protocol import Profiled, WorkerSpec
 from overhead_tui.engine.spawn import Cancel, run_command, worker_command, worker_env
-from overhead_tui.plugins.scenarios import ScenarioSpec
-from overhead_tui.profilers.capabilities import Capability, find_tool, read_setting, tool_version
+from overhead_tui.profilers.capabilities import (
+    BackendJob,
+    Capability,
+    find_tool,
+    read_setting,
+    tool_version,
+)
 from overhead_tui.profilers.layermap import library_name
 from overhead_tui.profilers.outcome import profiled_per_call_s
 from overhead_tui.summary.codec import IN_MEMORY
@@ -205,14 +210,6 @@ def detect() -> Capability:
     return Capability("pyspy", True, tool_version([path, "--version"]), path=path)
 
 
-def run(
-    cap: Capability,
-    python: str,
-    worker: WorkerSpec,
-    spec: ScenarioSpec,
-    n: int,
-    timeout_s: float,
-    cancel: Cancel | None = None,
-) -> BackendResult:
+def run(job: BackendJob) -> BackendResult:
     """The registry's entry: profile ``worker`` under py-spy."""
-    return profile(str(cap.path), python, worker, timeout_s, cancel)
+    return profile(str(job.cap.path), job.python, job.worker, job.timeout_s, job.cancel)

@@ -13,13 +13,11 @@ import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from overhead_tui.profilers.capabilities import Capability
+from overhead_tui.profilers.capabilities import BackendJob, Capability
 from overhead_tui.summary.profile import BackendResult
 
-RunBackend = Callable[..., BackendResult]
-"""``run(cap, python, worker, spec, n, timeout_s, cancel=None)``."""
-"""``run(capability, python, worker_spec, scenario, n, timeout_s)`` → the backend's part of
-the profile (``status`` ok / failed / …)."""
+RunBackend = Callable[[BackendJob], BackendResult]
+"""``run(job)`` → the backend's part of the profile (``status`` ok / failed / …)."""
 
 
 @dataclass(frozen=True)

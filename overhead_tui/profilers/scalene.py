@@ -21,7 +21,7 @@ from typing import Any
 from overhead_tui.engine.protocol import WorkerSpec
 from overhead_tui.engine.spawn import Cancel, run_command, worker_env
 from overhead_tui.plugins.scenarios import ScenarioSpec
-from overhead_tui.profilers.capabilities import Capability, tool_version
+from overhead_tui.profilers.capabilities import BackendJob, Capability, tool_version
 from overhead_tui.profilers.outcome import profiled_per_call_s
 from overhead_tui.summary.profile import BackendResult, CpuShares, LineRow, ScaleneResult
 
@@ -126,14 +126,6 @@ def detect() -> Capability:
     return Capability("scalene", True, version, path=f"{sys.executable} -m scalene")
 
 
-def run(
-    cap: Capability,
-    python: str,
-    worker: WorkerSpec,
-    spec: ScenarioSpec,
-    n: int,
-    timeout_s: float,
-    cancel: Cancel | None = None,
-) -> BackendResult:
+def run(job: BackendJob) -> BackendResult:
     """The registry's entry: profile ``worker`` under Scalene."""
-    return profile(python, worker, spec, timeout_s, cancel)
+    return profile(job.python, job.worker, job.spec, job.timeout_s, job.cancel)

@@ -20,8 +20,8 @@ def test_a_backend_added_to_the_registry_is_detected_and_run(monkeypatch):
 
     ran = []
 
-    def run(cap, python, worker, spec, n, timeout_s, cancel=None):
-        ran.append((spec.name, n))
+    def run(job):
+        ran.append((job.spec.name, job.n))
         return {"status": "ok"}
 
     extra = registry.Backend("fake", lambda: Capability("fake", True, "1", path="/bin/true"), run)
