@@ -13,7 +13,6 @@ import argparse
 import dataclasses
 import sys
 import time
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -46,7 +45,7 @@ from overhead_tui.errors import UsageError
 from overhead_tui.export.interpreters import render_table
 from overhead_tui.plugins.scenarios import discover, select
 from overhead_tui.summary.interpreters import InterpreterRun, InterpretersSummary, PythonInfo
-from overhead_tui.summary.records import RunSummary
+from overhead_tui.summary.records import RunSummary, created_now
 from overhead_tui.summary.validation import SummaryError
 
 EXIT_INTERRUPTED = 130
@@ -105,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
     progress = Progress(sys.stderr, live=stderr_is_tty())
     combined = InterpretersSummary(
         settings=dataclasses.replace(settings, python=None),
-        created=datetime.now(UTC).isoformat(timespec="seconds"),
+        created=created_now(),
     )
     entries: list[tuple[str | None, str]] = [(None, sys.executable)]
     entries += [(p, spec) for p, spec in zip(pythons, args.python, strict=True)]

@@ -15,11 +15,9 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any, ClassVar
 
-import overhead_tui
 from overhead_tui.analysis.derive import derive
 from overhead_tui.engine.budget import fair_share_s
 from overhead_tui.engine.events import ProbeStarted, RunFinished, RunStarted, ScenarioProgress
@@ -30,7 +28,14 @@ from overhead_tui.engine.spawn import Cancel
 from overhead_tui.machine.cpu import read_cpu_model
 from overhead_tui.machine.host import describe_machine
 from overhead_tui.plugins.scenarios import ScenarioSpec
-from overhead_tui.summary.records import MachineInfo, RunSummary, ScenarioResult, Settings
+from overhead_tui.summary.records import (
+    MachineInfo,
+    RunSummary,
+    ScenarioResult,
+    Settings,
+    created_now,
+    tool_stamp,
+)
 from overhead_tui.summary.sweep import BudgetedPoint
 
 
@@ -131,8 +136,8 @@ class BudgetedSweep:
         self.summary = RunSummary(
             machine=describe_machine(),
             settings=settings,
-            created=datetime.now(UTC).astimezone().isoformat(timespec="seconds"),
-            tool={"name": "overhead-tui", "version": overhead_tui.__version__},
+            created=created_now(),
+            tool=tool_stamp(),
             run_dir=str(self.run_dir),
         )
 

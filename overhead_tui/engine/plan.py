@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import os
 import sys
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 
-import overhead_tui
 from overhead_tui.engine.results import machine_blas, new_result
 from overhead_tui.engine.spawn import (
     same_interpreter,
@@ -16,7 +15,7 @@ from overhead_tui.machine.host import (
     describe_machine,
 )
 from overhead_tui.plugins.scenarios import ScenarioSpec
-from overhead_tui.summary.records import RunSummary, Settings
+from overhead_tui.summary.records import RunSummary, Settings, created_now, tool_stamp
 
 
 def size_for(spec: ScenarioSpec, settings: Settings) -> int:
@@ -68,8 +67,8 @@ def planned_summary(
     return RunSummary(
         machine=machine,
         settings=settings,
-        created=datetime.now(UTC).astimezone().isoformat(timespec="seconds"),
-        tool={"name": "overhead-tui", "version": overhead_tui.__version__},
+        created=created_now(),
+        tool=tool_stamp(),
         run_dir=str(run_dir) if run_dir is not None else None,
         scenarios=[
             new_result(s, size_for(s, settings), settings.dtype, settings.m, settings.k)

@@ -129,6 +129,13 @@ def _import_scenario(path: str, name: str) -> ModuleType:
     return module
 
 
+def _missing_module(channel: _Channel, spec: WorkerSpec, exc: ModuleNotFoundError) -> int:
+    """A module the scenario or probe imports is missing: ``missing_dependency`` when it is
+    one its file ``REQUIRES`` (the fix is to install it), else a plain ``import`` error."""
+    kind = "missing_dependency" if exc.name in spec.requires else "import"
+    return _error(channel, kind, exc)
+
+
 def _error(channel: _Channel, kind: str, exc: BaseException) -> int:
     tb = "".join(traceback.format_exception(exc)[-6:])
     message = f"{type(exc).__name__}: {exc}".strip()
@@ -153,8 +160,7 @@ def run(spec: WorkerSpec, channel: _Channel) -> int:
     try:
         module = _import_scenario(spec.path, spec.name)
     except ModuleNotFoundError as exc:
-        kind = "missing_dependency" if exc.name in spec.requires else "import"
-        return _error(channel, kind, exc)
+        return _missing_module(channel, spec, exc)
     except Exception as exc:
         return _error(channel, "import", exc)
     # Reported before setup, which may limit BLAS threads: these are the defaults.
@@ -245,8 +251,7 @@ def _prepare(spec: WorkerSpec, channel: _Channel) -> tuple[ModuleType, tuple[Any
         module = _import_scenario(spec.path, spec.name)
         args = module.setup(a, b)
     except ModuleNotFoundError as exc:
-        kind = "missing_dependency" if exc.name in spec.requires else "import"
-        return _error(channel, kind, exc)
+        return _missing_module(channel, spec, exc)
     except Exception as exc:
         return _error(channel, "setup", exc)
     return module, args if isinstance(args, tuple) else (args,)
@@ -393,8 +398,7 @@ def run_probe(spec: WorkerSpec, channel: _Channel) -> int:
         measured = module.measure(ProbeContext(spec.repeats, spec.min_sample_s))
         reference += reference_samples() if spec.reference_dispatch else []
     except ModuleNotFoundError as exc:
-        kind = "missing_dependency" if exc.name in spec.requires else "import"
-        return _error(channel, kind, exc)
+        return _missing_module(channel, spec, exc)
     except Exception as exc:
         return _error(channel, "exception", exc)
     samples = [float(x) for x in measured["samples"]]

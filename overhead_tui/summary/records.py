@@ -26,6 +26,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +48,20 @@ from overhead_tui.summary.validation import SummaryError, validate_summary
 
 SCHEMA_VERSION = 4
 """Current ``schema_version`` written by this tool."""
+
+
+def created_now() -> str:
+    """The ``created`` stamp of every summary the tool writes: now, local time with its UTC
+    offset, to the second (``2026-12-02T04:36:10+00:00``)."""
+    return datetime.now(UTC).astimezone().isoformat(timespec="seconds")
+
+
+def tool_stamp() -> dict[str, str]:
+    """The ``tool`` of every summary: this tool's name and version."""
+    import overhead_tui
+
+    return {"name": "overhead-tui", "version": overhead_tui.__version__}
+
 
 MAX_SUMMARY_BYTES = 200_000_000
 """Largest summary file :meth:`RunSummary.load` reads (bytes); a run's is usually under 1 MB."""
