@@ -29,6 +29,7 @@ test-fast: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/python -m mypy
 
 screenshots: $(STAMP)
 	$(BIN)/python scripts/screenshots.py

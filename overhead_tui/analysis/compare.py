@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from overhead_tui.summary.records import RunSummary, ScenarioResult
 
@@ -210,7 +210,7 @@ def compare_runs(
 def compare_rung(a: ScenarioResult, b: ScenarioResult, alpha: float) -> RungComparison:
     """Compare one scenario's result in run A with its result in run B (see
     :class:`RungComparison`)."""
-    base = {
+    base: dict[str, Any] = {
         "name": a.name,
         "rung": a.rung,
         "status_a": a.status,

@@ -323,10 +323,8 @@ def check_export_paths(paths: dict[str, Path | None]) -> None:
                 f"{option} - would write a file named '-'; fix: give a file name such as {example}"
             )
         if path.is_dir():
-            example = path / EXPORT_EXAMPLES.get(option, "out.txt")
-            raise UsageError(
-                f"{option} {path} is a folder; fix: give a file name such as {example}"
-            )
+            inside = path / EXPORT_EXAMPLES.get(option, "out.txt")
+            raise UsageError(f"{option} {path} is a folder; fix: give a file name such as {inside}")
         folder = path.parent
         while not folder.exists() and folder != folder.parent:
             folder = folder.parent  # missing folders are created when the file is written

@@ -90,8 +90,8 @@ def run(args: argparse.Namespace) -> int:
     from overhead_tui.commands.run import Progress
 
     pythons = [resolve_spec(spec) for spec in args.python]  # UsageError: exit 2 before running
-    for python, spec in zip(pythons, args.python, strict=True):
-        _refuse_too_old(python, spec)
+    for found, spec in zip(pythons, args.python, strict=True):
+        _refuse_too_old(found, spec)
     if args.app and not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise UsageError("--app needs a terminal (stdin and stdout are not a TTY); fix: drop --app")
     check_export_paths({"--json": args.json, "--markdown": args.markdown})

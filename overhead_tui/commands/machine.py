@@ -95,10 +95,9 @@ def _report(cpu: CpuModel | None, limits: MachineLimits) -> None:
         f"{fmt_number(clock['max']) if clock['max'] else 'not reported'}, measured "
         f"{fmt_number(clock['measured'])} GHz (dependent-chain probe; checks below)"
     )
-    if clock.get("vector") and clock.get("measured"):
-        print(
-            f"       {vector_clock_text(clock['vector'], clock['measured'], limits.fma_width_bits)}"
-        )
+    vector, scalar = clock.get("vector"), clock.get("measured")
+    if vector and scalar:
+        print(f"       {vector_clock_text(vector, scalar, limits.fma_width_bits)}")
     if limits.fact_checks:
         print("machine facts, each from two independent methods:")
         rows = [FACT_CHECK_HEADER, *fact_check_rows(limits.fact_checks)]

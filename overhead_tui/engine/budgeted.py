@@ -13,7 +13,7 @@ record and its events.  No Textual here.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, Any, ClassVar
@@ -188,12 +188,9 @@ class BudgetedSweep:
 
     def _point_run(self, spec: ScenarioSpec, x: int) -> tuple[Settings, str]:
         """(the point's settings, its folder's name under ``points/``)."""
+        point: dict[str, Any] = {self.axis_setting: x}  # n of a sweep, m of shapes
         settings = replace(
-            self.settings,
-            scenarios=[spec.name],
-            probes=False,
-            refresh_probes=False,
-            **{self.axis_setting: x},
+            self.settings, scenarios=[spec.name], probes=False, refresh_probes=False, **point
         )
         return settings, f"{spec.name}-{self.folder_prefix}{x}"
 
@@ -303,7 +300,7 @@ class BudgetedSweep:
                 yield self._stop(spec.name, "cancelled", "stopped by the user", log)
                 return
 
-    def _run_point(self, spec: ScenarioSpec, x: int) -> Iterator[Any]:
+    def _run_point(self, spec: ScenarioSpec, x: int) -> Generator[Any, None, ScenarioResult]:
         """Run one point through a Runner; returns (via StopIteration) its result."""
         settings, folder = self._point_run(spec, x)
         runner = Runner(

@@ -183,9 +183,7 @@ def measure_probe(
             and not isinstance(v, bool)
             and key != "within_process_spread"
         ):
-            found = [
-                float(r.details[key]) for r in runs if isinstance(r.details.get(key), (int, float))
-            ]
+            found = [float(x) for r in runs if isinstance(x := r.details.get(key), (int, float))]
             result.detail_intervals[key] = [min(found), max(found)]
     return result
 
@@ -274,7 +272,8 @@ def write_cache(key: str, results: dict[str, ProbeResult], cache: Path | None = 
     cache.parent.mkdir(parents=True, exist_ok=True)
     data = _read_cache(cache)
     entries = _cache_entries(data)
-    listed = data.get("order") if isinstance(data.get("order"), list) else []
+    stored = data.get("order")
+    listed: list[Any] = stored if isinstance(stored, list) else []
     order = [k for k in listed if k in entries] + [k for k in entries if k not in listed]
     order = [k for k in order if k != key] + [key]
     order = order[-CACHE_ENTRIES:]

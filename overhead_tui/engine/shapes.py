@@ -85,9 +85,9 @@ def default_weights_order(
             f"{weights / llc:.2g}× the last-level cache ({source}), so part of it may stay "
             "in the cache; give --k/--n and drop that scenario for a B that streams"
         )
-    weights = itemsize * order * order / 2**20
+    mib = itemsize * order * order / 2**20
     return order, (
-        f"k = n = {order}: B is {weights:.0f} MiB, at least {CACHE_FACTOR}× the last-level "
+        f"k = n = {order}: B is {mib:.0f} MiB, at least {CACHE_FACTOR}× the last-level "
         f"cache ({source}), so it streams from memory"
     )
 
@@ -126,8 +126,8 @@ def scenario_roofs(spec: ScenarioSpec, machine: MachineInfo, dtype: str) -> Roof
     peak = machine.peak_gflops.get(dtype)
     bandwidth = machine.bandwidth_gbs or {}
     if "parallel" in spec.layers:
-        return Roofs("all cores", peak and peak.measured, roofline_bandwidth(bandwidth))
-    return Roofs("one core", peak and peak.one_core, bandwidth.get("one_core"))
+        return Roofs("all cores", peak.measured if peak else None, roofline_bandwidth(bandwidth))
+    return Roofs("one core", peak.one_core if peak else None, bandwidth.get("one_core"))
 
 
 class ShapesSweep(BudgetedSweep):
@@ -224,7 +224,8 @@ class ShapesSweep(BudgetedSweep):
 
     def _log_point(self, log: IO[str], event: PointMeasured) -> None:
         point = event.point
-        log_event(log, "point", name=point.scenario, m=point.m, status=point.status)
+        batch = point.m if isinstance(point, ShapePoint) else None
+        log_event(log, "point", name=point.scenario, m=batch, status=point.status)
 
     def _cost(self, x: int, result: ScenarioResult) -> PointCost:
         return PointCost(x, result.median_s or 0.0, point_overhead_s(result))

@@ -211,7 +211,7 @@ def _count(lines: list[str], frame_pointer: bool) -> AsmReport:
         found = _fma(code)
         if found is not None:
             kind, is_scalar = found
-            if is_scalar:
+            if is_scalar or kind is None:
                 scalar += 1
             else:
                 packed[kind] = packed.get(kind, 0) + 1

@@ -421,7 +421,7 @@ class _Reader:
 
     def _run(self) -> None:
         with contextlib.suppress(OSError, ValueError):
-            while chunk := self._pipe.read1(65536):
+            while chunk := self._pipe.read1(65536):  # type: ignore[attr-defined]  # a BufferedReader
                 self._chunks.append(chunk)
 
     def result(self, seconds: float) -> bytes:

@@ -103,7 +103,7 @@ def _ns(value: float | None, below: bool = False) -> str:
 
 def pair_rows(pair: BreakdownPair) -> list[tuple[str, ...]]:
     """One row per breakdown row (:data:`PAIR_HEADER`), then ``measured`` (ns per FMA)."""
-    rows = [
+    rows: list[tuple[str, ...]] = [
         (
             row.layer,
             row.unit.removeprefix("ns/"),

@@ -367,7 +367,7 @@ class MarkdownExporter(Exporter):
         reference = dense_reference_note(summary)
         if reference is not None:
             notes.append(f"- {reference[0].upper()}{reference[1:]}.")
-        else:
+        elif summary.dense is not None:
             notes.append(
                 f"- Dense kernel (× dense = 1): **{summary.dense.name}** "
                 f"({summary.dense.title}), n = {summary.dense.n}."

@@ -26,7 +26,7 @@ def _seconds(value: float | None) -> str:
 def point_rows(record: ShapesRecord) -> list[tuple[str, ...]]:
     """One row per point (scenario, m, status, median, GFLOP/s, intensity, attainable,
     bound) as text, in sweep order; a ``*`` marks the measured crossing's batch."""
-    rows = []
+    rows: list[tuple[str, ...]] = []
     for point in record.points:
         crossing = record.crossing.get(point.scenario)
         mark = " *" if crossing is not None and crossing.measured_m == point.m else ""
@@ -48,7 +48,7 @@ def point_rows(record: ShapesRecord) -> list[tuple[str, ...]]:
 def crossing_rows(record: ShapesRecord) -> list[tuple[str, ...]]:
     """Per scenario: roofs (threads, peak, bandwidth, ridge), measured and predicted crossing,
     the climb from the smallest to the largest batch, why it stopped."""
-    rows = []
+    rows: list[tuple[str, ...]] = []
     for name in record.scenarios():
         roofs = record.roofs.get(name)
         ridge = ridge_point(roofs.peak_gflops, roofs.bandwidth_gbs) if roofs else None

@@ -156,7 +156,7 @@ class CpuModel:
         return self.fma_units * lanes * 2
 
     def peak(
-        self, dtype: str, ghz: float | None, cores: int | None = None
+        self, dtype: str, ghz: float | None, cores: float | None = None
     ) -> tuple[float | None, str]:
         """(theoretical GFLOP/s, the formula as text) at ``ghz`` on ``cores`` (default: all)."""
         cores = cores or self.physical_cores or self.logical_cpus or 1
@@ -227,9 +227,9 @@ def parse_cpuinfo(text: str) -> CpuModel:
         fields.append(entry)
     first = next((f for f in fields if "processor" in f), fields[0] if fields else {})
     logical = sum(1 for f in fields if "processor" in f and f.get("processor", "").isdigit())
-    cores = {(f.get("physical id"), f.get("core id")) for f in fields if "core id" in f} or set(
-        range(logical)
-    )
+    cores: set[object] = {
+        (f.get("physical id"), f.get("core id")) for f in fields if "core id" in f
+    } or set(range(logical))
     flags = (first.get("flags") or first.get("Features") or "").split()
     isa = [f for f in ISA_FLAGS if f in flags]
     width = 512 if "avx512f" in flags else 256 if "avx" in flags else 128

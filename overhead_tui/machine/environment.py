@@ -120,7 +120,7 @@ def slow_kernel_causes(result: ScenarioResult, machine: MachineInfo) -> list[str
         kernel = lib.architecture or ""
         simd = OPENBLAS_KERNEL_SIMD.get(kernel.lower())
         older = simd and native and _SIMD_LEVEL[simd] < _SIMD_LEVEL[native]
-        if lib.library == "openblas" and older:
+        if lib.library == "openblas" and older and simd and native:
             causes.append(
                 f"BLAS kernel {kernel} ({_SIMD_LABEL[simd]}) on this {_SIMD_LABEL[native]} machine"
             )

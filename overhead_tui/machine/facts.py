@@ -110,6 +110,7 @@ def fma_check(cpu: CpuModel | None, probes: Probes, clock: float | None) -> Fact
     expected = expected_flop_per_cycle(cpu, int(width))
     table = f"table: {cpu.microarchitecture}, {cpu.fma_units} × {cpu.fma_width_bits}-bit FMA"
     same_moment = _number(_detail(probes, "simd_fma", "flop_per_cycle"))
+    measured: float | None
     if same_moment is not None:
         measured, method = same_moment, "simd_fma one core / clock under its FMA load"
     else:
@@ -219,8 +220,8 @@ def scaling_warnings(checks: list[FactCheck], summary: RunSummary) -> list[str]:
     dense = [
         r for r in summary.scenarios if r.has_speed and r.gflops and "dense_kernel" in r.layers
     ]
-    one = max((r.gflops for r in dense if "parallel" not in r.layers), default=None)
-    every = max(((r.gflops, r.name) for r in dense if "parallel" in r.layers), default=None)
+    one = max((r.gflops or 0.0 for r in dense if "parallel" not in r.layers), default=None)
+    every = max(((r.gflops or 0.0, r.name) for r in dense if "parallel" in r.layers), default=None)
     if not parallel or not one or every is None or parallel < 1.5:
         return []
     scaling = every[0] / one

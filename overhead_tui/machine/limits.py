@@ -150,9 +150,10 @@ def _peak_entry(
     )
     entry["measured"], entry["one_core"] = measured, one_core
     if cpu is not None and fma_clock:
-        entry["one_core_theoretical"] = cpu.flop_per_cycle(dtype) * fma_clock
+        one_theory = cpu.flop_per_cycle(dtype) * fma_clock
+        entry["one_core_theoretical"] = one_theory
         if one_core:
-            entry["one_core_ratio"] = one_core / entry["one_core_theoretical"]
+            entry["one_core_ratio"] = one_core / one_theory
     theory = entry.get("theoretical")
     if measured and isinstance(theory, float | int) and theory:
         entry["ratio"] = measured / theory
@@ -269,7 +270,7 @@ def _narrow_code_ratios(probes: Probes, cpu: CpuModel, width: int) -> str:
     "; it reached 1.00 × that on one core and 0.99 × on all 2 (float64), 0.99 × and …"."""
     clock = probe_value(probes, "simd_fma", "vector_clock_ghz") or probe_value(probes, "clock")
     cores = cpu.physical_cores or cpu.logical_cpus or 1
-    parts = []
+    parts: list[str] = []
     for dtype, (name, detail) in ONE_CORE_PEAK.items():
         one = probe_value(probes, name, detail)
         if not (one and clock):

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from overhead_tui.engine.events import ProbeStarted
 
 
-def fmt_share_interval(interval: list[float] | tuple[float, float] | None) -> str:
+def fmt_share_interval(interval: Sequence[float] | None) -> str:
     """A share's interval as ``[12–18 %]`` (percent, no decimals), or "" when absent."""
     if not interval:
         return ""
@@ -30,12 +30,12 @@ def fmt_share_interval(interval: list[float] | tuple[float, float] | None) -> st
     return f"[{low:.0f}–{high:.0f} %]"
 
 
-def fmt_share(value: float | None, interval: list[float] | tuple[float, float] | None) -> str:
+def fmt_share(value: float | None, interval: Sequence[float] | None) -> str:
     """A share and its interval: ``15 % [12–18 %]``; ``15 % `` (a trailing space) without one."""
     return f"{fmt_percent(value)} {fmt_share_interval(interval)}"
 
 
-def fmt_cost(value: float | None, interval: list[float] | None, below: bool = False) -> str:
+def fmt_cost(value: float | None, interval: Sequence[float] | None, below: bool = False) -> str:
     """A unit cost with its interval: ``4.2 [3.9–4.5]``; ``below resolution [0–1.2]`` when its
     probe measured ≤ 0 (never a negative cost)."""
     bounds = (
@@ -197,7 +197,7 @@ def vector_clock_text(vector: float, scalar: float, width_bits: int | None) -> s
 def fact_check_rows(checks: Sequence[FactCheck]) -> list[tuple[str, ...]]:
     """One row per machine fact checked two ways: (fact, the figure used with its unit,
     method 1 = value, method 2 = value, verdict)."""
-    rows = []
+    rows: list[tuple[str, ...]] = []
     for check in checks:
         verdict = {True: "agree", False: "DISAGREE", None: "unchecked"}[check.agree]
         rows.append(

@@ -21,7 +21,11 @@ class SweepRow:
 
     def curve(self) -> tuple[list[int], list[float]]:
         """(n, GFLOP/s) of its ok points, by increasing n."""
-        ok = [(n, p.gflops) for n, p in sorted(self.points.items()) if p.status == "ok"]
+        ok = [
+            (n, p.gflops)
+            for n, p in sorted(self.points.items())
+            if p.status == "ok" and p.gflops is not None
+        ]
         return [n for n, _ in ok], [g for _, g in ok]
 
 

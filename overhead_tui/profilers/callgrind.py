@@ -23,6 +23,7 @@ import tempfile
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from overhead_tui.engine.protocol import Done, WorkerSpec
 from overhead_tui.engine.spawn import Cancel, run_command, worker_command, worker_env
@@ -113,7 +114,7 @@ def summarize(
     matrix order ``n``)."""
     total = profile.total or sum(profile.self_cost.values()) or 1
     layers: dict[str, float] = {}
-    rows = []
+    rows: list[Any] = []
     for (fn, ob), cost in sorted(profile.self_cost.items(), key=lambda kv: -kv[1]):
         layer = classify(fn, ob)
         layer = compiled_as if layer == "compiled" else layer

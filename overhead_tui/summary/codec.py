@@ -128,7 +128,7 @@ def from_json(cls: type[T], data: Any, *, strict: bool = False, where: str = "")
     check = (where or cls.__name__) if strict else None
     if check is not None and not isinstance(data, dict):
         raise DecodeError(f"{check}: expected an object, got {data!r:.80}")
-    hints = _hints(cls)
+    hints = _hints(cls)  # type: ignore[arg-type]  # a class is hashable
     kwargs = {}
     for f in dataclasses.fields(cls):  # type: ignore[arg-type]
         name = f.metadata.get(JSON_NAME, f.name)

@@ -163,7 +163,7 @@ def is_interpreters_summary(path: Path) -> bool:
 def schema() -> dict[str, Any]:
     """The combined summary's JSON Schema (``interpreters.schema.json``)."""
     text = resources.files(__package__).joinpath("interpreters.schema.json").read_text("utf-8")
-    return json.loads(text)  # type: ignore[no-any-return]
+    return json.loads(text)
 
 
 def validate(data: Any) -> None:

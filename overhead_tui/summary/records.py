@@ -325,7 +325,7 @@ class RunSummary:
 
     def to_json(self) -> dict[str, Any]:
         """Return the summary as a JSON-ready dict (schema ``SCHEMA_VERSION``)."""
-        return to_json(self)  # type: ignore[no-any-return]
+        return to_json(self)
 
     def dumps(self) -> str:
         """Serialise as sorted, indented UTF-8 JSON text ending in a newline."""

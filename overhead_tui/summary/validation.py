@@ -70,7 +70,7 @@ def condensed(data: Any) -> Any:
     if len(data) <= CONDENSE_ABOVE or not set(map(type, data)) <= {int, float}:
         return [condensed(x) for x in data]
     try:
-        total = sum(data)
+        total: float = sum(data)
     except OverflowError:  # an int too large for a float
         total = math.nan
     numbers = data if total == total else [x for x in data if x == x]  # NaN left out

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 
 
 @dataclass(frozen=True)
@@ -208,7 +208,7 @@ ACTIONS: tuple[Action, ...] = (
 """Every action, in the order of the footer, the palette and the help's key table."""
 
 
-def bindings(actions: tuple[Action, ...] = ACTIONS) -> list[Binding]:
+def bindings(actions: tuple[Action, ...] = ACTIONS) -> list[BindingType]:
     """The app's ``BINDINGS``: one per record with both a key and an app action."""
     return [
         Binding(

@@ -406,8 +406,8 @@ class OverheadApp(App[None]):
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         for entry in palette():
-            if entry.needs and getattr(self, entry.needs) is None:
-                continue  # e.g. no interpreters summary in this app
+            if entry.title is None or (entry.needs and getattr(self, entry.needs) is None):
+                continue  # not in the palette, or e.g. no interpreters summary in this app
             yield SystemCommand(
                 entry.title, entry.palette_help, getattr(self, f"action_{entry.action}")
             )

@@ -167,7 +167,7 @@ def operand_producers(code: CodeType, offset: int, operands: int = 2) -> list[st
 
 def adaptive_instructions(code: CodeType) -> list[dis.Instruction]:
     try:
-        return list(dis.get_instructions(code, adaptive=True))  # type: ignore[call-arg]
+        return list(dis.get_instructions(code, adaptive=True))
     except TypeError:  # Python < 3.11 has no adaptive view
         return list(dis.get_instructions(code))
 
@@ -200,12 +200,13 @@ def operand_names(code: CodeType) -> dict[int, tuple[str, list[str | None]]]:
             names = ins.argval if isinstance(ins.argval, tuple) else (None, None)
             stack.extend(n if isinstance(n, str) else None for n in names)
             continue
+        depth = ins.arg or 1
         if op == "COPY":
-            stack.append(stack[-ins.arg] if len(stack) >= (ins.arg or 1) else None)
+            stack.append(stack[-depth] if len(stack) >= depth else None)
             continue
         if op == "SWAP":
-            if len(stack) >= (ins.arg or 1):
-                stack[-1], stack[-ins.arg] = stack[-ins.arg], stack[-1]
+            if len(stack) >= depth:
+                stack[-1], stack[-depth] = stack[-depth], stack[-1]
             continue
         if op == "BINARY_SUBSCR":
             container, _ = pop(2)

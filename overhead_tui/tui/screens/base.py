@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import Footer, Header
 
@@ -25,8 +25,9 @@ class BaseScreen(Screen[None]):
     too small" message are added around them here.
     """
 
-    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = BREAKPOINTS_WIDTH
-    VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = BREAKPOINTS_HEIGHT
+    # textual declares these per instance; a class-wide value is how its docs set them
+    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = BREAKPOINTS_WIDTH  # type: ignore[misc]
+    VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = BREAKPOINTS_HEIGHT  # type: ignore[misc]
 
     def __init__(
         self, name: str | None = None, id: str | None = None, classes: str | None = None
@@ -48,7 +49,7 @@ class BaseScreen(Screen[None]):
 class DrillScreen(BaseScreen):
     """A screen opened over the ladder: ``escape`` goes back."""
 
-    BINDINGS: ClassVar[list[Binding]] = [Binding("escape", "app.pop_screen", "Back")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "app.pop_screen", "Back")]
 
 
 class SummaryScreen(DrillScreen):

@@ -100,7 +100,7 @@ def compare_app(
     from overhead_tui.tui.app import OverheadApp  # here: app.py may one day import this module
 
     class CompareApp(OverheadApp):
-        CSS_PATH = Path(inspect.getfile(OverheadApp)).parent / str(OverheadApp.CSS_PATH)
+        CSS_PATH = str(Path(inspect.getfile(OverheadApp)).parent / str(OverheadApp.CSS_PATH))
 
         def on_ready(self) -> None:
             self.push_screen(CompareScreen(comparison))

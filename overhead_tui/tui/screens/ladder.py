@@ -161,6 +161,7 @@ class LadderScreen(BaseScreen):
 
     def _update_elapsed(self) -> None:
         started_at = self.ladder.started_at
+        seconds: float | None
         if self.ladder.running and started_at is not None:
             seconds = self.clock() - started_at
         else:

@@ -130,8 +130,8 @@ class LogLogPlot(PlotextPlot):
             plt.ylim(*y_limits)
         if x_limits and y_limits:
             grid = (max(10, self.size.width - 9), max(3, self.size.height - 5))
-            for text, lx, ly in merge_labels(figure.labels, x_limits, y_limits, grid):
-                plt.text(text, lx, ly, alignment="left")
+            for text, label_x, label_y in merge_labels(figure.labels, x_limits, y_limits, grid):
+                plt.text(text, label_x, label_y, alignment="left")
         self.refresh()
 
 

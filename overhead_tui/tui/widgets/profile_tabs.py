@@ -124,8 +124,8 @@ class NativeTab(BackendTab):
             verdict = agreement.get(layer)
             diff.add_row(
                 f"{letter} {layer_label(layer)}",
-                fmt_share(m, verdict and verdict.perf_interval),
-                fmt_share(p, verdict and verdict.model_interval) if model else "—",
+                fmt_share(m, verdict.perf_interval if verdict else None),
+                fmt_share(p, verdict.model_interval if verdict else None) if model else "—",
                 delta,
                 verdict.verdict if verdict else "",
             )
