@@ -233,7 +233,7 @@ class Progress:
         elif isinstance(event, ScenarioProgress):
             if event.timed_window and self._clock() - self._drawn_at < QUIET_DRAW_S:
                 return  # samples are being timed: keep the terminal (another process) quiet
-            detail = event.phase
+            detail: str = event.phase
             if event.phase == "running":
                 detail += f" sample {event.samples_done}/{event.samples_total}"
             self._live(f"{self._current}: {detail}")

@@ -9,8 +9,12 @@ JIT compilation included), ``validating``, ``running`` (the timed samples) and `
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from overhead_tui.summary.records import RunSummary, ScenarioResult
+
+Phase = Literal["starting", "compiling", "validating", "running", "counting"]
+"""What a scenario's worker is doing (``ScenarioProgress.phase``)."""
 
 
 @dataclass(frozen=True)
@@ -55,7 +59,7 @@ class ScenarioProgress:
     """
 
     name: str
-    phase: str
+    phase: Phase
     samples_done: int = 0
     samples_total: int = 0
     timed_window: bool = False

@@ -51,7 +51,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass, field, fields
-from typing import Any, ClassVar, Protocol, TypeVar
+from typing import Any, ClassVar, Literal, Protocol, TypeVar
 
 from overhead_tui.summary.codec import OMIT, DecodeError, from_json, to_json
 from overhead_tui.summary.measured import (
@@ -89,6 +89,19 @@ def _checked(cls: type[R], data: object, where: str) -> R:
 MODES = ("run", "probe", "profile", "callgrind")
 """What a worker does: time a scenario, measure a probe, run a scenario under a profiler,
 or make one call under callgrind."""
+
+
+ErrorKind = Literal[
+    "missing_dependency",
+    "unavailable",
+    "import",
+    "setup",
+    "exception",
+    "memory",
+    "interpreter",
+    "spec",
+]
+"""What failed in a worker (:class:`Error`; ``interpreter`` is the runner's own)."""
 
 
 @dataclass(frozen=True)
@@ -252,7 +265,7 @@ class Generated(Message):
 @dataclass(frozen=True)
 class Validated(Message):
     event: ClassVar[str] = "validated"
-    phase: str = ""
+    phase: Literal["first", "last"] = "first"
     """``first`` (the first call's result) or ``last`` (the last sample's)."""
     ok: bool = False
     max_abs_error: float | None = None
@@ -277,7 +290,7 @@ class Warmup(Message):
 class Reference(Message):
     event: ClassVar[str] = "reference"
     dispatch_ns: tuple[float, ...] = ()
-    phase: str = ""
+    phase: Literal["before", "after"] = "before"
     """``before`` or ``after`` the samples."""
 
 
@@ -326,7 +339,7 @@ class Done(Message):
 @dataclass(frozen=True)
 class Error(Message):
     event: ClassVar[str] = "error"
-    kind: str = ""
+    kind: ErrorKind = "exception"
     """What failed (see the module docstring)."""
     message: str = "unknown error"
     traceback: str | None = field(default=None, metadata=OMIT)

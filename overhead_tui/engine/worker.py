@@ -25,7 +25,7 @@ import sys
 import time
 import traceback
 from types import ModuleType
-from typing import IO, Any
+from typing import IO, Any, Literal
 
 from overhead_tui.engine.protocol import (
     BlasLibrary,
@@ -36,6 +36,7 @@ from overhead_tui.engine.protocol import (
     Done,
     Environment,
     Error,
+    ErrorKind,
     Generated,
     Message,
     Probe,
@@ -132,11 +133,11 @@ def _import_scenario(path: str, name: str) -> ModuleType:
 def _missing_module(channel: _Channel, spec: WorkerSpec, exc: ModuleNotFoundError) -> int:
     """A module the scenario or probe imports is missing: ``missing_dependency`` when it is
     one its file ``REQUIRES`` (the fix is to install it), else a plain ``import`` error."""
-    kind = "missing_dependency" if exc.name in spec.requires else "import"
+    kind: ErrorKind = "missing_dependency" if exc.name in spec.requires else "import"
     return _error(channel, kind, exc)
 
 
-def _error(channel: _Channel, kind: str, exc: BaseException) -> int:
+def _error(channel: _Channel, kind: ErrorKind, exc: BaseException) -> int:
     tb = "".join(traceback.format_exception(exc)[-6:])
     message = f"{type(exc).__name__}: {exc}".strip()
     module = getattr(exc, "name", None) if isinstance(exc, ImportError) else None
@@ -174,8 +175,8 @@ def run(spec: WorkerSpec, channel: _Channel) -> int:
     except MemoryError as exc:
         return _error(channel, "memory", exc)
     except Exception as exc:
-        kind = "unavailable" if type(exc).__name__ == "Unavailable" else "setup"
-        return _error(channel, kind, exc)
+        failed: ErrorKind = "unavailable" if type(exc).__name__ == "Unavailable" else "setup"
+        return _error(channel, failed, exc)
     build_info = getattr(module, "BUILD_INFO", None)
     if build_info:
         channel.emit(Build(from_json(BuildInfo, build_info)))
@@ -219,7 +220,7 @@ def run(spec: WorkerSpec, channel: _Channel) -> int:
     return 0
 
 
-def _reference(spec: WorkerSpec, channel: _Channel, phase: str) -> None:
+def _reference(spec: WorkerSpec, channel: _Channel, phase: Literal["before", "after"]) -> None:
     """Time the dispatch probe's reference loop here, back to back with the samples, so the
     model can scale the cached probe costs to this worker's speed (``attribution``)."""
     if not spec.reference_dispatch:
@@ -235,7 +236,7 @@ def reference_samples() -> list[float]:
     return dispatch_samples(ProbeContext(repeats=3, min_sample_s=0.01), trips=50_000)[0]
 
 
-def _validated(phase: str, check: Any) -> Validated:
+def _validated(phase: Literal["first", "last"], check: Any) -> Validated:
     """The ``validated`` message of a ``validate.Validation`` (an infinite error: None)."""
     error = check.max_abs_error if check.max_abs_error != float("inf") else None
     return Validated(phase, check.ok, error, check.tolerance, check.reason)

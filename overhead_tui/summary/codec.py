@@ -172,6 +172,10 @@ def _convert(tp: Any, value: Any, where: str | None = None) -> Any:
         raise DecodeError(f"{where}: expected an object, got {value!r:.80}")
     if origin in (list, tuple):
         raise DecodeError(f"{where}: expected a list, got {value!r:.80}")
+    if origin is Literal:
+        if value in args:
+            return value
+        raise DecodeError(f"{where}: {value!r:.80} is not one of {', '.join(map(repr, args))}")
     if tp is float and isinstance(value, int | float) and not isinstance(value, bool):
         return float(value)
     plain = tp is bool or not isinstance(value, bool)  # True is no int

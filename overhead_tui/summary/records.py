@@ -45,6 +45,7 @@ from overhead_tui.summary.profile import ProfileRecord
 from overhead_tui.summary.shapes import ShapesRecord
 from overhead_tui.summary.sweep import SweepRecord
 from overhead_tui.summary.validation import SummaryError, validate_summary
+from overhead_tui.summary.vocabulary import Status
 
 SCHEMA_VERSION = 4
 """Current ``schema_version`` written by this tool."""
@@ -195,7 +196,7 @@ class ScenarioResult:
     flops: int
     """2·m·k·n floating-point operations per call (one multiply and one add per FMA); 2·n³
     for the square product."""
-    status: str = "skipped"
+    status: Status = "skipped"
     error: str | None = None
     description: str = ""
     kernel_source: str = ""

@@ -6,18 +6,13 @@ model charges to dynamic dispatch.  Layers have their own module (``summary.laye
 
 from __future__ import annotations
 
+from typing import Literal, get_args
+
 DTYPE_ITEMSIZE: dict[str, int] = {"float64": 8, "float32": 4}
 """Bytes per element of each supported dtype (IEEE 754 binary64 and binary32)."""
 
-STATUSES: tuple[str, ...] = (
-    "ok",
-    "invalid",
-    "impossible",
-    "error",
-    "timeout",
-    "crashed",
-    "skipped",
-)
+Status = Literal["ok", "invalid", "impossible", "error", "timeout", "crashed", "skipped"]
+STATUSES: tuple[str, ...] = get_args(Status)
 """Final statuses of a scenario.  Only ``ok`` carries a speed.  ``invalid``: a wrong product;
 ``impossible``: timed faster than the hardware's theoretical peak (``limits.reject_impossible``),
 so the product was cached or not computed."""

@@ -248,3 +248,17 @@ def test_the_summary_records_on_the_line_keep_their_keys():
     per_fma = measured.EventsPerFma(**counts, n=64, counted_sizes=[4, 6, 8, 10], by_opcode={})
     sent = json.loads(encode(protocol.Counted((4, 6, 8, 10), per_fma)))["per_fma"]
     assert list(sent) == [*measured.COUNTERS, "n", "counted_sizes", "by_opcode"]
+
+
+@pytest.mark.parametrize(
+    ("line", "said"),
+    [
+        ('{"event": "validated", "phase": "middle", "ok": true}', "'middle' is not one of"),
+        ('{"event": "error", "kind": "gremlins", "message": "x"}', "'gremlins' is not one of"),
+    ],
+)
+def test_a_phase_or_error_kind_outside_its_literal_is_a_protocol_error(line, said):
+    """Statuses, phases and error kinds are Literal types: the codec checks the value too."""
+    with pytest.raises(ProtocolError, match=said):
+        decode(line)
+    assert decode('{"event": "validated", "phase": "last", "ok": true}').phase == "last"
