@@ -17,14 +17,14 @@ from overhead_tui.commands.arguments import (
     sample_seconds,
     seconds_to_wait,
 )
-from overhead_tui.engine.folders import ensure_cache, lock_run_dir, writable_problem
-from overhead_tui.engine.inputs import estimated_bytes
 from overhead_tui.engine.interpreter_check import check_python
 from overhead_tui.engine.plan import size_for
 from overhead_tui.errors import UsageError
 from overhead_tui.machine.host import available_memory_bytes
 from overhead_tui.plugins.scenarios import SUPPORTED_DTYPES, ScenarioSpec, discover, select
 from overhead_tui.summary.records import Settings
+from overhead_tui.worker.folders import ensure_cache, lock_run_dir, writable_problem
+from overhead_tui.worker.inputs import estimated_bytes
 
 
 def add_command(subparsers: Any, name: str, module: ModuleType) -> argparse.ArgumentParser:

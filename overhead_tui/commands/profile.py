@@ -17,7 +17,7 @@ from overhead_tui.commands.common import (
 from overhead_tui.engine.plan import size_for
 from overhead_tui.errors import UsageError
 from overhead_tui.export.stacks import to_collapsed, to_speedscope
-from overhead_tui.plugins.scenarios import discover, select
+from overhead_tui.plugins.scenarios import SUPPORTED_DTYPES, discover, select
 from overhead_tui.present.format import fmt_number, fmt_percent
 from overhead_tui.profilers.profile import baseline_source_text, profile_scenario, slowdown_text
 from overhead_tui.profilers.pyspy import RATE_HZ, PyspySamples, Stack
@@ -47,7 +47,7 @@ def add_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--size", type=positive_int, metavar="N", help="matrix order (default: the scenario's own)"
     )
-    parser.add_argument("--dtype", choices=("float64", "float32"), default="float64")
+    parser.add_argument("--dtype", choices=SUPPORTED_DTYPES, default="float64")
     parser.add_argument(
         "--duration",
         type=seconds_to_wait,

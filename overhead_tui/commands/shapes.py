@@ -26,7 +26,6 @@ from overhead_tui.commands.sweep import (
     show_in_app,
     swept_scenarios,
 )
-from overhead_tui.engine.inputs import estimated_bytes
 from overhead_tui.engine.interpreter_check import check_python
 from overhead_tui.engine.shapes import (
     DEFAULT_BUDGET_S,
@@ -44,6 +43,7 @@ from overhead_tui.machine.host import available_memory_bytes
 from overhead_tui.plugins.scenarios import ScenarioSpec
 from overhead_tui.summary.records import RunSummary, Settings
 from overhead_tui.summary.vocabulary import DTYPE_ITEMSIZE
+from overhead_tui.worker.inputs import estimated_bytes
 
 HELP = "GFLOP/s against the batch m of (m×k)·(k×n): when a product leaves the memory roof"
 DESCRIPTION = (

@@ -66,7 +66,7 @@ for name in ("numpy", "threadpoolctl"):
         facts["missing"][name] = "%s: %s" % (type(exc).__name__, exc)
 if tuple(sys.version_info[:2]) >= {MIN_WORKER_PYTHON!r} and not facts["missing"]:
     try:
-        import overhead_tui.engine.worker
+        import overhead_tui.worker.main
     except Exception as exc:
         facts["worker_error"] = "%s: %s" % (type(exc).__name__, exc)
 print("overhead-tui-check " + json.dumps(facts))

@@ -60,7 +60,7 @@ def planned_summary(
     if _same_interpreter(settings.python):  # the workers will load this very numpy and BLAS
         import numpy
 
-        from overhead_tui.engine.worker import blas_info
+        from overhead_tui.worker.main import blas_info
 
         machine.numpy_version = numpy.__version__
         machine.blas = machine_blas(blas_info(), "numpy's default in this process (no worker yet)")

@@ -21,10 +21,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from overhead_tui.engine.events import ProbeStarted
-from overhead_tui.engine.observer import own_cpu_s
-from overhead_tui.engine.protocol import Probe, worker_spec
 from overhead_tui.engine.run_log import log_event
-from overhead_tui.engine.simd import PEAK_ISA_VARIABLE, best_isa, chosen_isa
 from overhead_tui.engine.spawn import (
     Cancel,
     run_command,
@@ -37,6 +34,9 @@ from overhead_tui.plugins.probes import ProbeSpec, discover_probes
 from overhead_tui.summary.codec import to_json, write_atomic
 from overhead_tui.summary.probes import ProbeResult, probe_records
 from overhead_tui.summary.records import Settings
+from overhead_tui.worker.observer import own_cpu_s
+from overhead_tui.worker.protocol import Probe, worker_spec
+from overhead_tui.worker.simd import PEAK_ISA_VARIABLE, best_isa, chosen_isa
 
 PROBE_TIMEOUT_S = 120.0
 """Seconds before a probe's worker is killed."""
@@ -69,7 +69,7 @@ def peak_isa() -> str | None:
 
 def check_peak_isa() -> None:
     """Refuse, before anything is measured, an ``OVERHEAD_TUI_PEAK_ISA`` the peak kernels
-    would refuse on this CPU (``engine.simd.chosen_isa``, best ISA from /proc/cpuinfo).
+    would refuse on this CPU (``worker.simd.chosen_isa``, best ISA from /proc/cpuinfo).
 
     Raises:
         UsageError: one line naming the value and the fix.

@@ -9,8 +9,13 @@ from __future__ import annotations
 import signal
 from dataclasses import fields
 
-from overhead_tui.engine.inputs import flops_of
-from overhead_tui.engine.protocol import (
+from overhead_tui.engine.stats import describe, stability_warnings
+from overhead_tui.plugins.scenarios import ScenarioSpec
+from overhead_tui.summary.codec import ABSENT
+from overhead_tui.summary.measured import BuildInfo, EventsPerFma
+from overhead_tui.summary.records import BlasInfo, MachineInfo, PythonInfo, ScenarioResult
+from overhead_tui.worker.inputs import flops_of
+from overhead_tui.worker.protocol import (
     Blas,
     BlasLibrary,
     BlasReport,
@@ -29,11 +34,6 @@ from overhead_tui.engine.protocol import (
     Validated,
     Warmup,
 )
-from overhead_tui.engine.stats import describe, stability_warnings
-from overhead_tui.plugins.scenarios import ScenarioSpec
-from overhead_tui.summary.codec import ABSENT
-from overhead_tui.summary.measured import BuildInfo, EventsPerFma
-from overhead_tui.summary.records import BlasInfo, MachineInfo, PythonInfo, ScenarioResult
 
 
 def new_result(

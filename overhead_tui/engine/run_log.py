@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import IO
 
-from overhead_tui.engine.protocol import Message, ProtocolError, decode, to_dict
+from overhead_tui.worker.protocol import Message, ProtocolError, decode, to_dict
 
 
 def log_event(log: IO[str], event: str, **fields: object) -> None:

@@ -4,7 +4,7 @@ A rung carrying ``interpreter_dispatch`` runs in ``plan.EVAL_LOOP_PROCESSES`` wo
 after the other when the probes run, its samples shared among them and pooled
 (:func:`~overhead_tui.engine.plan.worker_repeats`); the first alone counts events.
 
-Each scenario runs in ``python -m overhead_tui.engine.worker`` started with fork+exec in a new
+Each scenario runs in ``python -m overhead_tui.worker.main`` started with fork+exec in a new
 session (its own process group), so a hang is ended by killing the whole group, a crash kills
 only that worker, and a terminal Ctrl-C reaches only the parent, which then stops the worker.
 Every worker event is appended to the run's ``events.jsonl`` as it arrives, and ``summary.json``
@@ -29,7 +29,6 @@ from overhead_tui.engine.events import (
     ScenarioProgress,
     ScenarioStarted,
 )
-from overhead_tui.engine.observer import TimedWindow, own_cpu_s
 from overhead_tui.engine.plan import (
     compared_with_probes,
     is_rectangular,
@@ -38,19 +37,6 @@ from overhead_tui.engine.plan import (
     worker_repeats,
 )
 from overhead_tui.engine.probe_runs import load_run_probes
-from overhead_tui.engine.protocol import (
-    Compiled,
-    Done,
-    Environment,
-    Error,
-    Message,
-    Sample,
-    TimingEnded,
-    TimingStarted,
-    Validated,
-    WorkerSpec,
-    worker_spec,
-)
 from overhead_tui.engine.results import apply_event, finish, merge_environment
 from overhead_tui.engine.run_log import (
     WORKER_END_LINES,
@@ -70,6 +56,20 @@ from overhead_tui.machine.cpu import read_cpu_model
 from overhead_tui.machine.host import other_cpu_fraction, read_cpu_times, steal_fraction
 from overhead_tui.plugins.scenarios import ScenarioSpec
 from overhead_tui.summary.records import ScenarioResult, Settings
+from overhead_tui.worker.observer import TimedWindow, own_cpu_s
+from overhead_tui.worker.protocol import (
+    Compiled,
+    Done,
+    Environment,
+    Error,
+    Message,
+    Sample,
+    TimingEnded,
+    TimingStarted,
+    Validated,
+    WorkerSpec,
+    worker_spec,
+)
 
 EXIT_GRACE_S = 5.0
 """Seconds a worker may take to exit after its last event (or after closing its channel)

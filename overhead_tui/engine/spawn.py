@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import IO, Any, TypeVar
 
 import overhead_tui
-from overhead_tui.engine.folders import WORKER_CACHE_ENV, user_cache_dir
-from overhead_tui.engine.protocol import Done, Error, Message, WorkerSpec
 from overhead_tui.engine.run_log import parse_event_line
+from overhead_tui.worker.folders import WORKER_CACHE_ENV, user_cache_dir
+from overhead_tui.worker.protocol import Done, Error, Message, WorkerSpec
 
 M = TypeVar("M", bound=Message)
 
@@ -130,8 +130,8 @@ class Cancel:
 
 
 def worker_command(python: str, spec: WorkerSpec) -> list[str]:
-    """The argv of a worker for ``spec`` (see ``engine.worker``)."""
-    return [python, "-m", "overhead_tui.engine.worker", spec.to_json()]
+    """The argv of a worker for ``spec`` (see ``worker.main``)."""
+    return [python, "-m", "overhead_tui.worker", spec.to_json()]
 
 
 def package_dir() -> Path:
@@ -148,7 +148,7 @@ def worker_path_dir(package: Path | None = None) -> Path:
     (``user cache dir / workerpath / HASH``), created atomically and reused; when the cache dir
     is not writable, this user's private temporary cache is used.
     """
-    from overhead_tui.engine.folders import private_temp_cache
+    from overhead_tui.worker.folders import private_temp_cache
 
     package = (package or package_dir()).resolve()
     digest = hashlib.sha256(str(package).encode()).hexdigest()[:16]

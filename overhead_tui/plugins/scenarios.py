@@ -37,8 +37,9 @@ from typing import Any
 
 from overhead_tui.errors import UsageError
 from overhead_tui.summary.layers import LAYERS
+from overhead_tui.summary.vocabulary import DTYPE_ITEMSIZE
 
-SUPPORTED_DTYPES: tuple[str, ...] = ("float64", "float32")
+SUPPORTED_DTYPES: tuple[str, ...] = tuple(DTYPE_ITEMSIZE)  # the one list of dtypes
 """dtypes the engine can generate inputs and validate results for."""
 
 _REQUIRED: dict[str, type | tuple[type, ...]] = {

@@ -25,11 +25,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from overhead_tui.engine.protocol import Done, WorkerSpec
 from overhead_tui.engine.spawn import Cancel, run_command, worker_command, worker_env
 from overhead_tui.profilers.capabilities import BackendJob, Capability, tool_version
 from overhead_tui.profilers.layermap import classify, compiled_layer, library_name
 from overhead_tui.summary.profile import BackendResult, CallgrindResult, SymbolRow
+from overhead_tui.worker.protocol import Done, WorkerSpec
 
 _NAMED = re.compile(r"^(c?(?:fn|ob))=\((\d+)\)(?: (.*))?$")
 _COST = re.compile(r"^[+\-*]?\d*\s+(\d+)")

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from overhead_tui.engine.protocol import WorkerSpec
     from overhead_tui.engine.spawn import Cancel
     from overhead_tui.plugins.scenarios import ScenarioSpec
+    from overhead_tui.worker.protocol import WorkerSpec
 
 
 @dataclass(frozen=True)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from overhead_tui.engine.protocol import Profiled
 from overhead_tui.engine.spawn import CommandResult
+from overhead_tui.worker.protocol import Profiled
 
 
 def profiled_per_call_s(result: CommandResult) -> float | None:

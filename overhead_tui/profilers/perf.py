@@ -14,7 +14,6 @@ import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from overhead_tui.engine.protocol import Profiled, WorkerSpec
 from overhead_tui.engine.spawn import Cancel, CommandResult, run_command, worker_command, worker_env
 from overhead_tui.profilers.capabilities import (
     BackendJob,
@@ -26,6 +25,7 @@ from overhead_tui.profilers.capabilities import (
 from overhead_tui.profilers.layermap import classify, compiled_layer, library_name
 from overhead_tui.profilers.outcome import profiled_per_call_s
 from overhead_tui.summary.profile import BackendResult, PerfResult, SymbolRow
+from overhead_tui.worker.protocol import Profiled, WorkerSpec
 
 _REPORT_LINE = re.compile(r"^\s*([0-9.]+)%\s+(.+?)\s+\[(.)\]\s+(.*?)\s*$")
 

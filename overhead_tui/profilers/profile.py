@@ -14,7 +14,6 @@ import sys
 from collections.abc import Callable
 from dataclasses import replace
 
-from overhead_tui.engine.protocol import Profiled, WorkerSpec, worker_spec
 from overhead_tui.engine.spawn import (
     Cancel,
     run_command,
@@ -25,6 +24,7 @@ from overhead_tui.plugins.scenarios import ScenarioSpec
 from overhead_tui.profilers.capabilities import BackendJob, Capability
 from overhead_tui.profilers.registry import BACKENDS, REGISTRY, detect
 from overhead_tui.summary.profile import BackendResult, ProfileRecord
+from overhead_tui.worker.protocol import Profiled, WorkerSpec, worker_spec
 
 SLOWDOWN_NOISE = 0.05
 """Relative tolerance of a slowdown (5 %): a profiled run less than 5 % slower than the

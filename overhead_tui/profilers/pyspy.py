@@ -13,7 +13,6 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from overhead_tui.engine.protocol import Profiled, WorkerSpec
 from overhead_tui.engine.spawn import Cancel, run_command, worker_command, worker_env
 from overhead_tui.profilers.capabilities import (
     BackendJob,
@@ -26,6 +25,7 @@ from overhead_tui.profilers.layermap import library_name
 from overhead_tui.profilers.outcome import profiled_per_call_s
 from overhead_tui.summary.codec import IN_MEMORY
 from overhead_tui.summary.profile import BackendResult, FrameRow, PyspyResult
+from overhead_tui.worker.protocol import Profiled, WorkerSpec
 
 RATE_HZ = 200
 """Sampling rate passed to py-spy (samples per second)."""

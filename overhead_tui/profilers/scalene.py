@@ -18,12 +18,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from overhead_tui.engine.protocol import WorkerSpec
 from overhead_tui.engine.spawn import Cancel, run_command, worker_env
 from overhead_tui.plugins.scenarios import ScenarioSpec
 from overhead_tui.profilers.capabilities import BackendJob, Capability, tool_version
 from overhead_tui.profilers.outcome import profiled_per_call_s
 from overhead_tui.summary.profile import BackendResult, CpuShares, LineRow, ScaleneResult
+from overhead_tui.worker.protocol import WorkerSpec
 
 WORKER_SCRIPT = Path(__file__).resolve().parent.parent / "engine" / "worker.py"
 RETRIES = 2

@@ -1,5 +1,5 @@
 """The one JSON path of the package's typed records: :func:`to_json` and :func:`from_json`.
-Standard library only (the worker protocol, ``engine.protocol``, uses it under any interpreter).
+Standard library only (the worker protocol, ``worker.protocol``, uses it under any interpreter).
 
 Records are dataclasses; both directions follow their fields and type annotations, so a record
 written and read back is equal to itself and its JSON is the dict the tool always wrote.  Three

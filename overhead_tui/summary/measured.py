@@ -2,7 +2,7 @@
 libraries it loaded, its counted events (per multiply-add) and executed instructions, and how
 a compiled rung was built.
 
-Standard library only: the worker (``engine.protocol``) sends the BLAS and bytecode records
+Standard library only: the worker (``worker.protocol``) sends the BLAS and bytecode records
 under any interpreter.  Keys absent from older files are :data:`~overhead_tui.summary.codec.ABSENT`
 and stay out of them when written back.
 """
@@ -55,7 +55,7 @@ class BytecodeLine:
 
 @dataclass
 class Counters:
-    """The interpreter's events in a kernel call (``engine.counting.opcodes``): absolute in the
+    """The interpreter's events in a kernel call (``worker.counting.opcodes``): absolute in the
     worker's ``EventCounts``, per multiply-add in :class:`EventsPerFma`."""
 
     bytecodes: float = 0
@@ -86,7 +86,7 @@ COUNTERS: tuple[str, ...] = tuple(f.name for f in fields(Counters))
 
 @dataclass
 class EventsPerFma(Counters):
-    """A rung's exact events per multiply-add at its timed n (``engine.counting.phase``:
+    """A rung's exact events per multiply-add at its timed n (``worker.counting.phase``:
     counted at small sizes, extrapolated).  The counters newer than the first files
     (``array_loads``, ``array_stores``, ``numpy_scalars``), ``n`` and ``counted_sizes`` are
     :data:`ABSENT` (falsy: none) in older ones."""
@@ -105,7 +105,7 @@ class EventsPerFma(Counters):
 @dataclass(frozen=True)
 class GeneratedCode:
     """The floating-point arithmetic of a compiled rung's hot loop, read from its own code
-    (``engine.simd.fp_profile``): what its FP instructions can do at the core's issue rate."""
+    (``worker.simd.fp_profile``): what its FP instructions can do at the core's issue rate."""
 
     method: str = ""
     """Where the code came from: ``cc -S`` of the rung's source with its flags, or numba's
@@ -122,7 +122,7 @@ class GeneratedCode:
 
 @dataclass(frozen=True)
 class BuildInfo:
-    """How a compiled rung was built (``engine.cbuild.build``)."""
+    """How a compiled rung was built (``worker.cbuild.build``)."""
 
     compiler: str = ""
     compiler_version: str = ""

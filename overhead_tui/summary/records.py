@@ -206,7 +206,7 @@ class ScenarioResult:
     dense_kernel: bool = False
     max_abs_error: float | None = None
     tolerance: float | None = None
-    """Largest allowed absolute error of an element (see ``engine.validate``)."""
+    """Largest allowed absolute error of an element (see ``worker.validate``)."""
     compile_s: float | None = None
     """JIT compile / first-call cost beyond one ordinary call: first call − median (s, ≥ 0)."""
     first_call_s: float | None = None

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from overhead_tui.commands.common import prepare_run_dir
-from overhead_tui.engine import cbuild, folders
 from overhead_tui.errors import UsageError
+from overhead_tui.worker import cbuild, folders
 from tests.conftest import FAST, FAULTY, FIXTURES
 
 

@@ -69,7 +69,7 @@ def test_run_command_timeout_kills_the_group_and_keeps_the_output():
 
 def test_every_worker_goes_through_the_one_child_primitive(tmp_path, monkeypatch):
     """A rung's workers (pooled), a probe's processes and a profiler's baseline: every
-    process started with ``-m overhead_tui.engine.worker`` was started by ``Child.start``."""
+    process started with ``-m overhead_tui.worker.main`` was started by ``Child.start``."""
     from overhead_tui.engine import spawn
     from overhead_tui.engine.probe_runs import discover_probes, measure_probe
     from overhead_tui.engine.runner import Runner
@@ -81,7 +81,7 @@ def test_every_worker_goes_through_the_one_child_primitive(tmp_path, monkeypatch
     real_popen, real_start = subprocess.Popen, spawn.Child.start
 
     def popen(argv, *args, **kwargs):
-        if "overhead_tui.engine.worker" in argv:
+        if "overhead_tui.worker" in argv:
             popened.append(argv[-1])
         return real_popen(argv, *args, **kwargs)
 

@@ -12,10 +12,10 @@ import time
 
 import pytest
 
-from overhead_tui.engine.protocol import worker_spec
 from overhead_tui.plugins.scenarios import discover
 from overhead_tui.profilers import perf, pyspy
 from overhead_tui.profilers.registry import detect
+from overhead_tui.worker.protocol import worker_spec
 from tests.conftest import FAULTY, wait_until
 
 PYTHON = sys.executable

@@ -14,13 +14,13 @@ import time
 
 import pytest
 
-from overhead_tui.engine.protocol import worker_spec
 from overhead_tui.engine.spawn import Cancel
 from overhead_tui.plugins.scenarios import discover
 from overhead_tui.profilers import profile as profile_module
 from overhead_tui.profilers import scalene
 from overhead_tui.profilers.profile import profile_scenario
 from overhead_tui.profilers.registry import detect
+from overhead_tui.worker.protocol import worker_spec
 from tests.conftest import RECORDED_SUMMARY, process_alive, wait_gone
 
 SLOW = 'echo $$ > "{pidfile}"; exec sleep 300'

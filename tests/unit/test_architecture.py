@@ -19,6 +19,7 @@ PACKAGE = Path(overhead_tui.__file__).resolve().parent
 LAYERS: dict[str, int] = {
     "errors": 0,
     "summary": 0,
+    "worker": 1,
     "machine": 1,
     "analysis": 2,
     "plugins": 3,
@@ -37,6 +38,13 @@ LAYERS: dict[str, int] = {
 app is opened by a command and the app's settings dialog checks settings with a command
 helper, through function-local imports in both directions only at that boundary."""
 PEERS = {frozenset({"errors", "summary"}), frozenset({"commands", "tui"})}
+WORKER_IMPORTS = {"worker", "summary", "errors"}
+"""What a module of ``overhead_tui/worker`` may import of the tool: it runs in the child,
+under any ``--python`` that has only numpy (the rest of the tool imports platformdirs,
+psutil, rich, Textual …)."""
+WORKER_THIRD_PARTY = {"numpy", "cffi", "numba", "threadpoolctl", "platformdirs"}
+"""Third-party modules a worker module may import: numpy anywhere, the others only inside the
+function that needs them (a rung or probe that asks for them, with the fix when missing)."""
 MAX_ROOT_MODULES = 5
 MAX_LINES = 450
 
@@ -136,3 +144,48 @@ def test_version_and_import_of_the_cli_load_neither_numpy_nor_textual():
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr
+
+
+def _top_level_imports(path: Path) -> set[str]:
+    """Modules imported at module level (not inside a function) by ``path``."""
+    names = set()
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+        elif isinstance(node, ast.Import):
+            names.update(a.name for a in node.names)
+        elif isinstance(node, ast.If):  # TYPE_CHECKING blocks import nothing at run time
+            continue
+    return names
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if _part(m) == "worker"))
+def test_the_worker_folder_imports_only_what_an_only_numpy_python_has(module):
+    """Every module of ``overhead_tui/worker``: of the tool only worker, summary and errors;
+    of the rest the standard library, numpy, and :data:`WORKER_THIRD_PARTY` where used."""
+    path = MODULES[module]
+    tool = {_part(m) for m in _imports(path)}
+    assert tool <= WORKER_IMPORTS, (module, tool - WORKER_IMPORTS)
+    own = set(sys.stdlib_module_names) | {"overhead_tui", "__future__"}
+    top = {m.split(".")[0] for m in _top_level_imports(path)} - own
+    assert top <= {"numpy"}, (module, top)
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    anywhere = {
+        (n.module if isinstance(n, ast.ImportFrom) else a.name).split(".")[0]
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Import | ast.ImportFrom)
+        and (not isinstance(n, ast.ImportFrom) or n.module)
+        for a in n.names
+    } - own
+    assert anywhere <= WORKER_THIRD_PARTY, (module, anywhere - WORKER_THIRD_PARTY)
+
+
+def test_the_worker_folder_rule_can_fail(tmp_path):
+    """The rule above finds a module-level third-party import and an import of the engine."""
+    bad = tmp_path / "bad.py"
+    bad.write_text("import rich\nfrom overhead_tui.engine import runner\n")
+    assert {m.split(".")[0] for m in _top_level_imports(bad)} - set(sys.stdlib_module_names) == {
+        "rich",
+        "overhead_tui",
+    }
+    assert {_part(m) for m in _imports(bad)} == {"engine"}

@@ -8,9 +8,9 @@ from itertools import repeat
 import numpy as np
 import pytest
 
-from overhead_tui.engine.counting.instructions import RUNTIME_SUPERINSTRUCTIONS, base_opname
-from overhead_tui.engine.counting.opcodes import count_events
-from overhead_tui.engine.counting.scaling import extrapolate
+from overhead_tui.worker.counting.instructions import RUNTIME_SUPERINSTRUCTIONS, base_opname
+from overhead_tui.worker.counting.opcodes import count_events
+from overhead_tui.worker.counting.scaling import extrapolate
 
 
 def _loop(n, x, z):

@@ -16,7 +16,7 @@ from overhead_tui.errors import UsageError
 SCRIPT = r"""
 import dis, json, sys
 from itertools import repeat
-from overhead_tui.engine.counting.opcodes import count_events
+from overhead_tui.worker.counting.opcodes import count_events
 
 def loop(n, x, z):
     y = None

@@ -11,7 +11,6 @@ import pytest
 
 from overhead_tui.analysis.derive import compute_vs_dense
 from overhead_tui.analysis.waterfall import waterfall
-from overhead_tui.engine.protocol import from_dict
 from overhead_tui.engine.results import apply_event
 from overhead_tui.export import EXPORTERS
 from overhead_tui.machine.cpu import parse_cpuinfo
@@ -27,6 +26,7 @@ from overhead_tui.summary.codec import to_json
 from overhead_tui.summary.measured import BlasLibrary
 from overhead_tui.summary.probes import probe_records
 from overhead_tui.summary.records import MachineInfo, RunSummary, ScenarioResult
+from overhead_tui.worker.protocol import from_dict
 from tests.conftest import FIXTURES
 
 ZEN4 = parse_cpuinfo((FIXTURES / "cpuinfo" / "zen4-epyc-2vcpu.txt").read_text())

@@ -8,9 +8,9 @@ import pytest
 
 from overhead_tui.engine import probe_runs
 from overhead_tui.engine.probe_runs import read_cache, write_cache
-from overhead_tui.engine.protocol import Probe
 from overhead_tui.summary.codec import to_json
 from overhead_tui.summary.probes import ProbeResult, probe_records
+from overhead_tui.worker.protocol import Probe
 
 
 def _results(value: float) -> dict[str, ProbeResult]:

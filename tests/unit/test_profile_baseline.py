@@ -12,7 +12,6 @@ from dataclasses import replace
 import pytest
 
 from overhead_tui.commands.profile import render
-from overhead_tui.engine.protocol import Profiled
 from overhead_tui.engine.spawn import CommandResult
 from overhead_tui.export.markdown import MarkdownExporter
 from overhead_tui.plugins.scenarios import discover, select
@@ -20,6 +19,7 @@ from overhead_tui.profilers import profile as profile_mod
 from overhead_tui.profilers.capabilities import Capability
 from overhead_tui.summary.profile import backend_from_json
 from overhead_tui.summary.records import RunSummary
+from overhead_tui.worker.protocol import Profiled
 from tests.conftest import RECORDED_SUMMARY
 
 BASELINE_S = 0.010

@@ -10,8 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from overhead_tui.engine import protocol
-from overhead_tui.engine.protocol import (
+from overhead_tui.engine.run_log import parse_event_line
+from overhead_tui.engine.spawn import worker_env
+from overhead_tui.plugins.probes import discover_probes
+from overhead_tui.plugins.scenarios import discover
+from overhead_tui.summary import codec as summary_codec
+from overhead_tui.summary import measured
+from overhead_tui.summary import probes as summary_probes
+from overhead_tui.worker import protocol
+from overhead_tui.worker.protocol import (
     MESSAGES,
     BlasLibrary,
     BlasReport,
@@ -24,13 +31,6 @@ from overhead_tui.engine.protocol import (
     encode,
     worker_spec,
 )
-from overhead_tui.engine.run_log import parse_event_line
-from overhead_tui.engine.spawn import worker_env
-from overhead_tui.plugins.probes import discover_probes
-from overhead_tui.plugins.scenarios import discover
-from overhead_tui.summary import codec as summary_codec
-from overhead_tui.summary import measured
-from overhead_tui.summary import probes as summary_probes
 
 BLAS = BlasReport(
     "openblas",
@@ -201,7 +201,7 @@ def test_a_bad_spec_is_a_protocol_error(text, says):
 def test_a_worker_given_a_bad_spec_reports_an_error_message():
     """Before the protocol, a SPEC without a field died with a KeyError traceback only."""
     proc = subprocess.run(
-        [sys.executable, "-m", "overhead_tui.engine.worker", '{"mode": "run", "name": "x"}'],
+        [sys.executable, "-m", "overhead_tui.worker.main", '{"mode": "run", "name": "x"}'],
         capture_output=True,
         env=worker_env(),
         timeout=60,

@@ -7,10 +7,10 @@ import signal
 import pytest
 
 from overhead_tui.analysis.derive import compute_vs_dense
-from overhead_tui.engine.protocol import from_dict
 from overhead_tui.engine.results import apply_event, finish, new_result
 from overhead_tui.plugins.scenarios import discover
 from overhead_tui.summary.records import RunSummary
+from overhead_tui.worker.protocol import from_dict
 
 GOOD = [
     {"event": "started", "pid": 1},

@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-from overhead_tui.engine.probing import (
+from overhead_tui.worker.probing import (
     SimdTarget,
     analyse_asm,
     asm_warning,
@@ -69,7 +69,7 @@ def test_the_c_kernels_hold_the_accumulators_the_rule_chooses():
 def test_the_generated_code_is_as_wide_as_the_isa_on_any_host(isa, width):
     """gcc -S of the probe's source (compiled, not run: the AVX-512 kernel is checked on a CPU
     without AVX-512 too): one packed FMA per accumulator on the ISA's registers, in registers."""
-    from overhead_tui.engine.cbuild import assembly
+    from overhead_tui.worker.cbuild import assembly
 
     probe = _load_probe()
     code = assembly(probe.SOURCE, probe.FLAGS)
@@ -86,7 +86,7 @@ def test_the_generated_code_is_as_wide_as_the_isa_on_any_host(isa, width):
 def test_the_loaded_clock_kernel_runs_imuls_beside_fmas_of_the_isa(isa, width):
     """The clock under FMA load: 8 dependent imuls (the chain that sets the pace) and 12
     packed FMAs of the ISA's width in one loop, nothing spilled, on any x86 host."""
-    from overhead_tui.engine.cbuild import assembly
+    from overhead_tui.worker.cbuild import assembly
 
     probe = _load_probe()
     body = probe.function_asm(assembly(probe.SOURCE, probe.FLAGS), f"{isa}_clock")
@@ -96,7 +96,7 @@ def test_the_loaded_clock_kernel_runs_imuls_beside_fmas_of_the_isa(isa, width):
 
 
 def test_a_forced_isa_is_taken_only_when_the_cpu_has_it():
-    from overhead_tui.engine.simd import chosen_isa
+    from overhead_tui.worker.simd import chosen_isa
 
     assert chosen_isa("avx512", None) == ("avx512", "host")
     assert chosen_isa("avx512", "AVX2") == ("avx2", "OVERHEAD_TUI_PEAK_ISA=avx2")
@@ -313,9 +313,9 @@ def test_the_probe_cache_key_follows_the_target_variables(monkeypatch):
 @pytest.mark.skipif(platform.machine() not in ("x86_64", "AMD64"), reason="x86 kernels")
 def test_the_kernels_isa_and_the_cpuinfo_flags_agree_on_this_host():
     """Two ways to the ISA: the C library's ``__builtin_cpu_supports`` and /proc/cpuinfo."""
-    from overhead_tui.engine.cbuild import build
-    from overhead_tui.engine.simd import best_isa
     from overhead_tui.machine.cpu import read_cpu_model
+    from overhead_tui.worker.cbuild import build
+    from overhead_tui.worker.simd import best_isa
 
     probe = _load_probe()
     _, lib, _ = build(probe.NAME, probe.SOURCE, probe.FLAGS, "float64", cdef=probe.CDEF)
@@ -326,7 +326,7 @@ def test_the_kernels_isa_and_the_cpuinfo_flags_agree_on_this_host():
 
 def test_the_fp_profile_reads_the_vectorised_main_loop():
     """An outer loop around a ymm FMA main loop and its scalar remainder: the main loop."""
-    from overhead_tui.engine.simd import fp_profile
+    from overhead_tui.worker.simd import fp_profile
 
     text = (
         ".L2:\n\tmovq\t%rax, %rdx\n"
@@ -345,7 +345,7 @@ def test_the_fp_profile_reads_the_vectorised_main_loop():
 def test_the_worker_reads_a_c_rungs_hot_loop_from_its_own_source():
     import types
 
-    from overhead_tui.engine.worker import generated_code
+    from overhead_tui.worker.main import generated_code
 
     rung = types.SimpleNamespace(
         SOURCE="void axpy(real_t *y, const real_t *x, real_t a, int n) {\n"
@@ -370,8 +370,8 @@ CROSS = "aarch64-linux-gnu-gcc"
 def test_the_arm_kernels_and_chains_are_built_as_written(monkeypatch):
     """Cross-compiled (not run): 16 fmla per NEON kernel accumulating in place (no register
     moves, no spills), and 8 mul and 8 eor in the clock chains."""
-    from overhead_tui.engine import chains
-    from overhead_tui.engine.cbuild import assembly
+    from overhead_tui.worker import chains
+    from overhead_tui.worker.cbuild import assembly
 
     monkeypatch.setenv("CC", CROSS)
     probe = _load_probe()

@@ -11,12 +11,12 @@ import pytest
 from overhead_tui.analysis.attribution import interpreted_rows
 from overhead_tui.analysis.unit_costs import UnitCosts
 from overhead_tui.engine.probe_runs import read_cache, write_cache
-from overhead_tui.engine.protocol import from_dict
 from overhead_tui.engine.results import apply_event
 from overhead_tui.summary.codec import ABSENT, from_json, to_json
 from overhead_tui.summary.measured import BlasLibrary, BuildInfo, BytecodeLine, EventsPerFma
 from overhead_tui.summary.probes import ProbeResult, probe_records
 from overhead_tui.summary.records import RunSummary, ScenarioResult
+from overhead_tui.worker.protocol import from_dict
 from tests.conftest import FIXTURES
 
 SUMMARIES = [p for p in sorted(FIXTURES.glob("*summary*.json")) if "interpreters" not in p.name]

@@ -11,13 +11,13 @@ from overhead_tui.analysis import uncertainty as unc
 from overhead_tui.analysis.attribution import attribute, breakdown
 from overhead_tui.analysis.unit_costs import UnitCosts
 from overhead_tui.analysis.waterfall import waterfall
-from overhead_tui.engine.counting.opcodes import count_events
 from overhead_tui.summary.breakdown import Breakdown
 from overhead_tui.summary.codec import from_json
 from overhead_tui.summary.measured import EventsPerFma
 from overhead_tui.summary.probes import probe_records
 from overhead_tui.summary.profile import backend_from_json
 from overhead_tui.summary.records import RunSummary, ScenarioResult
+from overhead_tui.worker.counting.opcodes import count_events
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 

@@ -3,8 +3,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from overhead_tui.engine.inputs import make_inputs
-from overhead_tui.engine.validate import validate
+from overhead_tui.worker.inputs import make_inputs
+from overhead_tui.worker.validate import validate
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])

@@ -106,7 +106,7 @@ ErrorKind = Literal[
 
 @dataclass(frozen=True)
 class WorkerSpec:
-    """What one worker does: the argument of ``python -m overhead_tui.engine.worker``."""
+    """What one worker does: the argument of ``python -m overhead_tui.worker.main``."""
 
     mode: str
     """One of :data:`MODES`."""

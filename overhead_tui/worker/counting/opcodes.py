@@ -56,7 +56,8 @@ from dataclasses import dataclass, field
 from types import CodeType, FrameType
 from typing import Any
 
-from overhead_tui.engine.counting.instructions import (
+from overhead_tui.summary.measured import Counters
+from overhead_tui.worker.counting.instructions import (
     FLOAT_PRODUCING,
     RUNTIME_SUPERINSTRUCTIONS,
     adaptive_instructions,
@@ -66,7 +67,6 @@ from overhead_tui.engine.counting.instructions import (
     reuses_operand,
     super_heads,
 )
-from overhead_tui.summary.measured import Counters
 
 USE_MONITORING = sys.version_info >= (3, 12) and hasattr(sys, "monitoring")
 """Count instructions with ``sys.monitoring`` (3.12+) rather than ``sys.settrace``."""

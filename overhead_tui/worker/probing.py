@@ -6,7 +6,7 @@ the worker adds the median (``value``) and the relative IQR (``spread``).  Each 
 its own worker process, like a scenario.
 
 Probes import from the package only through this module; the SIMD helpers of
-:mod:`overhead_tui.engine.simd` (target ISA, accumulator choice, asm check) are re-exported here.
+:mod:`overhead_tui.worker.simd` (target ISA, accumulator choice, asm check) are re-exported here.
 """
 
 from __future__ import annotations
@@ -16,15 +16,15 @@ from collections.abc import Callable
 from itertools import repeat
 from typing import Any
 
-from overhead_tui.engine.counting.opcodes import EventCounts, count_events
-from overhead_tui.engine.simd import (
+from overhead_tui.worker.counting.opcodes import EventCounts, count_events
+from overhead_tui.worker.simd import (
     SimdTarget,
     analyse_asm,
     asm_warning,
     choose_accumulators,
     isa_target,
 )
-from overhead_tui.engine.timing import Timer, calibrate, time_calls
+from overhead_tui.worker.timing import Timer, calibrate, time_calls
 
 __all__ = [
     "ProbeContext",

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from overhead_tui.engine.protocol import BytecodeLine, Counted, WorkerSpec
 from overhead_tui.summary.measured import COUNTERS, EventsPerFma
+from overhead_tui.worker.protocol import BytecodeLine, Counted, WorkerSpec
 
 
 def count_phase(module: ModuleType, spec: WorkerSpec) -> Counted:
@@ -16,9 +16,9 @@ def count_phase(module: ModuleType, spec: WorkerSpec) -> Counted:
     Runs after the timed samples (tracing would perturb them), with fresh inputs per size;
     ``sys.settrace`` on 3.11, ``sys.monitoring`` from 3.12 (see ``counting.opcodes``).
     """
-    from overhead_tui.engine.counting.opcodes import METHOD, count_events
-    from overhead_tui.engine.counting.scaling import COUNT_SIZES, extrapolate
-    from overhead_tui.engine.inputs import make_inputs
+    from overhead_tui.worker.counting.opcodes import METHOD, count_events
+    from overhead_tui.worker.counting.scaling import COUNT_SIZES, extrapolate
+    from overhead_tui.worker.inputs import make_inputs
 
     sizes = [s for s in COUNT_SIZES if s <= spec.max_size]
     per_size = []

@@ -1,6 +1,6 @@
 """The worker: runs one scenario in its own process and reports on a private channel.
 
-Started by the runner as ``python -m overhead_tui.engine.worker SPEC_JSON`` (fork+exec, never a
+Started by the runner as ``python -m overhead_tui.worker.main SPEC_JSON`` (fork+exec, never a
 bare fork after BLAS has run).  Events are JSON lines on a private copy of the original fd 1;
 fd 1 itself is pointed at stderr *before* scenario code is imported, so prints from Python, C,
 numba or BLAS cannot corrupt the channel (the technique pyperf's ``--pipe`` solves with a
@@ -11,7 +11,7 @@ Messages, in order: ``started``, ``environment``, ``build`` (a compiled rung), `
 ``sample``..., ``timing_ended``, ``reference`` (after), ``validated`` (last), ``counted``,
 ``done``; or ``error`` at any point.  ``mode: profile`` sends ``profiled``, ``mode: probe``
 ``probe``, ``mode: callgrind`` ``done``.  Every message, its fields and units, and the SPEC
-(:class:`~overhead_tui.engine.protocol.WorkerSpec`) are records in ``engine.protocol``, their
+(:class:`~overhead_tui.worker.protocol.WorkerSpec`) are records in ``worker.protocol``, their
 one home; this module only sends them (``protocol.encode``).
 """
 
@@ -27,7 +27,9 @@ import traceback
 from types import ModuleType
 from typing import IO, Any, Literal
 
-from overhead_tui.engine.protocol import (
+from overhead_tui.summary.codec import from_json
+from overhead_tui.summary.measured import BuildInfo, GeneratedCode
+from overhead_tui.worker.protocol import (
     BlasLibrary,
     BlasReport,
     Build,
@@ -53,8 +55,6 @@ from overhead_tui.engine.protocol import (
     WorkerSpec,
     encode,
 )
-from overhead_tui.summary.codec import from_json
-from overhead_tui.summary.measured import BuildInfo, GeneratedCode
 
 THREADPOOLCTL_KEYS = (
     "internal_api",
@@ -151,9 +151,9 @@ def run(spec: WorkerSpec, channel: _Channel) -> int:
     """Measure one scenario described by ``spec`` and emit events; returns the exit code."""
     import numpy as np
 
-    from overhead_tui.engine.inputs import make_inputs
-    from overhead_tui.engine.timing import calibrate, time_calls
-    from overhead_tui.engine.validate import validate
+    from overhead_tui.worker.inputs import make_inputs
+    from overhead_tui.worker.timing import calibrate, time_calls
+    from overhead_tui.worker.validate import validate
 
     channel.emit(Started(os.getpid(), spec.name, spec.n, spec.dtype))
     # a rectangular product when the spec has m/k: A (m×k), B (k×n)
@@ -206,14 +206,14 @@ def run(spec: WorkerSpec, channel: _Channel) -> int:
         check = validate(module.to_numpy(result), a, b, spec.dtype)
         channel.emit(_validated("last", check))
         if spec.count:
-            from overhead_tui.engine.counting.phase import count_phase
+            from overhead_tui.worker.counting.phase import count_phase
 
             channel.emit(count_phase(module, spec))
     except MemoryError as exc:
         return _error(channel, "memory", exc)
     except BaseException as exc:  # SystemExit, KeyboardInterrupt from the kernel too
         return _error(channel, "exception", exc)
-    from overhead_tui.engine.observer import own_cpu_s
+    from overhead_tui.worker.observer import own_cpu_s
 
     # all its threads and the processes it waited for (a C rung's compiler)
     channel.emit(Done(_threading_layer(), blas_info(), own_cpu_s(children=True)))
@@ -231,7 +231,7 @@ def _reference(spec: WorkerSpec, channel: _Channel, phase: Literal["before", "af
 def reference_samples() -> list[float]:
     """ns/dispatch of the dispatch probe's reference loop, three short samples (about 40 ms):
     the machine's speed of the moment, in the same loop everywhere it is taken."""
-    from overhead_tui.engine.probing import ProbeContext, dispatch_samples
+    from overhead_tui.worker.probing import ProbeContext, dispatch_samples
 
     return dispatch_samples(ProbeContext(repeats=3, min_sample_s=0.01), trips=50_000)[0]
 
@@ -244,7 +244,7 @@ def _validated(phase: Literal["first", "last"], check: Any) -> Validated:
 
 def _prepare(spec: WorkerSpec, channel: _Channel) -> tuple[ModuleType, tuple[Any, ...]] | int:
     """Import a scenario and build its arguments at ``spec.n``; an exit code on failure."""
-    from overhead_tui.engine.inputs import make_inputs
+    from overhead_tui.worker.inputs import make_inputs
 
     channel.emit(Started(os.getpid(), spec.name, spec.n, spec.dtype))
     a, b = make_inputs(spec.n, spec.dtype, spec.seed)
@@ -351,15 +351,15 @@ def _die_with_parent(parent_pid: int | None) -> None:
 
 
 def generated_code(module: Any, dtype: str) -> GeneratedCode | None:
-    """The FP arithmetic of a compiled rung's hot loop (``engine.simd.fp_profile``), before
+    """The FP arithmetic of a compiled rung's hot loop (``worker.simd.fp_profile``), before
     its samples: a C rung's ``SOURCE`` compiled with its ``FLAGS`` to assembly (``cc -S``,
     cached), or the assembly of the numba functions its kernel compiled.  None for other
     rungs, for code that is not x86, or when the assembly cannot be had (never an error)."""
-    from overhead_tui.engine.simd import fp_profile
+    from overhead_tui.worker.simd import fp_profile
 
     try:
         if isinstance(getattr(module, "SOURCE", None), str) and hasattr(module, "BUILD_INFO"):
-            from overhead_tui.engine.cbuild import assembly
+            from overhead_tui.worker.cbuild import assembly
 
             asm = assembly(module.SOURCE, list(module.FLAGS), dtype)
             method = "cc -S of the rung's source with its flags"
@@ -390,7 +390,7 @@ def run_probe(spec: WorkerSpec, channel: _Channel) -> int:
     """Measure one probe module and emit a ``probe`` event (or ``error``)."""
     import statistics
 
-    from overhead_tui.engine.probing import ProbeContext
+    from overhead_tui.worker.probing import ProbeContext
 
     channel.emit(Started(os.getpid(), spec.name))
     try:
@@ -417,7 +417,7 @@ def run_probe(spec: WorkerSpec, channel: _Channel) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point: ``python -m overhead_tui.engine.worker SPEC_JSON``."""
+    """Entry point: ``python -m overhead_tui.worker.main SPEC_JSON``."""
     argv = sys.argv[1:] if argv is None else argv
     faulthandler.enable()  # a segfault prints the Python stack to stderr (the worker's log)
     channel = _Channel()

@@ -1,6 +1,6 @@
 """The instruction sets the peak kernels are written for, their accumulators, and their asm.
 
-Used by the ``simd_fma`` probe (through ``engine.probing``) so that its peak holds on any CPU:
+Used by the ``simd_fma`` probe (through ``worker.probing``) so that its peak holds on any CPU:
 
 * :data:`ISA_TARGETS` / :func:`isa_target` — each ISA's vector width, registers and FMA;
   :func:`best_isa` — the one a CPU's flags give.
