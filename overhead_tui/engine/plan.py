@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
@@ -113,11 +114,37 @@ def compared_with_probes(spec: ScenarioSpec, settings: Settings) -> bool:
 
 def worker_repeats(spec: ScenarioSpec, settings: Settings) -> list[int]:
     """The samples each of a rung's worker processes takes, in order (their sum is
-    ``settings.repeats``): one worker for most rungs; :data:`EVAL_LOOP_PROCESSES` for a
-    rung carrying ``interpreter_dispatch`` when the probes run, the first taking the larger
-    share (7 → [3, 2, 2]).  The first worker alone counts events."""
+    ``settings.repeats``): the scenario's own ``PROCESSES`` when it declares them, else one
+    worker for most rungs and :data:`EVAL_LOOP_PROCESSES` for a rung carrying
+    ``interpreter_dispatch`` when the probes run; the first takes the larger share
+    (7 → [3, 2, 2]).  The first worker alone counts events."""
     repeats = settings.repeats
-    pooled = compared_with_probes(spec, settings)
-    processes = max(1, min(repeats, EVAL_LOOP_PROCESSES)) if pooled else 1
+    default = EVAL_LOOP_PROCESSES if compared_with_probes(spec, settings) else 1
+    wanted = spec.processes or default
+    processes = max(1, min(repeats, wanted))
     share, extra = divmod(repeats, processes)
     return [share + (1 if i < extra else 0) for i in range(processes)]
+
+
+@dataclass(frozen=True)
+class WorkerPlan:
+    """One worker process of a rung: the samples it takes and whether it counts events."""
+
+    repeats: int
+    count: bool
+
+
+@dataclass(frozen=True)
+class RungPlan:
+    """What the runner executes for one rung, decided before it starts: its order ``n`` and
+    its worker processes in order (:func:`worker_repeats`; the first alone counts events)."""
+
+    name: str
+    n: int
+    workers: tuple[WorkerPlan, ...]
+
+
+def rung_plan(spec: ScenarioSpec, settings: Settings, n: int) -> RungPlan:
+    """The plan of ``spec``'s rung at order ``n`` under ``settings``."""
+    shares = worker_repeats(spec, settings)
+    return RungPlan(spec.name, n, tuple(WorkerPlan(r, count=i == 0) for i, r in enumerate(shares)))

@@ -34,7 +34,7 @@ from overhead_tui.engine.plan import (
     is_rectangular,
     planned_summary,
     run_order,
-    worker_repeats,
+    rung_plan,
 )
 from overhead_tui.engine.probe_runs import load_run_probes
 from overhead_tui.engine.results import apply_event, finish, merge_environment
@@ -197,16 +197,16 @@ class Runner:
         events: list[Message] = []
         window = TimedWindow()
         outcome: _WorkerOutcome | None = None
-        shares = worker_repeats(spec, self.settings)
-        for index, repeats in enumerate(shares):
+        plan = rung_plan(spec, self.settings, result.n)
+        for index, planned in enumerate(plan.workers):
             first = index == 0
             if not first and (self.cancelled or not _finished_well(outcome, result)):
                 break
-            worker = self._worker_spec(spec, result.n, repeats, count=first)
+            worker = self._worker_spec(spec, plan.n, planned.repeats, count=planned.count)
             last = yield from self._run_worker(spec, worker, first, result, log, events, window)
             outcome = last or outcome
             if last is not None:
-                result.worker_processes = index + 1 if len(shares) > 1 else None
+                result.worker_processes = index + 1 if len(plan.workers) > 1 else None
         if outcome is None:  # cancelled before its worker could start
             result.status, result.error = "skipped", "cancelled before it ran"
             log_event(log, "result", name=spec.name, status=result.status)

@@ -10,9 +10,13 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from overhead_tui.plugins.scenarios import ScenarioFileError, literal_assignments, parse_module
+from overhead_tui.plugins.scenarios import (
+    ScenarioFileError,
+    declared_processes,
+    literal_assignments,
+    parse_module,
+)
 from overhead_tui.summary.layers import LAYERS
 
 _REQUIRED = ("NAME", "TITLE", "UNIT", "LAYER")
@@ -67,13 +71,7 @@ def discover_probes(folder: Path | None = None) -> list[ProbeSpec]:
                 path=path.resolve(),
                 description=(ast.get_docstring(tree) or "").strip(),
                 requires=tuple(values.get("REQUIRES", ())),
-                processes=_processes(values.get("PROCESSES", 0), path),
+                processes=declared_processes(values.get("PROCESSES", 0), path),
             )
         )
     return specs
-
-
-def _processes(value: Any, path: Path) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 31:
-        raise ScenarioFileError(f"{path}: PROCESSES must be 1 to 31 (0: the default)")
-    return value

@@ -20,9 +20,11 @@ Required declarations::
     def to_numpy(result): ...      # result -> numpy array for validation
 
 Optional: ``DENSE_KERNEL = True`` (the reference rung), ``REQUIRES = ("numba",)`` (modules
-whose absence skips the scenario instead of failing it) and ``SHAPES = True`` (the kernel
+whose absence skips the scenario instead of failing it), ``SHAPES = True`` (the kernel
 computes rectangular products C (m×n) = A (m×k)·B (k×n); without it a non-square shape is
-skipped with a reason).  The module docstring is the
+skipped with a reason) and ``PROCESSES = 3`` (the worker processes its samples are pooled
+from, as a probe declares them; by default 3 for a rung carrying interpreter dispatch when
+the probes run, else 1: ``engine.plan.rung_plan``).  The module docstring is the
 description.
 """
 
@@ -82,6 +84,8 @@ class ScenarioSpec:
     requires: tuple[str, ...] = ()
     shapes: bool = False
     """Declares ``SHAPES = True``: the kernel handles m × k times k × n with m, k, n unequal."""
+    processes: int = 0
+    """Worker processes to pool its samples from (``PROCESSES``; 0: the default rule)."""
 
 
 def builtin_scenarios_dir() -> Path:
@@ -161,9 +165,19 @@ def read_spec(path: Path) -> ScenarioSpec:
         dense_kernel=bool(values.get("DENSE_KERNEL", False)),
         requires=_string_tuple(values.get("REQUIRES", ()), path, "REQUIRES"),
         shapes=_flag(values.get("SHAPES", False), path, "SHAPES"),
+        processes=declared_processes(values.get("PROCESSES", 0), path),
     )
     _check(spec)
     return spec
+
+
+def declared_processes(value: Any, path: Path) -> int:
+    """A scenario's or probe's ``PROCESSES``: 1 to 31 worker processes, 0 for the default."""
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 31:
+        raise ScenarioFileError(
+            f"{path}: PROCESSES must be 1 to 31 (0: the default); fix: give an int literal"
+        )
+    return value
 
 
 def parse_module(path: Path) -> tuple[str, ast.Module]:

@@ -107,3 +107,38 @@ def test_cancelled_between_its_workers_a_rung_is_skipped_with_its_samples_kept(t
     assert result.error == "cancelled while running"
     assert result.median_s is None and result.gflops is None
     assert 0 < len(result.samples_s) < 5
+
+
+def test_a_scenario_declares_its_processes_and_the_plan_lists_them(tmp_path):
+    """PROCESSES in a scenario file, as probes declare it: a compiled rung pooled from two
+    workers, an eval-loop rung from one; the plan is data the runner only executes."""
+    from dataclasses import replace
+
+    from overhead_tui.engine.plan import WorkerPlan, rung_plan
+    from overhead_tui.errors import UsageError
+
+    naive, dense = _spec("python_naive"), _spec("numpy_matmul")
+    settings = Settings(repeats=5)
+    assert worker_repeats(replace(dense, processes=2), settings) == [3, 2]
+    assert worker_repeats(replace(naive, processes=1), settings) == [5]
+    plan = rung_plan(naive, settings, 64)
+    assert plan.n == 64 and plan.workers == (
+        WorkerPlan(2, count=True),
+        WorkerPlan(2, count=False),
+        WorkerPlan(1, count=False),
+    )
+    source = _spec("python_naive").path.read_text()
+    for declared, ok in (("PROCESSES = 2\n", True), ("PROCESSES = 99\n", False)):
+        folder = tmp_path / declared.split()[-1]
+        folder.mkdir()
+        text = source.replace('NAME = "python_naive"', 'NAME = "mine"') + declared
+        (folder / "mine.py").write_text(text)
+        if ok:
+            assert _spec("mine", [folder]).processes == 2
+        else:
+            try:
+                _spec("mine", [folder])
+            except UsageError as exc:
+                assert "PROCESSES must be 1 to 31" in str(exc) and "\n" not in str(exc)
+            else:
+                raise AssertionError("PROCESSES = 99 was accepted")
