@@ -15,9 +15,11 @@ from overhead_tui.machine.cpu import CpuModel, read_cpu_model
 from overhead_tui.machine.limits import machine_limits
 from overhead_tui.present.format import (
     FACT_CHECK_HEADER,
+    PRECISION_HEADER,
     aligned_lines,
     fact_check_rows,
     fmt_number,
+    precision_rows,
     vector_clock_text,
 )
 from overhead_tui.summary.codec import to_json
@@ -119,6 +121,11 @@ def _report(cpu: CpuModel | None, limits: MachineLimits) -> None:
             )
             + (f" — {peak.warning}" if peak.warning else "")
         )
+    if limits.precision_peaks:
+        print("lower precisions (precision_peak probe; per cycle at the clock under FMA load):")
+        rows = [PRECISION_HEADER, *precision_rows(limits.precision_peaks)]
+        for line in aligned_lines(rows, left={0, 6}):
+            print(f"  {line}")
     bandwidth = limits.bandwidth_gbs
     print(
         f"memory bandwidth (STREAM triad): one core {fmt_number(bandwidth['one_core'])} GB/s,"

@@ -37,6 +37,7 @@ from overhead_tui.machine.facts import (
     probe_load_warnings,
     scaling_warnings,
 )
+from overhead_tui.machine.precision import precision_peaks, precision_warnings
 from overhead_tui.summary.limits import MachineLimits, PeakEntry
 from overhead_tui.summary.probes import Probes
 from overhead_tui.summary.records import RunSummary, ScenarioResult
@@ -191,8 +192,10 @@ def machine_limits(
         for dtype in ("float64", "float32")
     }
     checks = fact_checks(cpu, probes, cores)
+    lower = precision_peaks(cpu, probes)
     warnings = fact_warnings(checks) + bandwidth_warnings(bandwidth)
     warnings += simd_peak_warnings(probes, cpu) + probe_load_warnings(probes)
+    warnings += precision_warnings(lower)
     if summary is not None:
         warnings += ceiling_warnings(peaks, summary) + scaling_warnings(checks, summary)
     cpu_fields = (
@@ -216,6 +219,7 @@ def machine_limits(
         peak_gflops=peaks,
         limit_warnings=warnings,
         fact_checks=checks,
+        precision_peaks=lower,
         **cpu_fields,  # type: ignore[arg-type]
     )
 

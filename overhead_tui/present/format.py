@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from overhead_tui.summary.breakdown import Breakdown, WaterfallStep
 from overhead_tui.summary.layers import SHORT_LABELS
-from overhead_tui.summary.limits import FactCheck
+from overhead_tui.summary.limits import FactCheck, PrecisionPeak
 from overhead_tui.summary.records import RunSummary, ScenarioResult
 from overhead_tui.summary.units import (
     fmt_gflops,
@@ -179,6 +179,31 @@ def machine_line(summary_machine: object) -> str:
 
 
 FACT_CHECK_HEADER = ("fact", "used", "method 1", "method 2", "verdict")
+
+
+PRECISION_HEADER = ("family", "one core", "all cores", "per cycle", "expected", "ratio", "source")
+"""Columns of :func:`precision_rows`."""
+
+
+def precision_rows(peaks: Sequence[PrecisionPeak]) -> list[tuple[str, ...]]:
+    """One row per lower-precision family: its one-core and all-cores rate (GFLOP/s or GOP/s
+    as its unit says), operations per cycle and core, what it should do, their ratio and the
+    source of the expectation."""
+    rows: list[tuple[str, ...]] = []
+    for p in peaks:
+        unit = "GFLOP/s" if p.unit == "FLOP" else "GOP/s"
+        rows.append(
+            (
+                p.family,
+                f"{fmt_number(p.one_core)} {unit}",
+                f"{fmt_number(p.all_cores)} {unit}",
+                f"{fmt_number(p.per_cycle)} {p.unit}",
+                f"{fmt_number(p.expected_per_cycle)} {p.unit}" if p.expected_per_cycle else "—",
+                f"{p.ratio:.2f}" if p.ratio else "—",
+                p.expected_source,
+            )
+        )
+    return rows
 
 
 def vector_clock_text(vector: float, scalar: float, width_bits: int | None) -> str:

@@ -62,6 +62,26 @@ class FactCheck:
 
 
 @dataclass(frozen=True)
+class PrecisionPeak:
+    """One lower-precision instruction family measured by the ``precision_peak`` probe beside
+    what it should do (``machine.precision``).  GFLOP/s, or GOP/s for int8 (``unit``)."""
+
+    family: str
+    """``avx512_bf16``, ``avx512_fp16``, ``avx512_vnni``, ``amx_bf16`` or ``amx_int8``."""
+    unit: str
+    """``FLOP`` or ``OP`` (an int8 multiply or add)."""
+    one_core: float | None = None
+    all_cores: float | None = None
+    per_cycle: float | None = None
+    """Operations per cycle of one core, at the clock under FMA load where measured."""
+    expected_per_cycle: float | None = None
+    expected_source: str = ""
+    """Where ``expected_per_cycle`` comes from (a manual, or the FMA-unit rule)."""
+    ratio: float | None = None
+    """``per_cycle`` / ``expected_per_cycle``."""
+
+
+@dataclass(frozen=True)
 class MachineLimits:
     """What ``machine.limits.machine_limits`` gives: the CPU model's fields (None for an
     unknown CPU), the clocks, the peaks, the bandwidth and the warnings about them."""
@@ -77,6 +97,8 @@ class MachineLimits:
     limit_warnings: list[str] = field(default_factory=list)
     fact_checks: list[FactCheck] = field(default_factory=list)
     """Each machine fact from two methods with its verdict (``machine.facts``)."""
+    precision_peaks: list[PrecisionPeak] = field(default_factory=list)
+    """The lower precisions' measured peaks beside what they should do (``machine.precision``)."""
     # -- from the CPU model (left out of the JSON for an unknown CPU) --
     physical_cores: int | None = field(default=None, metadata=OMIT)
     microarchitecture: str | None = field(default=None, metadata=OMIT)

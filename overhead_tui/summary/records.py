@@ -32,7 +32,7 @@ from typing import Any
 
 from overhead_tui.summary.breakdown import Breakdown, WaterfallStep
 from overhead_tui.summary.codec import OMIT, from_json, to_json, write_atomic
-from overhead_tui.summary.limits import FactCheck, MachineLimits, PeakEntry
+from overhead_tui.summary.limits import FactCheck, MachineLimits, PeakEntry, PrecisionPeak
 from overhead_tui.summary.measured import (
     BlasLibrary,
     BuildInfo,
@@ -134,6 +134,8 @@ class MachineInfo:
     """Implausible measured limits (e.g. all-core bandwidth below one core's), as text."""
     fact_checks: list[FactCheck] = field(default_factory=list, metadata=OMIT)
     """Each machine fact from two independent methods, with its verdict."""
+    precision_peaks: list[PrecisionPeak] = field(default_factory=list, metadata=OMIT)
+    """Lower-precision peaks (AVX-512 BF16/FP16/VNNI, AMX), measured and expected."""
 
     @property
     def limits(self) -> MachineLimits | None:

@@ -20,10 +20,12 @@ from overhead_tui.machine.reference import (
 )
 from overhead_tui.present.format import (
     FACT_CHECK_HEADER,
+    PRECISION_HEADER,
     fact_check_rows,
     fmt_gflops,
     fmt_number,
     fmt_ratio,
+    precision_rows,
 )
 from overhead_tui.summary.records import RunSummary
 from overhead_tui.tui.screens.base import SummaryScreen
@@ -59,6 +61,8 @@ class MachinesScreen(SummaryScreen):
             yield Static(self._this_machine(), id="this-machine")
             if self.summary.machine.fact_checks:
                 yield Static(self._fact_checks(), id="fact-checks")
+            if self.summary.machine.precision_peaks:
+                yield Static(self._precision_peaks(), id="precision-peaks")
             if self.error:
                 yield Static(f"[b]Reference file error:[/] {self.error}", id="reference-error")
             yield Static(self._reference(), id="reference")
@@ -109,6 +113,18 @@ class MachinesScreen(SummaryScreen):
         for row in fact_check_rows(self.summary.machine.fact_checks):
             style = "bold red" if row[-1] == "DISAGREE" else None
             table.add_row(*row, style=style)
+        return table
+
+    def _precision_peaks(self) -> Table:
+        table = Table(
+            *PRECISION_HEADER,
+            title="Lower precisions and matrix engines, measured on this machine (per core "
+            "per cycle beside what the family should do)",
+            title_justify="left",
+            box=box.SIMPLE_HEAD,
+        )
+        for row in precision_rows(self.summary.machine.precision_peaks):
+            table.add_row(*row)
         return table
 
     def _reference(self) -> Table:
