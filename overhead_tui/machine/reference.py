@@ -35,11 +35,23 @@ class ReferenceMachine:
     fp16_tensor_gflops: float | None = None
     fp16_amx_gflops: float | None = None
     bandwidth_gbs: float | None = None
+    cores: float | None = None
+    """Cores the peak figures count (a CPU's), for :meth:`per_core_per_cycle`."""
+    clock_ghz: float | None = None
+    """The clock the peak figures assume (GHz)."""
 
     def figure(self, name: str) -> float | None:
         """The figure ``name`` (one of :data:`PEAK_FIELDS` or ``bandwidth_gbs``), or None."""
         value = getattr(self, name)
         return float(value) if value else None
+
+    def per_core_per_cycle(self, name: str) -> float | None:
+        """The peak ``name`` per core and cycle (figure ÷ cores ÷ clock: FLOP), where the
+        entry gives its cores and clock (Xeon 6980P: 419,000 / 128 / 3.2 = 1,023)."""
+        figure = self.figure(name)
+        if figure is None or not self.cores or not self.clock_ghz:
+            return None
+        return figure / self.cores / self.clock_ghz
 
 
 USER_FILE_ENV = "OVERHEAD_TUI_REFERENCE"
@@ -57,7 +69,9 @@ def user_reference_path() -> Path:
     return config / "reference_hardware.toml"
 
 
-KNOWN_KEYS = frozenset({"name", "kind", "source", "note", *PEAK_FIELDS, "bandwidth_gbs"})
+KNOWN_KEYS = frozenset(
+    {"name", "kind", "source", "note", *PEAK_FIELDS, "bandwidth_gbs", "cores", "clock_ghz"}
+)
 """Keys a ``[[machines]]`` table may have; any other is reported (a misspelt figure)."""
 
 
@@ -76,7 +90,7 @@ def _entry_problem(machine: object, where: str) -> str | None:
     figures = [k for k in (*PEAK_FIELDS, "bandwidth_gbs") if k in machine]
     if not figures:
         return f"{where}: needs at least one of {', '.join(PEAK_FIELDS)}, bandwidth_gbs"
-    for key in figures:
+    for key in [*figures, *(k for k in ("cores", "clock_ghz") if k in machine)]:
         value = machine[key]
         if (
             isinstance(value, bool)

@@ -20,6 +20,7 @@ from overhead_tui.summary.units import (
 
 if TYPE_CHECKING:
     from overhead_tui.engine.events import ProbeStarted
+    from overhead_tui.machine.reference import ReferenceMachine
 
 
 def fmt_share_interval(interval: Sequence[float] | None) -> str:
@@ -204,6 +205,26 @@ def precision_rows(peaks: Sequence[PrecisionPeak]) -> list[tuple[str, ...]]:
             )
         )
     return rows
+
+
+CLAIM_LABELS = {"fp64_gflops": "FP64", "fp32_gflops": "FP32", "fp16_amx_gflops": "FP16 AMX"}
+"""The published peaks compared per core and cycle, and their names."""
+
+
+def per_core_claims(machines: Sequence[ReferenceMachine]) -> list[str]:
+    """ "Intel Xeon 6980P: FP16 AMX 1,023 FLOP/cycle/core (419,000 GFLOP/s ÷ 128 cores ÷
+    3.2 GHz)" for every published peak whose entry gives its cores and clock."""
+    lines = []
+    for m in machines:
+        for key, label in CLAIM_LABELS.items():
+            per = m.per_core_per_cycle(key)
+            if per is not None:
+                peak = fmt_number(m.figure(key))
+                lines.append(
+                    f"{m.name}: {label} {fmt_number(per)} FLOP/cycle/core ({peak} GFLOP/s ÷ "
+                    f"{fmt_number(m.cores)} cores ÷ {fmt_number(m.clock_ghz)} GHz)"
+                )
+    return lines
 
 
 def vector_clock_text(vector: float, scalar: float, width_bits: int | None) -> str:

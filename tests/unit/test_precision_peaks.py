@@ -94,3 +94,17 @@ def test_the_kernels_are_built_as_written_on_any_x86_host():
     assert words.count("vdpbf16ps") == 12 and words.count("vpdpbusd") == 12
     assert sum(1 for w in words if w.startswith("vfmadd") and w.endswith("ph")) == 12
     assert words.count("tdpbf16ps") == 4 and words.count("tdpbssd") == 4
+
+
+def test_published_claims_per_core_and_cycle_come_from_the_reference_file():
+    """The question this tool was made for quotes "1024 FP16 FLOP/cycle/core": the Machines
+    screen puts it beside what this machine's cores measure."""
+    from overhead_tui.machine.reference import load_shipped
+    from overhead_tui.present.format import per_core_claims
+
+    claims = per_core_claims(load_shipped())
+    assert (
+        "Intel Xeon 6980P: FP16 AMX 1,023 FLOP/cycle/core (419,000 GFLOP/s ÷ 128 cores ÷ 3.2 GHz)"
+        in claims
+    )
+    assert any(c.startswith("AMD EPYC 9965: FP32 64.1 FLOP/cycle/core") for c in claims)

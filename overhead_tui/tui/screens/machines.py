@@ -25,6 +25,7 @@ from overhead_tui.present.format import (
     fmt_gflops,
     fmt_number,
     fmt_ratio,
+    per_core_claims,
     precision_rows,
 )
 from overhead_tui.summary.records import RunSummary
@@ -125,6 +126,10 @@ class MachinesScreen(SummaryScreen):
         )
         for row in precision_rows(self.summary.machine.precision_peaks):
             table.add_row(*row)
+        claims = per_core_claims(self.machines)
+        if claims:
+            table.caption = "Published, per core and cycle: " + "; ".join(claims)
+            table.caption_justify = "left"
         return table
 
     def _reference(self) -> Table:
