@@ -128,17 +128,17 @@ def measure_probe(
     python: str,
     processes: int | None = None,
     repeats: int = 7,
-    min_sample_s: float = 0.015,
+    min_sample_s: float = 0.012,
     cancel: Cancel | None = None,
 ) -> ProbeResult:
     """Measure one probe in ``processes`` separate worker processes (errors kept).
 
-    Each timing is calibrated to samples of at least ``min_sample_s`` (15 ms: the interleaved
+    Each timing is calibrated to samples of at least ``min_sample_s`` (12 ms: the interleaved
     min-of-pairs estimate of ``probing.paired_samples`` needs many short samples more than long
-    ones.  Measured on a 2-vCPU Xeon, 2026-12-02, all ten probes twice each way: 25 ms took
-    55 s, 12 ms 32 s, with every value inside the 25 ms runs' run-to-run range but
-    ``numpy_call``, 17 % low once; 15 ms keeps the default ladder's cold start, probes
-    included, within 90 s on 2 cores).
+    ones.  Measured on a 2-vCPU Xeon, 2026-12-02, the ten probes of then twice each way: 25 ms
+    took 55 s, 12 ms 32 s, with every value inside the 25 ms runs' run-to-run range but
+    ``numpy_call``, 17 % low once; with ``loop_mix`` and ``precision_peak`` added, 12 ms keeps
+    the default ladder's cold start, probes included, near 70 s there).
 
     ``processes`` defaults to the probe's own ``PROCESSES`` declaration, else :data:`PROCESSES`.
 
