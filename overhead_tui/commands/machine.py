@@ -97,7 +97,7 @@ def _report(cpu: CpuModel | None, limits: MachineLimits) -> None:
         f"{fmt_number(clock['max']) if clock['max'] else 'not reported'}, measured "
         f"{fmt_number(clock['measured'])} GHz (dependent-chain probe; checks below)"
     )
-    vector, scalar = clock.get("vector"), clock.get("measured")
+    vector, scalar = clock.get("vector"), clock.get("vector_scalar") or clock.get("measured")
     if vector and scalar:
         print(f"       {vector_clock_text(vector, scalar, limits.fma_width_bits)}")
     if limits.fact_checks:

@@ -182,6 +182,8 @@ def machine_limits(
         "measured": probe_value(probes, "clock"),
         "vector": vector_clock(probes, cpu),
     }
+    if clock["vector"]:  # the scalar clock timed beside it: the licence gap of that moment
+        clock["vector_scalar"] = probe_value(probes, "simd_fma", "scalar_clock_ghz")
     bandwidth = {
         "one_core": probe_value(probes, "stream_triad", "one_thread_gbs"),
         "all_cores": probe_value(probes, "stream_triad"),

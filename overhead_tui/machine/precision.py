@@ -26,9 +26,10 @@ from overhead_tui.summary.limits import PrecisionPeak
 from overhead_tui.summary.probes import Probes
 from overhead_tui.summary.units import fmt_number
 
-MANUAL = "Intel Optimization Reference Manual, Intel AMX chapter"
-AMX_PER_CYCLE = {"amx_bf16": (1024.0, f"{MANUAL}: TDPBF16PS, 16×16×32 per 16 cycles"),
-                 "amx_int8": (2048.0, f"{MANUAL}: TDPBSSD, 16×16×64 per 16 cycles")}  # fmt: skip
+MANUAL = "Intel 64 and IA-32 Architectures Optimization Reference Manual, Intel AMX chapter"
+"""The source of :data:`AMX_PER_CYCLE` (its short form in the rows: "Intel AMX manual")."""
+AMX_PER_CYCLE = {"amx_bf16": (1024.0, "Intel AMX manual: 16×16×32 / 16 cycles"),
+                 "amx_int8": (2048.0, "Intel AMX manual: 16×16×64 / 16 cycles")}  # fmt: skip
 """Expected operations per cycle per core of the AMX families, with their source."""
 LANE_BITS_AND_OPS = {"avx512_fp16": (16, 2), "avx512_bf16": (32, 4), "avx512_vnni": (32, 8)}
 """(lane width in bits, operations per lane and instruction) of the vector families."""
@@ -45,7 +46,7 @@ def expected_per_cycle(cpu: CpuModel | None, family: str) -> tuple[float | None,
         return None, "no CPU model: not tabulated"
     bits, ops = LANE_BITS_AND_OPS[family]
     per = cpu.fma_units * (cpu.fma_width_bits // bits) * ops
-    return float(per), f"FMA-unit rule: {cpu.fma_units} × {cpu.fma_width_bits}-bit units"
+    return float(per), f"FMA-unit rule, {cpu.fma_units} × {cpu.fma_width_bits} bits"
 
 
 def precision_peaks(cpu: CpuModel | None, probes: Probes) -> list[PrecisionPeak]:
@@ -58,7 +59,7 @@ def precision_peaks(cpu: CpuModel | None, probes: Probes) -> list[PrecisionPeak]
     peaks = []
     for family in filter(None, families):
         one = _number(details.get(f"{family}_one_core"))
-        per_cycle = _number(details.get(f"{family}_per_cycle"))
+        per_cycle = _number(details.get(f"{family}_per_scalar_cycle"))
         if one is not None and isinstance(vector, int | float) and vector > 0:
             per_cycle = one / vector
         expected, source = expected_per_cycle(cpu, family)

@@ -69,6 +69,9 @@ def user_reference_path() -> Path:
     return config / "reference_hardware.toml"
 
 
+FIGURE_RANGE = (1e-3, 1e12)
+"""What a figure may be (GFLOP/s, GB/s, cores, GHz): a zettaFLOP machine or a 1 MB/s link are
+typos, and their ratio (the ridge point) must stay a finite number."""
 KNOWN_KEYS = frozenset(
     {"name", "kind", "source", "note", *PEAK_FIELDS, "bandwidth_gbs", "cores", "clock_ghz"}
 )
@@ -96,9 +99,13 @@ def _entry_problem(machine: object, where: str) -> str | None:
             isinstance(value, bool)
             or not isinstance(value, (int, float))
             or not math.isfinite(value)
-            or value <= 0
+            or not FIGURE_RANGE[0] <= value <= FIGURE_RANGE[1]
         ):
-            return f"{where}: {key} must be a positive finite number, got {value!r}"
+            low, high = FIGURE_RANGE
+            return (
+                f"{where}: {key} must be a positive finite number ({low:g} to {high:g}), "
+                f"got {value!r}"
+            )
     return None
 
 

@@ -175,7 +175,8 @@ def declared_processes(value: Any, path: Path) -> int:
     """A scenario's or probe's ``PROCESSES``: 1 to 31 worker processes, 0 for the default."""
     if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 31:
         raise ScenarioFileError(
-            f"{path}: PROCESSES must be 1 to 31 (0: the default); fix: give an int literal"
+            f"{path}: PROCESSES must be 1 to 31 (0: the default), got {value!r}; fix: give a "
+            "whole number from 0 to 31"
         )
     return value
 

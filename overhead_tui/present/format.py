@@ -228,8 +228,9 @@ def per_core_claims(machines: Sequence[ReferenceMachine]) -> list[str]:
 
 
 def vector_clock_text(vector: float, scalar: float, width_bits: int | None) -> str:
-    """The clock under FMA load beside the scalar one, in words (GHz): "under 512-bit FMA load
-    3.51 GHz, 7 % below (the core's frequency licence for such code); theoretical peaks use it"."""
+    """The clock under FMA load beside the scalar one timed at the same moment, in words
+    (GHz): "under 512-bit FMA load 3.51 GHz, 7 % below (the core's frequency licence for such
+    code); theoretical peaks use it"."""
     gap = 1 - vector / scalar
     width = f"{width_bits}-bit " if width_bits else ""
     why = (

@@ -105,7 +105,7 @@ def test_user_reference_file_extends_and_replaces(tmp_path):
         ('[[machines]]\nname = "x"\nkind = "cpu"\nsource = "s"\n', "needs at least one of"),
         (
             '[[machines]]\nname = "x"\nkind = "cpu"\nsource = "s"\nfp32_gflops = "a"\n',
-            "fp32_gflops must be a positive finite number, got 'a'",
+            r"fp32_gflops must be a positive finite number \(0.001 to 1e\+12\), got 'a'",
         ),
         (
             '[[machines]]\nname = "x"\nkind = "cpu"\nsource = "s"\nfp64_gflop = 1\n',
@@ -182,3 +182,18 @@ def test_a_batch_sweep_is_a_trajectory_on_the_roofline():
         assert all(g > 0 for _, _, g in path)
     plain = roofline(RunSummary.load(FIXTURES / "recorded_summary_v3.json"))
     assert plain.trajectories == {}
+
+
+def test_a_figure_whose_ridge_would_overflow_is_refused(tmp_path):
+    """fp64 1e300 over 1e-10 GB/s passed the check and crashed the Machines screen (an
+    infinite ridge point); figures are bounded, so the entry is named and dropped."""
+    from overhead_tui.machine.reference import FIGURE_RANGE, reference_machines_and_problems
+
+    bad = tmp_path / "huge.toml"
+    bad.write_text(
+        '[[machines]]\nname = "huge"\nkind = "cpu"\nsource = "s"\n'
+        "fp64_gflops = 1e300\nbandwidth_gbs = 1e-10\n"
+    )
+    machines, problems = reference_machines_and_problems(bad)
+    assert "huge" not in [m.name for m in machines] and FIGURE_RANGE[1] < 1e300
+    assert any("huge" in p and "fp64_gflops" in p for p in problems)

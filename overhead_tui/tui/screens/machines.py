@@ -74,7 +74,8 @@ class MachinesScreen(SummaryScreen):
 
     def on_mount(self) -> None:
         self._show_tiles(DEFAULT_TILE)
-        self.query_one("#tile", Input).focus()  # type a tile order straight away
+        # type a tile order straight away, but open at the top (this machine, its facts)
+        self.query_one("#tile", Input).focus(scroll_visible=False)
 
     def on_input_changed(self, event: Input.Changed) -> None:
         try:
