@@ -128,7 +128,21 @@ MICROARCHITECTURES: list[tuple[str, Microarchitecture]] = [
 ]
 """Micro-architecture rows, first match wins."""
 
-ISA_FLAGS = ("sse2", "avx", "avx2", "fma", "avx512f", "avx512_bf16", "amx_tile", "asimd", "sve")
+ISA_FLAGS = (
+    "sse2",
+    "avx",
+    "avx2",
+    "fma",
+    "avx512f",
+    "avx512_bf16",
+    "avx512_fp16",
+    "avx512_vnni",
+    "amx_tile",
+    "amx_bf16",
+    "amx_int8",
+    "asimd",
+    "sve",
+)
 """Instruction-set flags reported (x86 ``flags`` or ARM ``Features``)."""
 
 

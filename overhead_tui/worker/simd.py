@@ -77,7 +77,7 @@ def chosen_isa(best: str, forced: str | None) -> tuple[str, str]:
     if forced not in ISA_LEVELS:
         raise ValueError(
             f"{PEAK_ISA_VARIABLE}={forced!r} names no peak kernel; fix: unset "
-            f"{PEAK_ISA_VARIABLE} or give one of {', '.join(ISA_LEVELS)}"
+            f"{PEAK_ISA_VARIABLE} or give one this CPU has: {', '.join(older)}"
         )
     if forced not in older:
         raise ValueError(
