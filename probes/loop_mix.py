@@ -74,14 +74,16 @@ def _loop(body):
     return scope["loop"]
 
 
-def _per_trip(ctx, loop, args, key):
-    """Exact events per inner trip: counted at 2 and 1 outer reps, differenced."""
+def _per_trip(ctx, loop, args):
+    """Exact [dispatches, floats, list loads] per inner trip: counted once at 2 and once at
+    1 outer reps, differenced."""
     two, one = ctx.count(loop, 2, *args), ctx.count(loop, 1, *args)
-    if key == "dispatches":
-        return (two.dispatches - one.dispatches) / ORDER
-    if key == "floats":
-        return (two.floats - one.floats) / ORDER
-    return sum(two.by_opcode.get(o, 0) - one.by_opcode.get(o, 0) for o in LIST_LOADS) / ORDER
+    loads = sum(two.by_opcode.get(o, 0) - one.by_opcode.get(o, 0) for o in LIST_LOADS)
+    return [
+        (two.dispatches - one.dispatches) / ORDER,
+        (two.floats - one.floats) / ORDER,
+        loads / ORDER,
+    ]
 
 
 def fit(counts, times):
@@ -95,7 +97,7 @@ def fit(counts, times):
         keep = np.arange(len(y)) != k
         others = np.linalg.lstsq(x[keep], y[keep], rcond=None)[0]
         left_out.append(abs(float(x[k] @ others) / y[k] - 1))
-    return [float(c) for c in costs], fit_error, max(left_out)
+    return [float(c) for c in costs], fit_error, float(max(left_out))
 
 
 def measure(ctx):
@@ -106,7 +108,7 @@ def measure(ctx):
     counts, rounds = [], []
     for body in BODIES.values():
         loop = _loop(body)
-        counts.append([_per_trip(ctx, loop, args, k) for k in ("dispatches", "floats", "loads")])
+        counts.append(_per_trip(ctx, loop, args))
         trips = REPS * ORDER
         rounds.append([t / trips * 1e9 for t in ctx.time(loop, REPS, *args)])
     fastest = [min(r) for r in rounds]

@@ -278,16 +278,17 @@ CLOCK_MULTIPLIER = 0x9E3779B97F4A7C15
 
 
 def loaded_clock(ctx, lib, chains, isa, code):
-    """(clock under this ISA's FMA load, scalar clock beside it, the calls' clock kernel,
-    details): GHz from the loaded kernel's 8 dependent imuls a step (the same 8 × 3 cycles
-    as ``worker.chains``' imul chain, so ``chain_ghz`` converts both), or Nones on ARM."""
+    """(a call of the loaded-clock kernel, its details: ``vector_clock_ghz`` under this ISA's
+    FMA load, ``scalar_clock_ghz`` of the plain chain beside it, …): GHz from the loaded
+    kernel's 8 dependent imuls a step (the same 8 × 3 cycles as ``worker.chains``' imul
+    chain, so ``chain_ghz`` converts both); (None, {}) where imul has no tabulated latency."""
     level = ISA_LEVELS[isa]
 
     def call():
         return lib.loaded_clock(level, CLOCK_STEPS, 0.999999, 1e-9, CLOCK_MULTIPLIER)
 
     if chain_ghz("imul", 1.0, 1) is None or call() == -1:
-        return None, None, None, {}
+        return None, {}
     body = function_asm(code, f"{isa}_clock")
     imuls = sum(1 for line in body.splitlines() if line.split()[:1] == ["imul"])
     fmas = analyse_asm(body).fma_on_widest
@@ -301,7 +302,7 @@ def loaded_clock(ctx, lib, chains, isa, code):
         "clock_kernel_imuls": imuls,
         "clock_kernel_fmas": fmas,
     }
-    return loaded, scalar, call, details
+    return call, details
 
 
 def _measure_dtype(ctx, lib, clock_call, isa, code, suffix, threads, pool):
@@ -364,7 +365,7 @@ def measure(ctx):
         raise Unavailable(str(exc)) from None
     code = assembly(SOURCE, FLAGS)
     threads = usable_cpus()
-    _, _, clock_call, clock = loaded_clock(ctx, lib, chains, isa, code)
+    clock_call, clock = loaded_clock(ctx, lib, chains, isa, code)
     with ThreadPoolExecutor(threads) as pool:
         every64, f64 = _measure_dtype(ctx, lib, clock_call, isa, code, "f64", threads, pool)
         every32, f32 = _measure_dtype(ctx, lib, clock_call, isa, code, "f32", threads, pool)

@@ -23,8 +23,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from overhead_tui.machine.limits import arithmetic_intensity, probe_value, roofline_bandwidth
+from overhead_tui.machine.limits import arithmetic_intensity, roofline_bandwidth
 from overhead_tui.summary.limits import PeakEntry
+from overhead_tui.summary.probes import probe_value
 from overhead_tui.summary.records import RunSummary
 
 

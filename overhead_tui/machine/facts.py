@@ -26,7 +26,7 @@ from __future__ import annotations
 from overhead_tui.machine.cpu import CpuModel
 from overhead_tui.machine.host import OTHERS_WARN
 from overhead_tui.summary.limits import FactCheck
-from overhead_tui.summary.probes import Probes
+from overhead_tui.summary.probes import Probes, probe_value
 from overhead_tui.summary.records import RunSummary
 
 CLOCK_AGREE = 0.05
@@ -47,17 +47,13 @@ def _detail(probes: Probes, name: str, key: str) -> object:
     return (probe.details or {}).get(key) if probe is not None else None
 
 
-def _number(value: object) -> float | None:
-    return float(value) if isinstance(value, (int, float)) and value > 0 else None
-
-
 def clock_check(probes: Probes) -> FactCheck | None:
     """The clock from the ``imul`` chain and the ``add``/``xor`` chain (GHz)."""
     probe = probes.get("clock")
     if probe is None or not probe.value:
         return None
-    imul = _number(_detail(probes, "clock", "imul_ghz"))
-    add_xor = _number(_detail(probes, "clock", "add_xor_ghz"))
+    imul = probe_value(probes, "clock", "imul_ghz")
+    add_xor = probe_value(probes, "clock", "add_xor_ghz")
     agree, used = None, float(probe.value)
     if imul and add_xor:
         gap = max(imul, add_xor) / min(imul, add_xor) - 1
@@ -102,14 +98,14 @@ def expected_flop_per_cycle(cpu: CpuModel, code_width_bits: int, dtype: str = "f
 
 def fma_check(cpu: CpuModel | None, probes: Probes, clock: float | None) -> FactCheck | None:
     """float64 FLOP/cycle of one core: the ``simd_fma`` probe / clock against the table."""
-    one = _number(_detail(probes, "simd_fma", "one_core_gflops"))
+    one = probe_value(probes, "simd_fma", "one_core_gflops")
     if cpu is None or one is None:
         return None
-    width = _number(_detail(probes, "simd_fma", "simd_width_bits")) or cpu.fma_width_bits
+    width = probe_value(probes, "simd_fma", "simd_width_bits") or cpu.fma_width_bits
     isa = _detail(probes, "simd_fma", "isa") or "?"
     expected = expected_flop_per_cycle(cpu, int(width))
     table = f"table: {cpu.microarchitecture}, {cpu.fma_units} × {cpu.fma_width_bits}-bit FMA"
-    same_moment = _number(_detail(probes, "simd_fma", "flop_per_cycle"))
+    same_moment = probe_value(probes, "simd_fma", "flop_per_cycle")
     measured: float | None
     if same_moment is not None:
         measured, method = same_moment, "simd_fma one core / clock under its FMA load"
@@ -153,7 +149,7 @@ def fma_check(cpu: CpuModel | None, probes: Probes, clock: float | None) -> Fact
 
 def parallel_check(probes: Probes, counted: float | None) -> FactCheck | None:
     """Cores computing side by side: the ``simd_fma`` probe's all / one against the count."""
-    measured = _number(_detail(probes, "simd_fma", "parallel_cores"))
+    measured = probe_value(probes, "simd_fma", "parallel_cores")
     if measured is None or not counted:
         return None
     agree = PARALLEL_AGREE * counted <= measured <= PARALLEL_ABOVE * counted

@@ -39,7 +39,7 @@ from overhead_tui.machine.facts import (
 )
 from overhead_tui.machine.precision import precision_peaks, precision_warnings
 from overhead_tui.summary.limits import MachineLimits, PeakEntry
-from overhead_tui.summary.probes import Probes
+from overhead_tui.summary.probes import Probes, probe_value
 from overhead_tui.summary.records import RunSummary, ScenarioResult
 from overhead_tui.summary.units import fmt_gflops
 from overhead_tui.summary.vocabulary import DTYPE_ITEMSIZE
@@ -65,15 +65,6 @@ def arithmetic_intensity(n: int, dtype: str, m: int | None = None, k: int | None
         return 2.0 * n / (3.0 * DTYPE_ITEMSIZE[dtype])
     m, k = (n if m is None else m), (n if k is None else k)
     return 2.0 * m * k * n / (DTYPE_ITEMSIZE[dtype] * (m * k + k * n + m * n))
-
-
-def probe_value(probes: Probes, name: str, detail: str | None = None) -> float | None:
-    """A probe's positive value (or one of its ``details``) from a summary's ``probes``."""
-    probe = probes.get(name)
-    if probe is None:
-        return None
-    value = (probe.details or {}).get(detail) if detail else probe.value
-    return float(value) if isinstance(value, (int, float)) and value > 0 else None
 
 
 MEASURED_PEAK_SOURCES: dict[str, tuple[tuple[str, str | None], ...]] = {

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from overhead_tui.machine.cpu import CpuModel
 from overhead_tui.summary.limits import PrecisionPeak
-from overhead_tui.summary.probes import Probes
+from overhead_tui.summary.probes import Probes, probe_value
 from overhead_tui.summary.units import fmt_number
 
 MANUAL = "Intel 64 and IA-32 Architectures Optimization Reference Manual, Intel AMX chapter"
@@ -52,23 +52,22 @@ def expected_per_cycle(cpu: CpuModel | None, family: str) -> tuple[float | None,
 def precision_peaks(cpu: CpuModel | None, probes: Probes) -> list[PrecisionPeak]:
     """One record per family the ``precision_peak`` probe measured (none without it)."""
     probe = probes.get("precision_peak")
-    details = (probe.details or {}) if probe is not None else {}
-    families = str(details.get("families") or "").split(",")
-    simd = probes.get("simd_fma")
-    vector = (simd.details or {}).get("vector_clock_ghz") if simd is not None else None
+    families = str((probe.details or {}).get("families") or "") if probe is not None else ""
+    vector = probe_value(probes, "simd_fma", "vector_clock_ghz")
     peaks = []
-    for family in filter(None, families):
-        one = _number(details.get(f"{family}_one_core"))
-        per_cycle = _number(details.get(f"{family}_per_scalar_cycle"))
-        if one is not None and isinstance(vector, int | float) and vector > 0:
-            per_cycle = one / vector
+    for family in filter(None, families.split(",")):
+        one = probe_value(probes, "precision_peak", f"{family}_one_core")
+        if one is not None and vector is not None:
+            per_cycle: float | None = one / vector
+        else:
+            per_cycle = probe_value(probes, "precision_peak", f"{family}_per_scalar_cycle")
         expected, source = expected_per_cycle(cpu, family)
         peaks.append(
             PrecisionPeak(
                 family,
                 UNITS.get(family, "FLOP"),
                 one,
-                _number(details.get(f"{family}_all_cores")),
+                probe_value(probes, "precision_peak", f"{family}_all_cores"),
                 per_cycle,
                 expected,
                 source,
@@ -93,7 +92,3 @@ def precision_warnings(peaks: list[PrecisionPeak]) -> list[str]:
         for p in peaks
         if p.ratio is not None and p.ratio < LOW_RATIO
     ]
-
-
-def _number(value: object) -> float | None:
-    return float(value) if isinstance(value, int | float) and value > 0 else None

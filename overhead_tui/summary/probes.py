@@ -3,7 +3,7 @@ probe cache (``engine.probe_runs``) hold the same records, written by the summar
 
 A probe's value is in its ``unit`` (ns for the interpreter costs, GFLOP/s for the peaks,
 GB/s for the bandwidth, GHz for the clock); ``details`` are what its file reported besides
-(``probes/README.md``).  Readers go through ``machine.limits.probe_value``.
+(``probes/README.md``).  Readers go through :func:`probe_value`.
 """
 
 from __future__ import annotations
@@ -50,6 +50,15 @@ class ProbeResult:
 
 Probes = Mapping[str, ProbeResult]
 """A summary's ``probes``: {name: result} (read-only)."""
+
+
+def probe_value(probes: Probes, name: str, detail: str | None = None) -> float | None:
+    """A probe's positive value (or one of its ``details``) from a summary's ``probes``."""
+    probe = probes.get(name)
+    if probe is None:
+        return None
+    value = (probe.details or {}).get(detail) if detail else probe.value
+    return float(value) if isinstance(value, (int, float)) and value > 0 else None
 
 
 def probe_records(data: Mapping[str, object]) -> dict[str, ProbeResult]:
