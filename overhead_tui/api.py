@@ -34,6 +34,7 @@ _HOMES = {
     "chain_instructions": "overhead_tui.worker.chains",
     "chain_ghz": "overhead_tui.worker.chains",
     "chain_call": "overhead_tui.worker.chains",
+    "chain_steps": "overhead_tui.worker.chains",
     "chosen_isa": "overhead_tui.worker.simd",
     "ISA_LEVELS": "overhead_tui.worker.simd",
     "assembly": "overhead_tui.worker.cbuild",

@@ -5,6 +5,11 @@ a large size; this probe is the latter, measured once per machine so the limits 
 on which rungs a run selected.  1536 is large enough for OpenBLAS to reach its plateau on a
 2-core Zen 4 VM (measured: 99 GFLOP/s at 1024, 107 at 1536, 104 at 2048 float64) while one call
 stays below 0.1 s.
+
+``one_thread_gflops``: the same float64 product with BLAS limited to one thread
+(threadpoolctl, when the worker's interpreter has it): the rate the compiled-rung model
+prices a 1-thread BLAS rung's flops at (``analysis.compiled``), and with the all-threads value
+the library's parallel efficiency.
 """
 
 import numpy as np
@@ -26,10 +31,21 @@ def _gflops(ctx, dtype):
     return [2 * N**3 / t / 1e9 for t in ctx.time(np.matmul, a, b, out)]
 
 
+def _one_thread(ctx):
+    """Median float64 GFLOP/s with BLAS on one thread, or None without threadpoolctl."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        return None
+    with threadpool_limits(limits=1, user_api="blas"):
+        found = sorted(_gflops(ctx, np.float64))
+    return found[len(found) // 2]
+
+
 def measure(ctx):
     every64 = _gflops(ctx, np.float64)
     every32 = sorted(_gflops(ctx, np.float32))
-    return {
-        "samples": every64,
-        "details": {"n": N, "float32_gflops": every32[len(every32) // 2]},
-    }
+    details = {"n": N, "float32_gflops": every32[len(every32) // 2]}
+    if (one := _one_thread(ctx)) is not None:
+        details["one_thread_gflops"] = one
+    return {"samples": every64, "details": details}

@@ -1,15 +1,26 @@
-"""Latency-bound GFLOP/s of compiled scalar code: a dependent multiply-add chain.
+"""Latency-bound GFLOP/s of compiled scalar code: a dependent multiply-add chain, and the
+latencies and issue rate the compiled-rung model prices a hot loop with.
 
 ``acc = acc * x + y`` repeated in C (``worker.chains.fp_chain``, built with
 ``-ffp-contract=off``: a multiply, then an add, no FMA contraction or reassociation), each
 step waiting for the previous one: the rate of scalar code that the hardware cannot overlap
 (2 flops per step).  ``cycles_per_step`` divides by the clock measured in the same process
 (the ``imul`` chain, interleaved): FP multiply + add latency, 6–8 cycles on current cores.
+
+Details for ``analysis.compiled`` (each interleaved with the clock chain, ns and cycles):
+
+* ``fadd_ns`` / ``fadd_cycles``: one dependent ``addsd`` (2 cycles on Golden Cove, 3 on
+  Zen 3–5, 4 on Skylake: the numbers are measured here, those are what to expect).
+* ``fma_ns`` / ``fma_cycles``: one dependent scalar FMA (4 on all of those); absent without FMA.
+* ``stack_fadd_ns`` / ``stack_fadd_cycles``: a sum kept in a stack slot (load, add, store,
+  the next load forwarded from the store), as ``-O0`` code keeps its accumulator.
+* ``issue_per_ns`` / ``issue_per_cycle``: independent simple instructions retired per ns and
+  per cycle (``issue_kernel``: 16 adds on 8 registers plus the loop's own 3): the issue bound.
 """
 
 import statistics
 
-from overhead_tui.api import chain_call, chain_ghz, chain_library
+from overhead_tui.api import chain_call, chain_ghz, chain_library, chain_steps
 
 NAME = "scalar_fma"
 TITLE = "compiled scalar chain"
@@ -18,14 +29,26 @@ LAYER = "scalar_compute"
 REQUIRES = ("cffi",)
 STEPS = 1_000_000
 IMUL_ITERATIONS = 500_000
+LATENCY_ITERATIONS = 200_000
+"""Iterations of each latency chain (8 steps each, ``chain_steps``):
+1.6 M dependent steps, 1–4 ms a call."""
+
+
+def _per_step(ctx, run, steps, clock):
+    """(median ns per step, median cycles per step or None) of ``run`` timed beside ``clock``."""
+    pairs = ctx.time_pair(run, clock)
+    ns = statistics.median(a / steps * 1e9 for a, _ in pairs)
+    clocks = [chain_ghz("imul", b, IMUL_ITERATIONS) for _, b in pairs]
+    if None in clocks:
+        return ns, None
+    cycles = statistics.median(g * 1e9 * a / steps for g, (a, _) in zip(clocks, pairs, strict=True))
+    return ns, cycles
 
 
 def measure(ctx):
     lib = chain_library()
-    pairs = ctx.time_pair(
-        lambda: lib.fp_chain(STEPS, 0.999999, 1e-9),
-        chain_call(lib, "imul", IMUL_ITERATIONS),
-    )
+    clock = chain_call(lib, "imul", IMUL_ITERATIONS)
+    pairs = ctx.time_pair(lambda: lib.fp_chain(STEPS, 0.999999, 1e-9), clock)
     samples = [2 * STEPS / a / 1e9 for a, _ in pairs]
     details = {"steps": STEPS}
     clocks = [chain_ghz("imul", b, IMUL_ITERATIONS) for _, b in pairs]
@@ -33,4 +56,21 @@ def measure(ctx):
         details["cycles_per_step"] = statistics.median(
             ghz * 1e9 * a / STEPS for ghz, (a, _) in zip(clocks, pairs, strict=True)
         )
+    steps = chain_steps("fadd", LATENCY_ITERATIONS)
+    chains = {
+        "fadd": lambda: lib.fadd_chain(LATENCY_ITERATIONS, 1.0, 1e-9),
+        "stack_fadd": lambda: lib.stack_fadd_chain(LATENCY_ITERATIONS, 1e-9),
+    }
+    if lib.fma_chain(1, 1.0, 0.5) != -1.0:
+        chains["fma"] = lambda: lib.fma_chain(LATENCY_ITERATIONS, 1.0, 0.999999)
+    for name, run in chains.items():
+        ns, cycles = _per_step(ctx, run, steps, clock)
+        details[f"{name}_ns"] = ns
+        if cycles is not None:
+            details[f"{name}_cycles"] = cycles
+    instructions = chain_steps("issue", LATENCY_ITERATIONS)
+    ns, cycles = _per_step(ctx, lambda: lib.issue_kernel(LATENCY_ITERATIONS), instructions, clock)
+    details["issue_per_ns"] = 1.0 / ns
+    if cycles is not None:
+        details["issue_per_cycle"] = 1.0 / cycles
     return {"samples": samples, "details": details}

@@ -63,6 +63,7 @@ from dataclasses import replace
 
 from overhead_tui.analysis import uncertainty as unc
 from overhead_tui.analysis.agreement import attach_agreement
+from overhead_tui.analysis.compiled import compiled_rows
 from overhead_tui.analysis.unit_costs import UnitCosts
 from overhead_tui.analysis.waterfall import waterfall
 from overhead_tui.summary.breakdown import FITTED_MARK, Breakdown, BreakdownRow, Scale
@@ -307,31 +308,11 @@ def breakdown(result: ScenarioResult, costs: UnitCosts) -> Breakdown | None:
     if scale is not None:
         costs = costs.scaled(*scale)
     rows = interpreted_rows(events, result.layers, costs)
-    peak = costs.peak_all_gflops if "parallel" in result.layers else costs.peak_one_gflops
-    issue = costs.fp_issue_all if "parallel" in result.layers else costs.fp_issue_one
-    code = result.generated_code
-    if code is not None and code.flops_per_instruction and issue:
-        # the rung's own FP instructions at the core's measured issue rate
-        rate = issue * code.flops_per_instruction  # GFLOP/s
-        layer = "simd_compute" if code.width_bits else "scalar_compute"
-        width = f"{code.width_bits}-bit" if code.width_bits else "scalar"
-        unit = f"ns/flop at its FP rate ({width}, {code.flops_per_instruction:g} flop/instr)"
-        rows.append(
-            replace(
-                _row(layer, 2.0, 1.0 / rate, unit),
-                unit_interval=(1.0 / rate, 1.0 / rate),
-                ns_interval=(2.0 / rate, 2.0 / rate),
-            )
-        )
-    elif peak and ("dense_kernel" in result.layers or "simd_compute" in result.layers):
-        layer = "dense_kernel" if "dense_kernel" in result.layers else "simd_compute"
-        rows.append(
-            replace(
-                _row(layer, 2.0, 1.0 / peak, "ns/flop at peak"),
-                unit_interval=(1.0 / peak, 1.0 / peak),
-                ns_interval=(2.0 / peak, 2.0 / peak),
-            )
-        )
+    compiled = compiled_rows(result, costs, measured)
+    if compiled is not None:
+        rows.extend(compiled[0])
+    else:
+        rows.extend(_peak_rows(result, costs))
     modelled = sum(r.ns_per_fma or 0.0 for r in rows)
     modelled_interval = unc.total(r.ns_bounds for r in rows)
     residual = measured_ns - modelled
@@ -359,6 +340,7 @@ def breakdown(result: ScenarioResult, costs: UnitCosts) -> Breakdown | None:
         layers=shares,
         intervals=intervals,
         rows=[_shared(r, measured_ns, measured) for r in rows],
+        compiled=compiled[1] if compiled is not None else None,
         scale=(
             Scale(
                 factor=scale[0],
@@ -370,6 +352,32 @@ def breakdown(result: ScenarioResult, costs: UnitCosts) -> Breakdown | None:
             else None
         ),
     )
+
+
+def _peak_rows(result: ScenarioResult, costs: UnitCosts) -> list[BreakdownRow]:
+    """Flops at a peak, for files from before the compiled-rung model: at the rung's own FP
+    rate when its hot loop's FP instructions were read, else at the measured compute peak."""
+    peak = costs.peak_all_gflops if "parallel" in result.layers else costs.peak_one_gflops
+    issue = costs.fp_issue_all if "parallel" in result.layers else costs.fp_issue_one
+    code = result.generated_code
+    if code is not None and code.flops_per_instruction and issue:
+        rate = issue * code.flops_per_instruction  # GFLOP/s
+        layer = "simd_compute" if code.width_bits else "scalar_compute"
+        width = f"{code.width_bits}-bit" if code.width_bits else "scalar"
+        unit = f"ns/flop at its FP rate ({width}, {code.flops_per_instruction:g} flop/instr)"
+    elif peak and ("dense_kernel" in result.layers or "simd_compute" in result.layers):
+        rate = peak
+        layer = "dense_kernel" if "dense_kernel" in result.layers else "simd_compute"
+        unit = "ns/flop at peak"
+    else:
+        return []
+    return [
+        replace(
+            _row(layer, 2.0, 1.0 / rate, unit),
+            unit_interval=(1.0 / rate, 1.0 / rate),
+            ns_interval=(2.0 / rate, 2.0 / rate),
+        )
+    ]
 
 
 def _shared(row: BreakdownRow, measured_ns: float, measured: unc.Interval) -> BreakdownRow:

@@ -109,6 +109,19 @@ class UnitCosts:
     its flops per instruction (2 × lanes with FMA, lanes without)."""
     fp_issue_all: float | None = None
     """The same on all cores at once (the probe's all-cores rate)."""
+    fadd_ns: float | None = None
+    """One dependent scalar FP add (``scalar_fma`` detail): a loop-carried add chain's step."""
+    fma_ns: float | None = None
+    """One dependent FMA (``scalar_fma`` detail; vector FMAs have the same latency on the
+    cores of the corpus: Agner Fog's instruction tables, 2022)."""
+    stack_fadd_ns: float | None = None
+    """A sum kept in a stack slot: load, add, store, forwarded (``scalar_fma`` detail)."""
+    issue_per_ns: float | None = None
+    """Independent simple instructions one core retires per ns (``scalar_fma`` detail)."""
+    dense_one_gflops: float | None = None
+    """The BLAS GEMM on one thread at the ``dense_peak`` probe's n (its detail)."""
+    dense_all_gflops: float | None = None
+    """The BLAS GEMM on all threads (the ``dense_peak`` probe's value)."""
     intervals: dict[str, unc.Interval] = field(default_factory=dict)
     """Field name -> [low, high] of that unit cost (clamped at 0), see ``analysis.uncertainty``."""
     normalised: dict[str, float] = field(default_factory=dict)
@@ -239,6 +252,12 @@ class UnitCosts:
             numpy_store_ns=detail("numpy_call", "scalar_store_ns", "numpy_store_ns"),
             numpy_multiply_ns=detail("numpy_call", "scalar_multiply_ns", "numpy_multiply_ns"),
             index_tuple_ns=detail("numpy_call", "index_tuple_ns", "index_tuple_ns"),
+            fadd_ns=detail("scalar_fma", "fadd_ns", "fadd_ns"),
+            fma_ns=detail("scalar_fma", "fma_ns", "fma_ns"),
+            stack_fadd_ns=detail("scalar_fma", "stack_fadd_ns", "stack_fadd_ns"),
+            issue_per_ns=detail("scalar_fma", "issue_per_ns"),
+            dense_one_gflops=detail("dense_peak", "one_thread_gflops"),
+            dense_all_gflops=value("dense_peak"),
             peak_one_gflops=max(one, default=None),
             peak_all_gflops=max(every + one, default=None),
             **fp_issue_rates(probes),

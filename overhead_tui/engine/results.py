@@ -30,6 +30,7 @@ from overhead_tui.worker.protocol import (
     Message,
     PythonReport,
     Reference,
+    Resident,
     Sample,
     Validated,
     Warmup,
@@ -96,6 +97,8 @@ def apply_event(result: ScenarioResult, message: Message) -> None:
             result.build = message.info if message.info != BuildInfo() else None
         case Generated():
             result.generated_code = message.code
+        case Resident():
+            result.resident = message.timing
         case Error():
             result.status = "skipped" if message.kind in SKIPPED_ERRORS else "error"
             result.error = error_text(message)

@@ -8,6 +8,7 @@ from overhead_tui.export.base import Exporter
 from overhead_tui.machine.reference import peak_of, reference_machines, times_below
 from overhead_tui.present.format import (
     LADDER_HEADERS,
+    compiled_text,
     compiles,
     dense_reference_note,
     fmt_gflops,
@@ -272,8 +273,14 @@ class MarkdownExporter(Exporter):
             "[low–high]: bounds propagated from each probe's per-process range and the middle "
             "half of the rung's samples (interval arithmetic); interpreted unit costs are scaled "
             "to the speed of the rung's own worker (its reference-loop timing beside the "
-            "samples).",
+            "samples).  Compiled rungs: the largest in-core bound of their hot loop (issue, FP, "
+            "loop-carried chain, from their own assembly at measured rates and latencies) plus "
+            "their time beyond the same kernel's with data in L1 (memory).",
         ]
+        compiled = [r for r in rows if r.breakdown and r.breakdown.compiled]
+        for r in compiled:
+            assert r.breakdown is not None and r.breakdown.compiled is not None
+            lines += ["", f"- {r.name}: " + "; ".join(compiled_text(r.breakdown.compiled))]
         return lines
 
     @staticmethod

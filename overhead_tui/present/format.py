@@ -6,7 +6,7 @@ from collections.abc import Collection, Sequence
 from functools import cache
 from typing import TYPE_CHECKING
 
-from overhead_tui.summary.breakdown import Breakdown, WaterfallStep
+from overhead_tui.summary.breakdown import Breakdown, CompiledQuantities, WaterfallStep
 from overhead_tui.summary.layers import SHORT_LABELS
 from overhead_tui.summary.limits import FactCheck, PrecisionPeak
 from overhead_tui.summary.records import RunSummary, ScenarioResult
@@ -286,6 +286,28 @@ FITTED_NOTE = (
 )
 """The footnote of a breakdown with rows priced at ``loop_mix`` costs (their units end in
 ``analysis.attribution.FITTED_MARK``)."""
+
+
+def compiled_text(q: CompiledQuantities) -> list[str]:
+    """A compiled rung's measured quantities in two lines (none for a BLAS rung's), e.g.
+    "its hot loop per FMA: 1.5 instructions, 0.25 FP (256-bit), 24 B to/from L1" and
+    "in-core ns/FMA: issue 0.074, FP 0.035, chain 0 (issue binds); in L1 (n=40) 0.131 ns/FMA"."""
+    if q.instructions_per_fma is None:
+        return [f"{q.in_core_bound}: {', '.join(f'{k}: {v}' for k, v in q.methods.items())}"]
+    width = f"{q.vector_width_bits}-bit" if q.vector_width_bits else "scalar"
+    lines = [
+        f"its hot loop per FMA: {fmt_number(q.instructions_per_fma)} instructions, "
+        f"{fmt_number(q.fp_instructions_per_fma)} FP ({width}), "
+        f"{fmt_number(q.l1_bytes_per_fma)} B to/from L1 (read from its own assembly)"
+    ]
+    bounds = f"in-core ns/FMA: issue {fmt_number(q.issue_ns)}, FP {fmt_number(q.fp_ns)}"
+    if q.chain_ns is not None:
+        bounds += f", chain {fmt_number(q.chain_ns)}"
+    bounds += f" ({q.in_core_bound} binds)"
+    if q.resident_n is not None:
+        bounds += f"; with its data in L1 (n={q.resident_n}) {fmt_number(q.resident_ns)} ns/FMA"
+    lines.append(bounds)
+    return lines
 
 
 def not_closing_text(b: Breakdown) -> str:

@@ -82,6 +82,37 @@ class Agreement:
 
 
 @dataclass(frozen=True)
+class CompiledQuantities:
+    """What the compiled-rung model (``analysis.compiled``) measured of one rung, per
+    multiply-add unless named otherwise; each with its method in :attr:`methods`."""
+
+    instructions_per_fma: float | None = None
+    fp_instructions_per_fma: float | None = None
+    l1_bytes_per_fma: float | None = None
+    """Bytes its loads and stores move to and from L1 (memory operands × operand width)."""
+    vector_width_bits: int | None = None
+    """The widest FP register of its hot loop (None: scalar code)."""
+    issue_ns: float | None = None
+    """Its instructions at the core's measured issue rate."""
+    fp_ns: float | None = None
+    """Its FP instructions at the measured FP issue rate."""
+    chain_ns: float | None = None
+    """Its longest loop-carried chain at the measured latencies."""
+    in_core_bound: str = ""
+    """Which of ``issue``, ``fp``, ``chain`` (or ``dense kernel``) is the largest."""
+    resident_n: int | None = None
+    """The order its L1-resident timing was taken at."""
+    resident_ns: float | None = None
+    """ns per multiply-add there."""
+    memory_ns: float | None = None
+    """Its time at its own n beyond the resident time (≥ 0)."""
+    threads: int | None = None
+    """Threads it ran on (BLAS or numba pool; 1 for single-threaded code)."""
+    methods: dict[str, str] = field(default_factory=dict)
+    """{quantity: how it was measured}."""
+
+
+@dataclass(frozen=True)
 class Breakdown:
     """The model breakdown of one ok rung (``analysis.attribution.breakdown``)."""
 
@@ -102,6 +133,8 @@ class Breakdown:
     """Set (or None) by the model since unit costs are scaled; absent from older files."""
     agreement: Agreement | None = field(default=ABSENT)
     """Set (None: perf failed) once perf profiled the rung."""
+    compiled: CompiledQuantities | None = field(default=None, metadata=OMIT)
+    """A compiled rung's measured quantities (``analysis.compiled``)."""
     closure: Interval | None = field(default=None, metadata=OMIT)
     """The ``explained`` range within which the model is taken as closing for this kind of
     rung (``analysis.attribution.CLOSURE``); outside it the profiles' shares are primary."""

@@ -104,20 +104,56 @@ class EventsPerFma(Counters):
 
 @dataclass(frozen=True)
 class GeneratedCode:
-    """The floating-point arithmetic of a compiled rung's hot loop, read from its own code
-    (``worker.simd.fp_profile``): what its FP instructions can do at the core's issue rate."""
+    """One iteration of a compiled rung's hot loop, read from its own code
+    (``worker.hotloop.hot_loop``): what the compiled-rung model (``analysis.compiled``) counts.
+    The counts newer than the first files (``instructions`` … ``chains``) default to none."""
 
     method: str = ""
     """Where the code came from: ``cc -S`` of the rung's source with its flags, or numba's
     ``inspect_asm`` of its compiled functions."""
     fp_instructions: int = 0
-    """FP multiply, add, subtract and FMA instructions in the hot loop."""
+    """FP multiply, add, subtract and FMA instructions per iteration."""
     fma_instructions: int = 0
     width_bits: int | None = None
     """The widest packed FP register used (bits); None: scalar code."""
     flops_per_instruction: float | None = None
     """Flops per FP instruction on average (lanes × 2 for an FMA)."""
     hot_loop: bool = False
+    instructions: int = field(default=0, metadata=OMIT)
+    """Instructions per iteration (its compare and branch included)."""
+    flops: float = field(default=0.0, metadata=OMIT)
+    """Flops per iteration (multiply-adds: half of it)."""
+    loads: int = field(default=0, metadata=OMIT)
+    """Instructions reading memory per iteration."""
+    stores: int = field(default=0, metadata=OMIT)
+    """Instructions writing memory per iteration."""
+    chains: list[dict[str, int]] = field(default_factory=list, metadata=OMIT)
+    """Loop-carried dependency chains, each {kind: operations per iteration}: ``fadd``,
+    ``fmul``, ``fma`` (an accumulator register), ``stack_fadd`` (a sum in a stack slot)."""
+
+    @property
+    def fmas_per_iteration(self) -> float:
+        """Multiply-adds per iteration (0 for older files without ``flops``)."""
+        return self.flops / 2
+
+    def per_fma(self, count: float) -> float | None:
+        """``count`` per iteration over the iteration's multiply-adds (None without them)."""
+        return count / self.fmas_per_iteration if self.fmas_per_iteration else None
+
+
+@dataclass(frozen=True)
+class ResidentTiming:
+    """A compiled rung's own kernel timed with its data in L1 (``worker.main``, after the
+    samples): the order ``n`` whose three matrices fit the L1 data cache, and seconds per
+    multiply-add there.  The rung's time per multiply-add at its own n minus this is what
+    the model calls the memory hierarchy's cost (``analysis.compiled``)."""
+
+    n: int = 0
+    """The resident order: the largest multiple of 8 with 3 n² × itemsize ≤ ``l1d_bytes``."""
+    l1d_bytes: int = 0
+    """The L1 data cache of the core the worker ran on (sysconf or sysfs)."""
+    samples_s_per_fma: list[float] = field(default_factory=list)
+    """Each sample's seconds per multiply-add."""
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,7 @@ from overhead_tui.summary.measured import (
     BytecodeLine,
     EventsPerFma,
     GeneratedCode,
+    ResidentTiming,
 )
 from overhead_tui.summary.probes import ProbeResult
 from overhead_tui.summary.profile import ProfileRecord
@@ -257,9 +258,11 @@ class ScenarioResult:
     roofline_ceiling_gflops: float | None = None
     """min(measured peak, arithmetic intensity × measured bandwidth) (GFLOP/s)."""
     build: BuildInfo | None = None
-    generated_code: GeneratedCode | None = field(default=None, metadata=OMIT)
-    """The FP arithmetic of a compiled rung's hot loop (C and numba rungs)."""
     """How a compiled rung was built (``cbuild``)."""
+    generated_code: GeneratedCode | None = field(default=None, metadata=OMIT)
+    """One iteration of a compiled rung's hot loop (C and numba rungs)."""
+    resident: ResidentTiming | None = field(default=None, metadata=OMIT)
+    """A compiled rung's kernel timed with its data in L1 (the memory part of its model)."""
     profile: ProfileRecord | None = None
     """Profiler results (``profilers.profile``; JSON: ``ProfileRecord.to_json``)."""
     breakdown: Breakdown | None = None

@@ -15,6 +15,15 @@ One small C library (built with :mod:`overhead_tui.worker.cbuild`, cached) used 
 * ``fp_chain(iterations, x, y)``: ``acc = acc * x + y`` in double, compiled with
   ``-ffp-contract=off`` (a multiply then an add, each waiting for the previous): the rate of
   scalar code the hardware cannot overlap.
+* The latencies the compiled-rung model prices a loop-carried chain with (``scalar_fma``
+  probe, ``analysis.compiled``), :data:`UNROLL` dependent steps per iteration each:
+  ``fadd_chain`` (``addsd`` / ``fadd d``), ``fma_chain`` (``vfmadd231sd`` / ``fmadd d``;
+  returns -1 without FMA, checked with ``__builtin_cpu_supports`` on x86),
+  ``stack_fadd_chain`` (an accumulator in a ``volatile`` stack slot: load, add, store, the
+  next load forwarded from the store: what ``-O0`` code does with a running sum).
+* ``issue_kernel(iterations)``: 16 independent register adds on 8 registers per
+  iteration (two per register, so each register's chain is half the adds): the core's
+  sustained rate of simple instructions, the issue bound of the model.
 
 Which instructions were built is checked in the assembly (:func:`chain_instructions`).
 """
@@ -69,12 +78,69 @@ double fp_chain(uint64_t iterations, double x, double y) {
     for (uint64_t i = 0; i < iterations; i++) acc = acc * x + y;
     return acc;
 }
+
+#if defined(__x86_64__)
+#define FADD "addsd %1, %0\n\t"
+#define FMA "vfmadd231sd %1, %1, %0\n\t"
+#define FP_IN "x"
+#define ADD_R(r) "add %8, %" #r "\n\t"
+#else
+#define FADD "fadd %d0, %d0, %d1\n\t"
+#define FMA "fmadd %d0, %d1, %d1, %d0\n\t"
+#define FP_IN "w"
+#define ADD_R(r) "add %" #r ", %" #r ", %8\n\t"
+#endif
+
+double fadd_chain(uint64_t iterations, double x, double y) {
+    for (uint64_t i = 0; i < iterations; i++)
+        __asm__ volatile(X8(FADD) : "+" FP_IN(x) : FP_IN(y));
+    return x;
+}
+
+double fma_chain(uint64_t iterations, double x, double y) {
+#if defined(__x86_64__)
+    if (!__builtin_cpu_supports("fma")) return -1.0;
+#endif
+    for (uint64_t i = 0; i < iterations; i++)
+        __asm__ volatile(X8(FMA) : "+" FP_IN(x) : FP_IN(y));
+    return x;
+}
+
+double stack_fadd_chain(uint64_t iterations, double y) {
+    volatile double s = 0;
+    for (uint64_t i = 0; i < iterations; i++) {
+        s = s + y; s = s + y; s = s + y; s = s + y;
+        s = s + y; s = s + y; s = s + y; s = s + y;
+    }
+    return s;
+}
+
+uint64_t issue_kernel(uint64_t iterations) {
+    uint64_t a = 1, b = 2, c = 3, d = 4, e = 5, f = 6, g = 7, h = 8, k = 1;
+    for (uint64_t i = 0; i < iterations; i++)
+        __asm__ volatile(
+            ADD_R(0) ADD_R(1) ADD_R(2) ADD_R(3) ADD_R(4) ADD_R(5) ADD_R(6) ADD_R(7)
+            ADD_R(0) ADD_R(1) ADD_R(2) ADD_R(3) ADD_R(4) ADD_R(5) ADD_R(6) ADD_R(7)
+            : "+r"(a), "+r"(b), "+r"(c), "+r"(d), "+r"(e), "+r"(f), "+r"(g), "+r"(h)
+            : "r"(k));
+    return a + b + c + d + e + f + g + h;
+}
 """
 CDEF = """
 uint64_t imul_chain(uint64_t iterations, uint64_t x, uint64_t m);
 uint64_t add_xor_chain(uint64_t iterations, uint64_t x, uint64_t m, uint64_t a);
 double fp_chain(uint64_t iterations, double x, double y);
+double fadd_chain(uint64_t iterations, double x, double y);
+double fma_chain(uint64_t iterations, double x, double y);
+double stack_fadd_chain(uint64_t iterations, double y);
+uint64_t issue_kernel(uint64_t iterations);
 """
+ISSUE_INSTRUCTIONS = 16
+"""Independent adds per iteration of ``issue_kernel`` (the loop's own increment, compare and
+branch come on top: 18–19 instructions an iteration, see :func:`issue_per_cycle`)."""
+LOOP_INSTRUCTIONS = 3
+"""The loop's own instructions per iteration beside the unrolled body (increment, compare,
+branch; ``cc -S`` of ``issue_kernel`` at ``-O2``)."""
 IMUL_ARGS = (3, 0x9E3779B97F4A7C15)
 """(start, multiplier) of the imul chain: an odd multiplier keeps x from reaching 0."""
 ADD_XOR_ARGS = (3, 0x5555, 0x1234567)
@@ -119,6 +185,15 @@ def chain_call(lib: Any, chain: str, iterations: int) -> Callable[[], int]:
         "add_xor": (lib.add_xor_chain, ADD_XOR_ARGS),
     }[chain]
     return lambda: run(iterations, *args)
+
+
+def chain_steps(chain: str, iterations: int) -> int:
+    """Dependent steps (latency chains) or instructions (``issue``) in ``iterations`` of a
+    chain of this library: :data:`UNROLL` a step per iteration, or the issue kernel's
+    :data:`ISSUE_INSTRUCTIONS` + :data:`LOOP_INSTRUCTIONS`."""
+    if chain == "issue":
+        return iterations * (ISSUE_INSTRUCTIONS + LOOP_INSTRUCTIONS)
+    return iterations * UNROLL
 
 
 def chain_ghz(chain: str, seconds: float, iterations: int) -> float | None:

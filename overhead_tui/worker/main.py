@@ -28,7 +28,7 @@ from types import ModuleType
 from typing import IO, Any, Literal
 
 from overhead_tui.summary.codec import from_json
-from overhead_tui.summary.measured import BuildInfo, GeneratedCode
+from overhead_tui.summary.measured import BuildInfo
 from overhead_tui.worker.protocol import (
     BlasLibrary,
     BlasReport,
@@ -46,6 +46,7 @@ from overhead_tui.worker.protocol import (
     ProtocolError,
     PythonReport,
     Reference,
+    Resident,
     Sample,
     Started,
     TimingEnded,
@@ -183,6 +184,8 @@ def run(spec: WorkerSpec, channel: _Channel) -> int:
     try:
         first_call_s, result = time_calls(module.kernel, args, 1)
         channel.emit(Compiled(first_call_s))
+        from overhead_tui.worker.compiled_rung import generated_code, time_resident
+
         if (code := generated_code(module, spec.dtype)) is not None:
             channel.emit(Generated(code))
         check = validate(module.to_numpy(result), a, b, spec.dtype)
@@ -205,6 +208,9 @@ def run(spec: WorkerSpec, channel: _Channel) -> int:
         _reference(spec, channel, "after")
         check = validate(module.to_numpy(result), a, b, spec.dtype)
         channel.emit(_validated("last", check))
+        resident = time_resident(module, spec) if spec.count and code is not None else None
+        if resident is not None:
+            channel.emit(Resident(resident))
         if spec.count:
             from overhead_tui.worker.counting.phase import count_phase
 
@@ -348,42 +354,6 @@ def _die_with_parent(parent_pid: int | None) -> None:
         return
     if parent_pid is not None and os.getppid() != parent_pid:  # the parent died already
         os._exit(1)
-
-
-def generated_code(module: Any, dtype: str) -> GeneratedCode | None:
-    """The FP arithmetic of a compiled rung's hot loop (``worker.simd.fp_profile``), before
-    its samples: a C rung's ``SOURCE`` compiled with its ``FLAGS`` to assembly (``cc -S``,
-    cached), or the assembly of the numba functions its kernel compiled.  None for other
-    rungs, for code that is not x86, or when the assembly cannot be had (never an error)."""
-    from overhead_tui.worker.simd import fp_profile
-
-    try:
-        if isinstance(getattr(module, "SOURCE", None), str) and hasattr(module, "BUILD_INFO"):
-            from overhead_tui.worker.cbuild import assembly
-
-            asm = assembly(module.SOURCE, list(module.FLAGS), dtype)
-            method = "cc -S of the rung's source with its flags"
-        else:
-            jitted = [
-                f for f in vars(module).values() if hasattr(f, "inspect_asm") and f.signatures
-            ]
-            if not jitted:
-                return None
-            asm = "\n".join(f.inspect_asm(sig) for f in jitted for sig in f.signatures)
-            method = "numba inspect_asm of the compiled functions"
-    except Exception:  # the rung still runs; its breakdown falls back to the peak
-        return None
-    found = fp_profile(asm)
-    if not found.fp_instructions:
-        return None
-    return GeneratedCode(
-        method=method,
-        fp_instructions=found.fp_instructions,
-        fma_instructions=found.fma_instructions,
-        width_bits=found.width_bits,
-        flops_per_instruction=found.flops_per_instruction,
-        hot_loop=found.hot_loop,
-    )
 
 
 def run_probe(spec: WorkerSpec, channel: _Channel) -> int:

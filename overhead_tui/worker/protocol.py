@@ -29,6 +29,8 @@ Messages (kind: record), in the order a ladder worker (``mode: run``) sends them
     timing_started :class:`TimingStarted`  {}: the samples begin (the parent keeps quiet)
     sample         :class:`Sample`         {index, value_s}: seconds per call
     timing_ended   :class:`TimingEnded`    {}: the timed window closes
+    resident       :class:`Resident`       {timing (``ResidentTiming``)}: a compiled rung's
+                                            kernel with its data in L1, after the samples
     counted        :class:`Counted`        {sizes, per_fma (``EventsPerFma``), bytecode,
                                             bytecode_n, method}
     done           :class:`Done`           {numba_threading_layer, blas, cpu_s [s]}
@@ -61,6 +63,7 @@ from overhead_tui.summary.measured import (
     BytecodeLine,
     EventsPerFma,
     GeneratedCode,
+    ResidentTiming,
 )
 from overhead_tui.summary.probes import ProbeDetail
 
@@ -263,6 +266,13 @@ class Generated(Message):
 
 
 @dataclass(frozen=True)
+class Resident(Message):
+    event: ClassVar[str] = "resident"
+    timing: ResidentTiming = field(default_factory=ResidentTiming)
+    """The rung's kernel timed at an order whose matrices fit the L1 data cache."""
+
+
+@dataclass(frozen=True)
 class Validated(Message):
     event: ClassVar[str] = "validated"
     phase: Literal["first", "last"] = "first"
@@ -381,6 +391,7 @@ MESSAGES: dict[str, type[Message]] = {
         TimingStarted,
         Sample,
         TimingEnded,
+        Resident,
         Counted,
         Done,
         Error,

@@ -141,7 +141,7 @@ def choose_accumulators(
 
 
 _REGISTER_BITS = {"zmm": 512, "ymm": 256, "xmm": 128, "v": 128}
-_LABEL = re.compile(r"^\s*([.\w$]+):")
+ASM_LABEL = re.compile(r"^\s*([.\w$]+):")
 _JUMP = re.compile(r"^\s*(?:j[a-z]+|b(?:\.?[a-z]{2})?|cbn?z|tbn?z)\s+(?:[^,]+,\s*)*([.\w$]+)\s*$")
 """A jump: x86 ``jne``; ARM ``b``, ``b.ne`` (LLVM) or ``bne`` (GCC), ``cbz``, ``tbnz``."""
 _X86_FMA = re.compile(r"^\s*v?fn?m(?:add|sub)(?:132|213|231)?([ps])([sd])\b(.*)$")
@@ -206,7 +206,7 @@ def _count(lines: list[str], frame_pointer: bool) -> AsmReport:
     scalar = stack = memory = 0
     for line in lines:
         code = line.split("#", 1)[0].split("//", 1)[0]
-        if _LABEL.match(code) or code.lstrip().startswith("."):
+        if ASM_LABEL.match(code) or code.lstrip().startswith("."):
             continue
         found = _fma(code)
         if found is not None:
@@ -223,11 +223,11 @@ def _count(lines: list[str], frame_pointer: bool) -> AsmReport:
     return AsmReport(packed, scalar, stack, memory)
 
 
-def _loops(lines: list[str]) -> Iterator[tuple[int, int]]:
+def asm_loops(lines: list[str]) -> Iterator[tuple[int, int]]:
     """(first, last) line index of each loop: a label and a later jump back to it."""
     labels: dict[str, int] = {}
     for index, line in enumerate(lines):
-        if label := _LABEL.match(line):
+        if label := ASM_LABEL.match(line):
             labels[label.group(1)] = index
             continue
         jump = _JUMP.match(line.split("#", 1)[0])
@@ -245,7 +245,7 @@ def analyse_asm(asm: str) -> AsmReport:
     lines = asm.splitlines()
     frame_pointer = bool(re.search(r"movq?\s+%rsp,\s*%rbp|mov\s+rbp,\s*rsp", asm))
     best: tuple[int, int, AsmReport] | None = None
-    for start, index in _loops(lines):
+    for start, index in asm_loops(lines):
         report = _count(lines[start : index + 1], frame_pointer)
         fmas = sum(report.packed_fma.values()) + report.scalar_fma
         if fmas and (best is None or (fmas, start - index) > (best[0], best[1])):
@@ -286,66 +286,3 @@ def asm_warning(report: AsmReport, target: SimdTarget) -> str | None:
     if not report.hot_loop and report.packed_fma:
         problems.append("no loop around the FMAs found in the asm")
     return "; ".join(problems) or None
-
-
-_X86_FP = re.compile(
-    r"^\s*(v?fn?m(?:add|sub)(?:132|213|231)|v?(?:mul|add|sub))([ps])([sd])\s+(.*)$"
-)
-
-
-@dataclass(frozen=True)
-class FpProfile:
-    """The floating-point arithmetic of a compiled kernel's hot loop.
-
-    Attributes:
-        fp_instructions: FP multiply, add, subtract and FMA instructions in the hot loop.
-        fma_instructions: of those, fused multiply-adds.
-        width_bits: the widest register a packed one uses (bits); None when all are scalar.
-        flops_per_instruction: flops per FP instruction on average (lanes × 2 for an FMA,
-            lanes for the others; 1 for scalar code without FMA).
-        hot_loop: a loop holding FP instructions was found (else: the whole text).
-    """
-
-    fp_instructions: int = 0
-    fma_instructions: int = 0
-    width_bits: int | None = None
-    flops_per_instruction: float | None = None
-    hot_loop: bool = False
-
-
-def _fp_count(lines: list[str]) -> tuple[int, int, int, float]:
-    """(FP instructions, FMAs, widest packed bits (0: none), flops) of x86 lines."""
-    count = fmas = widest = 0
-    flops = 0.0
-    for line in lines:
-        match = _X86_FP.match(line.split("#", 1)[0])
-        if match is None:
-            continue
-        op, kind, precision, operands = match.groups()
-        fused = "fm" in op or "fnm" in op
-        lanes = 1
-        if kind == "p":
-            bits = 512 if "zmm" in operands else 256 if "ymm" in operands else 128
-            lanes = bits // (64 if precision == "d" else 32)
-            widest = max(widest, bits)
-        count += 1
-        fmas += fused
-        flops += lanes * (2 if fused else 1)
-    return count, fmas, widest, flops
-
-
-def fp_profile(asm: str) -> FpProfile:
-    """FP arithmetic of the hot loop, in AT&T x86 assembly (``cc -S``, numba's
-    ``inspect_asm``): among the backward-branch loops holding the widest FP instructions,
-    the densest in flops per line: the vectorised main loop rather than its scalar remainder
-    or an outer loop around both."""
-    lines = asm.splitlines()
-    best: tuple[tuple[int, float, int], int, tuple[int, int, int, float]] | None = None
-    for start, index in _loops(lines):
-        counted = _fp_count(lines[start : index + 1])
-        rank = (counted[2], counted[3] / (index - start + 1), start - index)
-        if counted[0] and (best is None or rank > best[0]):
-            best = (rank, 0, counted)
-    hot = best is not None
-    count, fmas, widest, flops = best[2] if best else _fp_count(lines)
-    return FpProfile(count, fmas, widest or None, flops / count if count else None, hot)

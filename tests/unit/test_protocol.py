@@ -55,6 +55,7 @@ EXAMPLES: dict[str, Message] = {
     "timing_started": protocol.TimingStarted(),
     "sample": protocol.Sample(2, 0.0101),
     "timing_ended": protocol.TimingEnded(),
+    "resident": protocol.Resident(measured.ResidentTiming(40, 49152, [1.3e-10, 1.4e-10])),
     "counted": protocol.Counted(
         (4, 6, 8, 10),
         measured.EventsPerFma(
@@ -84,6 +85,7 @@ KEYS = {
     "timing_started": set(),
     "sample": {"index", "value_s"},
     "timing_ended": set(),
+    "resident": {"timing"},
     "counted": {"sizes", "per_fma", "bytecode", "bytecode_n", "method"},
     "done": {"numba_threading_layer", "blas", "cpu_s"},
     "error": {"kind", "message", "traceback", "module"},

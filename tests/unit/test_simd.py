@@ -324,28 +324,11 @@ def test_the_kernels_isa_and_the_cpuinfo_flags_agree_on_this_host():
     assert cpu is not None and best_isa(cpu.isa) == found
 
 
-def test_the_fp_profile_reads_the_vectorised_main_loop():
-    """An outer loop around a ymm FMA main loop and its scalar remainder: the main loop."""
-    from overhead_tui.worker.simd import fp_profile
-
-    text = (
-        ".L2:\n\tmovq\t%rax, %rdx\n"
-        ".L3:\n\tvfmadd213pd\t(%rdx,%rax), %ymm2, %ymm1\n\taddq\t$32, %rax\n\tjne\t.L3\n"
-        "\tvfmadd132sd\t(%rbx,%rax,8), %xmm3, %xmm0\n\tvmulsd\t%xmm1, %xmm2, %xmm3\n"
-        "\tjne\t.L2\n"
-    )
-    found = fp_profile(text)
-    assert (found.width_bits, found.fma_instructions, found.flops_per_instruction) == (256, 1, 8)
-    scalar = fp_profile(".L1:\n\tmulsd\t%xmm1, %xmm0\n\taddsd\t%xmm0, %xmm2\n\tjne\t.L1\n")
-    assert scalar.width_bits is None and scalar.flops_per_instruction == 1.0 and scalar.hot_loop
-    assert fp_profile("\tmovq\t%rax, %rbx\n").fp_instructions == 0
-
-
 @pytest.mark.skipif(platform.machine() not in ("x86_64", "AMD64"), reason="x86 assembly")
 def test_the_worker_reads_a_c_rungs_hot_loop_from_its_own_source():
     import types
 
-    from overhead_tui.worker.main import generated_code
+    from overhead_tui.worker.compiled_rung import generated_code
 
     rung = types.SimpleNamespace(
         SOURCE="void axpy(real_t *y, const real_t *x, real_t a, int n) {\n"

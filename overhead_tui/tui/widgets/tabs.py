@@ -15,6 +15,7 @@ from textual.widgets import Label, Sparkline, Static
 
 from overhead_tui.present.format import (
     FITTED_NOTE,
+    compiled_text,
     counts_label,
     first_call_label,
     fmt_cost,
@@ -164,6 +165,9 @@ class BreakdownTab(ScenarioTab):
             yield Static(not_closing_text(b), classes="warning")
         yield Static(stacked_bar(b.layers, 60))
         yield Static(self._table(b))
+        if b.compiled is not None:
+            for line in compiled_text(b.compiled):
+                yield Label(line, classes="caption")
         if scale := b.scale:
             yield Label(
                 f"unit costs × {scale.factor:.2f} [{scale.interval[0]:.2f}–"

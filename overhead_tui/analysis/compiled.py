@@ -1,0 +1,218 @@
+"""The compiled-rung model: a C, numba or BLAS rung's time per multiply-add from quantities
+measured on its own code and on this machine.
+
+In-core (a roofline-style bound over one iteration of the rung's hot loop: Williams, Waterman
+and Patterson, *Roofline*, CACM 2009; the in-core term ``T_core`` of the ECM model, Hager and
+Wellein, *Introduction to High Performance Computing for Scientists and Engineers*, 2010,
+§3.3): the largest of
+
+* ``issue``: its instructions (``worker.hotloop``: the loop read from its own assembly) at the
+  core's measured rate of independent simple instructions (``scalar_fma`` probe,
+  ``issue_per_ns``);
+* ``fp``: its FP instructions at the measured FP issue rate (``simd_fma``: one core's FMA
+  instructions per ns; all cores for a rung carrying ``parallel``);
+* ``chain``: its longest loop-carried dependency chain at the measured latencies
+  (``scalar_fma``: ``fadd_ns``, ``fma_ns``, ``stack_fadd_ns``; a multiply is priced as an FMA,
+  the two share their units and latency on the corpus' cores).
+
+Memory (measured, not modelled): the rung's own kernel timed again with its data in L1
+(``ResidentTiming``: the order whose three matrices fit the L1 data cache, after the samples,
+same worker); its time per multiply-add at its own n beyond that is the cost of the memory
+hierarchy at that n (cache misses, conflict misses, 4K aliasing, bandwidth) and goes to
+``memory``.  This is the in-cache vs out-of-cache comparison of Hager and Wellein §3.1.
+
+A BLAS rung (no code of its own to read) has its flops at the dense kernel's own measured
+rate: the ``dense_peak`` probe's GEMM at n = 1536, on one thread for a rung without
+``parallel`` (its ``one_thread_gflops``), all threads otherwise.
+
+What these do not explain — the in-core time the bounds miss (they overlap perfectly, which
+no core does), or more — is *unexplained*: ``other`` in the breakdown, its own colour.
+"""
+
+from __future__ import annotations
+
+import statistics
+
+from overhead_tui.analysis import uncertainty as unc
+from overhead_tui.analysis.unit_costs import UnitCosts
+from overhead_tui.summary.breakdown import BreakdownRow, CompiledQuantities
+from overhead_tui.summary.measured import GeneratedCode
+from overhead_tui.summary.records import ScenarioResult
+
+CHAIN_COSTS = {"fadd": "fadd_ns", "fmul": "fma_ns", "fma": "fma_ns", "stack_fadd": "stack_fadd_ns"}
+"""The ``UnitCosts`` field each kind of loop-carried step is priced at."""
+DTYPE_BYTES = {"float64": 8, "float32": 4}
+"""Bytes of one scalar operand (a scalar load or store moves one)."""
+
+
+def _point(layer: str, events: float, unit_ns: float, unit: str) -> BreakdownRow:
+    ns = events * unit_ns
+    return BreakdownRow(
+        layer=layer,
+        events_per_fma=events,
+        unit_cost=unit_ns,
+        unit=unit,
+        ns_per_fma=ns,
+        unit_interval=(unit_ns, unit_ns),
+        ns_interval=(ns, ns),
+    )
+
+
+def _chain_ns(code: GeneratedCode, costs: UnitCosts) -> tuple[float, float] | None:
+    """(ns, steps) per iteration of the longest loop-carried chain; None without latencies."""
+    best: tuple[float, float] | None = None
+    for chain in code.chains:
+        ns = steps = 0.0
+        for kind, count in chain.items():
+            latency = getattr(costs, CHAIN_COSTS.get(kind, ""), None)
+            if latency is None:
+                return None
+            ns += count * latency
+            steps += count
+        if best is None or ns > best[0]:
+            best = (ns, steps)
+    return best or (0.0, 0.0)
+
+
+def _cores(result: ScenarioResult, costs: UnitCosts) -> float:
+    """Cores a rung carrying ``parallel`` runs on: the SIMD probe's all-cores over one-core
+    FP rate (1 for other rungs)."""
+    if "parallel" not in result.layers or not costs.fp_issue_one or not costs.fp_issue_all:
+        return 1.0
+    return max(1.0, costs.fp_issue_all / costs.fp_issue_one)
+
+
+def in_core_rows(
+    result: ScenarioResult, costs: UnitCosts
+) -> tuple[list[BreakdownRow], CompiledQuantities] | None:
+    """The in-core row of a rung whose hot loop was read (the largest bound) and its
+    quantities; None for older files or without the probes' rates."""
+    code = result.generated_code
+    if code is None or not code.instructions or not code.fmas_per_iteration:
+        return None
+    cores = _cores(result, costs)
+    fp_rate = costs.fp_issue_all if cores > 1 else costs.fp_issue_one
+    if not costs.issue_per_ns or not fp_rate:
+        return None
+    per_fma = code.per_fma
+    instructions = per_fma(code.instructions) or 0.0
+    fp_instructions = per_fma(code.fp_instructions) or 0.0
+    chain = _chain_ns(code, costs)
+    bounds = {
+        "issue": instructions / (costs.issue_per_ns * cores),
+        "fp": fp_instructions / fp_rate,
+    }
+    if chain is not None:
+        bounds["chain"] = chain[0] / code.fmas_per_iteration / cores
+    bound = max(bounds, key=lambda k: bounds[k])
+    layer = "simd_compute" if code.width_bits else "scalar_compute"
+    width = f"{code.width_bits}-bit" if code.width_bits else "scalar"
+    if bound == "issue":
+        row = _point(
+            layer,
+            instructions,
+            1.0 / (costs.issue_per_ns * cores),
+            f"ns/instruction, issue bound ({width})",
+        )
+    elif bound == "fp":
+        row = _point(
+            layer, fp_instructions, 1.0 / fp_rate, f"ns/FP instruction at its FP rate ({width})"
+        )
+    else:
+        assert chain is not None
+        steps = chain[1] / code.fmas_per_iteration
+        row = _point(layer, steps, bounds["chain"] / steps, "ns/step of its loop-carried chain")
+    operand = (code.width_bits or 8 * DTYPE_BYTES.get(result.dtype, 8)) // 8
+    quantities = CompiledQuantities(
+        instructions_per_fma=instructions,
+        fp_instructions_per_fma=fp_instructions,
+        l1_bytes_per_fma=per_fma((code.loads + code.stores) * operand),
+        vector_width_bits=code.width_bits,
+        issue_ns=bounds["issue"],
+        fp_ns=bounds["fp"],
+        chain_ns=bounds.get("chain"),
+        in_core_bound=bound,
+        threads=round(cores),
+        methods={
+            "instructions_per_fma": code.method + " (one iteration of the hot loop)",
+            "issue_ns": "at the scalar_fma probe's issue rate (independent adds)",
+            "fp_ns": "at the simd_fma probe's FP instruction rate",
+            "chain_ns": "loop-carried chains at the scalar_fma probe's latencies",
+        },
+    )
+    return [row], quantities
+
+
+def memory_row(
+    result: ScenarioResult, measured: unc.Interval
+) -> tuple[BreakdownRow, float, int] | None:
+    """The ``memory`` row (time beyond the L1-resident time), the resident ns per FMA and its
+    order; None without a resident timing."""
+    resident = result.resident
+    if resident is None or not resident.samples_s_per_fma:
+        return None
+    values = sorted(x * 1e9 for x in resident.samples_s_per_fma)
+    in_l1 = statistics.median(values)
+    middle = measured[0] + (measured[1] - measured[0]) / 2
+    ns = max(0.0, middle - in_l1)
+    low = max(0.0, measured[0] - values[-1])
+    high = max(0.0, measured[1] - values[0])
+    row = BreakdownRow(
+        layer="memory",
+        events_per_fma=1.0,
+        unit_cost=ns,
+        unit=f"ns/FMA beyond its time with data in L1 (n={resident.n})",
+        ns_per_fma=ns,
+        unit_interval=(low, high),
+        ns_interval=(low, high),
+    )
+    return row, in_l1, resident.n
+
+
+def dense_row(result: ScenarioResult, costs: UnitCosts) -> BreakdownRow | None:
+    """A BLAS rung's flops at the dense kernel's measured rate; None without it."""
+    parallel = "parallel" in result.layers
+    rate = costs.dense_all_gflops if parallel else costs.dense_one_gflops
+    if not rate:
+        return None
+    threads = "all threads" if parallel else "1 thread"
+    return _point(
+        "dense_kernel", 2.0, 1.0 / rate, f"ns/flop at the dense kernel's rate ({threads})"
+    )
+
+
+def compiled_rows(
+    result: ScenarioResult, costs: UnitCosts, measured: unc.Interval
+) -> tuple[list[BreakdownRow], CompiledQuantities | None] | None:
+    """The compiled-rung model's rows and quantities (module docstring), or None when the rung
+    has neither a read hot loop nor a dense kernel rate (the caller falls back to peaks)."""
+    found = in_core_rows(result, costs)
+    if found is not None:
+        rows, quantities = found
+        memory = memory_row(result, measured)
+        if memory is None:
+            return rows, quantities
+        row, in_l1, n = memory
+        methods = {
+            **quantities.methods,
+            "memory_ns": "time at its n minus the same kernel's with data in L1 (same worker)",
+        }
+        return [*rows, row], _with(quantities, in_l1, n, row.ns_per_fma or 0.0, methods)
+    if result.generated_code is None and "dense_kernel" in result.layers:
+        dense = dense_row(result, costs)
+        if dense is None:
+            return None
+        return [dense], CompiledQuantities(
+            in_core_bound="dense kernel",
+            threads=result.blas_threads,
+            methods={"dense kernel": "dense_peak probe (GEMM, n = 1536)"},
+        )
+    return None
+
+
+def _with(
+    quantities: CompiledQuantities, in_l1: float, n: int, memory: float, methods: dict[str, str]
+) -> CompiledQuantities:
+    from dataclasses import replace
+
+    return replace(quantities, resident_ns=in_l1, resident_n=n, memory_ns=memory, methods=methods)

@@ -1,0 +1,188 @@
+"""What a compiled rung's hot loop does per iteration, read from its own assembly.
+
+One iteration of the loop (``cc -S`` of a C rung with its flags, numba's ``inspect_asm``;
+AT&T x86 syntax) gives the compiled-rung model (``analysis.compiled``) its counted
+quantities:
+
+* ``instructions``: every instruction of the loop body, its own compare and branch included
+  (labels and assembler directives are not instructions);
+* ``fp_instructions`` / ``fma_instructions`` / ``flops``: FP multiply, add, subtract and FMA
+  instructions, lanes × 2 flops for an FMA, lanes for the others;
+* ``loads`` / ``stores``: instructions reading / writing memory (an FP op with a memory source
+  is a load);
+* ``chains``: the loop-carried dependency chains: a vector register an FP instruction both
+  reads and writes *before anything else wrote it in the iteration* (an accumulator: ``addsd
+  %xmm0, %xmm1``, ``vfmadd231pd a, b, acc``), each chain the kinds of FP operation on it
+  (``fadd``, ``fmul``, ``fma``); and a stack slot loaded, added to and stored back in the
+  iteration (``stack_fadd``: ``-O0`` code's running sum).  A register refilled by a load
+  first (``vmovupd (%rcx), %ymm1; vfmadd213pd (%rdx), %ymm2, %ymm1``) carries nothing.
+  Integer chains (the loop counter) are not read: they are 1-cycle adds the FP chains hide,
+  except ``-O0``'s counter in a stack slot, which is not longer than its FP sum's chain.
+
+The hot loop is the backward-branch loop holding the widest FP instructions and, among
+those, the densest in flops per line: the vectorised main loop rather than its scalar
+remainder or an outer loop around both.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from overhead_tui.worker.simd import ASM_LABEL, asm_loops
+
+_X86_FP = re.compile(
+    r"^\s*(v?fn?m(?:add|sub)(?:132|213|231)|v?(?:mul|add|sub))([ps])([sd])\s+(.*)$"
+)
+_VECTOR = re.compile(r"%[xyz]mm(\d+)")
+_STACK_SLOT = re.compile(r"^-?\d*\(%r[bs]p\)$")
+
+
+@dataclass(frozen=True)
+class LoopProfile:
+    """Counts of one iteration of a compiled kernel's hot loop (see the module docstring).
+
+    Attributes:
+        instructions: instructions per iteration.
+        fp_instructions: FP multiply/add/subtract/FMA instructions per iteration.
+        fma_instructions: of those, fused multiply-adds.
+        flops: flops per iteration (multiply-adds per iteration = flops / 2).
+        loads: instructions reading memory per iteration.
+        stores: instructions writing memory per iteration.
+        width_bits: the widest register a packed FP instruction uses; None: scalar code.
+        chains: loop-carried chains, each {kind: FP operations of that kind on it per
+            iteration}; kinds ``fadd``, ``fmul``, ``fma``, ``stack_fadd``.
+        hot_loop: a loop holding FP instructions was found (else the counts cover the text).
+    """
+
+    instructions: int = 0
+    fp_instructions: int = 0
+    fma_instructions: int = 0
+    flops: float = 0.0
+    loads: int = 0
+    stores: int = 0
+    width_bits: int | None = None
+    chains: list[dict[str, int]] = field(default_factory=list)
+    hot_loop: bool = False
+
+    @property
+    def flops_per_instruction(self) -> float | None:
+        """Flops per FP instruction on average (None without FP instructions)."""
+        return self.flops / self.fp_instructions if self.fp_instructions else None
+
+
+def _operands(text: str) -> list[str]:
+    """AT&T operands, split at the commas outside parentheses."""
+    parts, depth, current = [], 0, ""
+    for char in text:
+        if char == "," and depth == 0:
+            parts.append(current.strip())
+            current = ""
+            continue
+        depth += char == "("
+        depth -= char == ")"
+        current += char
+    if current.strip():
+        parts.append(current.strip())
+    return parts
+
+
+def _instructions(lines: list[str]) -> list[tuple[str, list[str]]]:
+    """(mnemonic, operands) of each instruction line (comments, labels, directives dropped)."""
+    found = []
+    for line in lines:
+        code = line.split("#", 1)[0].strip()
+        if not code or ASM_LABEL.match(code) or code.startswith("."):
+            continue
+        mnemonic, *rest = code.split(None, 1)
+        found.append((mnemonic, _operands(rest[0]) if rest else []))
+    return found
+
+
+def _vector(operand: str) -> str | None:
+    """``v3`` for %xmm3/%ymm3/%zmm3 (one architectural register), None for anything else."""
+    match = _VECTOR.fullmatch(operand.strip())
+    return f"v{match.group(1)}" if match else None
+
+
+def _kind(op: str) -> str:
+    if "fm" in op or "fnm" in op:
+        return "fma"
+    return "fmul" if "mul" in op else "fadd"
+
+
+def profile_loop(lines: list[str]) -> LoopProfile:
+    """Counts and loop-carried chains of one loop body (lines from its label to its branch)."""
+    instructions = _instructions(lines)
+    fp = fmas = widest = loads = stores = 0
+    flops = 0.0
+    written: set[str] = set()
+    carried: dict[str, dict[str, int]] = {}
+    slot_loaded: dict[str, str] = {}  # stack slot -> register it was loaded into
+    slot_chains: set[str] = set()
+    for mnemonic, operands in instructions:
+        memory = [i for i, x in enumerate(operands) if "(" in x]
+        if memory:
+            writes_memory = memory[-1] == len(operands) - 1 and len(operands) > 1
+            stores += writes_memory
+            loads += not writes_memory or mnemonic.startswith(("add", "sub", "inc", "dec"))
+        dest = _vector(operands[-1]) if operands else None
+        match = _X86_FP.match(f"{mnemonic} {', '.join(operands)}")
+        if match is None:
+            if operands and dest is not None:
+                written.add(dest)
+                if "(" in operands[0] and _STACK_SLOT.match(operands[0]):
+                    slot_loaded[operands[0]] = dest
+            elif len(operands) == 2 and _STACK_SLOT.match(operands[1]):
+                source = _vector(operands[0])
+                if source is not None and operands[1] in slot_loaded:
+                    slot_chains.add(operands[1])
+            continue
+        op, packed, precision, _ = match.groups()
+        fp += 1
+        lanes = 1
+        if packed == "p":
+            bits = 512 if "zmm" in match.group(4) else 256 if "ymm" in match.group(4) else 128
+            lanes = bits // (64 if precision == "d" else 32)
+            widest = max(widest, bits)
+        kind = _kind(op)
+        fmas += kind == "fma"
+        flops += lanes * (2 if kind == "fma" else 1)
+        if dest is None:
+            continue
+        # sources: every operand for FMAs and two-operand SSE; the first two of VEX ops
+        three_operand = op.startswith("v") and kind != "fma" and len(operands) == 3
+        sources = operands[:-1] if three_operand else operands
+        if dest in (_vector(x) for x in sources) and dest not in written:
+            chain = carried.setdefault(dest, {})
+            chain[kind] = chain.get(kind, 0) + 1
+        elif dest in carried:  # a later op on an accumulator continues its chain
+            carried[dest][kind] = carried[dest].get(kind, 0) + 1
+        else:
+            written.add(dest)
+    chains = list(carried.values())
+    chains += [{"stack_fadd": 1} for _ in sorted(slot_chains)] if fp else []
+    return LoopProfile(
+        instructions=len(instructions),
+        fp_instructions=fp,
+        fma_instructions=fmas,
+        flops=flops,
+        loads=loads,
+        stores=stores,
+        width_bits=widest or None,
+        chains=chains,
+    )
+
+
+def hot_loop(asm: str) -> LoopProfile:
+    """The :class:`LoopProfile` of the hot loop of AT&T x86 assembly (module docstring)."""
+    lines = asm.splitlines()
+    best: tuple[tuple[int, float, int], LoopProfile] | None = None
+    for start, end in asm_loops(lines):
+        found = profile_loop(lines[start : end + 1])
+        rank = (found.width_bits or 0, found.flops / (end - start + 1), start - end)
+        if found.fp_instructions and (best is None or rank > best[0]):
+            best = (rank, found)
+    if best is None:
+        return profile_loop(lines)
+    return LoopProfile(**{**best[1].__dict__, "hot_loop": True})

@@ -1,0 +1,198 @@
+"""The compiled-rung model on fixed numbers, and the hot-loop reader on the ladder's own loops."""
+
+from __future__ import annotations
+
+import pytest
+
+from overhead_tui.analysis.attribution import breakdown
+from overhead_tui.analysis.unit_costs import UnitCosts
+from overhead_tui.summary.codec import from_json, to_json
+from overhead_tui.summary.measured import EventsPerFma, GeneratedCode, ResidentTiming
+from overhead_tui.summary.probes import probe_records
+from overhead_tui.summary.records import ScenarioResult
+from overhead_tui.worker.hotloop import hot_loop
+
+# measured on a Xeon vCPU (2026-12-02): 5 instructions/cycle, add 2, FMA 4, stack add 8 cycles
+# at 4 GHz; 2 FMA instructions of 4 lanes per cycle on one core
+PROBES = {
+    "dispatch": {"value": 1.5},
+    "simd_fma": {
+        "value": 128.0,
+        "details": {"one_core_gflops": 64.0, "lanes": 4, "isa": "avx2"},
+    },
+    "scalar_fma": {
+        "value": 1.0,
+        "details": {"fadd_ns": 0.5, "fma_ns": 1.0, "stack_fadd_ns": 2.0, "issue_per_ns": 20.0},
+    },
+    "dense_peak": {"value": 150.0, "details": {"one_thread_gflops": 75.0}},
+}
+NO_EVENTS = {"dispatches": 0.0, "by_opcode": {}}
+
+
+def _costs():
+    return UnitCosts.from_probes(probe_records(PROBES))
+
+
+def _rung(name, layers, ns_per_fma, code=None, resident_ns=None, n=64):
+    result = ScenarioResult(
+        name=name,
+        title=name,
+        rung=1,
+        layers=layers,
+        removes=[],
+        n=n,
+        dtype="float64",
+        flops=2 * n**3,
+        status="ok",
+        median_s=ns_per_fma * 1e-9 * n**3,
+        samples_s=[ns_per_fma * 1e-9 * n**3],
+        events_per_fma=from_json(EventsPerFma, NO_EVENTS),
+    )
+    result.generated_code = code
+    if resident_ns is not None:
+        result.resident = ResidentTiming(16, 49152, [resident_ns * 1e-9] * 3)
+    return result
+
+
+def test_a_chain_bound_loop_is_priced_at_its_chains_latency_and_memory_is_the_rest_beyond_l1():
+    # c_naive_O2's loop: 7 instructions, one mulsd + addsd, the sum in a register
+    code = GeneratedCode("cc -S", 2, 0, None, 1.0, True, 7, 2.0, 2, 0, [{"fadd": 1}])
+    b = breakdown(_rung("o2", ["scalar_compute", "memory"], 0.9, code, resident_ns=0.6), _costs())
+    q = b.compiled
+    # issue 7 / 20 = 0.35 ns, FP 2 / (64 / 8) = 0.25 ns, chain 1 × 0.5 ns: the chain binds
+    assert (q.issue_ns, q.fp_ns, q.chain_ns) == pytest.approx((0.35, 0.25, 0.5))
+    assert q.in_core_bound == "chain"
+    assert b.layers["scalar_compute"] == pytest.approx(0.5 / 0.9)
+    assert b.layers["memory"] == pytest.approx(0.3 / 0.9)  # 0.9 − 0.6 in L1
+    assert b.layers["other"] == pytest.approx(0.1 / 0.9)  # in L1 0.6, in-core model 0.5
+    assert b.closure == (0.7, 1.3) and b.closes
+    assert q.l1_bytes_per_fma == 16 and q.resident_n == 16
+
+
+def test_an_issue_bound_vector_loop_and_no_memory_row_without_a_resident_timing():
+    # the ikj loop: 6 instructions, one 256-bit FMA (4 multiply-adds), nothing carried
+    code = GeneratedCode("cc -S", 1, 1, 256, 8.0, True, 6, 8.0, 2, 1, [])
+    b = breakdown(_rung("ikj", ["simd_compute"], 0.1, code), _costs())
+    assert b.compiled.in_core_bound == "issue"
+    assert b.layers["simd_compute"] == pytest.approx(6 / 4 / 20 / 0.1)
+    assert "memory" not in b.layers
+    assert b.compiled.l1_bytes_per_fma == pytest.approx(3 * 32 / 4)
+
+
+def test_a_stack_slot_chain_and_a_parallel_rung_across_cores():
+    code = GeneratedCode("cc -S", 2, 0, None, 1.0, True, 28, 2.0, 16, 2, [{"stack_fadd": 1}])
+    b = breakdown(_rung("o0", ["scalar_compute"], 2.0, code), _costs())
+    assert b.compiled.chain_ns == pytest.approx(2.0) and b.explained == pytest.approx(1.0)
+    wide = GeneratedCode("numba", 8, 8, 256, 8.0, True, 18, 64.0, 6, 0, [{"fma": 1}] * 8)
+    both = breakdown(_rung("par", ["simd_compute", "parallel"], 0.1, wide), _costs())
+    # all-cores FP rate 128 / 8 = 16 instructions/ns; 2 cores for issue and chains
+    assert both.compiled.fp_ns == pytest.approx(8 / 32 / 16)
+    assert both.compiled.issue_ns == pytest.approx(18 / 32 / 40)
+    assert both.compiled.threads == 2
+
+
+def test_a_blas_rung_is_priced_at_the_dense_kernels_measured_rate():
+    one = breakdown(_rung("blas1", ["dense_kernel"], 0.03), _costs())
+    assert one.layers["dense_kernel"] == pytest.approx(2 / 75 / 0.03)
+    every = breakdown(_rung("blas", ["dense_kernel", "parallel"], 0.015), _costs())
+    assert every.layers["dense_kernel"] == pytest.approx(2 / 150 / 0.015)
+
+
+def test_an_older_file_without_the_new_quantities_still_gets_its_fp_rate_row():
+    old = GeneratedCode("cc -S", 1, 1, 256, 8.0, True)  # no instructions, flops, chains
+    b = breakdown(_rung("ikj", ["simd_compute"], 0.1, old), _costs())
+    assert b.compiled is None
+    assert b.rows[-1].unit.startswith("ns/flop at its FP rate")
+    written = to_json(_rung("x", ["simd_compute"], 1.0, old))
+    assert "resident" not in written and "instructions" not in written["generated_code"]
+    assert from_json(ScenarioResult, written).generated_code == old
+
+
+O0 = """
+.L5:
+	movl	-4(%rbp), %eax
+	imull	-60(%rbp), %eax
+	movsd	(%rax), %xmm1
+	movsd	(%rdx), %xmm0
+	mulsd	%xmm1, %xmm0
+	movsd	-16(%rbp), %xmm1
+	addsd	%xmm1, %xmm0
+	movsd	%xmm0, -16(%rbp)
+	addl	$1, -20(%rbp)
+.L4:
+	movl	-20(%rbp), %eax
+	cmpl	-60(%rbp), %eax
+	jl	.L5
+"""
+O2 = """
+.L4:
+	movsd	(%rax), %xmm0
+	mulsd	(%rdx), %xmm0
+	addq	$8, %rax
+	addq	%rcx, %rdx
+	addsd	%xmm0, %xmm1
+	cmpq	%rsi, %rax
+	jne	.L4
+"""
+IKJ = """
+.L7:
+	vmovupd	(%rcx,%rax), %ymm1
+	vfmadd213pd	(%rdx,%rax), %ymm2, %ymm1
+	vmovupd	%ymm1, (%rdx,%rax)
+	addq	$32, %rax
+	cmpq	%r13, %rax
+	jne	.L7
+"""
+REGISTER_TILE = """
+.L13:
+	vmovupd	(%rax), %ymm1
+	vbroadcastsd	(%r8,%r9,8), %ymm10
+	addq	$64, %rax
+	vfmadd231pd	%ymm1, %ymm10, %ymm9
+	vfmadd231pd	%ymm1, %ymm10, %ymm8
+	vfmadd231pd	%ymm1, %ymm10, %ymm9
+	incq	%r9
+	cmpl	%r9d, %edx
+	jg	.L13
+"""
+
+
+def test_the_hot_loop_reader_finds_each_ladder_loops_chains():
+    o0 = hot_loop(O0)
+    assert o0.chains == [{"stack_fadd": 1}] and o0.flops == 2 and o0.instructions == 12
+    assert (o0.loads, o0.stores) == (8, 2)  # the counter's add to memory is both
+    o2 = hot_loop(O2)
+    assert o2.chains == [{"fadd": 1}] and o2.instructions == 7 and o2.loads == 2
+    ikj = hot_loop(IKJ)  # ymm1 is refilled by a load first: nothing carried
+    assert ikj.chains == [] and (ikj.loads, ikj.stores) == (2, 1) and ikj.flops == 8
+    tile = hot_loop(REGISTER_TILE)
+    assert tile.chains == [{"fma": 2}, {"fma": 1}]  # ymm9 twice an iteration, ymm8 once
+    assert tile.width_bits == 256 and tile.fma_instructions == 3
+
+
+def test_the_hot_loop_is_the_vectorised_main_loop():
+    """An outer loop around a ymm FMA main loop and its scalar remainder: the main loop."""
+    text = (
+        ".L2:\n\tmovq\t%rax, %rdx\n"
+        ".L3:\n\tvfmadd213pd\t(%rdx,%rax), %ymm2, %ymm1\n\taddq\t$32, %rax\n\tjne\t.L3\n"
+        "\tvfmadd132sd\t(%rbx,%rax,8), %xmm3, %xmm0\n\tvmulsd\t%xmm1, %xmm2, %xmm3\n"
+        "\tjne\t.L2\n"
+    )
+    found = hot_loop(text)
+    assert (found.width_bits, found.fma_instructions, found.flops_per_instruction) == (256, 1, 8)
+    assert found.hot_loop and found.instructions == 3
+    scalar = hot_loop(".L1:\n\tmulsd\t%xmm1, %xmm0\n\taddsd\t%xmm0, %xmm2\n\tjne\t.L1\n")
+    assert scalar.width_bits is None and scalar.flops_per_instruction == 1.0
+    # nothing reloads xmm0 or xmm2: both carry their value to the next iteration
+    assert scalar.chains == [{"fmul": 1}, {"fadd": 1}]
+    assert hot_loop("\tmovq\t%rax, %rbx\n").fp_instructions == 0
+
+
+def test_the_resident_order_fits_three_matrices_in_l1():
+    from overhead_tui.worker.timing import l1d_bytes, resident_size
+
+    assert resident_size(48 * 1024, 8) == 40  # Golden Cove: 3 × 40² × 8 = 37.5 KiB
+    assert resident_size(32 * 1024, 8) == 32  # Zen 3-5, Neoverse N1
+    assert resident_size(32 * 1024, 4) == 48
+    assert resident_size(1024, 8) == 8
+    assert l1d_bytes() >= 4096
