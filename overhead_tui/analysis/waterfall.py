@@ -3,12 +3,13 @@
 
 A rung's modelled cost of a layer is the sum of its breakdown's priced rows (counted events per
 multiply-add × probed unit cost, ``analysis.attribution``): dispatches, floats boxed,
-subscripts, calls, numpy calls, flops at the SIMD or dense-kernel peak.  A step from rung A to
-rung B credits each layer with A's modelled cost minus B's (per flop; negative when B pays
-more), and the rest of the measured saving to ``other`` — *unexplained*, drawn in its own
-neutral colour.  The layers the later rung's file declares it removes (``REMOVES``) are kept
-beside the credits (``declared``), never used for them; a declaration the measurements do not
-bear out is said in ``contradiction``.  A labelled rest (``rest of the measured time``) is no
+subscripts, calls, numpy calls; for compiled rungs (``analysis.compiled``) the largest in-core
+bound of the hot loop, the time beyond L1 (memory) and flops at the dense kernel's rate. A step
+from rung A to rung B credits each layer with A's modelled cost minus B's (per flop; negative
+when B pays more), and the rest of the measured saving to ``other`` — *unexplained*, drawn in
+its own neutral colour. The layers the later rung's file declares it removes (``REMOVES``) are
+kept beside the credits (``declared``), never used for them; a declaration the measurements do
+not bear out is said in ``contradiction``. A labelled rest (``rest of the measured time``) is no
 measurement and counts as unexplained.
 """
 
@@ -24,7 +25,14 @@ from overhead_tui.summary.records import RunSummary, ScenarioResult
 UNEXPLAINED = "other"
 """The layer key of what the measured changes do not explain (labelled "unexplained")."""
 METHOD = "counted events × probed unit costs (the model breakdown's priced rows)"
-"""How each layer's change is measured (recorded with every change)."""
+"""How an interpreted layer's change is measured (recorded with every change)."""
+METHODS = {
+    "scalar_compute": "its hot loop's largest in-core bound at measured rates and latencies",
+    "simd_compute": "its hot loop's largest in-core bound at measured rates and latencies",
+    "memory": "its time beyond the same kernel's with its data in L1 (measured)",
+    "dense_kernel": "its flops at the dense kernel's measured rate (dense_peak probe)",
+}
+"""How a compiled layer's change is measured (``analysis.compiled``); others: :data:`METHOD`."""
 MIN_CREDIT = 0.005
 """A layer whose measured change is below 0.5 % of the step's saving is not credited (its
 change stays in ``changes``; what it moved is part of the unexplained rest)."""
@@ -52,7 +60,7 @@ def _changes(before: ScenarioResult, after: ScenarioResult) -> dict[str, LayerCh
     if old is None or new is None:
         return {}
     return {
-        layer: LayerChange(old.get(layer, 0.0), new.get(layer, 0.0), METHOD)
+        layer: LayerChange(old.get(layer, 0.0), new.get(layer, 0.0), METHODS.get(layer, METHOD))
         for layer in sorted(set(old) | set(new))
         if old.get(layer, 0.0) or new.get(layer, 0.0)
     }

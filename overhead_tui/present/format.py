@@ -299,6 +299,12 @@ def compiled_text(q: CompiledQuantities) -> list[str]:
         f"its hot loop per FMA: {fmt_number(q.instructions_per_fma)} instructions, "
         f"{fmt_number(q.fp_instructions_per_fma)} FP ({width}), "
         f"{fmt_number(q.l1_bytes_per_fma)} B to/from L1 (read from its own assembly)"
+        + (
+            f"; callgrind: {fmt_number(q.callgrind_instructions_per_fma)} instructions per FMA "
+            f"over a whole call at n={q.callgrind_n}"
+            if q.callgrind_instructions_per_fma is not None
+            else ""
+        )
     ]
     bounds = f"in-core ns/FMA: issue {fmt_number(q.issue_ns)}, FP {fmt_number(q.fp_ns)}"
     if q.chain_ns is not None:

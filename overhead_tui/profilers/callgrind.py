@@ -165,6 +165,13 @@ def profile(
         )
     if result.worker_error:
         return BackendResult("failed", reason=f"the scenario failed: {result.worker_error}")
+    if "signal 4 (SIGILL)" in result.stderr:
+        return BackendResult(
+            "failed",
+            reason="valgrind cannot execute an instruction of this rung (SIGILL): code built "
+            "with -march=native uses AVX-512 or newer instructions this valgrind does not know",
+            fix="profile it with perf, or at a valgrind release that supports the CPU's ISA",
+        )
     if result.event(Done) is None or not text:
         tail = (result.stderr.strip().splitlines() or ["no output"])[-1]
         return BackendResult("failed", reason=f"no callgrind output ({tail[:200]})")

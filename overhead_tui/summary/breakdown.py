@@ -106,6 +106,10 @@ class CompiledQuantities:
     """ns per multiply-add there."""
     memory_ns: float | None = None
     """Its time at its own n beyond the resident time (≥ 0)."""
+    callgrind_instructions_per_fma: float | None = None
+    """The second method: callgrind's count of one whole kernel call (loop overheads
+    included) over its multiply-adds, at :attr:`callgrind_n` (when callgrind profiled it)."""
+    callgrind_n: int | None = None
     threads: int | None = None
     """Threads it ran on (BLAS or numba pool; 1 for single-threaded code)."""
     methods: dict[str, str] = field(default_factory=dict)

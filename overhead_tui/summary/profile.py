@@ -164,7 +164,7 @@ class ProfileRecord:
     run); ``baseline_source``: where it came from (``profilers.profile.BASELINE_SOURCES``;
     None in profiles that predate it); ``baseline_calls``: its calls (written with the source;
     ABSENT before it); ``error``: why nothing was profiled; ``cancelled``: stopped part-way
-    (incomplete).
+    (incomplete); ``lines_note``: derived, see its field.
     """
 
     scenario: str = ""
@@ -176,6 +176,9 @@ class ProfileRecord:
     baseline_calls: int | None = ABSENT
     error: str | None = field(default=None, metadata=OMIT)
     cancelled: bool = field(default=False, metadata=OMIT)
+    lines_note: str | None = field(default=None, metadata=OMIT)
+    """Where py-spy and Scalene disagree on the source lines, and why
+    (``analysis.agreement.lines_disagreement``)."""
 
     def to_json(self) -> dict[str, Any]:
         """The profile JSON (the keys the profile run wrote; see the module docstring)."""

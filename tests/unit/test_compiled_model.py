@@ -196,3 +196,36 @@ def test_the_resident_order_fits_three_matrices_in_l1():
     assert resident_size(32 * 1024, 4) == 48
     assert resident_size(1024, 8) == 8
     assert l1d_bytes() >= 4096
+
+
+def test_py_spy_and_scalene_lines_disagree_with_the_reason_on_the_recorded_loop():
+    from pathlib import Path
+
+    from overhead_tui.analysis.agreement import lines_disagreement
+    from overhead_tui.summary.records import RunSummary
+
+    recorded = RunSummary.load(Path(__file__).parents[1] / "fixtures" / "recorded_summary.json")
+    profiled = next(r for r in recorded.scenarios if r.profile and "scalene" in r.profile.backends)
+    note = lines_disagreement(profiled.profile)
+    assert note is not None and note.startswith("py-spy: line 40 78%, 39 20%; Scalene: line 39")
+    assert "eval-breaker" in note
+    assert lines_disagreement(None) is None
+
+
+def test_callgrinds_whole_call_count_is_the_second_instruction_count():
+    from overhead_tui.analysis.agreement import attach_agreement
+    from overhead_tui.summary.profile import CallgrindResult, ProfileRecord
+
+    code = GeneratedCode("cc -S", 2, 0, None, 1.0, True, 7, 2.0, 2, 0, [{"fadd": 1}])
+    result = _rung("o2", ["scalar_compute"], 0.9, code)
+    result.breakdown = breakdown(result, _costs())
+    result.profile = ProfileRecord(
+        "o2", 64, backends={"callgrind": CallgrindResult("ok", n=24, instructions_per_fma=7.66)}
+    )
+    attach_agreement(result)
+    q = result.breakdown.compiled
+    assert (q.callgrind_instructions_per_fma, q.callgrind_n, q.instructions_per_fma) == (
+        7.66,
+        24,
+        7.0,
+    )

@@ -55,9 +55,12 @@ class WaterfallScreen(SummaryScreen):
             title="time per flop (ns), log scale",
             title_justify="left",
         )
+        # the bar fills what the terminal leaves beside the rung, name and value columns
+        used = 6 + max(len(r.name) for r in rungs) + 10 + 10  # columns, padding, scrollbar
+        width = max(10, min(BAR_WIDTH * 3, self.app.size.width - used))
         for r in rungs:
             value = per_flop[r.name]
-            cells = max(1, round(math.log10(value / low) / span * BAR_WIDTH)) if span else 1
+            cells = max(1, round(math.log10(value / low) / span * width)) if span else 1
             table.add_row(str(r.rung), r.name, fmt_number(value), Text("█" * cells, style="cyan"))
         return table
 
@@ -68,7 +71,8 @@ class WaterfallScreen(SummaryScreen):
             left={"from → to", "noise", "credited to (ns/flop)", "declared"},
             padding=(0, 1),
             title="steps: saved time per flop credited to the layers whose measured cost "
-            "changed (counted events × probed unit costs); unexplained: the rest",
+            "changed (interpreted: counted events × probed unit costs; compiled: the hot "
+            "loop's in-core bound, the time beyond L1); unexplained: the rest",
             title_justify="left",
         )
         total = 1.0

@@ -66,6 +66,9 @@ class BackendTab(ScenarioTab):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll():
+            note = self.result.profile.lines_note if self.result.profile else None
+            if note and any(key in ("pyspy", "scalene") for key, _, _ in self.backends):
+                yield Label(f"! {note}", classes="warning")
             for key, name, record in self.backends:
                 part = _backend(self.result, key)
                 yield from _head(self.result, part, name)

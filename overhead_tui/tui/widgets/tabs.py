@@ -30,7 +30,7 @@ from overhead_tui.present.format import (
     samples_label,
 )
 from overhead_tui.summary.breakdown import FITTED_MARK, Breakdown
-from overhead_tui.summary.layers import layer_label
+from overhead_tui.summary.layers import SHORT_LABELS, layer_label
 from overhead_tui.summary.records import ScenarioResult
 from overhead_tui.tui.widgets.column_table import column_table
 from overhead_tui.tui.widgets.layer_bar import LAYER_GLYPHS, stacked_bar
@@ -150,7 +150,7 @@ class BreakdownTab(ScenarioTab):
         b = self.result.breakdown
         if b is None:
             return
-        yield Label(
+        yield Static(
             f"measured {fmt_number(b.measured_ns_per_fma)} ns per multiply-add; the model "
             f"explains {fmt_share(b.explained, b.explained_interval)}"
             + (
@@ -164,46 +164,55 @@ class BreakdownTab(ScenarioTab):
         if b.closes is False and b.closure is not None:
             yield Static(not_closing_text(b), classes="warning")
         yield Static(stacked_bar(b.layers, 60))
-        yield Static(self._table(b))
+        yield Static(self._table(b, narrow=self.app.size.width < NARROW))
         if b.compiled is not None:
             for line in compiled_text(b.compiled):
-                yield Label(line, classes="caption")
+                yield Static(line, classes="caption")
         if scale := b.scale:
-            yield Label(
+            yield Static(
                 f"unit costs × {scale.factor:.2f} [{scale.interval[0]:.2f}–"
                 f"{scale.interval[1]:.2f}]: this worker ran the probes' reference loop at "
                 f"{fmt_number(scale.dispatch_ns_now)} ns/dispatch beside its samples",
                 classes="caption",
             )
-        if any(r.unit.endswith(FITTED_MARK) for r in b.rows):
-            yield Label(FITTED_NOTE, classes="caption")
+        if any(
+            r.unit.endswith(FITTED_MARK) and abs(r.share or 0.0) >= HIDDEN_SHARE for r in b.rows
+        ):
+            yield Static(FITTED_NOTE, classes="caption")
         if b.intervals:
-            yield Label(
+            yield Static(
                 "[low–high]: bounds from each probe's per-process range and the middle half "
                 "of the samples",
                 classes="caption",
             )
 
     @staticmethod
-    def _table(b: Breakdown) -> Table:
+    def _table(b: Breakdown, narrow: bool = False) -> Table:
+        """The rows; ``narrow``: short layer names and units (a unit's first word: what
+        follows it is said in the lines below the table), no interval column."""
+        columns = ("layer", "events / FMA", "unit cost", "ns / FMA", "share", "interval")
         table = column_table(
-            ("layer", "events / FMA", "unit cost", "ns / FMA", "share", "interval"),
+            columns[:-1] if narrow else columns,
             left={"layer"},
-            padding=(0, 2),
+            padding=(0, 1 if narrow else 2),
             header_style="bold",
         )
         for row in b.rows:
             if abs(row.share or 0.0) < HIDDEN_SHARE:
                 continue
             unit = row.unit_cost
-            unit_text = (
-                f"{fmt_cost(unit, row.unit_interval, row.below_resolution)} {row.unit}"
-                if unit is not None
-                else row.unit
-            )
+            said = row.unit
+            if narrow:
+                said = row.unit.split(" ", 1)[0] + (
+                    FITTED_MARK if row.unit.endswith(FITTED_MARK) else ""
+                )
+            interval = None if narrow else row.unit_interval
+            cost = fmt_cost(unit, interval, row.below_resolution)
+            unit_text = f"{cost} {said}" if unit is not None else said
             letter = LAYER_GLYPHS.get(row.layer, ("?", ""))[0]
-            table.add_row(
-                f"{letter} {layer_label(row.layer)}",
+            label = SHORT_LABELS.get(row.layer, row.layer) if narrow else layer_label(row.layer)
+            cells = [
+                f"{letter} {label}",
                 fmt_number(row.events_per_fma),
                 unit_text,
                 fmt_number(row.ns_per_fma),
@@ -211,21 +220,26 @@ class BreakdownTab(ScenarioTab):
                 fmt_share_interval(
                     row.share_interval or (b.intervals.get(row.layer) if unit is None else None)
                 ),
-            )
+            ]
+            table.add_row(*(cells[:-1] if narrow else cells))
         other = b.layers.get("other")
         measured = b.measured_ns_per_fma
         if other is not None and measured:
-            table.add_row(
-                "o unexplained (residual)",
+            cells = [
+                "o unexplained" if narrow else "o unexplained (residual)",
                 "",
                 "measured − explained",
                 fmt_number(other * measured),
                 fmt_percent(other),
                 fmt_share_interval(b.intervals.get("other")),
-            )
+            ]
+            table.add_row(*(cells[:-1] if narrow else cells))
         return table
 
 
+NARROW = 120
+"""Terminal columns below which the breakdown table drops its interval column and long
+unit texts."""
 HIDDEN_SHARE = 0.0005
 """Breakdown rows under 0.05 % of the time are left out of the table (kept in the summary)."""
 
