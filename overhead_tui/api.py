@@ -21,6 +21,9 @@ from typing import Any
 
 _HOMES = {
     "prepare": "overhead_tui.worker.cbuild",
+    "prepare_low_precision": "overhead_tui.worker.low_precision",
+    "dtype_name": "overhead_tui.worker.inputs",
+    "low_precision_matmul": "overhead_tui.worker.low_precision",
     "matmul": "overhead_tui.worker.cbuild",
     "Unavailable": "overhead_tui.worker.cbuild",
     "ProbeContext": "overhead_tui.worker.probing",

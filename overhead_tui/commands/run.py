@@ -34,13 +34,14 @@ from overhead_tui.errors import UsageError
 from overhead_tui.export import export
 from overhead_tui.plugins.scenarios import ScenarioSpec
 from overhead_tui.present.format import (
-    LADDER_HEADERS,
     aligned_lines,
     dense_reference_note,
     fmt_gflops,
     fmt_seconds,
+    ladder_headers,
     ladder_row,
     probe_progress,
+    skipped_for_dtype,
 )
 from overhead_tui.profilers.profile import profile_scenario
 from overhead_tui.profilers.registry import BACKENDS
@@ -176,12 +177,19 @@ def profile_all(
 
 def render_table(summary: RunSummary) -> str:
     """The ladder as an aligned plain-text table, with warnings and errors below it."""
-    lines = aligned_lines([LADDER_HEADERS, *(ladder_row(r) for r in summary.scenarios)], {1, 7})
-    for r in summary.scenarios:
-        if r.status != "ok":
-            lines.append(f"  {r.name}: {r.status} — {r.error}")
-        elif r.warnings:
-            lines.append(f"  {r.name}: ! {'; '.join(r.warnings)}")
+    headers = ladder_headers(summary.settings.dtype)
+    grouped, failed = skipped_for_dtype(summary)
+    shown = [r for r in summary.scenarios if r.name not in grouped]
+    lines = aligned_lines([headers, *(ladder_row(r) for r in shown)], {1, 7})
+    lines += [f"  {line}" for line in failed]
+    lines += [
+        f"  {r.name}: ! {'; '.join(r.warnings)}" for r in shown if r.status == "ok" and r.warnings
+    ]
+    if grouped:
+        lines.append(
+            f"  {len(grouped)} rungs skipped: they do not support {summary.settings.dtype} "
+            f"(see `overhead-tui list` for each rung's dtypes)"
+        )
     note = dense_reference_note(summary)
     if note is not None:
         lines.append(f"  ({note})")

@@ -17,6 +17,7 @@ from overhead_tui.present.format import (
     fmt_ratio,
     fmt_seconds,
     fmt_share,
+    ladder_headers,
     ladder_row,
     machine_line,
     waterfall_credits,
@@ -73,7 +74,7 @@ class MarkdownExporter(Exporter):
             f"- **Tool:** {summary.tool.get('name', 'overhead-tui')} "
             f"{summary.tool.get('version', '')}",
             "",
-            "| " + " | ".join(LADDER_HEADERS) + " |",
+            "| " + " | ".join(ladder_headers(summary.settings.dtype)) + " |",
             "|"
             + "|".join("---:" if h not in ("scenario", "status") else "---" for h in LADDER_HEADERS)
             + "|",

@@ -14,6 +14,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from overhead_tui.summary.vocabulary import DTYPE_ITEMSIZE
+
 
 @dataclass(frozen=True)
 class Microarchitecture:
@@ -128,6 +130,11 @@ MICROARCHITECTURES: list[tuple[str, Microarchitecture]] = [
 ]
 """Micro-architecture rows, first match wins."""
 
+AMX_PER_CYCLE = {"bfloat16": ("amx_bf16", 1024), "int8": ("amx_int8", 2048)}
+"""(flag, operations per cycle per core) of AMX per dtype: Intel 64 and IA-32 Architectures
+Optimization Reference Manual, Intel AMX chapter (one TDPBF16PS, 16 × 16 × 32 multiply-adds,
+or TDPBSSD, 16 × 16 × 64, per 16 cycles; Sapphire Rapids and later)."""
+
 ISA_FLAGS = (
     "sse2",
     "avx",
@@ -165,9 +172,16 @@ class CpuModel:
     nominal_ghz: float | None = None
 
     def flop_per_cycle(self, dtype: str) -> int:
-        """FLOP per cycle per core for ``dtype``: FMA units × lanes × 2."""
-        lanes = self.fma_width_bits // (64 if dtype == "float64" else 32)
-        return self.fma_units * lanes * 2
+        """FLOP (OP for int8) per cycle per core for ``dtype``: FMA units × lanes of the dtype's
+        width × 2 (the FMA-unit rule; for float16, bfloat16 and int8 the rule of AVX-512 FP16,
+        ``vdpbf16ps`` and VNNI ``vpdpbusd``, ``machine.precision``), or AMX's rate where the
+        CPU has AMX for the dtype (1024 bf16 FLOP, 2048 int8 OP: :data:`AMX_PER_CYCLE`)."""
+        lanes = self.fma_width_bits // (8 * DTYPE_ITEMSIZE[dtype])
+        per = self.fma_units * lanes * 2
+        amx = AMX_PER_CYCLE.get(dtype)
+        if amx is not None and amx[0] in self.isa:
+            per = max(per, amx[1])
+        return per
 
     def peak(
         self, dtype: str, ghz: float | None, cores: float | None = None

@@ -76,6 +76,22 @@ ONE_CORE_PEAK: dict[str, tuple[str, str]] = {
     "float64": ("simd_fma", "one_core_gflops"),
     "float32": ("simd_fma", "float32_one_core_gflops"),
 }
+PRECISION_FAMILIES: dict[str, tuple[str, ...]] = {
+    "bfloat16": ("amx_bf16", "avx512_bf16"),
+    "float16": ("avx512_fp16",),
+    "int8": ("amx_int8", "avx512_vnni"),
+}
+"""The ``precision_peak`` probe's instruction families that compute each lower precision: its
+measured peak is the best of them (``<family>_all_cores`` / ``_one_core`` details)."""
+
+
+def _sources(dtype: str, scope: str = "all_cores") -> tuple[tuple[str, str | None], ...]:
+    """Probe (name, detail) pairs measuring ``dtype``'s peak on all cores or one core."""
+    if dtype in PRECISION_FAMILIES:
+        return tuple(("precision_peak", f"{f}_{scope}") for f in PRECISION_FAMILIES[dtype])
+    if scope == "one_core":
+        return (ONE_CORE_PEAK[dtype],)
+    return MEASURED_PEAK_SOURCES[dtype]
 
 
 def simd_probe_narrow(probes: Probes, cpu: CpuModel | None) -> int | None:
@@ -105,7 +121,7 @@ def measured_peak(
     narrow = simd_probe_narrow(probes, cpu)
     candidates = [
         (value, name)
-        for name, detail in MEASURED_PEAK_SOURCES[dtype]
+        for name, detail in _sources(dtype)
         if (value := probe_value(probes, name, detail)) and not (narrow and name == "simd_fma")
     ]
     if summary is not None and summary.settings.dtype == dtype:
@@ -137,8 +153,10 @@ def _peak_entry(
         )
         entry["flop_per_cycle_per_core"] = cpu.flop_per_cycle(dtype)
     measured, entry["measured_by"] = measured_peak(dtype, probes, summary, cpu)
+    ones = [x for s in _sources(dtype, "one_core") if (x := probe_value(probes, *s))]
+    low_precision = dtype in PRECISION_FAMILIES
     one_core = (
-        None if simd_probe_narrow(probes, cpu) else probe_value(probes, *ONE_CORE_PEAK[dtype])
+        max(ones, default=None) if low_precision or not simd_probe_narrow(probes, cpu) else None
     )
     entry["measured"], entry["one_core"] = measured, one_core
     if cpu is not None and fma_clock:
@@ -180,10 +198,10 @@ def machine_limits(
         "all_cores": probe_value(probes, "stream_triad"),
     }
     cores = min(cpu.physical_cores or cpu.logical_cpus or 1, effective) if cpu else None
-    peaks = {
-        dtype: _peak_entry(dtype, cpu, cores, clock, probes, summary)
-        for dtype in ("float64", "float32")
-    }
+    dtypes = ["float64", "float32"]
+    if summary is not None and summary.settings.dtype not in dtypes:
+        dtypes.append(summary.settings.dtype)  # a lower precision's peak, for its run only
+    peaks = {dtype: _peak_entry(dtype, cpu, cores, clock, probes, summary) for dtype in dtypes}
     checks = fact_checks(cpu, probes, cores)
     lower = precision_peaks(cpu, probes)
     warnings = fact_warnings(checks) + bandwidth_warnings(bandwidth)

@@ -17,6 +17,7 @@ from overhead_tui.summary.units import (
     fmt_ratio,
     fmt_seconds,
 )
+from overhead_tui.summary.vocabulary import rate_unit
 
 if TYPE_CHECKING:
     from overhead_tui.engine.events import ProbeStarted
@@ -97,7 +98,28 @@ LADDER_HEADERS: tuple[str, ...] = (
     "ns/FMA",
     "status",
 )
-"""Column headers of the ladder table shared by the CLI and the Markdown report."""
+"""Column headers of the ladder table shared by the CLI and the Markdown report (a float run's;
+:func:`ladder_headers` gives any dtype's)."""
+
+
+def ladder_headers(dtype: str) -> tuple[str, ...]:
+    """:data:`LADDER_HEADERS` with the speed in ``dtype``'s unit (``GOP/s`` for int8)."""
+    return tuple(rate_unit(dtype) if h == "GFLOP/s" else h for h in LADDER_HEADERS)
+
+
+def skipped_for_dtype(summary: RunSummary) -> tuple[list[str], list[str]]:
+    """(names of the rungs skipped because they do not support the run's dtype, the other
+    rungs' lines "name: status — error"): a lower-precision run skips most of the ladder, and
+    one line says so instead of twenty."""
+    grouped, others = [], []
+    for r in summary.scenarios:
+        if r.status == "skipped" and (r.error or "").startswith(
+            f"does not support {summary.settings.dtype}"
+        ):
+            grouped.append(r.name)
+        elif r.status != "ok":
+            others.append(f"{r.name}: {r.status} — {r.error}")
+    return grouped, others
 
 
 def ladder_row(result: ScenarioResult) -> tuple[str, ...]:

@@ -8,8 +8,24 @@ from __future__ import annotations
 
 from typing import Literal, get_args
 
-DTYPE_ITEMSIZE: dict[str, int] = {"float64": 8, "float32": 4}
-"""Bytes per element of each supported dtype (IEEE 754 binary64 and binary32)."""
+DTYPE_ITEMSIZE: dict[str, int] = {
+    "float64": 8,
+    "float32": 4,
+    "float16": 2,
+    "bfloat16": 2,
+    "int8": 1,
+}
+"""Bytes per element of each supported dtype: IEEE 754 binary64, binary32 and binary16, Google's
+bfloat16 (binary32's exponent, 8 significand bits), and int8 (products accumulated in int32)."""
+
+INTEGER_DTYPES = frozenset({"int8"})
+"""Dtypes whose operations are integer OPs, not FLOPs (rates in GOP/s)."""
+
+
+def rate_unit(dtype: str) -> str:
+    """``GOP/s`` for an integer dtype, ``GFLOP/s`` otherwise: the unit of a rung's speed."""
+    return "GOP/s" if dtype in INTEGER_DTYPES else "GFLOP/s"
+
 
 Status = Literal["ok", "invalid", "impossible", "error", "timeout", "crashed", "skipped"]
 STATUSES: tuple[str, ...] = get_args(Status)

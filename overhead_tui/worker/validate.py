@@ -6,6 +6,13 @@ The tolerance is the standard forward error bound of a dot product computed in f
 dtype.  It holds for any summation order, so it admits blocked BLAS and fastmath
 reassociation, and rejects a wrong kernel: an error of one term of the sum is far larger.
 We also allow the rounding of the inputs and of the stored result (one more ``u`` each).
+
+The lower precisions (:data:`UNIT_ROUNDOFF`): ``float16`` is bounded with binary16's u
+(numpy's float16 loops and AVX-512 FP16 FMAs may accumulate in binary16; an fp32 accumulation
+is inside that bound too).  ``bfloat16`` inputs are exact bfloat16 values whose products are
+exact in binary32 (8 × 8 significand bits), and every bf16 instruction (``vdpbf16ps``, AMX
+``tdpbf16ps``) accumulates in binary32 and the result is stored in binary32: binary32's u.
+``int8`` accumulates exactly in int32: the result must equal the reference.
 """
 
 from __future__ import annotations
@@ -14,6 +21,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+UNIT_ROUNDOFF = {"float64": 2.0**-53, "float32": 2.0**-24, "float16": 2.0**-11,
+                 "bfloat16": 2.0**-24}  # fmt: skip
+"""u of the arithmetic each dtype's product is bounded with (module docstring: bfloat16 is
+accumulated and stored in binary32, so binary32's u)."""
+EXACT_DTYPES = frozenset({"int8"})
+"""Dtypes whose product must equal the float64 reference exactly (int32 accumulation)."""
 
 
 @dataclass(frozen=True)
@@ -53,7 +67,20 @@ def validate(
     b64 = b.astype(np.float64)
     reference = a64 @ b64
     magnitude = np.abs(a64) @ np.abs(b64)
-    u = float(np.finfo(dtype).eps) / 2
+    if dtype in EXACT_DTYPES:
+        error = np.abs(c - reference)
+        worst = np.unravel_index(int(np.argmax(error)), error.shape)
+        ok = bool(error[worst] == 0)
+        reason = (
+            ""
+            if ok
+            else (
+                f"element {tuple(int(i) for i in worst)} is off by {error[worst]:.3g} "
+                "(integer accumulation must be exact)"
+            )
+        )
+        return Validation(ok, float(error.max()), 0.0, reason)
+    u = UNIT_ROUNDOFF[dtype]
     p = a.shape[1]
     gamma = (p + 2) * u / (1 - (p + 2) * u)
     bound = gamma * magnitude + np.finfo(np.float64).tiny

@@ -31,6 +31,9 @@ BUILTIN = [
     "numpy_matmul_1thread",
     "torch_matmul",
     "numpy_matmul",
+    "numpy_matmul_own_loops",
+    "c_avx512_dot",
+    "c_amx_tiles",
 ]
 
 

@@ -8,7 +8,7 @@ from textual.widgets import DataTable
 from overhead_tui.present.format import fmt_gflops, fmt_ratio, fmt_seconds
 from overhead_tui.present.live import LadderRow, LiveLadder
 from overhead_tui.summary.records import ScenarioResult
-from overhead_tui.summary.vocabulary import FAILED
+from overhead_tui.summary.vocabulary import FAILED, rate_unit
 from overhead_tui.tui.widgets.layer_bar import stacked_bar
 from overhead_tui.tui.widgets.log_bar import log_bar
 
@@ -29,6 +29,9 @@ COLUMNS: tuple[tuple[str, str, int, frozenset[str]], ...] = (
     ("vs_dense", "× dense", 7, frozenset({"narrow", "normal", "wide"})),
 )
 """The ladder's columns and the layouts ("narrow" < 100, "normal", "wide" ≥ 150 columns)."""
+
+MAX_BAR = 120
+"""The widest the layer bar grows (columns): wide terminals give it the room left."""
 
 SHORT_STATES = {"starting": "start", "compiling": "warm-up", "validating": "check"}
 """Labels of the active states that fit the state column ("warm-up": the first call, which
@@ -70,7 +73,7 @@ class LadderTable(DataTable[Text]):
         shown = [c for c in COLUMNS if layout in c[3]]
         # cell padding, the bar's own padding, the vertical scrollbar (2) and a spare cell
         used = sum(w + 2 for _, _, w, _ in shown) + 2 + 3
-        bar_width = max(4, min(40, width - used))
+        bar_width = max(4, min(MAX_BAR, width - used))
         changed = layout != self.layout_name or bar_width != self.bar_width or not self.columns
         self.layout_name, self.bar_width = layout, bar_width
         return changed
@@ -79,9 +82,10 @@ class LadderTable(DataTable[Text]):
         """Recreate columns and rows, keeping the cursor on the same scenario."""
         selected = self.selected_name
         self.clear(columns=True)
+        unit = rate_unit(ladder.summary.settings.dtype)  # GOP/s for an int8 run
         for key, label, width, layouts in COLUMNS:
             if self.layout_name in layouts:
-                self.add_column(label, key=key, width=width)
+                self.add_column(unit if key == "gflops" else label, key=key, width=width)
         self.add_column("× dense (log), by layer", key="bar", width=self.bar_width)
         max_ratio = _max_ratio(ladder)
         for row in ladder.ordered():

@@ -32,6 +32,7 @@ from overhead_tui.present.format import (
 from overhead_tui.summary.breakdown import FITTED_MARK, Breakdown
 from overhead_tui.summary.layers import SHORT_LABELS, layer_label
 from overhead_tui.summary.records import ScenarioResult
+from overhead_tui.summary.vocabulary import rate_unit
 from overhead_tui.tui.widgets.column_table import column_table
 from overhead_tui.tui.widgets.layer_bar import LAYER_GLYPHS, stacked_bar
 from overhead_tui.tui.widgets.profile_tabs import LinesTab, NativeTab, StacksTab
@@ -70,7 +71,7 @@ class TimingsTab(ScenarioTab):
         table.add_column(style="bold")
         table.add_column(justify="right")
         rows = [
-            ("median", fmt_seconds(r.median_s), "GFLOP/s", fmt_gflops(r.gflops)),
+            ("median", fmt_seconds(r.median_s), rate_unit(r.dtype), fmt_gflops(r.gflops)),
             (
                 "min",
                 fmt_seconds(r.min_s),

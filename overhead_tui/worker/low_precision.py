@@ -1,0 +1,78 @@
+"""The lower-precision C rungs' shared ABI (``c_avx512_dot``, ``c_amx_tiles``): one exported
+``matmul_lowp`` per rung, inputs padded to the tiles' block, and room for B in the
+instruction's packed layout.  Built with :func:`overhead_tui.worker.cbuild.build`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from overhead_tui.worker.cbuild import Unavailable, build
+
+LOW_PRECISION = {"bfloat16": 0, "float16": 1, "int8": 2}
+"""The dtype code a lower-precision C rung's ``matmul_lowp`` takes."""
+LOW_PRECISION_CDEF = (
+    "int matmul_lowp(int dtype, const void *a, const void *b, void *c, void *work, "
+    "int m, int k, int n);"
+)
+"""What a lower-precision C rung exports: C = A·B on row-major M × K and K × N matrices
+padded to :data:`LOW_PRECISION_BLOCK` (bfloat16 and float16 as their 16-bit patterns, int8
+as bytes), C in binary32 (bfloat16), binary16 (float16) or int32 (int8); ``work`` is room for
+B in the instruction's packed layout (filled inside the call: packing is part of the timed
+product, as in a BLAS); returns 0, or -1 for a dtype it does not compute."""
+LOW_PRECISION_BLOCK = 64
+"""Every dimension is padded with zeros to a multiple of this (the AMX tiles' 64-byte rows)."""
+
+
+def prepare_low_precision(
+    build_info: dict[str, Any], name: str, source: str, flags: list[str], a: Any, b: Any,
+    dtype: str, cdef_extra: str = "",
+) -> tuple[Any, ...]:  # fmt: skip
+    """A lower-precision C rung's ``setup``: build it, pad A and B to
+    :data:`LOW_PRECISION_BLOCK`, and return the kernel's arguments (``cdef_extra``: more C
+    declarations the rung exports, e.g. AMX's permission request) (lib, dtype code, pointers,
+    the padded C, (m, n), the padded sizes, the padded arrays kept alive).
+
+    Raises:
+        Unavailable: ``dtype`` is not one of :data:`LOW_PRECISION`.
+    """
+    import numpy as np
+
+    from overhead_tui.worker.inputs import bfloat16_bits
+
+    if dtype not in LOW_PRECISION:
+        raise Unavailable(f"{name} computes {', '.join(LOW_PRECISION)} only, not {dtype}")
+    ffi, lib, info = build(name, source, flags, "float32", cdef=LOW_PRECISION_CDEF + cdef_extra)
+    build_info.update(info)
+    m, k = a.shape
+    n = b.shape[1]
+
+    def padded(x: Any, rows: int, cols: int, kind: Any) -> Any:
+        out = np.zeros((rows, cols), dtype=kind)
+        out[: x.shape[0], : x.shape[1]] = x
+        return out
+
+    up = LOW_PRECISION_BLOCK
+    big_m, big_k, big_n = (-(-d // up) * up for d in (m, k, n))
+    if dtype == "bfloat16":
+        a, b = bfloat16_bits(a), bfloat16_bits(b)
+    storage = {"bfloat16": np.uint16, "float16": np.float16, "int8": np.int8}[dtype]
+    out = {"bfloat16": np.float32, "float16": np.float16, "int8": np.int32}[dtype]
+    pa = padded(a, big_m, big_k, storage)
+    pb = padded(b, big_k, big_n, storage)
+    c = np.zeros((big_m, big_n), dtype=out)
+    # packed B and A (AMX), or packed B and B's column sums (VNNI)
+    work = np.zeros(big_k * (big_n + big_m) * 4 + big_n * 4, dtype=np.uint8)
+    views = [ffi.from_buffer("char[]", x) for x in (pa, pb, c, work)]
+    return lib, LOW_PRECISION[dtype], *views, c, (m, n), (big_m, big_k, big_n), (pa, pb, work)
+
+
+def low_precision_matmul(
+    lib: Any, code: int, pa: Any, pb: Any, pc: Any, pw: Any, c: Any, shape: Any, big: Any,
+    keep: Any,
+) -> Any:  # fmt: skip
+    """A lower-precision C rung's ``kernel``: one call; returns the m × n corner of the
+    padded C (a view: no copy)."""
+    if lib.matmul_lowp(code, pa, pb, pc, pw, *big) != 0:
+        raise RuntimeError("the rung's matmul_lowp does not compute this dtype")
+    return c[: shape[0], : shape[1]]
