@@ -13,6 +13,10 @@ measured limits and probes (never typed in):
 * ``all cores, measured``: the measured compute peak of this dtype (``machine.peak_gflops``);
 * ``one core, theoretical`` and ``all cores, theoretical``: the CPU model's FLOP/cycle × the
   measured clock (× the cores), drawn for reference; attainable figures use measured roofs;
+* one roof per lower-precision instruction family the ``precision_peak`` probe measured
+  (AVX-512 BF16/FP16/VNNI, AMX BF16/INT8; all cores, GFLOP/s or GOP/s): "the ceiling an order
+  of magnitude higher" of the matrix engines.  They bound rungs of their own dtype only; on
+  another dtype's roofline they are drawn for reference (``dtype`` set), never attainable;
 * ``memory``: the STREAM triad bandwidth of all cores (GB/s).
 
 A rung's intensity is that of its minimum traffic, 2n³ / (3n²·itemsize) (``limits``): real
@@ -38,6 +42,14 @@ class Ceiling:
     measured_by: str
     theoretical: bool = False
     """From the CPU model and the clock, not measured: drawn, never used as attainable."""
+    dtype: str = ""
+    """The dtype of a roof of another precision than the run's (drawn for reference, never
+    attainable); "" for the run's own dtype."""
+
+    @property
+    def bounds_the_run(self) -> bool:
+        """Measured and of the run's dtype: usable as an attainable roof."""
+        return not self.theoretical and not self.dtype
 
 
 @dataclass(frozen=True)
@@ -75,7 +87,7 @@ class Roofline:
     @property
     def peak(self) -> float | None:
         """The highest measured compute ceiling (GFLOP/s)."""
-        return max((c.gflops for c in self.ceilings if not c.theoretical), default=None)
+        return max((c.gflops for c in self.ceilings if c.bounds_the_run), default=None)
 
     @property
     def ridge_point(self) -> float | None:
@@ -110,14 +122,34 @@ def ceilings(summary: RunSummary) -> list[Ceiling]:
         found.append(Ceiling("one core, theoretical", peak.one_core_theoretical, how, True))
     if peak.theoretical and peak.theoretical > 1.01 * (peak.one_core_theoretical or 0):
         found.append(Ceiling("all cores, theoretical", peak.theoretical, "CPU model", True))
+    for family in summary.machine.precision_peaks:
+        own = FAMILY_DTYPES.get(family.family, "")
+        if family.all_cores:
+            label = f"{FAMILY_LABELS.get(family.family, family.family)} all cores"
+            found.append(
+                Ceiling(
+                    label if own == dtype else f"{label} ({own})",
+                    family.all_cores,
+                    "precision_peak probe",
+                    dtype="" if own == dtype else own,
+                )
+            )
     return sorted(found, key=lambda c: c.gflops)
+
+
+FAMILY_DTYPES = {"avx512_bf16": "bfloat16", "amx_bf16": "bfloat16", "avx512_fp16": "float16",
+                 "avx512_vnni": "int8", "amx_int8": "int8"}  # fmt: skip
+"""The dtype each lower-precision family computes."""
+FAMILY_LABELS = {"avx512_bf16": "AVX-512 BF16", "amx_bf16": "AMX BF16", "avx512_fp16":
+                 "AVX-512 FP16", "avx512_vnni": "AVX-512 VNNI", "amx_int8": "AMX INT8"}  # fmt: skip
+"""How the roofline names each family's roof."""
 
 
 def roofline(summary: RunSummary) -> Roofline:
     """The run's roofline: ceilings, bandwidth and a point per ok rung with its intensity."""
     found = ceilings(summary)
     bandwidth = roofline_bandwidth(summary.machine.bandwidth_gbs)
-    peak = max((c.gflops for c in found if not c.theoretical), default=None)
+    peak = max((c.gflops for c in found if c.bounds_the_run), default=None)
     ridge = ridge_point(peak, bandwidth)
     points = []
     for r in sorted(summary.scenarios, key=lambda r: r.rung):

@@ -149,3 +149,24 @@ def test_the_lower_precision_sources_compile_on_any_x86_machine(rung_name):
     wanted = {"c_avx512_dot": ("vdpbf16ps", "vfmadd231ph", "vpdpbusd"),
               "c_amx_tiles": ("tdpbf16ps", "tdpbssd", "tileloadd")}[rung_name]  # fmt: skip
     assert all(w in asm for w in wanted)
+
+
+def test_each_precision_family_has_a_roof_that_bounds_only_its_own_dtype():
+    from overhead_tui.analysis.roofline import ceilings, roofline
+    from overhead_tui.summary.limits import PeakEntry, PrecisionPeak
+    from overhead_tui.summary.records import RunSummary, Settings
+
+    def summary(dtype):
+        s = RunSummary(settings=Settings(dtype=dtype))
+        s.machine.peak_gflops = {dtype: PeakEntry(measured=100.0)}
+        s.machine.bandwidth_gbs = {"all_cores": 10.0}
+        s.machine.precision_peaks = [PrecisionPeak("amx_bf16", "FLOP", 3000.0, 6000.0)]
+        return s
+
+    roofs = {c.label: c for c in ceilings(summary("float64"))}
+    amx = roofs["AMX BF16 all cores (bfloat16)"]
+    assert amx.dtype == "bfloat16" and not amx.bounds_the_run
+    assert roofline(summary("float64")).peak == 100.0
+    own = {c.label: c for c in ceilings(summary("bfloat16"))}
+    assert own["AMX BF16 all cores"].bounds_the_run
+    assert roofline(summary("bfloat16")).peak == 6000.0

@@ -12,11 +12,14 @@ from textual.widgets import Static
 from overhead_tui.analysis.roofline import Roofline, RooflinePoint, roofline
 from overhead_tui.present.format import fmt_gflops, fmt_number, fmt_percent
 from overhead_tui.summary.records import RunSummary
+from overhead_tui.summary.vocabulary import rate_unit
 from overhead_tui.tui.screens.base import DrillScreen
 from overhead_tui.tui.widgets.column_table import column_table
 from overhead_tui.tui.widgets.loglog_plot import LogLogFigure, LogLogPlot, PointLabel, Series
 
-CEILING_STYLES = ((":", "orange"), ("+", "cyan"), ("=", "green"), ("-", "red"), ("~", "magenta"))
+CEILING_STYLES = ((":", "orange"), ("+", "cyan"), ("=", "green"), ("-", "red"), ("~", "magenta"),
+                  ("*", "yellow"), ("#", "blue"), ("%", "bright_green"), ("^", "bright_red"),
+                  ("&", "bright_cyan"), ("$", "bright_magenta"))  # fmt: skip
 """(plotext marker, colour) of the compute ceilings, lowest first: the character tells them
 apart without colour."""
 SAME_SPOT = 1.25
@@ -57,7 +60,8 @@ def _point_labels(model: Roofline) -> list[PointLabel]:
 def ceiling_legend(model: Roofline) -> str:
     """The plot's legend as text (marker, ceiling, GFLOP/s), shown under the plot."""
     parts = [
-        f"{marker} {c.label} {fmt_gflops(c.gflops)} GFLOP/s ({c.measured_by})"
+        f"{marker} {c.label} {fmt_gflops(c.gflops)} {rate_unit(c.dtype or model.dtype)} "
+        f"({c.measured_by})"
         for c, (marker, _) in zip(model.ceilings, CEILING_STYLES, strict=False)
     ]
     if model.bandwidth_gbs:
@@ -89,7 +93,7 @@ def roofline_figure(model: Roofline) -> LogLogFigure:
     return LogLogFigure(
         title=f"Roofline ({model.dtype})",
         xlabel="arithmetic intensity (flop/byte, minimum traffic)",
-        ylabel="GFLOP/s",
+        ylabel=rate_unit(model.dtype),
         series=series,
         labels=_point_labels(model),
     )
