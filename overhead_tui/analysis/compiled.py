@@ -22,8 +22,11 @@ hierarchy at that n (cache misses, conflict misses, 4K aliasing, bandwidth) and 
 ``memory``.  This is the in-cache vs out-of-cache comparison of Hager and Wellein §3.1.
 
 A BLAS rung (no code of its own to read) has its flops at the dense kernel's own measured
-rate: the ``dense_peak`` probe's GEMM at n = 1536, on one thread for a rung without
-``parallel`` (its ``one_thread_gflops``), all threads otherwise.
+rate: the ``dense_peak`` probe's GEMM at n = 1536 in the rung's dtype, on one thread for a
+rung without ``parallel`` (its ``one_thread_gflops``), all threads otherwise.  A rung of a
+lower precision (its instructions are not FP arithmetic the hot-loop reader counts) has its
+operations at the best rate the ``precision_peak`` probe measured for its dtype (AMX or the
+AVX-512 family): how far it is from its matrix engine.
 
 What these do not explain — the in-core time the bounds miss (they overlap perfectly, which
 no core does), or more — is *unexplained*: ``other`` in the breakdown, its own colour.
@@ -172,12 +175,17 @@ def memory_row(
 def dense_row(result: ScenarioResult, costs: UnitCosts) -> BreakdownRow | None:
     """A BLAS rung's flops at the dense kernel's measured rate; None without it."""
     parallel = "parallel" in result.layers
-    rate = costs.dense_all_gflops if parallel else costs.dense_one_gflops
+    one, every = costs.dense_rates.get(result.dtype, (None, None))
+    rate = every if parallel else one
     if not rate:
         return None
     threads = "all threads" if parallel else "1 thread"
+    layers = [x for x in ("dense_kernel", "simd_compute") if x in result.layers]
     return _point(
-        "dense_kernel", 2.0, 1.0 / rate, f"ns/flop at the dense kernel's rate ({threads})"
+        layers[0] if layers else "scalar_compute",
+        2.0,
+        1.0 / rate,
+        f"ns/flop at the {result.dtype} peak kernel's rate ({threads})",
     )
 
 
@@ -198,7 +206,9 @@ def compiled_rows(
             "memory_ns": "time at its n minus the same kernel's with data in L1 (same worker)",
         }
         return [*rows, row], _with(quantities, in_l1, n, row.ns_per_fma or 0.0, methods)
-    if result.generated_code is None and "dense_kernel" in result.layers:
+    if result.generated_code is None and (
+        "dense_kernel" in result.layers or result.dtype not in ("float64", "float32")
+    ):
         dense = dense_row(result, costs)
         if dense is None:
             return None

@@ -31,6 +31,7 @@ from overhead_tui.machine.limits import arithmetic_intensity, roofline_bandwidth
 from overhead_tui.summary.limits import PeakEntry
 from overhead_tui.summary.probes import probe_value
 from overhead_tui.summary.records import RunSummary
+from overhead_tui.summary.vocabulary import FAMILY_DTYPES
 
 
 @dataclass(frozen=True)
@@ -137,9 +138,6 @@ def ceilings(summary: RunSummary) -> list[Ceiling]:
     return sorted(found, key=lambda c: c.gflops)
 
 
-FAMILY_DTYPES = {"avx512_bf16": "bfloat16", "amx_bf16": "bfloat16", "avx512_fp16": "float16",
-                 "avx512_vnni": "int8", "amx_int8": "int8"}  # fmt: skip
-"""The dtype each lower-precision family computes."""
 FAMILY_LABELS = {"avx512_bf16": "AVX-512 BF16", "amx_bf16": "AMX BF16", "avx512_fp16":
                  "AVX-512 FP16", "avx512_vnni": "AVX-512 VNNI", "amx_int8": "AMX INT8"}  # fmt: skip
 """How the roofline names each family's roof."""

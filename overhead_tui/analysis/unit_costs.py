@@ -18,8 +18,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from overhead_tui.analysis import uncertainty as unc
-from overhead_tui.summary.probes import Probes
+from overhead_tui.summary.probes import Probes, probe_value
 from overhead_tui.summary.records import RunSummary
+from overhead_tui.summary.vocabulary import PRECISION_FAMILIES
 
 INTERPRETER_COSTS = (
     "dispatch_ns",
@@ -70,6 +71,27 @@ def fp_issue_rates(probes: Probes) -> dict[str, float]:
     return rates
 
 
+def dense_rates(probes: Probes) -> dict[str, tuple[float | None, float | None]]:
+    """:attr:`UnitCosts.dense_rates` from the probes (a dtype without either figure: absent)."""
+    rates: dict[str, tuple[float | None, float | None]] = {
+        "float64": (
+            probe_value(probes, "dense_peak", "one_thread_gflops"),
+            probe_value(probes, "dense_peak"),
+        ),
+        "float32": (
+            probe_value(probes, "dense_peak", "float32_one_thread_gflops"),
+            probe_value(probes, "dense_peak", "float32_gflops"),
+        ),
+    }
+    for dtype, families in PRECISION_FAMILIES.items():
+        one = [x for f in families if (x := probe_value(probes, "precision_peak", f"{f}_one_core"))]
+        every = [
+            x for f in families if (x := probe_value(probes, "precision_peak", f"{f}_all_cores"))
+        ]
+        rates[dtype] = (max(one, default=None), max(every, default=None))
+    return {k: v for k, v in rates.items() if v != (None, None)}
+
+
 @dataclass(frozen=True)
 class UnitCosts:
     """Unit costs from the probes (ns, except GFLOP/s and µs as named)."""
@@ -118,10 +140,10 @@ class UnitCosts:
     """A sum kept in a stack slot: load, add, store, forwarded (``scalar_fma`` detail)."""
     issue_per_ns: float | None = None
     """Independent simple instructions one core retires per ns (``scalar_fma`` detail)."""
-    dense_one_gflops: float | None = None
-    """The BLAS GEMM on one thread at the ``dense_peak`` probe's n (its detail)."""
-    dense_all_gflops: float | None = None
-    """The BLAS GEMM on all threads (the ``dense_peak`` probe's value)."""
+    dense_rates: dict[str, tuple[float | None, float | None]] = field(default_factory=dict)
+    """{dtype: (one thread, all threads)} GFLOP/s (GOP/s for int8) of the best kernel measured
+    for it: the BLAS GEMM of the ``dense_peak`` probe for float64 and float32, the best
+    instruction family of the ``precision_peak`` probe for the lower precisions."""
     intervals: dict[str, unc.Interval] = field(default_factory=dict)
     """Field name -> [low, high] of that unit cost (clamped at 0), see ``analysis.uncertainty``."""
     normalised: dict[str, float] = field(default_factory=dict)
@@ -256,8 +278,7 @@ class UnitCosts:
             fma_ns=detail("scalar_fma", "fma_ns", "fma_ns"),
             stack_fadd_ns=detail("scalar_fma", "stack_fadd_ns", "stack_fadd_ns"),
             issue_per_ns=detail("scalar_fma", "issue_per_ns"),
-            dense_one_gflops=detail("dense_peak", "one_thread_gflops"),
-            dense_all_gflops=value("dense_peak"),
+            dense_rates=dense_rates(probes),
             peak_one_gflops=max(one, default=None),
             peak_all_gflops=max(every + one, default=None),
             **fp_issue_rates(probes),

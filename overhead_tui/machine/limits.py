@@ -42,7 +42,7 @@ from overhead_tui.summary.limits import MachineLimits, PeakEntry
 from overhead_tui.summary.probes import Probes, probe_value
 from overhead_tui.summary.records import RunSummary, ScenarioResult
 from overhead_tui.summary.units import fmt_gflops
-from overhead_tui.summary.vocabulary import DTYPE_ITEMSIZE
+from overhead_tui.summary.vocabulary import DTYPE_ITEMSIZE, PRECISION_FAMILIES
 
 CPUFREQ_MAX = Path("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq")
 ABOVE_THEORY = 1.05
@@ -76,13 +76,6 @@ ONE_CORE_PEAK: dict[str, tuple[str, str]] = {
     "float64": ("simd_fma", "one_core_gflops"),
     "float32": ("simd_fma", "float32_one_core_gflops"),
 }
-PRECISION_FAMILIES: dict[str, tuple[str, ...]] = {
-    "bfloat16": ("amx_bf16", "avx512_bf16"),
-    "float16": ("avx512_fp16",),
-    "int8": ("amx_int8", "avx512_vnni"),
-}
-"""The ``precision_peak`` probe's instruction families that compute each lower precision: its
-measured peak is the best of them (``<family>_all_cores`` / ``_one_core`` details)."""
 
 
 def _sources(dtype: str, scope: str = "all_cores") -> tuple[tuple[str, str | None], ...]:

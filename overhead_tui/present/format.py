@@ -169,6 +169,14 @@ def dense_reference_note(summary: RunSummary) -> str | None:
     chosen = [s for s in summary.scenarios if s.dense_kernel]
     if chosen:
         dense = chosen[0]
+        dtype = summary.settings.dtype
+        if dense.status == "skipped" and (dense.error or "").startswith(
+            f"does not support {dtype}"
+        ):
+            return (
+                f"× dense is blank: the dense kernel {dense.name} does not compute {dtype}; "
+                "compare the rungs by their GFLOP/s and the machine's peaks for it"
+            )
         return f"× dense is blank: the dense kernel {dense.name} has no result ({dense.status})"
     return (
         "× dense is blank: no dense kernel was selected "

@@ -18,6 +18,15 @@ DTYPE_ITEMSIZE: dict[str, int] = {
 """Bytes per element of each supported dtype: IEEE 754 binary64, binary32 and binary16, Google's
 bfloat16 (binary32's exponent, 8 significand bits), and int8 (products accumulated in int32)."""
 
+PRECISION_FAMILIES: dict[str, tuple[str, ...]] = {
+    "bfloat16": ("amx_bf16", "avx512_bf16"),
+    "float16": ("avx512_fp16",),
+    "int8": ("amx_int8", "avx512_vnni"),
+}
+"""The instruction families (``precision_peak`` probe) that compute each lower precision."""
+FAMILY_DTYPES: dict[str, str] = {f: d for d, fs in PRECISION_FAMILIES.items() for f in fs}
+"""The dtype each lower-precision instruction family computes."""
+
 INTEGER_DTYPES = frozenset({"int8"})
 """Dtypes whose operations are integer OPs, not FLOPs (rates in GOP/s)."""
 

@@ -229,3 +229,27 @@ def test_callgrinds_whole_call_count_is_the_second_instruction_count():
         24,
         7.0,
     )
+
+
+def test_a_rung_is_priced_at_the_peak_kernel_of_its_own_dtype():
+    probes = {
+        **PROBES,
+        "dense_peak": {
+            "value": 150.0,
+            "details": {"one_thread_gflops": 75.0, "float32_one_thread_gflops": 150.0},
+        },
+        "precision_peak": {
+            "value": 3000.0,
+            "details": {"amx_bf16_one_core": 3000.0, "avx512_bf16_one_core": 100.0},
+        },
+    }
+    costs = UnitCosts.from_probes(probe_records(probes))
+    single = _rung("blas32", ["dense_kernel"], 0.02)
+    single.dtype = "float32"
+    assert breakdown(single, costs).layers["dense_kernel"] == pytest.approx(2 / 150 / 0.02)
+    amx = _rung("amx", ["dense_kernel", "memory"], 0.002)
+    amx.dtype = "bfloat16"
+    assert breakdown(amx, costs).layers["dense_kernel"] == pytest.approx(2 / 3000 / 0.002)
+    vector = _rung("dot", ["simd_compute", "memory"], 0.002)
+    vector.dtype = "bfloat16"  # no FP instructions the reader counts: the dtype's best kernel
+    assert breakdown(vector, costs).layers["simd_compute"] == pytest.approx(2 / 3000 / 0.002)
