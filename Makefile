@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-fast lint screenshots benchmark system-deps clean
+.PHONY: run test test-fast lint docs screenshots benchmark system-deps clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -31,6 +31,11 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/python -m mypy
 
+# the docs site: generated reference pages, then a strict build (warnings are errors) into site/
+docs: $(STAMP)
+	$(BIN)/python scripts/gen_docs.py
+	$(BIN)/python -m mkdocs build --strict --quiet
+
 screenshots: $(STAMP)
 	$(BIN)/python scripts/screenshots.py
 
@@ -38,4 +43,4 @@ benchmark: $(STAMP)
 	$(BIN)/python scripts/benchmark.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .ruff_cache site
