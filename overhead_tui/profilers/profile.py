@@ -10,6 +10,7 @@ a backend cannot see in this rung (:func:`blind_spots`).
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Callable
 from dataclasses import replace
@@ -23,7 +24,12 @@ from overhead_tui.engine.spawn import (
 from overhead_tui.plugins.scenarios import ScenarioSpec
 from overhead_tui.profilers.capabilities import BackendJob, Capability
 from overhead_tui.profilers.registry import BACKENDS, REGISTRY, detect
-from overhead_tui.summary.profile import BackendResult, ProfileRecord
+from overhead_tui.summary.profile import (
+    BackendResult,
+    CallgrindResult,
+    PerfResult,
+    ProfileRecord,
+)
 from overhead_tui.worker.protocol import Profiled, WorkerSpec, worker_spec
 
 SLOWDOWN_NOISE = 0.05
@@ -48,6 +54,39 @@ BLIND_SPOTS = {
     "time in BLAS/OpenMP worker threads is left out",
 }
 """What a backend cannot see in a rung that runs worker threads (:data:`THREAD_LAYERS`)."""
+BLIND = "cannot see"
+"""The status of a backend that ran but could not attribute the rung's time (its blind spot:
+:data:`BLIND_SPOTS`); not a failure: ``profile`` still exits 0 when the others worked."""
+SEE_INSTEAD = "perf and callgrind see every thread: read their Native tab"
+"""The alternative a blind backend points to."""
+KERNEL_FAMILY = re.compile(r"_(HASWELL|SKYLAKEX|COOPERLAKE|SAPPHIRERAPIDS|ZEN|SANDYBRIDGE|"
+                           r"PRESCOTT|NEHALEM|ATOM|NEOVERSEN1|NEOVERSEV1|ARMV8)\b")  # fmt: skip
+"""OpenBLAS's kernel-family suffix in a symbol name (``dgemm_kernel_HASWELL``)."""
+
+
+def _families(part: BackendResult) -> set[str]:
+    rows = part.top_symbols if isinstance(part, PerfResult | CallgrindResult) else ()
+    return {m.group(1) for r in rows if (m := KERNEL_FAMILY.search(r.symbol))}
+
+
+def kernel_family_notes(parts: dict[str, BackendResult]) -> dict[str, BackendResult]:
+    """A note on callgrind's part when its BLAS kernels are another family than perf's:
+    valgrind emulates a CPU without AVX-512, so OpenBLAS picks an older kernel under it and
+    callgrind counts that kernel, not the one the timed runs use."""
+    callgrind, perf = parts.get("callgrind"), parts.get("perf")
+    if callgrind is None or perf is None or not callgrind.ok or not perf.ok:
+        return parts
+    emulated, timed = _families(callgrind), _families(perf)
+    if not emulated or not timed or emulated & timed:
+        return parts
+    note = (
+        f"callgrind ran OpenBLAS's {', '.join(sorted(emulated))} kernels while perf saw "
+        f"{', '.join(sorted(timed))}: valgrind's emulated CPU lacks the newer vector "
+        "instructions, so its counts are of another kernel than the timed one"
+    )
+    return {**parts, "callgrind": replace(callgrind, notes=(*callgrind.notes, note))}
+
+
 PYSPY_NO_NATIVE = (
     "py-spy ran without --native: C frames are not named, native time is booked to the "
     "calling Python line"
@@ -55,12 +94,18 @@ PYSPY_NO_NATIVE = (
 
 
 def slowdown_text(ratio: float | None) -> str:
-    """``"1.42× slower under the profiler"``, or ``"within noise (0.87×)"`` when ``ratio``
-    (profiled / unprofiled time per call) is below ``1 + SLOWDOWN_NOISE``; "" when None."""
+    """``"1.42× slower under the profiler"``, ``"within noise (0.97×)"`` within
+    ``SLOWDOWN_NOISE`` of 1, or, below that, a faster profiled run said to mean a disturbed
+    baseline (``ratio``: profiled / unprofiled time per call); "" when None."""
     if not ratio:
         return ""
-    if ratio < 1 + SLOWDOWN_NOISE:
+    if 1 - SLOWDOWN_NOISE <= ratio < 1 + SLOWDOWN_NOISE:
         return f"within noise ({ratio:.2f}×, tolerance {SLOWDOWN_NOISE * 100:.0f} %)"
+    if ratio < 1:  # a profiler never speeds the kernel up: the baseline was disturbed
+        return (
+            f"no slowdown measured ({ratio:.2f}×, more than {SLOWDOWN_NOISE * 100:.0f} % below "
+            "the unprofiled baseline: the baseline ran on a busier host)"
+        )
     return f"{ratio:.2f}× slower under the profiler"
 
 
@@ -121,11 +166,20 @@ def profile_scenario(
     )
     parts = dict(result.backends)
     for name, part in parts.items():
-        # a failure ("recorded no time in the scenario") on such a rung is the blind spot too
-        if part.status in ("ok", "failed") and (
-            notes := blind_spots(name, spec.layers, blas_threads, part)
-        ):
+        notes = blind_spots(name, spec.layers, blas_threads, part)
+        if part.status == "failed" and notes and name in BLIND_SPOTS:
+            # "recorded no time in the scenario" on a threaded rung is the blind spot, not a
+            # failure: the backend ran and could not see where this rung's time goes
+            parts[name] = replace(
+                part,
+                status=BLIND,
+                notes=tuple(notes),
+                reason=f"{part.reason}: it cannot see this rung's threads",
+                fix=SEE_INSTEAD,
+            )
+        elif part.status in ("ok", "failed") and notes:
             parts[name] = replace(part, notes=tuple(notes))
+    parts = kernel_family_notes(parts)
     cancelled = cancel is not None and cancel.is_set()
     return replace(result, backends=parts, cancelled=cancelled)
 
