@@ -19,7 +19,7 @@ from overhead_tui.present.format import dense_reference_note, machine_line, prob
 from overhead_tui.present.live import LiveLadder
 from overhead_tui.tui.screens.base import BaseScreen
 from overhead_tui.tui.widgets.ladder_table import LadderTable
-from overhead_tui.tui.widgets.layer_bar import legend
+from overhead_tui.tui.widgets.layer_bar import LayerLegend
 
 TICK_S = 0.1
 """Seconds between spinner frames while a worker compiles, validates or counts."""
@@ -55,7 +55,7 @@ class LadderScreen(BaseScreen):
             yield Static(id="elapsed")
             yield Static(id="current")
         yield LadderTable(id="ladder")
-        yield Static(legend(), id="legend")
+        yield LayerLegend(id="legend")
         yield Static(id="notes")
 
     def on_mount(self) -> None:
@@ -136,7 +136,7 @@ class LadderScreen(BaseScreen):
         self.query_one("#notes", Static).update(_notes(ladder))
         has_layers = any(r.result.breakdown for r in ladder.rows.values())
         # a class, not ``display``: an inline style would beat the "terminal too small" rule
-        self.query_one("#legend", Static).set_class(not has_layers, "-no-layers")
+        self.query_one("#legend", LayerLegend).set_class(not has_layers, "-no-layers")
 
     def _update_progress(self) -> None:
         """The progress bar, what runs now, and the elapsed time."""

@@ -30,6 +30,8 @@ COLUMNS: tuple[tuple[str, str, int, frozenset[str]], ...] = (
 )
 """The ladder's columns and the layouts ("narrow" < 100, "normal", "wide" ≥ 150 columns)."""
 
+BAR_TITLES = ("× dense (log), by layer", "× dense, by layer", "by layer")
+"""The bar column's header, longest first: the longest that fits the bar's width."""
 MAX_BAR = 120
 """The widest the layer bar grows (columns): wide terminals give it the room left."""
 
@@ -86,7 +88,8 @@ class LadderTable(DataTable[Text]):
         for key, label, width, layouts in COLUMNS:
             if self.layout_name in layouts:
                 self.add_column(unit if key == "gflops" else label, key=key, width=width)
-        self.add_column("× dense (log), by layer", key="bar", width=self.bar_width)
+        title = next((t for t in BAR_TITLES if len(t) <= self.bar_width), "")
+        self.add_column(title, key="bar", width=self.bar_width)
         max_ratio = _max_ratio(ladder)
         for row in ladder.ordered():
             self.add_row(*self._cells(row, max_ratio).values(), key=row.result.name)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rich.text import Text
+from textual.widget import Widget
 
 from overhead_tui.summary.layers import LAYER_LETTERS, SHORT_LABELS, layer_label
 
@@ -55,10 +56,36 @@ def stacked_bar(shares: dict[str, float], length: int) -> Text:
 
 
 def legend(layers: list[str] | None = None) -> Text:
-    """``d dispatch  b boxing ...``: each letter styled as in the bars, then its label."""
+    """``d dispatch  b boxing ...``: each letter styled as in the bars, then its label; with
+    ``width``, entries are packed into lines of at most that many cells, so a line breaks
+    between two entries, never inside one."""
+    return legend_lines(layers, None)
+
+
+def legend_lines(layers: list[str] | None, width: int | None) -> Text:
+    """:func:`legend` packed into lines of ``width`` cells (one line when None)."""
     text = Text()
+    used = 0
     for layer in layers or list(LAYER_GLYPHS):
         letter, style = LAYER_GLYPHS[layer]
+        entry = f" {SHORT_LABELS.get(layer, layer_label(layer))}"
+        size = len(letter) + len(entry)
+        if width is not None and used and used + size > width:
+            text.append("\n")
+            used = 0
+        elif used:
+            text.append("  ")
+            used += 2
         text.append(letter, style=style)
-        text.append(f" {SHORT_LABELS.get(layer, layer_label(layer))}  ")
+        text.append(entry)
+        used += size
     return text
+
+
+class LayerLegend(Widget):
+    """The layer legend as a widget: its lines break between entries at its own width."""
+
+    DEFAULT_CSS = "LayerLegend { height: auto; }"
+
+    def render(self) -> Text:
+        return legend_lines(None, self.size.width or None)
