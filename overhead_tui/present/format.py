@@ -61,7 +61,10 @@ def compiles(result: ScenarioResult) -> bool:
 
 
 def first_call_label(result: ScenarioResult) -> str:
-    """The label of ``compile_s``: "JIT compile" only where something is compiled."""
+    """The label of ``compile_s``: "JIT compile" only where the first call compiles (numba,
+    torch); a C rung was built in its set-up, before the first call."""
+    if result.build:
+        return "first call − median (C built in set-up)"
     if compiles(result):
         return "JIT compile (first call − median)"
     return "first call − median (nothing compiled)"

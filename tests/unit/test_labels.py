@@ -32,9 +32,10 @@ def test_pure_python_and_numpy_rungs_say_first_call_not_jit():
         assert "nothing compiled" in first_call_label(result)
 
 
-def test_compiled_rungs_say_jit_compile():
+def test_jit_rungs_say_jit_compile_and_c_rungs_that_they_were_built_before():
     assert "JIT compile" in first_call_label(_result("from numba import njit\n@njit\n"))
-    assert "JIT compile" in first_call_label(_result("", build=BuildInfo(compiler="cc")))
+    built = first_call_label(_result("", build=BuildInfo(compiler="cc")))
+    assert "JIT" not in built and "C built in set-up" in built
 
 
 def test_bytecode_label_names_the_counted_n_and_the_timed_n():

@@ -5,15 +5,39 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from rich.segment import Segment
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
+from textual.strip import Strip
 from textual.widgets import Button, Input, Label, Markdown, Select, SelectionList
+from textual.widgets._toggle_button import ToggleButton
+from textual.widgets.option_list import OptionDoesNotExist
 
 from overhead_tui.plugins.scenarios import SUPPORTED_DTYPES, ScenarioSpec
 from overhead_tui.summary.records import Settings
 from overhead_tui.tui.actions import help_table
+
+
+class MarkedSelectionList(SelectionList[str]):
+    """A selection list whose ticked entries show ``X`` and unticked ones a blank box: the
+    state reads without colour (Textual's draws ``X`` in both, told apart by colour only)."""
+
+    def render_line(self, y: int) -> Strip:
+        line = super().render_line(y)
+        try:
+            selection = self.get_option_at_index(self.scroll_offset.y + y)
+        except OptionDoesNotExist:
+            return line
+        if selection.value in self._selected:
+            return line
+        segments = list(line)
+        for index, segment in enumerate(segments):
+            if segment.text == ToggleButton.BUTTON_INNER:
+                segments[index] = Segment(" ", segment.style, segment.control)
+                break
+        return Strip(segments, line.cell_length)
 
 
 class ExportScreen(ModalScreen[Path | None]):
@@ -101,7 +125,7 @@ class SettingsScreen(ModalScreen[Settings | None]):
                 yield Label("repeats", classes="field")
                 yield Input(str(s.repeats), id="repeats", type="integer", compact=True)
             yield Label("scenarios to run (space ticks; none ticked = all)", classes="list-label")
-            yield SelectionList[str](
+            yield MarkedSelectionList(
                 *[(f"{sp.rung:>3} {sp.name}", sp.name, sp.name in chosen) for sp in self.specs],
                 id="scenarios",
             )

@@ -47,6 +47,7 @@ class TimingsTab(ScenarioTab):
     TimingsTab Sparkline { height: 3; margin: 0 1; }
     TimingsTab .caption { color: $text-muted; padding: 0 1; }
     TimingsTab #stats { padding: 0 1; height: auto; }
+    TimingsTab .warning { color: $warning; padding: 0 1; }
     """
 
     @classmethod
@@ -62,6 +63,8 @@ class TimingsTab(ScenarioTab):
         )
         yield Sparkline(r.samples_s, summary_function=max)
         yield Static(self._stats_table(), id="stats")
+        for warning in r.warnings:  # sentences, left to right, wrapping at the tab's width
+            yield Static(f"! {warning}", classes="warning")
 
     def _stats_table(self) -> Table:
         r = self.result
@@ -98,8 +101,6 @@ class TimingsTab(ScenarioTab):
         ]
         for row in rows:
             table.add_row(*row)
-        for warning in r.warnings:
-            table.add_row("!", warning, "", "")
         return table
 
 
