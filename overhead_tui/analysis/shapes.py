@@ -1,7 +1,7 @@
 """From GEMV to GEMM: where a rectangular product C (m×n) = A (m×k)·B (k×n) sits on the roofline.
 
 B is the fixed "weights" matrix (k × n), m the batch.  Everything here is pure arithmetic on
-numbers given to it (tested on fixed numbers); the measurement is ``engine.shapes``, the
+numbers given to it (tested on fixed numbers); the measurement is ``sweeps.shapes``, the
 records ``summary.shapes``.
 
 **Intensity.**  A product does 2·m·k·n flops and must move at least A, B and C once:

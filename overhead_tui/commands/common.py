@@ -17,9 +17,9 @@ from overhead_tui.commands.arguments import (
     sample_seconds,
     seconds_to_wait,
 )
-from overhead_tui.engine.interpreter_check import check_python
 from overhead_tui.engine.plan import size_for
 from overhead_tui.errors import UsageError
+from overhead_tui.interpreters.check import check_python
 from overhead_tui.machine.host import available_memory_bytes
 from overhead_tui.plugins.scenarios import SUPPORTED_DTYPES, ScenarioSpec, discover, select
 from overhead_tui.summary.records import Settings

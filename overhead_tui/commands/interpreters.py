@@ -1,8 +1,8 @@
 """``overhead-tui interpreters``: the same ladder on several Pythons side by side.
 
 The tool's own interpreter runs first (the baseline), then each ``--python SPEC`` (a path or a
-version, see ``engine.interpreters``) in an environment the tool provisions for it
-(``engine.provision``; ``--no-provision`` uses it as it is).  Each is an ordinary run (its own
+version, see ``interpreters.resolve``) in an environment the tool provisions for it
+(``interpreters.provision``; ``--no-provision`` uses it as it is).  Each is an ordinary run (its own
 run directory under ``--out``, its own probes), and the combined summary
 (``summary.interpreters``) holds them all; stdout gets the rung × interpreter table.
 """
@@ -30,19 +30,19 @@ from overhead_tui.commands.common import (
     stop_on_signals,
 )
 from overhead_tui.engine.events import RunFinished
-from overhead_tui.engine.interpreter_check import MIN_WORKER_PYTHON, check_python
-from overhead_tui.engine.interpreters import (
+from overhead_tui.engine.plan import new_run_dir
+from overhead_tui.engine.runner import Runner
+from overhead_tui.errors import UsageError
+from overhead_tui.export.interpreters import render_table
+from overhead_tui.interpreters.check import MIN_WORKER_PYTHON, check_python
+from overhead_tui.interpreters.provision import ProvisionError, provision
+from overhead_tui.interpreters.resolve import (
     describe,
     environment,
     plan_columns,
     resolve_spec,
     this_python,
 )
-from overhead_tui.engine.plan import new_run_dir
-from overhead_tui.engine.provision import ProvisionError, provision
-from overhead_tui.engine.runner import Runner
-from overhead_tui.errors import UsageError
-from overhead_tui.export.interpreters import render_table
 from overhead_tui.plugins.scenarios import discover, select
 from overhead_tui.summary.interpreters import InterpreterRun, InterpretersSummary, PythonInfo
 from overhead_tui.summary.records import RunSummary, created_now
@@ -154,7 +154,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _columns(entry: InterpreterRun) -> list[tuple[InterpreterRun, dict[str, str]]]:
     """The columns of one interpreter with the environment each runs with: two for a build
-    with the experimental JIT (``engine.interpreters.plan_columns``: jit on, jit off)."""
+    with the experimental JIT (``interpreters.resolve.plan_columns``: jit on, jit off)."""
     if entry.error is not None or entry.python.jit is None:
         return [(entry, {})]
     return [

@@ -6,8 +6,8 @@ import argparse
 import sys
 
 from overhead_tui.commands.common import prepare_cache
-from overhead_tui.engine.interpreter_check import check_python
 from overhead_tui.engine.probe_runs import PROCESSES, cache_path, load_probes
+from overhead_tui.interpreters.check import check_python
 from overhead_tui.machine.facts import probe_load_warnings
 from overhead_tui.present.format import fmt_number
 from overhead_tui.summary.probes import ProbeResult

@@ -26,8 +26,15 @@ from overhead_tui.commands.sweep import (
     show_in_app,
     swept_scenarios,
 )
-from overhead_tui.engine.interpreter_check import check_python
-from overhead_tui.engine.shapes import (
+from overhead_tui.errors import UsageError
+from overhead_tui.export.shapes import render_shapes_markdown, render_shapes_table
+from overhead_tui.interpreters.check import check_python
+from overhead_tui.machine.caches import read_cache_sizes
+from overhead_tui.machine.host import available_memory_bytes
+from overhead_tui.plugins.scenarios import ScenarioSpec
+from overhead_tui.summary.records import RunSummary, Settings
+from overhead_tui.summary.vocabulary import DTYPE_ITEMSIZE
+from overhead_tui.sweeps.shapes import (
     DEFAULT_BUDGET_S,
     DEFAULT_SCENARIOS,
     SHAPES_MIN_SAMPLE_S,
@@ -36,13 +43,6 @@ from overhead_tui.engine.shapes import (
     default_batches,
     default_weights_order,
 )
-from overhead_tui.errors import UsageError
-from overhead_tui.export.shapes import render_shapes_markdown, render_shapes_table
-from overhead_tui.machine.caches import read_cache_sizes
-from overhead_tui.machine.host import available_memory_bytes
-from overhead_tui.plugins.scenarios import ScenarioSpec
-from overhead_tui.summary.records import RunSummary, Settings
-from overhead_tui.summary.vocabulary import DTYPE_ITEMSIZE
 from overhead_tui.worker.inputs import estimated_bytes
 
 HELP = "GFLOP/s against the batch m of (m×k)·(k×n): when a product leaves the memory roof"

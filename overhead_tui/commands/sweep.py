@@ -19,10 +19,17 @@ from overhead_tui.commands.common import (
     stop_on_signals,
 )
 from overhead_tui.commands.run import EXIT_INTERRUPTED, Progress
-from overhead_tui.engine.budgeted import PointMeasured, PointStarting, ScenarioStopped
 from overhead_tui.engine.events import ProbeStarted, ScenarioProgress
-from overhead_tui.engine.interpreter_check import check_python
-from overhead_tui.engine.sweep import (
+from overhead_tui.errors import UsageError
+from overhead_tui.interpreters.check import check_python
+from overhead_tui.plugins.scenarios import ScenarioSpec, discover, select
+from overhead_tui.present.format import fmt_gflops, fmt_seconds
+from overhead_tui.present.sweep_rows import point_cell, sweep_rows
+from overhead_tui.summary.records import RunSummary, Settings
+from overhead_tui.summary.sweep import BudgetedPoint
+from overhead_tui.summary.vocabulary import FAILED
+from overhead_tui.sweeps.budgeted import PointMeasured, PointStarting, ScenarioStopped
+from overhead_tui.sweeps.sizes import (
     DEFAULT_BUDGET_S,
     DEFAULT_SCENARIOS,
     DEFAULT_SIZES,
@@ -30,16 +37,9 @@ from overhead_tui.engine.sweep import (
     SWEEP_REPEATS,
     Sweep,
 )
-from overhead_tui.errors import UsageError
-from overhead_tui.plugins.scenarios import ScenarioSpec, discover, select
-from overhead_tui.present.format import fmt_gflops, fmt_seconds
-from overhead_tui.present.sweep_rows import point_cell, sweep_rows
-from overhead_tui.summary.records import RunSummary, Settings
-from overhead_tui.summary.sweep import BudgetedPoint
-from overhead_tui.summary.vocabulary import FAILED
 
 if TYPE_CHECKING:
-    from overhead_tui.engine.shapes import ShapesSweep
+    from overhead_tui.sweeps.shapes import ShapesSweep
 
 
 def parse_sizes(text: str) -> tuple[int, ...]:
@@ -229,7 +229,7 @@ class PointProgress(Progress):
     always (probes and the workers' phases as ``run`` shows them)."""
 
     def show(self, event: Any) -> None:
-        """Render one sweep event (of ``engine.sweep`` or ``engine.shapes``)."""
+        """Render one sweep event (of ``sweeps.sizes`` or ``sweeps.shapes``)."""
         if isinstance(event, PointStarting):
             self.started(event.index, event.total, event.label, event.predicted_s)
         elif isinstance(event, PointMeasured):

@@ -218,6 +218,7 @@ class Runner:
         result.observer = self.observer
         result.observer_cpu_s = window.observer_cpu_s
         result.observer_fraction = window.observer_fraction
+        result.observer_switches = window.observer_switches
         worker_cpu = [e.cpu_s for e in events if isinstance(e, Done)]
         if worker_cpu and None not in worker_cpu:
             # "other" excludes this process too: its share is judged on its own (observer_*)

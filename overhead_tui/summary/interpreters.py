@@ -57,7 +57,7 @@ class PythonInfo:
 
 @dataclass(frozen=True)
 class Provisioned:
-    """The environment the tool made for an interpreter (``engine.provision``; an entry's
+    """The environment the tool made for an interpreter (``interpreters.provision``; an entry's
     ``provision``).  The package maps fill in while it is made."""
 
     python: str

@@ -240,6 +240,8 @@ class ScenarioResult:
     """CPU time (s) the observer used while this scenario's samples were timed."""
     observer_fraction: float | None = None
     """``observer_cpu_s`` over the timed window's wall time: a fraction of one CPU."""
+    observer_switches: int | None = field(default=None, metadata=OMIT)
+    """The observing process's context switches inside the timed windows (its wake-ups)."""
     blas_threads: int | None = None
     numba_threads: int | None = None
     blas: list[BlasLibrary] = field(default_factory=list)
@@ -314,7 +316,7 @@ class RunSummary:
     waterfall: list[WaterfallStep] = field(default_factory=list)
     """Steps between consecutive ok rungs (``analysis.waterfall``)."""
     sweep: SweepRecord | None = None
-    """A size sweep (``engine.sweep``) when one was run (``summary.sweep``)."""
+    """A size sweep (``sweeps.sizes``) when one was run (``summary.sweep``)."""
     shapes: ShapesRecord | None = None
     """A batch sweep of rectangular products (``overhead-tui shapes``) when one was run
     (``summary.shapes``)."""

@@ -17,7 +17,7 @@ from typing import Any, ClassVar, Self
 
 @dataclass(frozen=True, kw_only=True)
 class BudgetedPoint:
-    """One worker run of a scenario at one point of a budgeted sweep (``engine.budgeted``: a
+    """One worker run of a scenario at one point of a budgeted sweep (``sweeps.budgeted``: a
     size sweep's n, a batch sweep's m): its status and, when ok, its speed.  Fields are
     keywords: each kind of point adds its own coordinate."""
 

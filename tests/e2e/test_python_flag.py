@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from overhead_tui.engine import spawn
-from overhead_tui.engine.interpreter_check import check_python
 from overhead_tui.engine.runner import Runner
 from overhead_tui.errors import UsageError
+from overhead_tui.interpreters.check import check_python
 from overhead_tui.plugins.scenarios import discover, select
 from overhead_tui.summary.records import RunSummary, Settings
 from tests.conftest import FAST, child_gone, silent_interpreter
@@ -222,7 +222,7 @@ def test_another_venv_of_the_same_binary_does_not_get_this_numpy(tmp_path):
 
 def test_an_interpreter_that_never_answers_leaves_nothing_behind(tmp_path, monkeypatch):
     # the check is killed with everything the candidate started (was: a `sleep` left running)
-    import overhead_tui.engine.interpreter_check as interpreter_check
+    import overhead_tui.interpreters.check as interpreter_check
 
     monkeypatch.setattr(interpreter_check, "CHECK_TIMEOUT_S", 0.5)
     fake, pidfile = silent_interpreter(tmp_path)

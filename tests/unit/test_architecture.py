@@ -26,6 +26,8 @@ LAYERS: dict[str, int] = {
     "engine": 4,
     "api": 4,
     "profilers": 5,
+    "sweeps": 5,
+    "interpreters": 5,
     "present": 6,
     "export": 7,
     "commands": 8,

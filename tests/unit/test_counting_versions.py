@@ -9,9 +9,9 @@ import subprocess
 
 import pytest
 
-from overhead_tui.engine.interpreters import resolve_spec
 from overhead_tui.engine.spawn import worker_env
 from overhead_tui.errors import UsageError
+from overhead_tui.interpreters.resolve import resolve_spec
 
 SCRIPT = r"""
 import dis, json, sys

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from overhead_tui.engine import interpreters
-from overhead_tui.engine.interpreters import describe, resolve_spec, this_python
 from overhead_tui.errors import UsageError
+from overhead_tui.interpreters import resolve as interpreters
+from overhead_tui.interpreters.resolve import describe, resolve_spec, this_python
 from tests.conftest import child_gone, silent_interpreter
 
 

@@ -12,7 +12,7 @@ import types
 import pytest
 
 from overhead_tui.commands.interpreters import _columns
-from overhead_tui.engine.interpreters import (
+from overhead_tui.interpreters.resolve import (
     JIT_ENV,
     PythonInfo,
     environment,

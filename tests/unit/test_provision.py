@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from overhead_tui.engine.provision import ProvisionError, provision, venv_python
+from overhead_tui.interpreters.provision import ProvisionError, provision, venv_python
 
 WANTED = {"numpy": "2.4.6", "threadpoolctl": "3.8.0", "numba": "0.68.1"}
 

@@ -55,9 +55,9 @@ def test_export_options_are_paths_in_the_order_given():
 def test_one_cancellation_stops_a_sweep_and_every_runner_it_starts(tmp_path):
     """A sweep's points share its Cancel: cancelling it from another thread stops the point
     running now and every later one (one cancellation type, no chain of stop methods)."""
-    from overhead_tui.engine.budgeted import BudgetedSweep
     from overhead_tui.engine.runner import Runner
     from overhead_tui.summary.records import Settings
+    from overhead_tui.sweeps.budgeted import BudgetedSweep
 
     sweep = BudgetedSweep([], [8], 10.0, Settings(), tmp_path)
     runner = Runner([], Settings(), tmp_path / "point", cancellation=sweep.cancellation)

@@ -10,7 +10,14 @@ import json
 import pytest
 
 from overhead_tui.commands.sweep import parse_sizes, render_sweep_table
-from overhead_tui.engine.budget import (
+from overhead_tui.engine.events import ProbeStarted
+from overhead_tui.engine.results import new_result
+from overhead_tui.plugins.scenarios import discover, select
+from overhead_tui.present.sweep_rows import point_cell, sweep_rows
+from overhead_tui.summary.probes import ProbeResult
+from overhead_tui.summary.records import MachineInfo, RunSummary, ScenarioResult, Settings
+from overhead_tui.summary.sweep import SweepRecord
+from overhead_tui.sweeps.budget import (
     PointCost,
     budget_allows,
     fair_share_s,
@@ -18,16 +25,9 @@ from overhead_tui.engine.budget import (
     predict_point_s,
     timed_calls,
 )
-from overhead_tui.engine.budgeted import PointStarting as PointStarted
-from overhead_tui.engine.budgeted import ScenarioStopped
-from overhead_tui.engine.events import ProbeStarted
-from overhead_tui.engine.results import new_result
-from overhead_tui.engine.sweep import Sweep
-from overhead_tui.plugins.scenarios import discover, select
-from overhead_tui.present.sweep_rows import point_cell, sweep_rows
-from overhead_tui.summary.probes import ProbeResult
-from overhead_tui.summary.records import MachineInfo, RunSummary, ScenarioResult, Settings
-from overhead_tui.summary.sweep import SweepRecord
+from overhead_tui.sweeps.budgeted import PointStarting as PointStarted
+from overhead_tui.sweeps.budgeted import ScenarioStopped
+from overhead_tui.sweeps.sizes import Sweep
 from tests.conftest import FIXTURES
 
 

@@ -71,6 +71,10 @@ class LadderScreen(BaseScreen):
         if not self.query(LadderTable):
             return  # the screen is closing: its widgets are going
         self.ladder = ladder
+        if ladder.quiet:  # the spinner and elapsed time stop inside a timed window
+            self._ticker.pause()
+        else:
+            self._ticker.resume()
         self.update_scenario(ladder.changed)
         if ladder.changed is None and not ladder.running:  # a new plan or the run's end
             self.update_all()
@@ -170,7 +174,10 @@ class LadderScreen(BaseScreen):
         self.query_one("#elapsed", Static).update(text)
 
     def _tick(self) -> None:
-        if not self.ladder.running or self.ladder.quiet:
+        if self.ladder.quiet:  # a rung is timed: no wake-ups until its window closes
+            self._ticker.pause()
+            return
+        if not self.ladder.running:
             return
         table = self.query_one(LadderTable)
         table.frame += 1

@@ -9,9 +9,9 @@ that one scenario with ``Settings(size=n, m=m, k=k)``: its own worker, timed and
 its own folder ``points/<scenario>-m<m>/`` in the sweep's run directory.  A scenario without
 ``SHAPES = True`` is skipped by the runner with the reason, which ends its sweep.
 
-Like ``engine.sweep``: the probes are loaded first (cache, or measured now, not charged to the
+Like ``sweeps.sizes``: the probes are loaded first (cache, or measured now, not charged to the
 budget) and :func:`overhead_tui.machine.limits.apply_limits` gives the machine's measured peaks and
-bandwidth; the budget is split fairly (:func:`~overhead_tui.engine.budget.fair_share_s`);
+bandwidth; the budget is split fairly (:func:`~overhead_tui.sweeps.budget.fair_share_s`);
 before each batch after the first the point's cost is predicted from the last one (time per
 call grows at most linearly in m: exact once compute-bound, an over-estimate while B's
 traffic dominates; plus the last point's overhead and the validation's reference products),
@@ -29,14 +29,14 @@ from pathlib import Path
 from typing import IO
 
 from overhead_tui.analysis.shapes import recompute
-from overhead_tui.engine.budget import PointCost, point_overhead_s, timed_calls
-from overhead_tui.engine.budgeted import BudgetedSweep, PointMeasured
 from overhead_tui.engine.run_log import log_event
 from overhead_tui.machine.caches import FALLBACK_LLC_BYTES
 from overhead_tui.machine.limits import roofline_bandwidth
 from overhead_tui.plugins.scenarios import ScenarioSpec
 from overhead_tui.summary.records import MachineInfo, ScenarioResult, Settings
 from overhead_tui.summary.shapes import Roofs, ShapePoint, ShapesRecord
+from overhead_tui.sweeps.budget import PointCost, point_overhead_s, timed_calls
+from overhead_tui.sweeps.budgeted import BudgetedSweep, PointMeasured
 
 DEFAULT_SCENARIOS: tuple[str, ...] = ("numpy_matmul", "numpy_matmul_1thread", "numba_ikj")
 """The dense kernel, the 1-thread BLAS and a compiled loop without cache blocking."""

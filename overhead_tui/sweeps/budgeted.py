@@ -1,8 +1,8 @@
-"""The driver shared by the budgeted sweeps (``engine.sweep`` over n, ``engine.shapes`` over
+"""The driver shared by the budgeted sweeps (``sweeps.sizes`` over n, ``sweeps.shapes`` over
 the batch m): probes first (not charged to the budget), then every scenario at every point,
 smallest first, each point one :class:`~overhead_tui.engine.runner.Runner` run in its own
 worker and folder, within a budget split fairly among the scenarios
-(:func:`~overhead_tui.engine.budget.fair_share_s`).  A scenario stops when its next point is
+(:func:`~overhead_tui.sweeps.budget.fair_share_s`).  A scenario stops when its next point is
 refused (too large, or predicted not to fit what is left of its share), at its first failed
 point, or when cancelled.  The summary is saved after every point.
 
@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import IO, Any, ClassVar
 
 from overhead_tui.analysis.derive import derive
-from overhead_tui.engine.budget import fair_share_s
 from overhead_tui.engine.events import ProbeStarted, RunFinished, RunStarted, ScenarioProgress
 from overhead_tui.engine.probe_runs import load_run_probes
 from overhead_tui.engine.run_log import log_event
@@ -37,6 +36,7 @@ from overhead_tui.summary.records import (
     tool_stamp,
 )
 from overhead_tui.summary.sweep import BudgetedPoint
+from overhead_tui.sweeps.budget import fair_share_s
 
 
 @dataclass(frozen=True)

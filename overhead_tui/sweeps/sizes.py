@@ -37,12 +37,12 @@ from dataclasses import asdict, replace
 from pathlib import Path
 from typing import IO
 
-from overhead_tui.engine.budget import PointCost, budget_allows, point_overhead_s
-from overhead_tui.engine.budgeted import BudgetedSweep, PointMeasured
 from overhead_tui.engine.run_log import log_event
 from overhead_tui.plugins.scenarios import ScenarioSpec
 from overhead_tui.summary.records import ScenarioResult, Settings
 from overhead_tui.summary.sweep import SweepPoint, SweepRecord
+from overhead_tui.sweeps.budget import PointCost, budget_allows, point_overhead_s
+from overhead_tui.sweeps.budgeted import BudgetedSweep, PointMeasured
 
 DEFAULT_SIZES: tuple[int, ...] = (8, 16, 32, 64, 128, 256, 512, 1024)
 """Matrix orders of a sweep when ``--sizes`` is not given (powers of two)."""
