@@ -25,9 +25,6 @@ from overhead_tui.engine.events import (
 )
 from overhead_tui.summary.records import RunSummary, ScenarioResult
 
-QUIET_EVERY_S = 1.0
-"""Shortest time between two progress events passed on while samples are timed (s)."""
-
 ACTIVE_STATES = frozenset({"starting", "compiling", "validating", "running", "counting"})
 """States of a scenario whose worker is alive."""
 
@@ -166,19 +163,19 @@ def quiet_events(
 ) -> Iterator[Event]:
     """Pass ``events`` on, holding back progress inside a timed window.
 
-    Inside a worker's timed window (``ScenarioProgress.timed_window``) the first progress
-    event is passed on, then at most one per :data:`QUIET_EVERY_S`; every other event passes.
-    A progress event is a full snapshot of its scenario's state, so the ones held back carry
-    nothing the next one lacks: a view woken less often shows the same thing.
+    Inside a worker's timed window (``ScenarioProgress.timed_window``) only the first progress
+    event is passed on (it tells the view to go quiet: its timers pause, it paints nothing);
+    the others are held back until the window closes, so the view is not woken at all while
+    samples are timed.  Every other event passes.  A progress event is a full snapshot of its
+    scenario's state, so the ones held back carry nothing the next one lacks.  (``clock``
+    is kept for callers that pass one; the window is decided by the events alone.)
     """
-    passed_at = float("-inf")
     in_window = False
     for event in events:
         if isinstance(event, ScenarioProgress) and event.timed_window:
-            now = clock()
-            if in_window and now - passed_at < QUIET_EVERY_S:
+            if in_window:
                 continue
-            in_window, passed_at = True, now
+            in_window = True
         else:
             in_window = False
         yield event

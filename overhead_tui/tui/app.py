@@ -219,7 +219,7 @@ class OverheadApp(App[None]):
 
     def on_overhead_app_engine_event(self, message: EngineEvent) -> None:
         """Apply one engine event to the ladder; the screens watching it redraw what changed
-        (inside a timed window: the running row only, and at most once a second)."""
+        (inside a timed window only its first event arrives, and it paints nothing)."""
         event = message.event
         self.ladder.apply(event)
         home = next((s for s in self.screen_stack if isinstance(s, LadderScreen)), None)

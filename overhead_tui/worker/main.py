@@ -57,6 +57,11 @@ from overhead_tui.worker.protocol import (
     encode,
 )
 
+SETTLE_S = 0.05
+"""Seconds the worker waits between announcing its timed window and its first sample: the
+observer (the app) goes quiet on that announcement, and this lets the repaint it was doing
+finish first (a 2-core host has no spare core for it)."""
+
 THREADPOOLCTL_KEYS = (
     "internal_api",
     "version",
@@ -201,6 +206,7 @@ def run(spec: WorkerSpec, channel: _Channel) -> int:
         _reference(spec, channel, "before")
         # The timed window (the samples): the parent (app or CLI) stays quiet in between.
         channel.emit(TimingStarted())
+        time.sleep(SETTLE_S)  # the observer's last repaint ends before the first sample
         for index in range(spec.repeats):
             value, result = time_calls(module.kernel, args, loops)
             channel.emit(Sample(index, value))

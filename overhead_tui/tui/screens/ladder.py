@@ -106,9 +106,8 @@ class LadderScreen(BaseScreen):
 
         While the ladder is ``quiet`` (a rung's samples or a probe are being timed) the
         spinner's timer is paused; the event that opens a sample window paints nothing (the
-        row was painted before the samples began), later ones redraw only the running row and
-        the progress line, and the app passes them on at most once a second
-        (``live.quiet_events``).
+        row was painted before the samples began), and the app holds back the later ones until
+        the window closes (``live.quiet_events``).
         """
         quiet, entering = self.ladder.quiet, self.ladder.quiet and not self._was_quiet
         self._was_quiet = quiet
