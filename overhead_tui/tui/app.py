@@ -311,7 +311,7 @@ class OverheadApp(App[None]):
 
     def action_capabilities(self) -> None:
         """Show which profiler backends work here."""
-        self._show(CapabilitiesScreen, lambda: CapabilitiesScreen(detect()))
+        self._show(CapabilitiesScreen, lambda: CapabilitiesScreen(detector=detect))
 
     def action_profile(self) -> None:
         """Profile the scenario on screen (or under the cursor) with every available backend."""

@@ -270,7 +270,11 @@ async def test_profile_key_stores_results_and_shows_the_tabs(monkeypatch, tmp_pa
         saved = RunSummary.load(tmp_path / "summary.json")
         assert saved.scenario("python_naive").profile.backends["perf"].status == "ok"
         await pilot.press("escape", "c")
-        assert type(app.screen).__name__ == "CapabilitiesScreen"
+        assert type(app.screen).__name__ == "CapabilitiesScreen"  # at once, before the checks
+        await _wait(
+            pilot, lambda: app.screen.capabilities is not None, "the backends' checks landing"
+        )
+        assert set(app.screen.capabilities) == {"perf", "pyspy", "callgrind", "scalene"}
 
 
 async def test_version_1_summary_opens_without_breakdowns():
