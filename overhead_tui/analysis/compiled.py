@@ -15,11 +15,15 @@ Wellein, *Introduction to High Performance Computing for Scientists and Engineer
   (``scalar_fma``: ``fadd_ns``, ``fma_ns``, ``stack_fadd_ns``; a multiply is priced as an FMA,
   the two share their units and latency on the corpus' cores).
 
-Memory (measured, not modelled): the rung's own kernel timed again with its data in L1
-(``ResidentTiming``: the order whose three matrices fit the L1 data cache, after the samples,
-same worker); its time per multiply-add at its own n beyond that is the cost of the memory
-hierarchy at that n (cache misses, conflict misses, 4K aliasing, bandwidth) and goes to
-``memory``.  This is the in-cache vs out-of-cache comparison of Hager and Wellein §3.1.
+Memory (measured, not modelled): the rung's own kernel timed again at its own n with A and B
+resident in L1 (``ResidentTiming``: every page of A and B is the same physical page, so the
+same loops with the same trip counts run with every load of A and B an L1 hit; after the
+samples, same worker); its time per multiply-add beyond that is the cost of the memory
+hierarchy for A and B at that n (cache misses, conflict misses, bandwidth) and goes to
+``memory``.  This is the in-cache vs out-of-cache comparison of Hager and Wellein §3.1, at
+the very n of the timed run.  C keeps its own memory (aliasing stores would make false
+dependencies); what the in-core bounds miss of the resident time (4K aliasing between C's
+stores and B's loads, store forwarding, loop overheads) stays *unexplained*.
 
 A BLAS rung (no code of its own to read) has its flops at the dense kernel's own measured
 rate: the ``dense_peak`` probe's GEMM at n = 1536 in the rung's dtype, on one thread for a
@@ -164,7 +168,7 @@ def memory_row(
         layer="memory",
         events_per_fma=1.0,
         unit_cost=ns,
-        unit=f"ns/FMA beyond its time with data in L1 (n={resident.n})",
+        unit="ns/FMA beyond its time with A and B resident in L1",
         ns_per_fma=ns,
         unit_interval=(low, high),
         ns_interval=(low, high),
@@ -203,7 +207,7 @@ def compiled_rows(
         row, in_l1, n = memory
         methods = {
             **quantities.methods,
-            "memory_ns": "time at its n minus the same kernel's with data in L1 (same worker)",
+            "memory_ns": "its time minus the same kernel's with A and B resident in L1",
         }
         return [*rows, row], _with(quantities, in_l1, n, row.ns_per_fma or 0.0, methods)
     if result.generated_code is None and (

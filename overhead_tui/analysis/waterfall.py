@@ -29,7 +29,7 @@ METHOD = "counted events × probed unit costs (the model breakdown's priced rows
 METHODS = {
     "scalar_compute": "its hot loop's largest in-core bound at measured rates and latencies",
     "simd_compute": "its hot loop's largest in-core bound at measured rates and latencies",
-    "memory": "its time beyond the same kernel's with its data in L1 (measured)",
+    "memory": "its time beyond the same kernel's with A and B resident in L1 (measured)",
     "dense_kernel": "its flops at the dense kernel's measured rate (dense_peak probe)",
 }
 """How a compiled layer's change is measured (``analysis.compiled``); others: :data:`METHOD`."""

@@ -344,7 +344,7 @@ def compiled_text(q: CompiledQuantities) -> list[str]:
         bounds += f", chain {fmt_number(q.chain_ns)}"
     bounds += f" ({q.in_core_bound} binds)"
     if q.resident_n is not None:
-        bounds += f"; with its data in L1 (n={q.resident_n}) {fmt_number(q.resident_ns)} ns/FMA"
+        bounds += f"; with A and B resident in L1 {fmt_number(q.resident_ns)} ns/FMA"
     lines.append(bounds)
     return lines
 

@@ -101,11 +101,11 @@ class CompiledQuantities:
     in_core_bound: str = ""
     """Which of ``issue``, ``fp``, ``chain`` (or ``dense kernel``) is the largest."""
     resident_n: int | None = None
-    """The order its L1-resident timing was taken at."""
+    """The order its resident timing was taken at (its own n)."""
     resident_ns: float | None = None
-    """ns per multiply-add there."""
+    """ns per multiply-add with A and B resident in L1."""
     memory_ns: float | None = None
-    """Its time at its own n beyond the resident time (≥ 0)."""
+    """Its time beyond the resident time (≥ 0)."""
     callgrind_instructions_per_fma: float | None = None
     """The second method: callgrind's count of one whole kernel call (loop overheads
     included) over its multiply-adds, at :attr:`callgrind_n` (when callgrind profiled it)."""

@@ -143,15 +143,16 @@ class GeneratedCode:
 
 @dataclass(frozen=True)
 class ResidentTiming:
-    """A compiled rung's own kernel timed with its data in L1 (``worker.main``, after the
-    samples): the order ``n`` whose three matrices fit the L1 data cache, and seconds per
-    multiply-add there.  The rung's time per multiply-add at its own n minus this is what
-    the model calls the memory hierarchy's cost (``analysis.compiled``)."""
+    """A compiled rung's own kernel timed again at its n with A and B resident in L1
+    (``worker.compiled_rung``, after the samples): every page of A and B is one physical page,
+    so the same code walks the same addresses with every load of them an L1 hit.  The rung's
+    time per multiply-add minus this is what the model calls the memory hierarchy's cost
+    (``analysis.compiled``)."""
 
     n: int = 0
-    """The resident order: the largest multiple of 8 with 3 n² × itemsize ≤ ``l1d_bytes``."""
-    l1d_bytes: int = 0
-    """The L1 data cache of the core the worker ran on (sysconf or sysfs)."""
+    """The order it was timed at (the rung's own)."""
+    page_bytes: int = 0
+    """The one page A and B are made of."""
     samples_s_per_fma: list[float] = field(default_factory=list)
     """Each sample's seconds per multiply-add."""
 

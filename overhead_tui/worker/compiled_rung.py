@@ -1,6 +1,7 @@
 """What a ladder worker measures of a compiled rung besides its samples: one iteration of its
-hot loop, read from its own assembly (``worker.hotloop``), and its kernel timed again with
-its data in L1.  Both feed the compiled-rung model (``analysis.compiled``).
+hot loop, read from its own assembly (``worker.hotloop``), and its kernel timed again at its
+own n with A and B resident in L1 (every page of them the same physical page).  Both feed
+the compiled-rung model (``analysis.compiled``).
 
 Standard library and numpy only (the worker's import rule).
 """
@@ -12,37 +13,95 @@ from typing import Any
 from overhead_tui.summary.measured import GeneratedCode, ResidentTiming
 from overhead_tui.worker.protocol import WorkerSpec
 
+RESIDENT_VALUE = 1e-3
+"""The value every element of the resident inputs holds (sums of n products stay normal)."""
 
-def time_resident(module: Any, spec: WorkerSpec) -> ResidentTiming | None:
-    """The rung's kernel timed at the order whose three matrices fit the L1 data cache
-    (``timing.resident_size``), after its samples and in the same worker: the in-cache time
-    the memory part of the compiled-rung model is measured against.  None when the rung's
-    own n is not larger or its set-up fails there (never an error)."""
+
+def resident_inputs(n: int, dtype: str) -> tuple[Any, Any] | None:
+    """A and B (n × n, ``dtype``) whose every page is the same physical page: the kernel walks
+    the addresses of its own n, with every load an L1 hit (the L1 is indexed by the address's
+    page offset and tagged by its physical page).  None where the pages cannot be aliased
+    (no ``memfd_create`` or ``mmap``: not Linux)."""
+    import ctypes
+    import mmap
+    import os
+
     import numpy as np
 
-    from overhead_tui.worker.inputs import make_inputs
-    from overhead_tui.worker.timing import (
-        RESIDENT_SAMPLES,
-        calibrate,
-        l1d_bytes,
-        resident_size,
-        time_calls,
-    )
-
-    l1d = l1d_bytes()
-    n = resident_size(l1d, np.dtype(spec.dtype).itemsize)
-    if n >= spec.n or spec.m is not None or spec.k is not None:
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.mmap.restype = ctypes.c_void_p
+        libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
+                              ctypes.c_int, ctypes.c_long]  # fmt: skip
+        page = mmap.PAGESIZE
+        count = n * n
+        pages = -(-count * np.dtype(dtype).itemsize // page)
+        fd = os.memfd_create("overhead-resident")
+    except (AttributeError, OSError):
         return None
     try:
-        a, b = make_inputs(n, spec.dtype, spec.seed)
-        args = module.setup(a, b)
-        args = args if isinstance(args, tuple) else (args,)
-        warm_s, _ = time_calls(module.kernel, args, 1)
-        loops, _ = calibrate(module.kernel, args, warm_s, spec.min_sample_s)
-        samples = [time_calls(module.kernel, args, loops)[0] for _ in range(RESIDENT_SAMPLES)]
+        os.ftruncate(fd, page)
+        arrays = []
+        for _ in range(2):
+            base = libc.mmap(None, pages * page, 0, mmap.MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+            if base in (None, MAP_FAILED):
+                return None
+            for i in range(pages):
+                spot = base + i * page
+                if libc.mmap(spot, page, PROT_RW, mmap.MAP_SHARED | MAP_FIXED, fd, 0) != spot:
+                    return None
+            buffer = (ctypes.c_char * (pages * page)).from_address(base)
+            view = memoryview(buffer).cast("B")
+            arrays.append(np.frombuffer(view, dtype=dtype, count=count).reshape(n, n))
+        arrays[0].flat[: page // np.dtype(dtype).itemsize] = RESIDENT_VALUE  # the one page
+        return arrays[0], arrays[1]
+    finally:
+        os.close(fd)
+
+
+MAP_ANONYMOUS, MAP_FIXED, MAP_FAILED, PROT_RW = 0x20, 0x10, 2**64 - 1, 0x3
+"""Linux's mmap flags (``<sys/mman.h>``; ``mmap`` has no MAP_FIXED) and PROT_READ|PROT_WRITE."""
+
+
+def time_resident(module: Any, spec: WorkerSpec) -> ResidentTiming | None:
+    """The rung's kernel timed at its own n with A and B resident in L1
+    (:func:`resident_inputs`), after its samples and in the same worker: the same code, loops
+    and trip counts as the timed run, without its memory traffic for A and B.  The
+    compiled-rung model measures the memory hierarchy's cost against it.  Arrays the rung's
+    set-up copied are swapped for the resident ones.  None when the inputs cannot be made
+    resident or the set-up fails with them (never an error)."""
+    import numpy as np
+
+    from overhead_tui.worker.timing import RESIDENT_SAMPLES, calibrate, time_calls
+
+    if spec.m is not None or spec.k is not None or spec.dtype not in ("float64", "float32"):
+        return None
+    inputs = resident_inputs(spec.n, spec.dtype)
+    if inputs is None:
+        return None
+    try:
+        args = module.setup(*inputs)
+        args = list(args if isinstance(args, tuple) else (args,))
+        waiting = list(inputs)
+        for index, arg in enumerate(args):  # copies the set-up made: the resident ones instead
+            copied = isinstance(arg, np.ndarray) and arg.shape == inputs[0].shape
+            if copied and waiting and not any(np.shares_memory(arg, x) for x in inputs):
+                args[index] = waiting.pop(0)
+        warm_s, _ = time_calls(module.kernel, tuple(args), 1)
+        loops, _ = calibrate(module.kernel, tuple(args), warm_s, spec.min_sample_s)
+        samples = [
+            time_calls(module.kernel, tuple(args), loops)[0] for _ in range(RESIDENT_SAMPLES)
+        ]
     except Exception:
         return None
-    return ResidentTiming(n, l1d, [s / n**3 for s in samples])
+    return ResidentTiming(spec.n, mmap_page(), [s / spec.n**3 for s in samples])
+
+
+def mmap_page() -> int:
+    """The page size the resident inputs are built of (bytes)."""
+    import mmap
+
+    return mmap.PAGESIZE
 
 
 def generated_code(module: Any, dtype: str) -> GeneratedCode | None:

@@ -85,41 +85,5 @@ def calibrate(
     return loops, warmups
 
 
-L1D_FALLBACK_BYTES = 32 * 1024
-"""The L1 data cache assumed when neither sysconf nor sysfs gives one: the smallest of the
-x86 and Arm server cores of the corpus (32 KiB on Zen 3/4/5 and Neoverse N1; Golden Cove
-has 48 KiB)."""
 RESIDENT_SAMPLES = 5
 """Samples of the resident timing (its median is what the model uses)."""
-
-
-def l1d_bytes() -> int:
-    """This core's L1 data cache in bytes: ``sysconf(SC_LEVEL1_DCACHE_SIZE)``, else
-    ``/sys/devices/system/cpu/cpu0/cache/index0`` (a Data cache of level 1), else
-    :data:`L1D_FALLBACK_BYTES`."""
-    import os
-    from pathlib import Path
-
-    try:
-        size = os.sysconf("SC_LEVEL1_DCACHE_SIZE")
-        if size > 0:
-            return int(size)
-    except (ValueError, OSError, AttributeError):
-        pass
-    for index in sorted(Path("/sys/devices/system/cpu/cpu0/cache").glob("index*")):
-        try:
-            if (index / "level").read_text().strip() == "1" and (
-                index / "type"
-            ).read_text().strip() == "Data":
-                text = (index / "size").read_text().strip().upper()
-                scale = {"K": 1024, "M": 1024 * 1024}.get(text[-1:], 1)
-                return int(text.rstrip("KM")) * scale
-        except (OSError, ValueError):
-            continue
-    return L1D_FALLBACK_BYTES
-
-
-def resident_size(l1d: int, itemsize: int) -> int:
-    """The largest multiple of 8 (at least 8) whose three n×n matrices fit ``l1d`` bytes."""
-    n = int(math.sqrt(l1d / (3 * itemsize)))
-    return max(8, n - n % 8)

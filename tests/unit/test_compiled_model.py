@@ -50,7 +50,7 @@ def _rung(name, layers, ns_per_fma, code=None, resident_ns=None, n=64):
     )
     result.generated_code = code
     if resident_ns is not None:
-        result.resident = ResidentTiming(16, 49152, [resident_ns * 1e-9] * 3)
+        result.resident = ResidentTiming(n, 4096, [resident_ns * 1e-9] * 3)
     return result
 
 
@@ -66,7 +66,7 @@ def test_a_chain_bound_loop_is_priced_at_its_chains_latency_and_memory_is_the_re
     assert b.layers["memory"] == pytest.approx(0.3 / 0.9)  # 0.9 − 0.6 in L1
     assert b.layers["other"] == pytest.approx(0.1 / 0.9)  # in L1 0.6, in-core model 0.5
     assert b.closure == (0.7, 1.3) and b.closes
-    assert q.l1_bytes_per_fma == 16 and q.resident_n == 16
+    assert q.l1_bytes_per_fma == 16 and q.resident_n == 64
 
 
 def test_an_issue_bound_vector_loop_and_no_memory_row_without_a_resident_timing():
@@ -188,14 +188,25 @@ def test_the_hot_loop_is_the_vectorised_main_loop():
     assert hot_loop("\tmovq\t%rax, %rbx\n").fp_instructions == 0
 
 
-def test_the_resident_order_fits_three_matrices_in_l1():
-    from overhead_tui.worker.timing import l1d_bytes, resident_size
+def test_the_resident_inputs_are_one_physical_page_and_the_kernel_runs_on_them():
+    import types
 
-    assert resident_size(48 * 1024, 8) == 40  # Golden Cove: 3 × 40² × 8 = 37.5 KiB
-    assert resident_size(32 * 1024, 8) == 32  # Zen 3-5, Neoverse N1
-    assert resident_size(32 * 1024, 4) == 48
-    assert resident_size(1024, 8) == 8
-    assert l1d_bytes() >= 4096
+    import numpy as np
+
+    from overhead_tui.worker.compiled_rung import RESIDENT_VALUE, resident_inputs, time_resident
+    from overhead_tui.worker.protocol import WorkerSpec
+
+    found = resident_inputs(64, "float64")
+    assert found is not None  # Linux: memfd_create and mmap
+    a, b = found
+    assert a.shape == b.shape == (64, 64) and float(a[63, 63]) == RESIDENT_VALUE
+    b[0, 0] = 2.0  # one page: the same element every 512 doubles
+    assert float(a[8, 0]) == 2.0 and float(b[16, 0]) == 2.0
+    rung = types.SimpleNamespace(setup=lambda x, y: (x.copy(), y.copy()), kernel=np.matmul)
+    spec = WorkerSpec("run", "x", "x.py", n=64, min_sample_s=0.001)
+    timing = time_resident(rung, spec)
+    assert timing is not None and timing.n == 64 and len(timing.samples_s_per_fma) == 5
+    assert time_resident(rung, WorkerSpec("run", "x", "x.py", n=64, dtype="int8")) is None
 
 
 def test_py_spy_and_scalene_lines_disagree_with_the_reason_on_the_recorded_loop():

@@ -55,7 +55,7 @@ EXAMPLES: dict[str, Message] = {
     "timing_started": protocol.TimingStarted(),
     "sample": protocol.Sample(2, 0.0101),
     "timing_ended": protocol.TimingEnded(),
-    "resident": protocol.Resident(measured.ResidentTiming(40, 49152, [1.3e-10, 1.4e-10])),
+    "resident": protocol.Resident(measured.ResidentTiming(512, 4096, [1.3e-10, 1.4e-10])),
     "counted": protocol.Counted(
         (4, 6, 8, 10),
         measured.EventsPerFma(
