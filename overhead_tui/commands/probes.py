@@ -19,8 +19,9 @@ SPREAD_WARN = 0.10
 HELP = "print the probes' unit costs (measured once per machine, then cached)"
 DESCRIPTION = (
     "Each probe isolates one overhead source and measures its unit cost, in "
-    f"{PROCESSES} worker processes. Results are cached in {cache_path()} per CPU, "
-    "interpreter and probe source."
+    f"{PROCESSES} worker processes. Results are cached in overhead-tui/probes.json under the "
+    "user cache folder ($XDG_CACHE_HOME, by default ~/.cache) per CPU, interpreter and probe "
+    "source; `overhead-tui probes` prints the file's path."
 )
 
 
@@ -40,6 +41,7 @@ def run(args: argparse.Namespace) -> int:
     python = check_python(args.python) if args.python else sys.executable
     results = load_probes(python, refresh=args.refresh, progress=progress)
     print(f"interpreter: {python}")
+    print(f"cached in: {cache_path()}")
     print(f"{'probe':<18} {'value':>10}  {'unit':<12} {'spread':>8} {'procs':>5}  layer")
     failed = 0
     for result in results.values():
