@@ -35,6 +35,7 @@ from overhead_tui.export import export
 from overhead_tui.plugins.scenarios import ScenarioSpec
 from overhead_tui.present.format import (
     aligned_lines,
+    below_dense_note,
     dense_reference_note,
     fmt_gflops,
     fmt_seconds,
@@ -185,6 +186,8 @@ def render_table(summary: RunSummary) -> str:
     lines += [
         f"  {r.name}: ! {'; '.join(r.warnings)}" for r in shown if r.status == "ok" and r.warnings
     ]
+    if (faster := below_dense_note(summary)) is not None:
+        lines.append(f"  ({faster})")
     if grouped:
         lines.append(
             f"  {len(grouped)} rungs skipped: they do not support {summary.settings.dtype} "

@@ -162,6 +162,30 @@ def builtin_dense_kernel() -> str:
     return next((s.name for s in discover() if s.dense_kernel), "the dense kernel")
 
 
+BELOW_DENSE = 0.95
+"""× dense under which a rung is said to have beaten the dense kernel (within 5 %: a tie)."""
+
+
+def below_dense_note(summary: RunSummary) -> str | None:
+    """Why a ratio below 1 × dense is no error: "below 1 × dense: scipy_blas_direct (0.91×)
+    ran faster than the dense kernel numpy_matmul …", or None when none did."""
+    dense = summary.dense
+    faster = [
+        r for r in summary.scenarios
+        if r.vs_dense is not None and r.vs_dense < BELOW_DENSE and dense is not None
+        and r.name != dense.name
+    ]  # fmt: skip
+    if not faster or dense is None:
+        return None
+    names = ", ".join(f"{r.name} ({fmt_ratio(r.vs_dense)})" for r in faster)
+    cv = f" (their CV: {fmt_percent(dense.cv)})" if dense.cv is not None else ""
+    return (
+        f"below 1 × dense: {names} ran faster than the dense kernel {dense.name} in this run: "
+        f"the same kind of GEMM with a layer less, or the host slowed the dense kernel's "
+        f"samples{cv}"
+    )
+
+
 def dense_reference_note(summary: RunSummary) -> str | None:
     """Which reference the "× dense" ratios use, when it is not this run's dense kernel.
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from overhead_tui.present.format import compiles, counts_label, first_call_label
 from overhead_tui.summary.measured import BuildInfo
 from overhead_tui.summary.records import ScenarioResult
@@ -43,3 +45,15 @@ def test_bytecode_label_names_the_counted_n_and_the_timed_n():
     assert "counted at n = 20" in label
     assert "timed n = 128" in label
     assert not label.startswith("per multiply-add at n = 128")
+
+
+def test_a_rung_faster_than_the_dense_kernel_is_explained_not_hidden():
+    from overhead_tui.present.format import below_dense_note
+    from overhead_tui.summary.records import RunSummary
+
+    summary = RunSummary.load(Path(__file__).parents[1] / "fixtures" / "recorded_summary.json")
+    assert below_dense_note(summary) is None or "below 1 × dense" in below_dense_note(summary)
+    summary.scenarios[0].vs_dense = 0.8
+    note = below_dense_note(summary)
+    assert note is not None and f"{summary.scenarios[0].name} (0.8×)" in note
+    assert "the host slowed the dense kernel's samples" in note

@@ -15,7 +15,12 @@ from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import DataTable, ProgressBar, Static
 
-from overhead_tui.present.format import dense_reference_note, machine_line, probe_progress
+from overhead_tui.present.format import (
+    below_dense_note,
+    dense_reference_note,
+    machine_line,
+    probe_progress,
+)
 from overhead_tui.present.live import LiveLadder
 from overhead_tui.tui.screens.base import BaseScreen
 from overhead_tui.tui.widgets.ladder_table import LadderTable
@@ -203,6 +208,8 @@ def _notes(ladder: LiveLadder) -> str:
         parts.append("measuring this machine's unit costs once (cached for later runs)")
     if dense is not None:
         parts.append(f"dense kernel: {dense.name}, n={dense.n}")
+        if not ladder.running and (faster := below_dense_note(ladder.summary)):
+            parts.append(faster)
     elif not ladder.running or not any(r.result.dense_kernel for r in ladder.rows.values()):
         parts.append(dense_reference_note(ladder.summary) or "")
     problems = [
