@@ -25,11 +25,18 @@ def _seconds(value: float | None) -> str:
 
 def point_rows(record: ShapesRecord) -> list[tuple[str, ...]]:
     """One row per point (scenario, m, status, median, GFLOP/s, intensity, attainable,
-    bound) as text, in sweep order; a ``*`` marks the measured crossing's batch."""
+    bound) as text, in sweep order; a ``*`` marks the measured crossing's batch, and a point
+    more than :data:`ABOVE_ROOF` above its roof says so in its bound ("memory, 1.3× above
+    it": the data sat in a cache the bandwidth roof does not count, or the roof was measured
+    low)."""
     rows: list[tuple[str, ...]] = []
     for point in record.points:
         crossing = record.crossing.get(point.scenario)
         mark = " *" if crossing is not None and crossing.measured_m == point.m else ""
+        bound = point.bound or "—"
+        if point.gflops and point.attainable_gflops:
+            over = point.gflops / point.attainable_gflops
+            bound += f", {over:.2f}× above it" if over > ABOVE_ROOF else ""
         rows.append(
             (
                 point.scenario,
@@ -39,10 +46,14 @@ def point_rows(record: ShapesRecord) -> list[tuple[str, ...]]:
                 fmt_gflops(point.gflops) if point.gflops else "—",
                 f"{point.intensity:.3g}",
                 fmt_gflops(point.attainable_gflops) if point.attainable_gflops else "—",
-                point.bound or "—",
+                bound,
             )
         )
     return rows
+
+
+ABOVE_ROOF = 1.05
+"""A point above 1.05 × its roof (within it: noise) is marked in its bound column."""
 
 
 def crossing_rows(record: ShapesRecord) -> list[tuple[str, ...]]:

@@ -233,3 +233,16 @@ def test_the_markdown_report_of_a_run_with_shapes_has_the_section():
 
     text = MarkdownExporter().render(RunSummary.load(FIXTURES / "shapes_summary.json"))
     assert "From GEMV to GEMM" in text and "prediction from published figures" in text
+
+
+def test_a_point_above_its_roof_says_so_in_its_bound():
+    from overhead_tui.export.shapes import point_rows
+    from overhead_tui.summary.shapes import ShapePoint, ShapesRecord
+
+    def point(m, gflops):
+        return ShapePoint(scenario="numpy_matmul", status="ok", m=m, gflops=gflops,
+                          attainable_gflops=10.0, bound="memory", intensity=0.25 * m)  # fmt: skip
+
+    record = ShapesRecord(dtype="float64", k=64, n=64, points=[point(1, 13.0), point(2, 10.2)])
+    rows = point_rows(record)
+    assert rows[0][-1] == "memory, 1.30× above it" and rows[1][-1] == "memory"
