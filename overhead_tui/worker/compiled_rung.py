@@ -8,6 +8,7 @@ Standard library and numpy only (the worker's import rule).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from overhead_tui.summary.measured import GeneratedCode, ResidentTiming
@@ -128,18 +129,4 @@ def generated_code(module: Any, dtype: str) -> GeneratedCode | None:
     except Exception:  # the rung still runs; its breakdown falls back to the peak
         return None
     found = hot_loop(asm)
-    if not found.fp_instructions:
-        return None
-    return GeneratedCode(
-        method=method,
-        fp_instructions=found.fp_instructions,
-        fma_instructions=found.fma_instructions,
-        width_bits=found.width_bits,
-        flops_per_instruction=found.flops_per_instruction,
-        hot_loop=found.hot_loop,
-        instructions=found.instructions,
-        flops=found.flops,
-        loads=found.loads,
-        stores=found.stores,
-        chains=found.chains,
-    )
+    return replace(found, method=method) if found.fp_instructions else None

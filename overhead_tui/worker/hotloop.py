@@ -27,8 +27,9 @@ remainder or an outer loop around both.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import replace
 
+from overhead_tui.summary.measured import GeneratedCode
 from overhead_tui.worker.simd import ASM_LABEL, asm_loops
 
 _X86_FP = re.compile(
@@ -36,39 +37,6 @@ _X86_FP = re.compile(
 )
 _VECTOR = re.compile(r"%[xyz]mm(\d+)")
 _STACK_SLOT = re.compile(r"^-?\d*\(%r[bs]p\)$")
-
-
-@dataclass(frozen=True)
-class LoopProfile:
-    """Counts of one iteration of a compiled kernel's hot loop (see the module docstring).
-
-    Attributes:
-        instructions: instructions per iteration.
-        fp_instructions: FP multiply/add/subtract/FMA instructions per iteration.
-        fma_instructions: of those, fused multiply-adds.
-        flops: flops per iteration (multiply-adds per iteration = flops / 2).
-        loads: instructions reading memory per iteration.
-        stores: instructions writing memory per iteration.
-        width_bits: the widest register a packed FP instruction uses; None: scalar code.
-        chains: loop-carried chains, each {kind: FP operations of that kind on it per
-            iteration}; kinds ``fadd``, ``fmul``, ``fma``, ``stack_fadd``.
-        hot_loop: a loop holding FP instructions was found (else the counts cover the text).
-    """
-
-    instructions: int = 0
-    fp_instructions: int = 0
-    fma_instructions: int = 0
-    flops: float = 0.0
-    loads: int = 0
-    stores: int = 0
-    width_bits: int | None = None
-    chains: list[dict[str, int]] = field(default_factory=list)
-    hot_loop: bool = False
-
-    @property
-    def flops_per_instruction(self) -> float | None:
-        """Flops per FP instruction on average (None without FP instructions)."""
-        return self.flops / self.fp_instructions if self.fp_instructions else None
 
 
 def _operands(text: str) -> list[str]:
@@ -111,7 +79,7 @@ def _kind(op: str) -> str:
     return "fmul" if "mul" in op else "fadd"
 
 
-def profile_loop(lines: list[str]) -> LoopProfile:
+def profile_loop(lines: list[str]) -> GeneratedCode:
     """Counts and loop-carried chains of one loop body (lines from its label to its branch)."""
     instructions = _instructions(lines)
     fp = fmas = widest = loads = stores = 0
@@ -162,22 +130,24 @@ def profile_loop(lines: list[str]) -> LoopProfile:
             written.add(dest)
     chains = list(carried.values())
     chains += [{"stack_fadd": 1} for _ in sorted(slot_chains)] if fp else []
-    return LoopProfile(
-        instructions=len(instructions),
+    return GeneratedCode(
         fp_instructions=fp,
         fma_instructions=fmas,
+        width_bits=widest or None,
+        flops_per_instruction=flops / fp if fp else None,
+        instructions=len(instructions),
         flops=flops,
         loads=loads,
         stores=stores,
-        width_bits=widest or None,
         chains=chains,
     )
 
 
-def hot_loop(asm: str) -> LoopProfile:
-    """The :class:`LoopProfile` of the hot loop of AT&T x86 assembly (module docstring)."""
+def hot_loop(asm: str) -> GeneratedCode:
+    """The counts of the hot loop of AT&T x86 assembly (module docstring), as the summary's
+    ``GeneratedCode`` (its ``method`` left for the caller to name)."""
     lines = asm.splitlines()
-    best: tuple[tuple[int, float, int], LoopProfile] | None = None
+    best: tuple[tuple[int, float, int], GeneratedCode] | None = None
     for start, end in asm_loops(lines):
         found = profile_loop(lines[start : end + 1])
         rank = (found.width_bits or 0, found.flops / (end - start + 1), start - end)
@@ -185,4 +155,4 @@ def hot_loop(asm: str) -> LoopProfile:
             best = (rank, found)
     if best is None:
         return profile_loop(lines)
-    return LoopProfile(**{**best[1].__dict__, "hot_loop": True})
+    return replace(best[1], hot_loop=True)
