@@ -321,9 +321,9 @@ def probe_results(
 ) -> Generator[ProbeStarted, None, dict[str, ProbeResult] | None]:
     """The one cache-or-measure step of the probes: the cached results for this machine and
     ``python`` (unless ``refresh``), else each probe measured in its workers and the cache
-    written.  Yields ``ProbeStarted`` (with the time left, estimated from the probes measured
-    so far) before each probe; returns None when ``cancel`` was set (its ``set()`` also kills
-    the probe worker that runs).
+    written.  Yields ``ProbeStarted`` (with the time left: :func:`time_left`, from each
+    probe's seconds when last measured on this machine) before each probe; returns None when
+    ``cancel`` was set (its ``set()`` also kills the probe worker that runs).
 
     Raises:
         UsageError: ``OVERHEAD_TUI_PEAK_ISA`` names no ISA this CPU has (before measuring).
@@ -336,18 +336,55 @@ def probe_results(
     if cached is not None:
         return cached
     results = {}
-    began = time.monotonic()
+    costs = read_costs()
+    spent: dict[str, float] = {}
     for index, spec in enumerate(specs):
         if cancel.is_set():
             return None
-        mean_s = (time.monotonic() - began) / index if index else None
-        remaining = mean_s * (len(specs) - index) if mean_s is not None else None
-        yield ProbeStarted(spec.name, index, len(specs), remaining)
+        yield ProbeStarted(spec.name, index, len(specs), time_left(specs[index:], costs, spent))
+        started = time.monotonic()
         results[spec.name] = measure_probe(spec, python, cancel=cancel)
+        spent[spec.name] = time.monotonic() - started
     if cancel.is_set():  # the last probe was killed: its error is not a measurement
         return None
     write_cache(key, results)
+    write_costs({**costs, **spent})
     return results
+
+
+def costs_path() -> Path:
+    """Where the last measuring of the probes on this machine left each probe's seconds."""
+    return cache_path().with_name("probe_costs.json")
+
+
+def read_costs() -> dict[str, float]:
+    """{probe: seconds it took when last measured here}; {} when never measured or unreadable."""
+    try:
+        data = json.loads(costs_path().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {k: float(v) for k, v in data.items() if isinstance(v, int | float) and v > 0}
+
+
+def write_costs(costs: dict[str, float]) -> None:
+    """Keep each probe's seconds for the next estimate (never an error: it is only a guess)."""
+    with contextlib.suppress(OSError):
+        write_atomic(costs_path(), json.dumps(costs, sort_keys=True) + "\n")
+
+
+def time_left(
+    pending: list[ProbeSpec], costs: dict[str, float], spent: dict[str, float]
+) -> float | None:
+    """Seconds the ``pending`` probes will take: each one's time when last measured here
+    (``costs``), else the mean of those measured so far in this run (``spent``); None before
+    anything is known."""
+    mean = sum(spent.values()) / len(spent) if spent else None
+    guesses = [costs.get(p.name, mean) for p in pending]
+    if any(g is None for g in guesses):
+        return None if mean is None else sum(g if g is not None else mean for g in guesses)
+    return sum(g for g in guesses if g is not None)
 
 
 def _read_cache(path: Path) -> dict[str, Any]:

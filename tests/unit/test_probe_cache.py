@@ -130,3 +130,15 @@ def test_the_headless_table_ends_with_the_machines_warnings():
     assert render_table(summary).splitlines()[-1] == (
         "  machine: ! probes measured while other processes used 45% (boxing)"
     )
+
+
+def test_the_time_left_comes_from_each_probes_last_cost_here_else_the_mean_so_far():
+    from types import SimpleNamespace as Spec
+
+    left = probe_runs.time_left
+    pending = [Spec(name="a"), Spec(name="b")]
+    assert left(pending, {}, {}) is None  # nothing known yet: no guess
+    assert left(pending, {"a": 3.0, "b": 5.0}, {}) == 8.0  # this machine's last run
+    assert left(pending, {"a": 3.0}, {"x": 2.0, "y": 4.0}) == 6.0  # b: the mean so far
+    probe_runs.write_costs({"a": 1.5})
+    assert probe_runs.read_costs() == {"a": 1.5}
