@@ -153,6 +153,14 @@ ACTIONS: tuple[Action, ...] = (
         screen="sweep:SweepScreen",
     ),
     Action(
+        "start_sweep",
+        "S",
+        "New sweep",
+        "Start a size sweep",
+        "GFLOP/s against n for the chosen scenarios within a time budget",
+        "start a size sweep (sizes and budget; the scenarios of the settings, o)",
+    ),
+    Action(
         "paper",
         "y",
         "Paper",

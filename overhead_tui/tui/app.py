@@ -17,7 +17,7 @@ from typing import Any, Protocol
 
 from rich.markup import escape
 from textual import work
-from textual.app import App, SystemCommand
+from textual.app import SystemCommand
 from textual.filter import Monochrome, NoColor
 from textual.message import Message
 from textual.reactive import reactive
@@ -41,10 +41,15 @@ from overhead_tui.summary.interpreters import InterpretersSummary
 from overhead_tui.summary.profile import ProfileRecord
 from overhead_tui.summary.records import RunSummary, Settings
 from overhead_tui.tui.actions import ACTIONS, Action, bindings, palette, screen_class
+from overhead_tui.tui.app_sweep import SweepActions
 from overhead_tui.tui.screens.capabilities import CapabilitiesScreen
 from overhead_tui.tui.screens.interpreters import InterpretersScreen
 from overhead_tui.tui.screens.ladder import LadderScreen
-from overhead_tui.tui.screens.modals import ExportScreen, HelpScreen, SettingsScreen
+from overhead_tui.tui.screens.modals import (
+    ExportScreen,
+    HelpScreen,
+    SettingsScreen,
+)
 from overhead_tui.tui.screens.scenario import ScenarioScreen
 from overhead_tui.tui.screens.shapes import ShapesScreen
 from overhead_tui.tui.screens.sweep import SweepScreen
@@ -84,7 +89,7 @@ def _no_run() -> LiveLadder:
     return LiveLadder(RunSummary(settings=Settings()), finished=True)
 
 
-class OverheadApp(App[None]):
+class OverheadApp(SweepActions):
     """The overhead-tui app.
 
     Args:
@@ -142,6 +147,8 @@ class OverheadApp(App[None]):
         self.clock = clock
         self.runner_factory = runner_factory
         self.runner: RunSource | None = None
+        self.sweep: Any = None
+        """The size sweep the app is running (``sweeps.sizes.Sweep``), or None."""
         self._profiling: Cancel | None = None
         self.all_specs: list[ScenarioSpec] = []
         self.discovery_error: str | None = None
@@ -241,9 +248,12 @@ class OverheadApp(App[None]):
         )
 
     def stop_run(self) -> None:
-        """Stop the running worker process (finished results stay saved)."""
+        """Stop the running worker process (finished results stay saved), a run's or a
+        sweep's."""
         if self.runner is not None:
             self.runner.cancel()
+        if self.sweep is not None:
+            self.sweep.cancel()
 
     def action_stop_run(self) -> None:
         """Stop the run (the palette's "Stop the run")."""

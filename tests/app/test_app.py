@@ -345,3 +345,29 @@ async def test_pressing_a_screen_key_twice_does_not_stack_a_copy():
             assert len(app.screen_stack) == 3  # the default screen, the ladder, this one
             await pilot.press("escape")
             assert isinstance(app.screen, LadderScreen)
+
+
+async def test_a_size_sweep_starts_from_the_app_and_opens_its_screen(tmp_path):
+    app = OverheadApp(_settings("fast_python"), runs_dir=tmp_path, autorun=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("S")
+        assert type(app.screen).__name__ == "SweepSettingsScreen"
+        sizes = app.screen.query_one("#sizes")
+        sizes.value = "8,abc"
+        sizes.focus()
+        await pilot.press("enter")
+        assert "whole numbers" in str(app.screen.query_one("#error").render())
+        sizes.value = "8,16"
+        app.screen.query_one("#budget").value = "20"
+        await pilot.press("enter")  # submits from the field
+        await _wait(pilot, lambda: type(app.screen).__name__ == "SweepScreen", "the sweep's end")
+        record = app.screen.summary.sweep
+        assert record.sizes == [8, 16]
+        assert {(p.scenario, p.n, p.status) for p in record.points} == {
+            ("fast_python", 8, "ok"),
+            ("fast_python", 16, "ok"),
+        }
+        assert app.sweep is None
+        assert (tmp_path / next(tmp_path.iterdir()).name / "summary.json").exists()
+        await pilot.press("escape")  # back to the ladder before the app closes
+        await _wait(pilot, lambda: type(app.screen).__name__ == "LadderScreen", "going back")

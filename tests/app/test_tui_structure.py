@@ -95,7 +95,13 @@ def test_every_help_key_is_bound():
 def test_every_app_action_is_in_the_table():
     """A new ``action_<name>`` on the app goes in the table (so it gets a key, a palette entry
     or both, and a help line)."""
-    own = {n.removeprefix("action_") for n in vars(OverheadApp) if n.startswith("action_")}
+    own = {  # the app's own and its mixins' (the size-sweep actions), not Textual's
+        n.removeprefix("action_")
+        for cls in OverheadApp.__mro__
+        if cls.__module__.startswith("overhead_tui")
+        for n in vars(cls)
+        if n.startswith("action_")
+    }
     listed = {a.action for a in ACTIONS if a.action}
     assert own == listed
 

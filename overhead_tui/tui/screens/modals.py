@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from rich.segment import Segment
@@ -11,7 +12,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.strip import Strip
-from textual.widgets import Button, Input, Label, Markdown, Select, SelectionList
+from textual.widgets import Button, Input, Label, Markdown, Select, SelectionList, Static
 from textual.widgets._toggle_button import ToggleButton
 from textual.widgets.option_list import OptionDoesNotExist
 
@@ -73,6 +74,76 @@ class ExportScreen(ModalScreen[Path | None]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+@dataclass(frozen=True)
+class SweepRequest:
+    """What the sweep dialog asks for: the matrix orders and the total budget (s)."""
+
+    sizes: tuple[int, ...]
+    budget_s: float
+
+
+class SweepSettingsScreen(ModalScreen[SweepRequest | None]):
+    """The options of a size sweep started from the app (``overhead-tui sweep``'s ``--sizes``
+    and ``--budget``); the scenarios, dtype and interpreter are the run settings' (``o``).
+
+    Args:
+        sizes: the default orders; budget_s: the default budget (s);
+        scenarios: the names it will sweep (shown, chosen in the run settings).
+    """
+
+    CSS_PATH = "modals.tcss"
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, sizes: tuple[int, ...], budget_s: float, scenarios: list[str]) -> None:
+        super().__init__()
+        self.sizes, self.budget_s, self.scenarios = sizes, budget_s, scenarios
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog wide", id="sweep-dialog"):
+            yield Label("Size sweep: GFLOP/s against n within a time budget", classes="title")
+            with Horizontal(classes="row"):
+                yield Label("sizes n", classes="field")
+                yield Input(",".join(map(str, self.sizes)), id="sizes", compact=True)
+            with Horizontal(classes="row"):
+                yield Label("budget (s)", classes="field")
+                yield Input(f"{self.budget_s:g}", id="budget", compact=True)
+            yield Static(
+                f"scenarios: {', '.join(self.scenarios)} (choose them in the settings, o)",
+                classes="list-label",
+            )
+            yield Label("", id="error")
+            with Horizontal(classes="buttons"):
+                yield Button("Sweep", variant="primary", id="apply", compact=True)
+                yield Button("Cancel", id="cancel", compact=True)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "cancel":
+            self.dismiss(None)
+            return
+        request = self._read()
+        if isinstance(request, str):
+            self.query_one("#error", Label).update(request)
+            return
+        self.dismiss(request)
+
+    def on_input_submitted(self) -> None:
+        self.query_one("#apply", Button).press()
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+    def _read(self) -> SweepRequest | str:
+        text = self.query_one("#sizes", Input).value
+        try:
+            sizes = sorted({int(x) for x in text.replace(" ", "").split(",") if x})
+            budget = float(self.query_one("#budget", Input).value)
+        except ValueError:
+            return "sizes are whole numbers like 8,16,32 and the budget a number of seconds"
+        if not sizes or sizes[0] < 1 or not budget > 0:
+            return "give at least one size of 1 or more and a budget above 0 s"
+        return SweepRequest(tuple(sizes), budget)
 
 
 class SettingsScreen(ModalScreen[Settings | None]):
