@@ -180,6 +180,14 @@ ACTIONS: tuple[Action, ...] = (
         needs="interpreters",
     ),
     Action(
+        "run_interpreters",
+        "I",
+        "Other Pythons",
+        "Run the ladder on other Pythons",
+        "overhead-tui interpreters: the ladder on each Python named, beside this one",
+        "run the ladder on other Pythons (venvs with pip; the Interpreters screen at the end)",
+    ),
+    Action(
         "shapes",
         None,
         title="Shapes",

@@ -41,7 +41,7 @@ from overhead_tui.summary.interpreters import InterpretersSummary
 from overhead_tui.summary.profile import ProfileRecord
 from overhead_tui.summary.records import RunSummary, Settings
 from overhead_tui.tui.actions import ACTIONS, Action, bindings, palette, screen_class
-from overhead_tui.tui.app_sweep import SweepActions
+from overhead_tui.tui.app_sweep import InterpreterActions, SweepActions
 from overhead_tui.tui.screens.capabilities import CapabilitiesScreen
 from overhead_tui.tui.screens.interpreters import InterpretersScreen
 from overhead_tui.tui.screens.ladder import LadderScreen
@@ -89,7 +89,7 @@ def _no_run() -> LiveLadder:
     return LiveLadder(RunSummary(settings=Settings()), finished=True)
 
 
-class OverheadApp(SweepActions):
+class OverheadApp(SweepActions, InterpreterActions):
     """The overhead-tui app.
 
     Args:
@@ -254,6 +254,7 @@ class OverheadApp(SweepActions):
             self.runner.cancel()
         if self.sweep is not None:
             self.sweep.cancel()
+        self.stop_interpreters()
 
     def action_stop_run(self) -> None:
         """Stop the run (the palette's "Stop the run")."""

@@ -1,7 +1,11 @@
-"""Starting a size sweep from the app (``S``): the dialog for its sizes and budget, the
-sweep run in a thread (each measured point announced between workers, never inside a timed
-window), and the Sweep screen on its result.  The same ``sweeps.sizes.Sweep`` as
-``overhead-tui sweep``; the scenarios, dtype and interpreter are the run settings'.
+"""Starting the budgeted and multi-interpreter runs from the app.
+
+* A size sweep (``S``): the dialog for its sizes and budget, the sweep run in a thread (each
+  measured point announced between workers, never inside a timed window), and the Sweep
+  screen on its result.  The same ``sweeps.sizes.Sweep`` as ``overhead-tui sweep``; the
+  scenarios, dtype and interpreter are the run settings'.
+* Other Pythons (``I``): ``overhead-tui interpreters`` run as a separate process, its combined
+  summary on the Interpreters screen.
 """
 
 from __future__ import annotations
@@ -19,7 +23,12 @@ from overhead_tui.errors import UsageError
 from overhead_tui.plugins.scenarios import ScenarioSpec, select
 from overhead_tui.present.live import LiveLadder
 from overhead_tui.summary.records import Settings
-from overhead_tui.tui.screens.modals import SweepRequest, SweepSettingsScreen
+from overhead_tui.tui.screens.modals import (
+    InterpretersDialog,
+    InterpretersRequest,
+    SweepRequest,
+    SweepSettingsScreen,
+)
 from overhead_tui.tui.screens.sweep import SweepScreen
 
 
@@ -88,3 +97,81 @@ class SweepActions(App[None]):
         if sweep.cancelled:
             self.notify(f"Sweep stopped; saved in {sweep.summary.run_dir}", timeout=8)
         self.push_screen(SweepScreen(sweep.summary))
+
+
+INTERPRETERS_TIMEOUT_S = 4 * 3600.0
+"""The longest an interpreters run started from the app may take (venvs, pip, the ladders)."""
+
+
+class InterpreterActions(App[None]):
+    """Running the ladder on other Pythons from the app (``I``): ``overhead-tui interpreters``
+    in a separate process of the tool (its own process group, through ``engine.spawn``), so
+    the app observes nothing while it measures; its combined summary opens on the
+    Interpreters screen."""
+
+    settings: Settings
+    runs_dir: Path | None
+    ladder: LiveLadder
+    interpreters: Any
+    others: Any = None
+    """The ``spawn.Cancel`` of the running interpreters run, or None."""
+
+    def action_run_interpreters(self) -> None:
+        """Ask for the Pythons, then run the ladder on each of them beside this one."""
+        if self.ladder.running or self.others is not None:
+            self.notify("Stop or wait for the current run first.")
+            return
+        self.push_screen(InterpretersDialog(), self._start_interpreters)
+
+    def _start_interpreters(self, request: InterpretersRequest | None) -> None:
+        if request is None:
+            return
+        pythons = list(request.pythons)
+        import sys
+
+        from overhead_tui.engine.plan import default_runs_dir
+        from overhead_tui.engine.spawn import Cancel
+
+        parent = self.runs_dir or default_runs_dir()
+        parent.mkdir(parents=True, exist_ok=True)
+        out = parent / f"interpreters-{'-'.join(p.replace('/', '_') for p in pythons)}.json"
+        s = self.settings
+        argv = [sys.executable, "-m", "overhead_tui", "interpreters", "--out", str(parent)]
+        argv += [x for p in pythons for x in ("--python", p)]
+        argv += [x for name in s.scenarios for x in ("--scenario", name)]
+        argv += [x for d in s.scenarios_dirs for x in ("--scenarios-dir", d)]
+        argv += ["--size", str(s.size)] if s.size else []
+        argv += ["--dtype", s.dtype, "--repeats", str(s.repeats), "--json", str(out)]
+        argv += [] if s.probes else ["--no-probes"]
+        argv += [] if request.provision else ["--no-provision"]
+        self.others = Cancel()
+        self.notify(f"Running the ladder on {', '.join(pythons)} beside this Python …", timeout=8)
+        self._drive_interpreters(argv, out, self.others)
+
+    @work(thread=True, exclusive=True, group="run", exit_on_error=False)
+    def _drive_interpreters(self, argv: list[str], out: Path, cancel: Any) -> None:
+        from overhead_tui.engine.spawn import run_command
+
+        result = run_command(argv, INTERPRETERS_TIMEOUT_S, cancel=cancel)
+        self.call_from_thread(self._ran_interpreters, result, out)
+
+    def _ran_interpreters(self, result: Any, out: Path) -> None:
+        from overhead_tui.summary.interpreters import InterpretersSummary
+        from overhead_tui.summary.validation import SummaryError
+        from overhead_tui.tui.screens.interpreters import InterpretersScreen
+
+        self.others = None
+        try:
+            combined = InterpretersSummary.load(out)
+        except (SummaryError, OSError, ValueError):
+            last = (result.stderr.strip().splitlines() or ["no output"])[-1]
+            self.notify(f"The interpreters run did not finish: {last}", severity="error",
+                        timeout=12)  # fmt: skip
+            return
+        self.interpreters = combined
+        self.push_screen(InterpretersScreen(combined))
+
+    def stop_interpreters(self) -> None:
+        """Kill the running interpreters run's process group (its finished runs are kept)."""
+        if self.others is not None:
+            self.others.set()

@@ -12,7 +12,16 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.strip import Strip
-from textual.widgets import Button, Input, Label, Markdown, Select, SelectionList, Static
+from textual.widgets import (
+    Button,
+    Checkbox,
+    Input,
+    Label,
+    Markdown,
+    Select,
+    SelectionList,
+    Static,
+)
 from textual.widgets._toggle_button import ToggleButton
 from textual.widgets.option_list import OptionDoesNotExist
 
@@ -144,6 +153,77 @@ class SweepSettingsScreen(ModalScreen[SweepRequest | None]):
         if not sizes or sizes[0] < 1 or not budget > 0:
             return "give at least one size of 1 or more and a budget above 0 s"
         return SweepRequest(tuple(sizes), budget)
+
+
+class MarkedCheckbox(Checkbox):
+    """A checkbox whose box is blank when unticked and ``X`` when ticked (Textual's draws
+    ``X`` in both states, told apart by colour only)."""
+
+    @property
+    def BUTTON_INNER(self) -> str:  # type: ignore[override]
+        return "X" if self.value else " "
+
+    def watch_value(self) -> None:
+        super().watch_value()  # the -on class and the Changed message
+        self.refresh()
+
+
+@dataclass(frozen=True)
+class InterpretersRequest:
+    """The Pythons to run the ladder on (``--python SPEC`` each) and whether each gets a venv
+    with what the rungs need (False: ``--no-provision``, they are used as they are)."""
+
+    pythons: tuple[str, ...]
+    provision: bool = True
+
+
+class InterpretersDialog(ModalScreen[InterpretersRequest | None]):
+    """The Pythons to run the ladder on beside this one (``overhead-tui interpreters``'s
+    ``--python SPEC``: a path, a name on PATH, ``3.12``, a pyenv version, ``3.13t``)."""
+
+    CSS_PATH = "modals.tcss"
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog wide", id="interpreters-dialog"):
+            yield Label("The ladder on other Pythons, beside this one", classes="title")
+            with Horizontal(classes="row"):
+                yield Label("Pythons", classes="field")
+                yield Input(placeholder="3.12, 3.13 (paths, names or pyenv versions)",
+                            id="pythons", compact=True)  # fmt: skip
+            yield MarkedCheckbox("as they are: no venv (each needs numpy already)",
+                                 id="as-is", compact=True)  # fmt: skip
+            yield Static(
+                "Each gets its own venv with numpy and what the rungs need (pip), then the "
+                "ladder of the run settings (o) runs on it in a separate process; the "
+                "Interpreters screen opens when all have run (q stops them).",
+                classes="list-label",
+            )
+            yield Label("", id="error")
+            with Horizontal(classes="buttons"):
+                yield Button("Run", variant="primary", id="apply", compact=True)
+                yield Button("Cancel", id="cancel", compact=True)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "cancel":
+            self.dismiss(None)
+            return
+        self._submit()
+
+    def on_input_submitted(self) -> None:
+        self._submit()
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+    def _submit(self) -> None:
+        text = self.query_one("#pythons", Input).value
+        pythons = [x.strip() for x in text.split(",") if x.strip()]
+        if not pythons:
+            self.query_one("#error", Label).update("name at least one Python, e.g. 3.12")
+            return
+        provision = not self.query_one("#as-is", Checkbox).value
+        self.dismiss(InterpretersRequest(tuple(pythons), provision))
 
 
 class SettingsScreen(ModalScreen[Settings | None]):
