@@ -197,7 +197,8 @@ def test_the_resident_inputs_are_one_physical_page_and_the_kernel_runs_on_them()
     from overhead_tui.worker.protocol import WorkerSpec
 
     found = resident_inputs(64, "float64")
-    assert found is not None  # Linux: memfd_create and mmap
+    if found is None:  # no memfd_create (not Linux, or a sandbox that forbids it)
+        pytest.skip("pages cannot be aliased here: the model keeps the rest unexplained")
     a, b = found
     assert a.shape == b.shape == (64, 64) and float(a[63, 63]) == RESIDENT_VALUE
     b[0, 0] = 2.0  # one page: the same element every 512 doubles
