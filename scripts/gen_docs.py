@@ -46,6 +46,7 @@ def _options(parser: argparse.ArgumentParser) -> list[str]:
 
 
 DOCUMENTED_DIRS = {
+    "COLUMNS": "80",  # argparse wraps usage lines at the terminal's width: the page's is fixed
     "XDG_CACHE_HOME": "~/.cache",
     "XDG_DATA_HOME": "~/.local/share",
     "XDG_CONFIG_HOME": "~/.config",
@@ -70,10 +71,14 @@ def documented_dirs() -> Iterator[None]:
 
 
 def cli_page() -> str:
+    with documented_dirs():
+        return _cli_page()
+
+
+def _cli_page() -> str:
     from overhead_tui.cli import build_parser
 
-    with documented_dirs():
-        parser = build_parser()
+    parser = build_parser()
     lines = [GENERATED, "# Command-line reference", "", parser.description or "", ""]
     lines += ["## `overhead-tui` (the app)", "", f"```\n{parser.format_usage().strip()}\n```", ""]
     lines += [*_options(parser), ""]
