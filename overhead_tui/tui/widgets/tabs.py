@@ -19,11 +19,6 @@ from overhead_tui.present.format import (
     counts_label,
     first_call_label,
     fmt_cost,
-    fmt_gflops,
-    fmt_number,
-    fmt_percent,
-    fmt_ratio,
-    fmt_seconds,
     fmt_share,
     fmt_share_interval,
     not_closing_text,
@@ -32,6 +27,7 @@ from overhead_tui.present.format import (
 from overhead_tui.summary.breakdown import FITTED_MARK, Breakdown
 from overhead_tui.summary.layers import SHORT_LABELS, layer_label
 from overhead_tui.summary.records import ScenarioResult
+from overhead_tui.summary.units import fmt_gflops, fmt_number, fmt_percent, fmt_ratio, fmt_seconds
 from overhead_tui.summary.vocabulary import rate_unit
 from overhead_tui.tui.widgets.column_table import column_table
 from overhead_tui.tui.widgets.layer_bar import LAYER_GLYPHS, stacked_bar
