@@ -34,6 +34,7 @@ lint: $(STAMP)
 # the docs site: generated reference pages, then a strict build (warnings are errors) into site/
 docs: $(STAMP)
 	$(BIN)/python scripts/gen_docs.py
+	$(BIN)/python scripts/gen_schema.py
 	$(BIN)/python -m mkdocs build --strict --quiet
 
 screenshots: $(STAMP)

@@ -147,8 +147,9 @@ def summary_page() -> str:
         "A run directory's `summary.json` is one `RunSummary`, written atomically after every "
         "rung; the app, `open`, `compare` and every exporter read it. Units are in each "
         "field's description (seconds, GFLOP/s, ns per multiply-add). Keys a file of an older "
-        "version lacks are read as absent and written back as they came. Its JSON Schema is "
-        "`overhead_tui/summary/schema.json`.",
+        "version lacks are read as absent and written back as they came. Its JSON Schema, "
+        "`overhead_tui/summary/schema.json`, is generated from the same records "
+        "(`scripts/gen_schema.py`).",
         "",
     ]
     for cls in _records(RunSummary):

@@ -50,6 +50,9 @@ from overhead_tui.summary.vocabulary import Status
 
 SCHEMA_VERSION = 4
 """Current ``schema_version`` written by this tool."""
+REQUIRED = {"required": True}
+"""Field metadata: every file of every version has this key (the generated schema requires it:
+``scripts/gen_schema.py``)."""
 
 
 def created_now() -> str:
@@ -301,16 +304,16 @@ class ScenarioResult:
 class RunSummary:
     """A whole run: machine, settings and one :class:`ScenarioResult` per scenario, by rung."""
 
-    machine: MachineInfo = field(default_factory=MachineInfo)
-    settings: Settings = field(default_factory=Settings)
-    scenarios: list[ScenarioResult] = field(default_factory=list)
-    created: str = ""
+    machine: MachineInfo = field(default_factory=MachineInfo, metadata=REQUIRED)
+    settings: Settings = field(default_factory=Settings, metadata=REQUIRED)
+    scenarios: list[ScenarioResult] = field(default_factory=list, metadata=REQUIRED)
+    created: str = field(default="", metadata=REQUIRED)
     """ISO 8601 time the run started."""
     finished: bool = False
     """False while running or when the run was interrupted."""
     wall_s: float | None = None
     run_dir: str | None = None
-    tool: dict[str, str] = field(default_factory=dict)
+    tool: dict[str, str] = field(default_factory=dict, metadata=REQUIRED)
     probes: dict[str, ProbeResult] = field(default_factory=dict)
     """Probe results used for the breakdowns and the limits, by probe name."""
     waterfall: list[WaterfallStep] = field(default_factory=list)
