@@ -120,7 +120,14 @@ def record(cls: type, defs: dict[str, Any]) -> None:
 
 
 def _subclasses(cls: type) -> list[type]:
-    return [s for s in cls.__subclasses__() if dataclasses.is_dataclass(s)]
+    """The records of the summary that extend ``cls`` (a profile's backend parts), in name
+    order; subclasses elsewhere (py-spy's in-memory stacks) are never written."""
+    found = [
+        s
+        for s in cls.__subclasses__()
+        if dataclasses.is_dataclass(s) and s.__module__.startswith("overhead_tui.summary")
+    ]
+    return sorted(found, key=lambda s: s.__name__)
 
 
 def schema() -> dict[str, Any]:
