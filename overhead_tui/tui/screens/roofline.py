@@ -114,6 +114,14 @@ class RooflineScreen(DrillScreen):
         else:
             yield LogLogPlot(id="plot")
             with VerticalScroll(id="points"):
+                # the legend as wide as the screen (a table title wraps at the table's width)
+                yield Static(
+                    ceiling_legend(self.model)
+                    if self.model.ceilings
+                    else "no measured ceilings in this summary (saved before the limits were "
+                    "measured, or run without probes)",
+                    id="legend",
+                )
                 yield Static(self._table())
 
     def on_mount(self) -> None:
@@ -125,13 +133,6 @@ class RooflineScreen(DrillScreen):
             ("#", "scenario", "n", "flop/B", "GFLOP/s", "attainable", "of attainable", "roof"),
             left={"scenario", "roof"},
             padding=(0, 1),
-            title=(
-                ceiling_legend(self.model)
-                if self.model.ceilings
-                else "no measured ceilings in this summary (saved before the limits were "
-                "measured, or run without probes)"
-            ),
-            title_justify="left",
             caption="intensity = 2n³ flops / 3n²·itemsize bytes; attainable = min(peak, "
             "intensity × bandwidth)",
             caption_justify="left",
