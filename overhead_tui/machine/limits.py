@@ -199,7 +199,10 @@ def machine_limits(
     lower = precision_peaks(cpu, probes)
     warnings = fact_warnings(checks) + bandwidth_warnings(bandwidth)
     warnings += simd_peak_warnings(probes, cpu) + probe_load_warnings(probes)
-    warnings += precision_warnings(lower)
+    if summary is None or summary.settings.dtype in PRECISION_FAMILIES:
+        # a lower precision's doubts matter to its own runs and to `machine`, not under every
+        # float64 ladder (its table still shows the ratio)
+        warnings += precision_warnings(lower)
     if summary is not None:
         warnings += ceiling_warnings(peaks, summary) + scaling_warnings(checks, summary)
     cpu_fields = (

@@ -62,6 +62,13 @@ def test_each_family_beside_what_it_should_do_at_the_loaded_clock():
     limits = machine_limits(cpu, probes)
     low = [w for w in limits.limit_warnings if w.startswith("avx512_bf16 did")]
     assert len(low) == 1 and "0.26 of the 128 expected" in low[0]
+    from overhead_tui.summary.records import RunSummary, Settings
+
+    # under a float64 ladder the lower precisions' doubt is not repeated; a bf16 run keeps it
+    float64 = machine_limits(cpu, probes, RunSummary(settings=Settings(dtype="float64")))
+    assert not [w for w in float64.limit_warnings if w.startswith("avx512_bf16 did")]
+    bf16 = machine_limits(cpu, probes, RunSummary(settings=Settings(dtype="bfloat16")))
+    assert [w for w in bf16.limit_warnings if w.startswith("avx512_bf16 did")] == low
     rows = precision_rows(limits.precision_peaks)
     assert rows[3][:3] == ("amx_bf16", "3,066 GFLOP/s", "5,815 GFLOP/s")
     assert rows[4][1].endswith("GOP/s")
