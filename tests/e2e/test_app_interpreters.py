@@ -39,3 +39,19 @@ async def test_other_pythons_run_from_the_app_and_open_the_interpreters_screen(t
         assert app.others is None
         await pilot.press("escape")
         await pilot.pause(0.2)
+
+
+async def test_a_python_that_names_nothing_is_said_in_one_line_and_nothing_opens(tmp_path):
+    app = OverheadApp(Settings(scenarios=["python_naive"]), runs_dir=tmp_path, autorun=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("I")
+        app.screen.query_one("#pythons").value = "python9.99"
+        app.screen.query_one("#pythons").focus()
+        await pilot.press("enter")
+        deadline = time.monotonic() + 120
+        while app.others is not None:
+            assert time.monotonic() < deadline, "the interpreters run did not end in 120 s"
+            await pilot.pause(0.1)
+        said = [n.message for n in app._notifications]
+        assert any("did not finish" in m and "python9.99" in m for m in said), said
+        assert type(app.screen).__name__ == "LadderScreen"
