@@ -265,3 +265,26 @@ def test_a_rung_is_priced_at_the_peak_kernel_of_its_own_dtype():
     vector = _rung("dot", ["simd_compute", "memory"], 0.002)
     vector.dtype = "bfloat16"  # no FP instructions the reader counts: the dtype's best kernel
     assert breakdown(vector, costs).layers["simd_compute"] == pytest.approx(2 / 3000 / 0.002)
+
+
+def test_the_waterfall_credits_a_compiled_step_from_the_measured_quantities():
+    from overhead_tui.analysis.waterfall import METHODS, waterfall
+    from overhead_tui.summary.records import RunSummary
+
+    o2 = GeneratedCode("cc -S", 2, 0, None, 1.0, True, 7, 2.0, 2, 0, [{"fadd": 1}])
+    ikj = GeneratedCode("cc -S", 1, 1, 256, 8.0, True, 6, 8.0, 2, 1, [])
+    before = _rung("c_naive_O2", ["scalar_compute", "memory"], 0.9, o2, resident_ns=0.6)
+    after = _rung("c_ikj", ["simd_compute", "memory"], 0.2, ikj, resident_ns=0.1)
+    after.rung, after.removes = 2, ["scalar_compute"]
+    for r in (before, after):
+        r.breakdown = breakdown(r, _costs())
+    step = waterfall(RunSummary(scenarios=[before, after]))[0]
+    per_flop = 1e-9 / 2
+    # scalar: the add chain 0.5 ns/FMA before, none after; SIMD: 0.075 ns/FMA of issue after;
+    # memory: 0.3 ns/FMA beyond the resident time before, 0.1 after
+    assert step.layers["scalar_compute"] == pytest.approx(0.5 * per_flop)
+    assert step.layers["simd_compute"] == pytest.approx(-6 / 4 / 20 * per_flop)
+    assert step.layers["memory"] == pytest.approx(0.2 * per_flop)
+    assert step.changes["memory"].method == METHODS["memory"]
+    assert step.declared == ["scalar_compute"] and step.contradiction == ""
+    assert sum(step.layers.values()) == pytest.approx(step.saved_s_per_flop)
