@@ -64,6 +64,18 @@ class PointStarting:
 
 
 @dataclass(frozen=True)
+class PointPlan:
+    """One point of a budgeted sweep as data, decided behind the budget check: the scenario,
+    its coordinate ``x`` (n or m), the settings its one worker runs with and its folder under
+    ``points/``.  :meth:`BudgetedSweep._run_point` executes it; nothing else decides it."""
+
+    spec: ScenarioSpec
+    x: int
+    settings: Settings
+    folder: str
+
+
+@dataclass(frozen=True)
 class PointMeasured:
     """A point's record as the summary keeps it and its worker's full result."""
 
@@ -186,13 +198,14 @@ class BudgetedSweep:
             spec.name, self.axis, x, predicted_s, remaining_s, index, len(self.specs)
         )
 
-    def _point_run(self, spec: ScenarioSpec, x: int) -> tuple[Settings, str]:
-        """(the point's settings, its folder's name under ``points/``)."""
+    def plan_point(self, spec: ScenarioSpec, x: int) -> PointPlan:
+        """The plan of ``spec``'s point at ``x``: its settings (the sweep's, at this n or m,
+        without probes) and its folder's name under ``points/``."""
         point: dict[str, Any] = {self.axis_setting: x}  # n of a sweep, m of shapes
         settings = replace(
             self.settings, scenarios=[spec.name], probes=False, refresh_probes=False, **point
         )
-        return settings, f"{spec.name}-{self.folder_prefix}{x}"
+        return PointPlan(spec, x, settings, f"{spec.name}-{self.folder_prefix}{x}")
 
     def _record(self, spec: ScenarioSpec, x: int, result: ScenarioResult) -> PointMeasured:
         """Store the finished point in the summary; its event."""
@@ -283,7 +296,7 @@ class BudgetedSweep:
                 yield self._stop(spec.name, "budget", why, log)
                 return
             yield self._point_started(spec, x, predicted, remaining, index, log)
-            result = yield from self._run_point(spec, x)
+            result = yield from self._run_point(self.plan_point(spec, x))
             if self.cancelled and result.status != "ok":
                 yield self._stop(spec.name, "cancelled", "stopped by the user", log)
                 return
@@ -300,11 +313,14 @@ class BudgetedSweep:
                 yield self._stop(spec.name, "cancelled", "stopped by the user", log)
                 return
 
-    def _run_point(self, spec: ScenarioSpec, x: int) -> Generator[Any, None, ScenarioResult]:
-        """Run one point through a Runner; returns (via StopIteration) its result."""
-        settings, folder = self._point_run(spec, x)
+    def _run_point(self, plan: PointPlan) -> Generator[Any, None, ScenarioResult]:
+        """Execute one point's plan through a Runner (one worker, the sweep's cancellation);
+        returns (via StopIteration) its result."""
         runner = Runner(
-            [spec], settings, self.run_dir / "points" / folder, cancellation=self.cancellation
+            [plan.spec],
+            plan.settings,
+            self.run_dir / "points" / plan.folder,
+            cancellation=self.cancellation,
         )
         for event in runner.events():
             if isinstance(event, ScenarioProgress):

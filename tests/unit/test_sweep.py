@@ -220,7 +220,9 @@ def fake_sweep(monkeypatch, tmp_path):
             probe.details = dict(details)
             return probe
 
-        def run_point(self, spec, n):
+        def run_point(self, plan):
+            spec, n = plan.spec, plan.x
+            assert plan.settings.size == n and plan.folder == f"{spec.name}-{n}"
             clock.now += 1.0
             failed = fail_from is not None and n >= fail_from and spec.name == names[0]
             return fake_point(spec, n, status="invalid" if failed else "ok")
