@@ -23,6 +23,7 @@ _HOMES = {
     "prepare": "overhead_tui.worker.cbuild",
     "prepare_low_precision": "overhead_tui.worker.low_precision",
     "dtype_name": "overhead_tui.worker.inputs",
+    "cpu_flags": "overhead_tui.worker.cbuild",
     "low_precision_matmul": "overhead_tui.worker.low_precision",
     "matmul": "overhead_tui.worker.cbuild",
     "Unavailable": "overhead_tui.worker.cbuild",

@@ -29,7 +29,15 @@ import platform
 import statistics
 from concurrent.futures import ThreadPoolExecutor
 
-from overhead_tui.api import Unavailable, build, chain_call, chain_ghz, chain_library, usable_cpus
+from overhead_tui.api import (
+    Unavailable,
+    build,
+    chain_call,
+    chain_ghz,
+    chain_library,
+    cpu_flags,
+    usable_cpus,
+)
 
 NAME = "precision_peak"
 TITLE = "lower-precision peaks (AVX-512 BF16/FP16/VNNI, AMX tiles)"
@@ -163,18 +171,6 @@ CDEF = """
 int amx_permit(void);
 double precision_kernel(int family, long steps);
 """
-
-
-def cpu_flags():
-    """The flags of the first CPU in /proc/cpuinfo (empty where there is none)."""
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as fh:
-            for line in fh:
-                if line.startswith("flags"):
-                    return set(line.split(":", 1)[1].split())
-    except OSError:
-        pass
-    return set()
 
 
 def families_present(flags):

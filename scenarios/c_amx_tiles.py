@@ -6,7 +6,13 @@ asks Linux for the tile data state (``arch_prctl(ARCH_REQ_XCOMP_PERM)``, Linux â
 Skipped on a CPU without AMX, or when the kernel refuses the tile state.
 """
 
-from overhead_tui.api import Unavailable, dtype_name, low_precision_matmul, prepare_low_precision
+from overhead_tui.api import (
+    Unavailable,
+    cpu_flags,
+    dtype_name,
+    low_precision_matmul,
+    prepare_low_precision,
+)
 
 NAME = "c_amx_tiles"
 TITLE = "C, AMX tiles (tdpbf16ps / tdpbssd)"
@@ -120,20 +126,9 @@ CDEF_EXTRA = "int amx_permit(void);"
 BUILD_INFO: dict = {}
 
 
-def _flags():
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as fh:
-            for line in fh:
-                if line.startswith("flags"):
-                    return set(line.split(":", 1)[1].split())
-    except OSError:
-        pass
-    return set()
-
-
 def setup(a, b):
     dtype = dtype_name(a)
-    missing = [f for f in NEEDS.get(dtype, ()) if f not in _flags()]
+    missing = [f for f in NEEDS.get(dtype, ()) if f not in cpu_flags()]
     if missing:
         raise Unavailable(f"this CPU has no AMX for {dtype} (no {', '.join(missing)} flag)")
     args = prepare_low_precision(BUILD_INFO, NAME, SOURCE, FLAGS, a, b, dtype, CDEF_EXTRA)

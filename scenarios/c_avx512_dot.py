@@ -7,7 +7,13 @@ into the instruction's pair or quad layout inside the call. Skipped on a CPU wit
 instruction for the run's dtype: nothing is emulated.
 """
 
-from overhead_tui.api import Unavailable, dtype_name, low_precision_matmul, prepare_low_precision
+from overhead_tui.api import (
+    Unavailable,
+    cpu_flags,
+    dtype_name,
+    low_precision_matmul,
+    prepare_low_precision,
+)
 
 NAME = "c_avx512_dot"
 TITLE = "C, AVX-512 BF16 / FP16 / VNNI dot products"
@@ -132,21 +138,10 @@ int matmul_lowp(int dtype, const void *a, const void *b, void *c, void *work,
 BUILD_INFO: dict = {}
 
 
-def _flags():
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as fh:
-            for line in fh:
-                if line.startswith("flags"):
-                    return set(line.split(":", 1)[1].split())
-    except OSError:
-        pass
-    return set()
-
-
 def setup(a, b):
     dtype = dtype_name(a)
     need = NEEDS.get(dtype)
-    if need is not None and need not in _flags():
+    if need is not None and need not in cpu_flags():
         raise Unavailable(f"this CPU has no {need.replace('_', '-').upper()} for {dtype}")
     return prepare_low_precision(BUILD_INFO, NAME, SOURCE, FLAGS, a, b, dtype)
 

@@ -39,6 +39,7 @@ no core does), or more — is *unexplained*: ``other`` in the breakdown, its own
 from __future__ import annotations
 
 import statistics
+from dataclasses import replace
 
 from overhead_tui.analysis import uncertainty as unc
 from overhead_tui.analysis.unit_costs import UnitCosts
@@ -219,7 +220,10 @@ def compiled_rows(
         return [dense], CompiledQuantities(
             in_core_bound="dense kernel",
             threads=result.blas_threads,
-            methods={"dense kernel": "dense_peak probe (GEMM, n = 1536)"},
+            methods={
+                "flops": "at the measured rate of its dtype's peak kernel (dense_peak: the "
+                "GEMM at n = 1536; precision_peak for the lower precisions)"
+            },
         )
     return None
 
@@ -227,6 +231,5 @@ def compiled_rows(
 def _with(
     quantities: CompiledQuantities, in_l1: float, n: int, memory: float, methods: dict[str, str]
 ) -> CompiledQuantities:
-    from dataclasses import replace
 
     return replace(quantities, resident_ns=in_l1, resident_n=n, memory_ns=memory, methods=methods)

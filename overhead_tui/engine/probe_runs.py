@@ -382,9 +382,7 @@ def time_left(
     anything is known."""
     mean = sum(spent.values()) / len(spent) if spent else None
     guesses = [costs.get(p.name, mean) for p in pending]
-    if any(g is None for g in guesses):
-        return None if mean is None else sum(g if g is not None else mean for g in guesses)
-    return sum(g for g in guesses if g is not None)
+    return None if None in guesses else sum(g for g in guesses if g is not None)
 
 
 def _read_cache(path: Path) -> dict[str, Any]:

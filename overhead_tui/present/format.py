@@ -349,8 +349,8 @@ def compiled_text(q: CompiledQuantities) -> list[str]:
     """A compiled rung's measured quantities in two lines (none for a BLAS rung's), e.g.
     "its hot loop per FMA: 1.5 instructions, 0.25 FP (256-bit), 24 B to/from L1" and
     "in-core ns/FMA: issue 0.074, FP 0.035, chain 0 (issue binds); in L1 (n=40) 0.131 ns/FMA"."""
-    if q.instructions_per_fma is None:
-        return [f"{q.in_core_bound}: {', '.join(f'{k}: {v}' for k, v in q.methods.items())}"]
+    if q.instructions_per_fma is None:  # a library rung: no code of its own was read
+        return [f"its {k} {v}" for k, v in q.methods.items()]
     width = f"{q.vector_width_bits}-bit" if q.vector_width_bits else "scalar"
     lines = [
         f"its hot loop per FMA: {fmt_number(q.instructions_per_fma)} instructions, "

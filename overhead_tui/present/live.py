@@ -10,8 +10,7 @@ of its result (``ok``, ``invalid``, ``impossible``, ``error``, ``timeout``, ``cr
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from overhead_tui.engine.events import (
@@ -158,17 +157,14 @@ class LiveLadder:
         return sorted(self.rows.values(), key=lambda r: (r.result.rung, r.result.name))
 
 
-def quiet_events(
-    events: Iterable[Event], clock: Callable[[], float] = time.monotonic
-) -> Iterator[Event]:
+def quiet_events(events: Iterable[Event]) -> Iterator[Event]:
     """Pass ``events`` on, holding back progress inside a timed window.
 
     Inside a worker's timed window (``ScenarioProgress.timed_window``) only the first progress
     event is passed on (it tells the view to go quiet: its timers pause, it paints nothing);
     the others are held back until the window closes, so the view is not woken at all while
     samples are timed.  Every other event passes.  A progress event is a full snapshot of its
-    scenario's state, so the ones held back carry nothing the next one lacks.  (``clock``
-    is kept for callers that pass one; the window is decided by the events alone.)
+    scenario's state, so the ones held back carry nothing the next one lacks.
     """
     in_window = False
     for event in events:

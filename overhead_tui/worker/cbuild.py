@@ -91,6 +91,20 @@ CPU_FIELDS = (
 """The /proc/cpuinfo fields (x86 and ARM) that identify the CPU a native build targets."""
 
 
+def cpu_flags(path: Path = CPUINFO) -> set[str]:
+    """The instruction-set flags of the first CPU in /proc/cpuinfo (x86 ``flags``, ARM
+    ``Features``); empty where there is none: what a rung or probe for one instruction family
+    checks before it builds."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                if line.startswith(("flags", "Features")):
+                    return set(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return set()
+
+
 def cpu_signature(path: Path = CPUINFO) -> str:
     """What identifies this CPU for code the compiler tuned to it: the first processor's model
     and feature flags from /proc/cpuinfo, else ``platform.machine()`` and ``processor()``."""

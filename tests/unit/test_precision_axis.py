@@ -90,7 +90,7 @@ def test_each_corpus_cpu_runs_the_rungs_it_has_instructions_for_and_skips_the_re
     flags = _flags(name)
     for rung_name in ("c_avx512_dot", "c_amx_tiles"):
         rung = _rung(rung_name)
-        monkeypatch.setattr(rung, "_flags", lambda flags=flags: flags)
+        monkeypatch.setattr(rung, "cpu_flags", lambda flags=flags: flags)
         monkeypatch.setattr(rung, "prepare_low_precision", lambda *a, **k: "built")
         for dtype in rung.DTYPES:
             a, b = make_inputs(8, dtype, 0)
