@@ -182,8 +182,8 @@ def protocol_page() -> str:
             type_text = _type_text(hints[f.name]).replace("|", "\\|")
             lines.append(f"| `{f.name}` | `{type_text}` | {meaning} |")
         lines.append("")
-    spec = protocol.WorkerSpec
-    lines += ["## The worker's argument: `WorkerSpec`", "", "| field | type | meaning |"]
+    spec = protocol.WorkerTask
+    lines += ["## The worker's argument: `WorkerTask`", "", "| field | type | meaning |"]
     lines += ["|---|---|---|"]
     docs = _field_docs(spec)
     hints = typing.get_type_hints(spec)

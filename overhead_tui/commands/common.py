@@ -185,7 +185,7 @@ def plan(args: argparse.Namespace) -> tuple[list[ScenarioSpec], Settings]:
     return specs, settings
 
 
-RUN_FILES = frozenset({"summary.json", "events.jsonl", "logs", "run.lock", "points"})
+RUN_FILES = frozenset({"summary.json", "log.jsonl", "logs", "run.lock", "points"})
 """What a run writes in its directory (a folder holding anything else is not a run's)."""
 
 
@@ -221,7 +221,7 @@ def prepare_run_dir(out: Path | None, as_parent: bool = False) -> Path:
         )
         raise UsageError(
             f"--out {out} is a folder with other files in it ({shown}); fix: give a new or "
-            "empty folder for the run (a run writes summary.json, events.jsonl and logs/ there)"
+            "empty folder for the run (a run writes summary.json, log.jsonl and logs/ there)"
         )
     try:
         out.mkdir(parents=True, exist_ok=True)

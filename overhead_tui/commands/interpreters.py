@@ -1,6 +1,6 @@
 """``overhead-tui interpreters``: the same ladder on several Pythons side by side.
 
-The tool's own interpreter runs first (the baseline), then each ``--python SPEC`` (a path or a
+The tool's own interpreter runs first (the baseline), then each ``--python PYTHON`` (a path or a
 version, see ``interpreters.resolve``) in an environment the tool provisions for it
 (``interpreters.provision``; ``--no-provision`` uses it as it is).  Each is an ordinary run (its own
 run directory under ``--out``, its own probes), and the combined summary
@@ -40,7 +40,7 @@ from overhead_tui.interpreters.resolve import (
     describe,
     environment,
     plan_columns,
-    resolve_spec,
+    resolve_python,
     this_python,
 )
 from overhead_tui.plugins.scenarios import discover, select
@@ -70,7 +70,7 @@ def add_options(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         required=True,
-        metavar="SPEC",
+        metavar="PYTHON",
         help="an interpreter to compare: a path or a version such as 3.12 (repeatable)",
     )
     parser.add_argument(
@@ -86,12 +86,14 @@ def add_options(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run every interpreter's ladder; exit 0 when every one ran with every rung ok or
-    skipped, 1 otherwise, 2 for a SPEC that names nothing, 130 when interrupted."""
+    skipped, 1 otherwise, 2 for a ``--python`` that names nothing, 130 when interrupted."""
     from overhead_tui.commands.run import Progress
 
-    pythons = [resolve_spec(spec) for spec in args.python]  # UsageError: exit 2 before running
-    for found, spec in zip(pythons, args.python, strict=True):
-        _refuse_too_old(found, spec)
+    pythons = [
+        resolve_python(requested) for requested in args.python
+    ]  # UsageError: exit 2 before running
+    for found, requested in zip(pythons, args.python, strict=True):
+        _refuse_too_old(found, requested)
     if args.app and not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise UsageError("--app needs a terminal (stdin and stdout are not a TTY); fix: drop --app")
     check_export_paths({"--json": args.json, "--markdown": args.markdown})
@@ -107,10 +109,10 @@ def run(args: argparse.Namespace) -> int:
         created=created_now(),
     )
     entries: list[tuple[str | None, str]] = [(None, sys.executable)]
-    entries += [(p, spec) for p, spec in zip(pythons, args.python, strict=True)]
+    entries += [(p, requested) for p, requested in zip(pythons, args.python, strict=True)]
     failed = False
-    for python, spec in entries:
-        for entry, env in _columns(_prepare(python, spec, args.no_provision, progress.note)):
+    for python, requested in entries:
+        for entry, env in _columns(_prepare(python, requested, args.no_provision, progress.note)):
             run_python = entry.provision.python if python and entry.provision else None
             if python is not None and entry.error is None:
                 try:
@@ -119,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
                     entry = dataclasses.replace(entry, error=str(exc))
             if entry.error is not None:
                 combined.interpreters.append(entry)
-                progress.note(f"overhead-tui: {spec}: {entry.error}")
+                progress.note(f"overhead-tui: {requested}: {entry.error}")
                 failed = True
                 continue
             one = argparse.Namespace(**{**vars(args_one), "python": run_python})
@@ -188,7 +190,7 @@ def baseline_summary(combined: InterpretersSummary) -> RunSummary:
     return summary
 
 
-def _refuse_too_old(python: str, spec: str) -> None:
+def _refuse_too_old(python: str, requested: str) -> None:
     """Exit 2 before anything runs when ``python`` is not a Python that answers (``/bin/echo``)
     or is older than the workers need: bad input costs no measurement."""
     info = describe(python)  # UsageError: it cannot be run or did not describe itself
@@ -199,19 +201,19 @@ def _refuse_too_old(python: str, spec: str) -> None:
     if version < MIN_WORKER_PYTHON:
         need = ".".join(map(str, MIN_WORKER_PYTHON))
         raise UsageError(
-            f"--python {spec} is {info.implementation} {info.version}; the workers need "
+            f"--python {requested} is {info.implementation} {info.version}; the workers need "
             f"Python {need} or newer; fix: give a newer interpreter (e.g. --python {need})"
         )
 
 
-def _prepare(python: str | None, spec: str, no_provision: bool, note: Any) -> InterpreterRun:
+def _prepare(python: str | None, requested: str, no_provision: bool, note: Any) -> InterpreterRun:
     """Describe (and provision) one interpreter; ``error`` says why it cannot run."""
     if python is None:
         return InterpreterRun(python=this_python())
     try:
         info = describe(python)
     except UsageError as exc:
-        unknown = PythonInfo("?", spec, python, free_threaded=False, jit=None)
+        unknown = PythonInfo("?", requested, python, free_threaded=False, jit=None)
         return InterpreterRun(python=unknown, error=str(exc))
     if no_provision:
         return InterpreterRun(python=info)

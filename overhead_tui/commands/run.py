@@ -60,7 +60,7 @@ EXIT_INTERRUPTED = 130
 HELP = "measure the ladder without the app and print a table"
 DESCRIPTION = (
     "Run each scenario in its own worker process, validate and time it, "
-    "print the ladder and write the run directory (events.jsonl, summary.json)."
+    "print the ladder and write the run directory (log.jsonl, summary.json)."
 )
 
 
@@ -98,7 +98,7 @@ def refuse_run_files(paths: dict[str, Path | None], out: Path | None) -> None:
         out: the run's ``--out`` folder (None: a new run folder, no export can be in it).
 
     Raises:
-        UsageError: a path is ``summary.json``, ``events.jsonl``, ``run.lock`` or inside
+        UsageError: a path is ``summary.json``, ``log.jsonl``, ``run.lock`` or inside
             ``logs/`` or ``points/`` of ``out``.
     """
     folder = out.resolve() if out is not None else None

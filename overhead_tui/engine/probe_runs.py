@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from overhead_tui.engine.events import ProbeStarted
-from overhead_tui.engine.run_log import log_event
+from overhead_tui.engine.run_log import log_line
 from overhead_tui.engine.spawn import (
     Cancel,
     run_command,
@@ -35,7 +35,7 @@ from overhead_tui.summary.codec import to_json, write_atomic
 from overhead_tui.summary.probes import ProbeResult, probe_records
 from overhead_tui.summary.records import Settings
 from overhead_tui.worker.observer import own_cpu_s
-from overhead_tui.worker.protocol import Probe, worker_spec
+from overhead_tui.worker.protocol import Probe, worker_task
 from overhead_tui.worker.simd import PEAK_ISA_VARIABLE, best_isa, chosen_isa
 
 PROBE_TIMEOUT_S = 120.0
@@ -195,7 +195,7 @@ def _measure_once(
     it gave none."""
     argv = worker_command(
         python,
-        worker_spec(
+        worker_task(
             "probe",
             spec,
             repeats=repeats,
@@ -206,7 +206,7 @@ def _measure_once(
     result = run_command(argv, PROBE_TIMEOUT_S, worker_env(), cancel)
     if result.timed_out:
         return f"no result after {PROBE_TIMEOUT_S:g} s"
-    probe = result.event(Probe)
+    probe = result.message(Probe)
     if probe is not None and probe.value is not None:
         return probe
     if result.worker_error:
@@ -415,10 +415,10 @@ def load_run_probes(
             settings.python or sys.executable, settings.refresh_probes, cancel
         )
     except (UsageError, OSError) as exc:
-        log_event(log, "probes_failed", error=str(exc))
+        log_line(log, "probes_failed", error=str(exc))
         return None
     if results is None:
         return None
     summary = {k: {"value": v.value, "unit": v.unit, "error": v.error} for k, v in results.items()}
-    log_event(log, "probes", probes=summary)
+    log_line(log, "probes", probes=summary)
     return results

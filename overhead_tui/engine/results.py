@@ -61,7 +61,7 @@ def new_result(
     )
 
 
-def apply_event(result: ScenarioResult, message: Message) -> None:
+def apply_message(result: ScenarioResult, message: Message) -> None:
     """Record one worker message on ``result``."""
     match message:
         case Compiled():
@@ -100,7 +100,7 @@ def apply_event(result: ScenarioResult, message: Message) -> None:
         case Resident():
             result.resident = message.timing
         case Error():
-            result.status = "skipped" if message.kind in SKIPPED_ERRORS else "error"
+            result.status = "skipped" if message.cause in SKIPPED_ERRORS else "error"
             result.error = error_text(message)
 
 
@@ -111,11 +111,11 @@ SKIPPED_ERRORS = ("missing_dependency", "unavailable")
 def error_text(error: Error) -> str:
     """A worker error in words, with the fix where there is one."""
     message = error.message
-    if error.kind == "unavailable":
+    if error.cause == "unavailable":
         message = message.removeprefix("Unavailable: ")
-    if error.kind == "missing_dependency":
+    if error.cause == "missing_dependency":
         message += f" (fix: pip install {error.module or 'the missing package'})"
-    elif error.kind == "memory":
+    elif error.cause == "memory":
         message = f"out of memory: {message}; fix: choose a smaller --size"
     return message
 
@@ -148,9 +148,9 @@ def finish(
     stderr_tail: str,
 ) -> None:
     """Set the final status from the events seen and how the worker ended; compute stats."""
-    kinds = {e.event for e in events}
+    kinds = {e.kind for e in events}
     if "error" in kinds or result.status == "invalid":
-        pass  # apply_event already set the status and the reason
+        pass  # apply_message already set the status and the reason
     elif timed_out:
         phase = _last_phase(events)
         result.status = "timeout"
@@ -168,7 +168,7 @@ def finish(
 
 
 def _last_phase(events: list[Message]) -> str:
-    kinds = [e.event for e in events]
+    kinds = [e.kind for e in events]
     if "sample" in kinds or "calibrated" in kinds:
         return "timing"
     if "environment" in kinds:
@@ -235,7 +235,7 @@ def merge_environment(
     dense kernel's worker (after its set-up) when that ran, else numpy's default in the first
     worker (before set-up); ``source`` says so.
     """
-    if any(isinstance(e, Error) and e.kind == "interpreter" for e in events):
+    if any(isinstance(e, Error) and e.cause == "interpreter" for e in events):
         return environment_seen  # another interpreter than requested: not the run's facts
     for event in events:
         if isinstance(event, Environment):

@@ -1,4 +1,4 @@
-"""The run directory's logs: ``events.jsonl`` lines written, worker lines parsed, and the
+"""The run directory's logs: ``log.jsonl`` lines written, worker lines parsed, and the
 runner's outcome line appended to each scenario's ``logs/NAME.stderr.txt``."""
 
 from __future__ import annotations
@@ -13,20 +13,21 @@ from typing import IO
 from overhead_tui.worker.protocol import Message, ProtocolError, decode, to_dict
 
 
-def log_event(log: IO[str], event: str, **fields: object) -> None:
-    """Append one line ``{"event": event, **fields, "t": now}`` to a run's ``events.jsonl``
-    (keys sorted) and flush it: the runner's and the sweep's own lines."""
-    log.write(json.dumps({"t": time.time(), "event": event, **fields}, sort_keys=True) + "\n")
+def log_line(log: IO[str], kind: str, **fields: object) -> None:
+    """Append one line ``{"kind": kind, **fields, "t": now}`` to a run's ``log.jsonl``
+    (keys sorted) and flush it: the runner's and the sweep's own lines, and the workers'
+    messages (:func:`log_message`)."""
+    log.write(json.dumps({"t": time.time(), "kind": kind, **fields}, sort_keys=True) + "\n")
     log.flush()
 
 
 def log_message(log: IO[str], message: Message, name: str) -> None:
-    """Append a worker's message to ``events.jsonl``: its JSON (``protocol.to_dict``) with the
+    """Append a worker's message to ``log.jsonl``: its JSON (``protocol.to_dict``) with the
     scenario's ``name``."""
-    log_event(log, **{**to_dict(message), "name": name})
+    log_line(log, **{**to_dict(message), "name": name})
 
 
-def parse_event_line(line: bytes | str) -> Message | None:
+def parse_message_line(line: bytes | str) -> Message | None:
     """One line of a worker's channel as its message, or None when it is none (not JSON, an
     unknown kind, a field of the wrong type: see ``protocol.decode``)."""
     try:

@@ -7,7 +7,7 @@ after the other when the probes run, its samples shared among them and pooled
 Each scenario runs in ``python -m overhead_tui.worker.main`` started with fork+exec in a new
 session (its own process group), so a hang is ended by killing the whole group, a crash kills
 only that worker, and a terminal Ctrl-C reaches only the parent, which then stops the worker.
-Every worker event is appended to the run's ``events.jsonl`` as it arrives, and ``summary.json``
+Every worker event is appended to the run's ``log.jsonl`` as it arrives, and ``summary.json``
 is rewritten atomically after every scenario.
 """
 
@@ -37,11 +37,11 @@ from overhead_tui.engine.plan import (
     rung_plan,
 )
 from overhead_tui.engine.probe_runs import load_run_probes
-from overhead_tui.engine.results import apply_event, finish, merge_environment
+from overhead_tui.engine.results import apply_message, finish, merge_environment
 from overhead_tui.engine.run_log import (
     WORKER_END_LINES,
     append_outcome,
-    log_event,
+    log_line,
     log_message,
     outcome_line,
 )
@@ -67,8 +67,8 @@ from overhead_tui.worker.protocol import (
     TimingEnded,
     TimingStarted,
     Validated,
-    WorkerSpec,
-    worker_spec,
+    WorkerTask,
+    worker_task,
 )
 
 EXIT_GRACE_S = 5.0
@@ -80,7 +80,7 @@ STDERR_TAIL_BYTES = 4096
 
 @dataclass
 class _WorkerOutcome:
-    events: list[Message]
+    messages: list[Message]
     returncode: int | None
     timed_out: bool
     stderr_tail: str
@@ -92,7 +92,7 @@ class Runner:
     Args:
         specs: scenarios to run, in order.
         settings: size, dtype, repeats, seed, timeout, interpreter.
-        run_dir: directory for ``events.jsonl``, ``summary.json`` and worker logs.
+        run_dir: directory for ``log.jsonl``, ``summary.json`` and worker logs.
         clock: wall clock for elapsed times (s); injectable for tests.
         observer: names this process in warnings when it used the CPU while a rung was timed
             ("the app" from the app; the CLI's default "overhead-tui").
@@ -140,8 +140,8 @@ class Runner:
         started = self.clock()
         self.run_dir.mkdir(parents=True, exist_ok=True)
         (self.run_dir / "logs").mkdir(exist_ok=True)
-        with open(self.run_dir / "events.jsonl", "a", encoding="utf-8") as log:
-            log_event(log, "run_started", created=self.summary.created)
+        with open(self.run_dir / "log.jsonl", "a", encoding="utf-8") as log:
+            log_line(log, "run_started", created=self.summary.created)
             self.summary.save(self.run_dir / "summary.json")
             yield RunStarted(self.summary)
             yield from self._load_probes(log)
@@ -163,7 +163,7 @@ class Runner:
                 self.summary.wall_s = self.clock() - started
                 self._derive()
                 self.summary.save(self.run_dir / "summary.json")
-                log_event(log, "run_finished", cancelled=self.cancelled)
+                log_line(log, "run_finished", cancelled=self.cancelled)
         yield RunFinished(self.summary, cancelled=self.cancelled)
 
     def _derive(self) -> None:
@@ -181,14 +181,14 @@ class Runner:
         if self.settings.dtype not in spec.dtypes:
             supported = ", ".join(spec.dtypes)
             result.error = f"does not support {self.settings.dtype} (supports {supported})"
-            log_event(log, "skipped", name=spec.name, reason=result.error)
+            log_line(log, "skipped", name=spec.name, reason=result.error)
             return
         if is_rectangular(self.settings, result.n) and not spec.shapes:
             result.error = (
                 f"does not support non-square shapes (m={result.m or result.n}, "
                 f"k={result.k or result.n}, n={result.n}): it does not declare SHAPES = True"
             )
-            log_event(log, "skipped", name=spec.name, reason=result.error)
+            log_line(log, "skipped", name=spec.name, reason=result.error)
             return
         result.error = None
         before = read_cpu_times()
@@ -202,14 +202,14 @@ class Runner:
             first = index == 0
             if not first and (self.cancelled or not _finished_well(outcome, result)):
                 break
-            worker = self._worker_spec(spec, plan.n, planned.repeats, count=planned.count)
+            worker = self._worker_task(spec, plan.n, planned.repeats, count=planned.count)
             last = yield from self._run_worker(spec, worker, first, result, log, events, window)
             outcome = last or outcome
             if last is not None:
                 result.worker_processes = index + 1 if len(plan.workers) > 1 else None
         if outcome is None:  # cancelled before its worker could start
             result.status, result.error = "skipped", "cancelled before it ran"
-            log_event(log, "result", name=spec.name, status=result.status)
+            log_line(log, "result", name=spec.name, status=result.status)
             return
         result.wall_s = self.clock() - began
         after = read_cpu_times()
@@ -229,7 +229,7 @@ class Runner:
         )
         finish(
             result,
-            outcome.events,  # the last worker's: how it ended decides (samples are pooled)
+            outcome.messages,  # the last worker's: how it ended decides (samples are pooled)
             outcome.returncode,
             outcome.timed_out,
             self.settings.timeout_s,
@@ -245,7 +245,7 @@ class Runner:
         append_outcome(
             log_path, outcome_line(result.status, outcome.returncode, outcome.timed_out, stopped)
         )
-        log_event(
+        log_line(
             log,
             "result",
             name=spec.name,
@@ -257,7 +257,7 @@ class Runner:
     def _run_worker(
         self,
         spec: ScenarioSpec,
-        worker: WorkerSpec,
+        worker: WorkerTask,
         first: bool,
         result: ScenarioResult,
         log: IO[str],
@@ -271,18 +271,18 @@ class Runner:
         for item in self._spawn(spec, worker, append=not first):
             if isinstance(item, _WorkerOutcome):
                 window.see("timing_ended", self.clock())  # a worker that died in its window
-                item.events = events[start:]  # with the runner's own (a wrong interpreter)
+                item.messages = events[start:]  # with the runner's own (a wrong interpreter)
                 return item
-            window.see(item.event, self.clock())
+            window.see(item.kind, self.clock())
             log_message(log, item, spec.name)
             events.append(item)
-            apply_event(result, item)
+            apply_message(result, item)
             wrong = self._wrong_interpreter(item)
             if wrong is not None:  # the requested interpreter is not the one running
-                error = Error(kind="interpreter", message=wrong)
+                error = Error(cause="interpreter", message=wrong)
                 log_message(log, error, spec.name)
                 events.append(error)
-                apply_event(result, error)
+                apply_message(result, error)
                 self._stop_worker()
             progress = self._progress(spec.name, item, window.open, len(result.samples_s), first)
             if progress is not None:
@@ -334,12 +334,12 @@ class Runner:
                 return ScenarioProgress(name, "counting", done, repeats)
         return None
 
-    def _worker_spec(self, spec: ScenarioSpec, n: int, repeats: int, count: bool) -> WorkerSpec:
+    def _worker_task(self, spec: ScenarioSpec, n: int, repeats: int, count: bool) -> WorkerTask:
         """What one of ``spec``'s workers runs: the settings at order ``n``, ``repeats``
         samples, counting events when ``count`` (and the product is square)."""
         settings = self.settings
         rectangular = is_rectangular(settings, n)  # A (m×k)·B (k×n); opcode counts assume n³
-        return worker_spec(
+        return worker_task(
             "run",
             spec,
             n=n,
@@ -356,7 +356,7 @@ class Runner:
         )
 
     def _spawn(
-        self, spec: ScenarioSpec, worker: WorkerSpec, append: bool = False
+        self, spec: ScenarioSpec, worker: WorkerTask, append: bool = False
     ) -> Iterator[Message | _WorkerOutcome]:
         python = self.settings.python or sys.executable
         stderr_path = self.run_dir / "logs" / f"{spec.name}.stderr.txt"
@@ -380,7 +380,7 @@ class Runner:
                 finally:
                     self._child = None
         yield _WorkerOutcome(
-            ended.events, ended.returncode, ended.timed_out, self._stderr_tail(spec)
+            ended.messages, ended.returncode, ended.timed_out, self._stderr_tail(spec)
         )
 
     def _stderr_tail(self, spec: ScenarioSpec) -> str:
@@ -399,6 +399,6 @@ def _finished_well(outcome: _WorkerOutcome | None, result: ScenarioResult) -> bo
     worker may add samples."""
     if outcome is None or outcome.timed_out or result.status == "invalid":
         return False
-    return any(isinstance(e, Done) for e in outcome.events) and not any(
-        isinstance(e, Error) for e in outcome.events
+    return any(isinstance(e, Done) for e in outcome.messages) and not any(
+        isinstance(e, Error) for e in outcome.messages
     )

@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import IO, Any, TypeVar
 
 import overhead_tui
-from overhead_tui.engine.run_log import parse_event_line
+from overhead_tui.engine.run_log import parse_message_line
 from overhead_tui.worker.folders import WORKER_CACHE_ENV, user_cache_dir
-from overhead_tui.worker.protocol import Done, Error, Message, WorkerSpec
+from overhead_tui.worker.protocol import Done, Error, Message, WorkerTask
 
 M = TypeVar("M", bound=Message)
 
@@ -44,21 +44,21 @@ class CommandResult:
     timed_out: bool
     stdout: str
     stderr: str
-    events: list[Message] = field(default_factory=list)
+    messages: list[Message] = field(default_factory=list)
     """The worker's messages found in stdout (a profiler may print there too)."""
     cancelled: bool = False
     """Stopped (or never started) because its :class:`Cancel` was set."""
     start_error: str | None = None
     """Why the command could not be started (``Exec format error`` ...), if it could not."""
 
-    def event(self, kind: type[M]) -> M | None:
-        """The last message of record type ``kind`` (``protocol.Profiled`` ...), if any."""
-        return next((e for e in reversed(self.events) if isinstance(e, kind)), None)
+    def message(self, record: type[M]) -> M | None:
+        """The last message of record type ``record`` (``protocol.Profiled`` ...), if any."""
+        return next((m for m in reversed(self.messages) if isinstance(m, record)), None)
 
     @property
     def worker_error(self) -> str | None:
         """The worker's own error message, if it reported one."""
-        error = self.event(Error)
+        error = self.message(Error)
         return error.message if error else None
 
 
@@ -129,9 +129,9 @@ class Cancel:
             self._running.discard(process)
 
 
-def worker_command(python: str, spec: WorkerSpec) -> list[str]:
-    """The argv of a worker for ``spec`` (see ``worker.main``)."""
-    return [python, "-m", "overhead_tui.worker", spec.to_json()]
+def worker_command(python: str, task: WorkerTask) -> list[str]:
+    """The argv of a worker for ``task`` (see ``worker.main``)."""
+    return [python, "-m", "overhead_tui.worker", task.to_json()]
 
 
 def package_dir() -> Path:
@@ -316,7 +316,7 @@ class Child:
             buffer += chunk
             *lines, buffer = buffer.split(b"\n")
             for line in lines:
-                message = parse_event_line(line)
+                message = parse_message_line(line)
                 if message is None:
                     continue
                 self.messages_seen.append(message)

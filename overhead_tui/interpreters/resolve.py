@@ -1,5 +1,5 @@
-"""Find a Python interpreter from a SPEC (a path, or a version such as ``3.12``) and say what
-it is (implementation, version, free-threaded, JIT).
+"""Find the Python interpreter ``--python`` names (a path, or a version such as ``3.12``) and
+say what it is (implementation, version, free-threaded, JIT).
 
 A version is looked up, in order, as ``python3.12`` on ``PATH`` (a pyenv shim there is
 replaced by the interpreter it would start), in pyenv's versions folder (``$PYENV_ROOT``,
@@ -24,8 +24,8 @@ from overhead_tui.engine.spawn import run_command
 from overhead_tui.errors import UsageError
 from overhead_tui.summary.interpreters import PythonInfo
 
-VERSION_SPEC = re.compile(r"^(?:python)?(\d+)\.(\d+)(t?)$")
-"""A SPEC naming a version: ``3.12``, ``python3.13``, ``3.13t`` (free-threaded)."""
+VERSION_NAME = re.compile(r"^(?:python)?(\d+)\.(\d+)(t?)$")
+"""A ``--python`` naming a version: ``3.12``, ``python3.13``, ``3.13t`` (free-threaded)."""
 SYSTEM_FOLDERS = (Path("/usr/local/bin"), Path("/usr/bin"))
 """Well-known folders searched after PATH and pyenv."""
 
@@ -65,31 +65,31 @@ def _is_shim(path: str) -> bool:
     return os.path.basename(os.path.dirname(path)) == "shims"
 
 
-def resolve_spec(spec: str) -> str:
-    """The interpreter path a SPEC names (not yet verified to run).
+def resolve_python(requested: str) -> str:
+    """The interpreter path ``--python`` names (not yet verified to run).
 
     Args:
-        spec: a path (``/opt/py/bin/python3``, ``./venv/bin/python``), a command name on PATH
+        requested: a path (``/opt/py/bin/python3``, ``./venv/bin/python``), a command name on PATH
             that is not a version (``pypy3``), or a version ``X.Y`` / ``pythonX.Y`` (``t``
             suffix: a free-threaded build, ``python3.13t``).
 
     Raises:
         UsageError: nothing found; the line names every place looked in.
     """
-    if os.sep in spec or spec.startswith("."):
-        path = Path(spec).expanduser()
+    if os.sep in requested or requested.startswith("."):
+        path = Path(requested).expanduser()
         if not _executable(path):
             raise UsageError(
-                f"--python {spec}: no executable file there; fix: give an interpreter's path "
+                f"--python {requested}: no executable file there; fix: give an interpreter's path "
                 "or a version such as 3.12"
             )
         return str(path.absolute())
-    match = VERSION_SPEC.match(spec)
+    match = VERSION_NAME.match(requested)
     if match is None:
-        found = shutil.which(spec)
+        found = shutil.which(requested)
         if found is None:
             raise UsageError(
-                f"--python {spec}: not found on PATH; fix: give an interpreter's path or a "
+                f"--python {requested}: not found on PATH; fix: give an interpreter's path or a "
                 "version such as 3.12"
             )
         return found
@@ -132,7 +132,7 @@ def resolve_spec(spec: str) -> str:
         if _executable(candidate):
             return str(candidate)
     raise UsageError(
-        f"--python {spec}: no {command} found (looked in {', '.join(looked)}); fix: install "
+        f"--python {requested}: no {command} found (looked in {', '.join(looked)}); fix: install "
         f"it (e.g. `pyenv install {major}.{minor}`) or give its path"
     )
 

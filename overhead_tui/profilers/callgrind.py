@@ -29,7 +29,7 @@ from overhead_tui.engine.spawn import Cancel, run_command, worker_command, worke
 from overhead_tui.profilers.capabilities import BackendJob, Capability, tool_version
 from overhead_tui.profilers.layermap import classify, compiled_layer, library_name
 from overhead_tui.summary.profile import BackendResult, CallgrindResult, SymbolRow
-from overhead_tui.worker.protocol import Done, WorkerSpec
+from overhead_tui.worker.protocol import Done, WorkerTask
 
 _NAMED = re.compile(r"^(c?(?:fn|ob))=\((\d+)\)(?: (.*))?$")
 _COST = re.compile(r"^[+\-*]?\d*\s+(\d+)")
@@ -135,7 +135,7 @@ def summarize(
 def profile(
     valgrind: str,
     python: str,
-    spec: WorkerSpec,
+    task: WorkerTask,
     timeout_s: float,
     compiled_as: str,
     cancel: Cancel | None = None,
@@ -150,7 +150,7 @@ def profile(
                 f"--callgrind-out-file={out}",
                 "--collect-atstart=no",
                 "--toggle-collect=starmap_next",
-                *worker_command(python, replace(spec, mode="callgrind")),
+                *worker_command(python, replace(task, mode="callgrind")),
             ],
             timeout_s,
             {**worker_env(), **SINGLE_THREADED},
@@ -172,13 +172,13 @@ def profile(
             "with -march=native uses AVX-512 or newer instructions this valgrind does not know",
             fix="profile it with perf, or at a valgrind release that supports the CPU's ISA",
         )
-    if result.event(Done) is None or not text:
+    if result.message(Done) is None or not text:
         tail = (result.stderr.strip().splitlines() or ["no output"])[-1]
         return BackendResult("failed", reason=f"no callgrind output ({tail[:200]})")
     parsed = parse_callgrind(text)
     if parsed.total == 0:
         return BackendResult("failed", reason="callgrind counted no instructions in the kernel")
-    n = spec.n
+    n = task.n
     return summarize(parsed, float(n) ** 3, compiled_as, n=n)
 
 

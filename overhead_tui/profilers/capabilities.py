@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from overhead_tui.engine.spawn import Cancel
     from overhead_tui.plugins.scenarios import ScenarioSpec
-    from overhead_tui.worker.protocol import WorkerSpec
+    from overhead_tui.worker.protocol import WorkerTask
 
 
 @dataclass(frozen=True)
@@ -40,8 +40,8 @@ class BackendJob:
     cap: Capability
     python: str
     """The interpreter of the worker."""
-    worker: WorkerSpec
-    """The worker's SPEC (mode ``profile``)."""
+    worker: WorkerTask
+    """The worker's task (mode ``profile``)."""
     spec: ScenarioSpec
     n: int
     timeout_s: float

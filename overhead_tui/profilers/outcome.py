@@ -8,5 +8,5 @@ from overhead_tui.worker.protocol import Profiled
 
 def profiled_per_call_s(result: CommandResult) -> float | None:
     """The profiled worker's time per call (s), from its ``profiled`` event (None: none)."""
-    profiled = result.event(Profiled)
+    profiled = result.message(Profiled)
     return profiled.per_call_s if profiled else None

@@ -25,7 +25,7 @@ from overhead_tui.profilers.capabilities import (
 from overhead_tui.profilers.layermap import classify, compiled_layer, library_name
 from overhead_tui.profilers.outcome import profiled_per_call_s
 from overhead_tui.summary.profile import BackendResult, PerfResult, SymbolRow
-from overhead_tui.worker.protocol import Profiled, WorkerSpec
+from overhead_tui.worker.protocol import Profiled, WorkerTask
 
 _REPORT_LINE = re.compile(r"^\s*([0-9.]+)%\s+(.+?)\s+\[(.)\]\s+(.*?)\s*$")
 
@@ -78,7 +78,7 @@ def layer_fractions(shares: list[SymbolShare], compiled_as: str) -> dict[str, fl
 def profile(
     perf: str,
     python: str,
-    spec: WorkerSpec,
+    task: WorkerTask,
     timeout_s: float,
     compiled_as: str = "scalar_compute",
     cancel: Cancel | None = None,
@@ -90,7 +90,7 @@ def profile(
         ctl, ack = Path(tmp) / "ctl", Path(tmp) / "ack"
         os.mkfifo(ctl)
         os.mkfifo(ack)
-        worker = worker_command(python, replace(spec, perf_control=f"{ctl},{ack}"))
+        worker = worker_command(python, replace(task, perf_control=f"{ctl},{ack}"))
         record = run_command(
             [
                 perf,
@@ -151,7 +151,7 @@ def _failure(result: CommandResult, data: Path) -> str | None:
         return "timed out; the profiler and the worker were killed"
     if result.worker_error:
         return f"the scenario failed: {result.worker_error}"
-    if result.event(Profiled) is None:
+    if result.message(Profiled) is None:
         tail = (result.stderr.strip().splitlines() or ["no output"])[-1]
         return f"the worker did not finish ({tail[:200]})"
     if not data.exists() or data.stat().st_size == 0:

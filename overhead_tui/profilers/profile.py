@@ -30,7 +30,7 @@ from overhead_tui.summary.profile import (
     PerfResult,
     ProfileRecord,
 )
-from overhead_tui.worker.protocol import Profiled, WorkerSpec, worker_spec
+from overhead_tui.worker.protocol import Profiled, WorkerTask, worker_task
 
 SLOWDOWN_NOISE = 0.05
 """Relative tolerance of a slowdown (5 %): a profiled run less than 5 % slower than the
@@ -197,13 +197,13 @@ def _profile_scenario(
     cancel: Cancel | None,
 ) -> ProfileRecord:
     python = python or sys.executable
-    worker = worker_spec("profile", spec, n=n, dtype=dtype, seed=seed, duration_s=duration_s)
+    worker = worker_task("profile", spec, n=n, dtype=dtype, seed=seed, duration_s=duration_s)
     caps = detect(tuple(b for b in backends if b in BACKENDS))
     parts: dict[str, BackendResult] = {}
     if progress:
         progress("unprofiled baseline")
     baseline = run_command(worker_command(python, worker), timeout_s, worker_env(), cancel)
-    base = baseline.event(Profiled)
+    base = baseline.message(Profiled)
     result = ProfileRecord(
         spec.name,
         n,
@@ -248,7 +248,7 @@ def _run_backend(
     name: str,
     cap: Capability,
     python: str,
-    worker: WorkerSpec,
+    worker: WorkerTask,
     spec: ScenarioSpec,
     n: int,
     timeout_s: float,

@@ -25,7 +25,7 @@ from overhead_tui.profilers.layermap import library_name
 from overhead_tui.profilers.outcome import profiled_per_call_s
 from overhead_tui.summary.codec import IN_MEMORY
 from overhead_tui.summary.profile import BackendResult, FrameRow, PyspyResult
-from overhead_tui.worker.protocol import Profiled, WorkerSpec
+from overhead_tui.worker.protocol import Profiled, WorkerTask
 
 RATE_HZ = 200
 """Sampling rate passed to py-spy (samples per second)."""
@@ -142,7 +142,7 @@ def summarize(stacks: list[tuple[list[Frame], int]], top: int = 25) -> PyspyResu
 
 
 def profile(
-    pyspy: str, python: str, spec: WorkerSpec, timeout_s: float, cancel: Cancel | None = None
+    pyspy: str, python: str, task: WorkerTask, timeout_s: float, cancel: Cancel | None = None
 ) -> BackendResult:
     """Run the worker under ``py-spy record --native`` and return the backend's profile part."""
     with tempfile.TemporaryDirectory(prefix="overhead-pyspy-") as tmp:
@@ -159,7 +159,7 @@ def profile(
                 "-o",
                 str(out),
                 "--",
-                *worker_command(python, spec),
+                *worker_command(python, task),
             ],
             timeout_s,
             worker_env(),
@@ -170,7 +170,7 @@ def profile(
         return BackendResult("failed", reason="timed out; py-spy and the worker were killed")
     if result.worker_error:
         return BackendResult("failed", reason=f"the scenario failed: {result.worker_error}")
-    if result.event(Profiled) is None:
+    if result.message(Profiled) is None:
         tail = (result.stderr.strip().splitlines() or ["no output"])[-1]
         return BackendResult("failed", reason=f"the worker did not finish ({tail[:200]})")
     stacks = kernel_stacks(parse_collapsed(text))

@@ -1,7 +1,7 @@
 """Scalene backend: per-line Python / native / system time of the scenario's own source.
 
 Scalene 2.x: ``python -m scalene run --cpu-only --profile-all --profile-only STEM -o FILE
-worker.py --- SPEC`` (the scenario file is outside the worker's folder, hence
+worker.py --- TASK_JSON`` (the scenario file is outside the worker's folder, hence
 ``--profile-all`` narrowed by ``--profile-only``).  Its JSON keys drift between versions, so
 :func:`parse_profile` reads only ``files[path].lines[]`` with ``lineno``, ``line``,
 ``n_cpu_percent_python``, ``n_cpu_percent_c`` and ``n_sys_percent``, tolerating anything else.
@@ -23,7 +23,7 @@ from overhead_tui.plugins.scenarios import ScenarioSpec
 from overhead_tui.profilers.capabilities import BackendJob, Capability, tool_version
 from overhead_tui.profilers.outcome import profiled_per_call_s
 from overhead_tui.summary.profile import BackendResult, CpuShares, LineRow, ScaleneResult
-from overhead_tui.worker.protocol import WorkerSpec
+from overhead_tui.worker.protocol import WorkerTask
 
 WORKER_SCRIPT = Path(__file__).resolve().parent.parent / "engine" / "worker.py"
 RETRIES = 2
@@ -58,7 +58,7 @@ def parse_profile(data: Any, source_stem: str) -> list[LineRow]:
 
 def profile(
     python: str,
-    worker: WorkerSpec,
+    worker: WorkerTask,
     spec: ScenarioSpec,
     timeout_s: float,
     cancel: Cancel | None = None,

@@ -13,7 +13,7 @@ field options (``dataclasses.field`` metadata) keep the keys on disk as they wer
 * :data:`IN_MEMORY`: never written nor read (a figure used on the way, e.g. a profiled time).
 
 Reading ignores unknown keys and fills missing ones with their defaults (older files).
-``strict=True`` (a worker's line or SPEC) also checks every value against its field's type
+``strict=True`` (a worker's line or task) also checks every value against its field's type
 (``int``, ``float`` — an int is taken —, ``str``, ``bool``, ``X | None``, lists and tuples,
 records, dicts) and that no field without a default is missing: a :class:`DecodeError` names
 the field, e.g. ``sample.index`` or ``counted.bytecode[0].offset``.

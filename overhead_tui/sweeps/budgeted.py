@@ -21,7 +21,7 @@ from typing import IO, Any, ClassVar
 from overhead_tui.analysis.derive import derive
 from overhead_tui.engine.events import ProbeStarted, RunFinished, RunStarted, ScenarioProgress
 from overhead_tui.engine.probe_runs import load_run_probes
-from overhead_tui.engine.run_log import log_event
+from overhead_tui.engine.run_log import log_line
 from overhead_tui.engine.runner import Runner
 from overhead_tui.engine.spawn import Cancel
 from overhead_tui.machine.cpu import read_cpu_model
@@ -113,7 +113,7 @@ class BudgetedSweep:
         points: the points (n or m; ascending once sorted).
         budget_s: total time budget (s), split fairly among the scenarios.
         settings: the settings of every point (a subclass sets the point's n or m).
-        run_dir: the sweep's run directory (``summary.json``, ``events.jsonl``, ``points/``).
+        run_dir: the sweep's run directory (``summary.json``, ``log.jsonl``, ``points/``).
         clock: monotonic clock (s); injectable for tests.
 
     ``events()`` is a generator consumed from one thread; ``cancel()`` may be called from any
@@ -186,7 +186,7 @@ class BudgetedSweep:
         log: IO[str],
     ) -> PointStarting:
         """Write the log's ``point_started`` line of the point at ``x``; its event."""
-        log_event(
+        log_line(
             log,
             "point_started",
             name=spec.name,
@@ -253,7 +253,7 @@ class BudgetedSweep:
         """
         started = self.clock()
         self.run_dir.mkdir(parents=True, exist_ok=True)
-        with open(self.run_dir / "events.jsonl", "a", encoding="utf-8") as log:
+        with open(self.run_dir / "log.jsonl", "a", encoding="utf-8") as log:
             self._log_started(log)
             self._save()
             yield RunStarted(self.summary)
@@ -277,7 +277,7 @@ class BudgetedSweep:
                 self.summary.wall_s = self.clock() - started
                 self._derive()
                 self._save()
-                log_event(log, f"{self.kind}_finished", cancelled=self.cancelled)
+                log_line(log, f"{self.kind}_finished", cancelled=self.cancelled)
         yield RunFinished(self.summary, cancelled=self.cancelled)
 
     def _sweep_one(
@@ -359,7 +359,7 @@ class BudgetedSweep:
     def _stop(self, name: str, reason: str, detail: str, log: IO[str]) -> ScenarioStopped:
         self._mark_stopped(name, reason)
         self._save()
-        log_event(log, "stopped", name=name, reason=reason, detail=detail)
+        log_line(log, "stopped", name=name, reason=reason, detail=detail)
         return ScenarioStopped(name, reason, detail)
 
     def _save(self) -> None:

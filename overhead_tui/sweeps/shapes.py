@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import IO
 
 from overhead_tui.analysis.shapes import recompute
-from overhead_tui.engine.run_log import log_event
+from overhead_tui.engine.run_log import log_line
 from overhead_tui.machine.caches import FALLBACK_LLC_BYTES
 from overhead_tui.machine.limits import roofline_bandwidth
 from overhead_tui.plugins.scenarios import ScenarioSpec
@@ -179,7 +179,7 @@ class ShapesSweep(BudgetedSweep):
         self.summary.shapes = self.record
 
     def _log_started(self, log: IO[str]) -> None:
-        log_event(
+        log_line(
             log,
             f"{self.kind}_started",
             k=self.k,
@@ -225,7 +225,7 @@ class ShapesSweep(BudgetedSweep):
     def _log_point(self, log: IO[str], event: PointMeasured) -> None:
         point = event.point
         batch = point.m if isinstance(point, ShapePoint) else None
-        log_event(log, "point", name=point.scenario, m=batch, status=point.status)
+        log_line(log, "point", name=point.scenario, m=batch, status=point.status)
 
     def _cost(self, x: int, result: ScenarioResult) -> PointCost:
         return PointCost(x, result.median_s or 0.0, point_overhead_s(result))

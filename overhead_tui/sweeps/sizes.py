@@ -37,7 +37,7 @@ from dataclasses import asdict, replace
 from pathlib import Path
 from typing import IO
 
-from overhead_tui.engine.run_log import log_event
+from overhead_tui.engine.run_log import log_line
 from overhead_tui.plugins.scenarios import ScenarioSpec
 from overhead_tui.summary.records import ScenarioResult, Settings
 from overhead_tui.summary.sweep import SweepPoint, SweepRecord
@@ -95,7 +95,7 @@ class Sweep(BudgetedSweep):
         settings: dtype, repeats, min_sample_s, seed, timeout_s, python for every point
             (``size`` is set per point); ``probes`` / ``refresh_probes``: load (or
             re-measure) the probes once, before the budget starts, for the machine's limits.
-        run_dir: the sweep's run directory (``summary.json``, ``events.jsonl``, ``points/``).
+        run_dir: the sweep's run directory (``summary.json``, ``log.jsonl``, ``points/``).
         clock: monotonic clock (s); injectable for tests.
 
     ``events()`` is a generator consumed from one thread; ``cancel()`` may be called from any
@@ -121,7 +121,7 @@ class Sweep(BudgetedSweep):
         self.summary.sweep = self.record
 
     def _log_started(self, log: IO[str]) -> None:
-        log_event(log, f"{self.kind}_started", sizes=self.sizes, budget_s=self.budget_s)
+        log_line(log, f"{self.kind}_started", sizes=self.sizes, budget_s=self.budget_s)
 
     def _refuse(self, spec: ScenarioSpec, x: int) -> tuple[str, str] | None:
         if x > spec.max_size:
@@ -147,7 +147,7 @@ class Sweep(BudgetedSweep):
         return PointMeasured(point, result)
 
     def _log_point(self, log: IO[str], event: PointMeasured) -> None:
-        log_event(log, "point", **asdict(event.point))
+        log_line(log, "point", **asdict(event.point))
 
     def _cost(self, x: int, result: ScenarioResult) -> PointCost:
         return PointCost(x, result.median_s or 0.0, point_overhead_s(result))

@@ -1,13 +1,13 @@
 """Everything that runs inside a worker process, and nothing else.
 
-A worker is started as ``python -m overhead_tui.worker SPEC_JSON`` (``engine.spawn.Child``),
+A worker is started as ``python -m overhead_tui.worker TASK_JSON`` (``engine.spawn.Child``),
 possibly under another interpreter (``--python``) that has only numpy: every module of this
 folder imports the standard library, numpy (lazily, where a rung needs it), cffi (lazily, for
 C rungs and probes) and only ``overhead_tui.worker``, ``overhead_tui.summary`` and
 ``overhead_tui.errors`` of the tool itself — ``tests/unit/test_architecture.py`` enforces it.
 
 ``main`` is the worker's entry (its modes: run, probe, profile, callgrind); ``protocol`` the
-SPEC and every message; ``timing``, ``validate``, ``inputs``, ``observer`` what a rung's
+task and every message; ``timing``, ``validate``, ``inputs``, ``observer`` what a rung's
 worker does; ``counting/`` the exact bytecode events; ``probing``, ``simd``, ``chains`` and
 ``cbuild`` the helpers scenario and probe files use (through ``overhead_tui.api``);
 ``folders`` where builds and caches go.

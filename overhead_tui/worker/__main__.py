@@ -1,4 +1,4 @@
-"""``python -m overhead_tui.worker SPEC_JSON``: run one worker (see ``worker.main``)."""
+"""``python -m overhead_tui.worker TASK_JSON``: run one worker (see ``worker.main``)."""
 
 import sys
 

@@ -12,7 +12,7 @@ from dataclasses import replace
 from typing import Any
 
 from overhead_tui.summary.measured import GeneratedCode, ResidentTiming
-from overhead_tui.worker.protocol import WorkerSpec
+from overhead_tui.worker.protocol import WorkerTask
 
 RESIDENT_VALUE = 1e-3
 """The value every element of the resident inputs holds (sums of n products stay normal)."""
@@ -64,7 +64,7 @@ MAP_ANONYMOUS, MAP_FIXED, MAP_FAILED, PROT_RW = 0x20, 0x10, 2**64 - 1, 0x3
 """Linux's mmap flags (``<sys/mman.h>``; ``mmap`` has no MAP_FIXED) and PROT_READ|PROT_WRITE."""
 
 
-def time_resident(module: Any, spec: WorkerSpec) -> ResidentTiming | None:
+def time_resident(module: Any, task: WorkerTask) -> ResidentTiming | None:
     """The rung's kernel timed at its own n with A and B resident in L1
     (:func:`resident_inputs`), after its samples and in the same worker: the same code, loops
     and trip counts as the timed run, without its memory traffic for A and B.  The
@@ -75,9 +75,9 @@ def time_resident(module: Any, spec: WorkerSpec) -> ResidentTiming | None:
 
     from overhead_tui.worker.timing import RESIDENT_SAMPLES, calibrate, time_calls
 
-    if spec.m is not None or spec.k is not None or spec.dtype not in ("float64", "float32"):
+    if task.m is not None or task.k is not None or task.dtype not in ("float64", "float32"):
         return None
-    inputs = resident_inputs(spec.n, spec.dtype)
+    inputs = resident_inputs(task.n, task.dtype)
     if inputs is None:
         return None
     try:
@@ -89,13 +89,13 @@ def time_resident(module: Any, spec: WorkerSpec) -> ResidentTiming | None:
             if copied and waiting and not any(np.shares_memory(arg, x) for x in inputs):
                 args[index] = waiting.pop(0)
         warm_s, _ = time_calls(module.kernel, tuple(args), 1)
-        loops, _ = calibrate(module.kernel, tuple(args), warm_s, spec.min_sample_s)
+        loops, _ = calibrate(module.kernel, tuple(args), warm_s, task.min_sample_s)
         samples = [
             time_calls(module.kernel, tuple(args), loops)[0] for _ in range(RESIDENT_SAMPLES)
         ]
     except Exception:
         return None
-    return ResidentTiming(spec.n, mmap_page(), [s / spec.n**3 for s in samples])
+    return ResidentTiming(task.n, mmap_page(), [s / task.n**3 for s in samples])
 
 
 def mmap_page() -> int:

@@ -1,6 +1,6 @@
 """The worker: runs one scenario in its own process and reports on a private channel.
 
-Started by the runner as ``python -m overhead_tui.worker.main SPEC_JSON`` (fork+exec, never a
+Started by the runner as ``python -m overhead_tui.worker.main TASK_JSON`` (fork+exec, never a
 bare fork after BLAS has run).  Events are JSON lines on a private copy of the original fd 1;
 fd 1 itself is pointed at stderr *before* scenario code is imported, so prints from Python, C,
 numba or BLAS cannot corrupt the channel (the technique pyperf's ``--pipe`` solves with a
@@ -10,8 +10,8 @@ Messages, in order: ``started``, ``environment``, ``build`` (a compiled rung), `
 ``validated`` (first), ``calibrated``, ``warmup``..., ``reference`` (before), ``timing_started``,
 ``sample``..., ``timing_ended``, ``reference`` (after), ``validated`` (last), ``counted``,
 ``done``; or ``error`` at any point.  ``mode: profile`` sends ``profiled``, ``mode: probe``
-``probe``, ``mode: callgrind`` ``done``.  Every message, its fields and units, and the SPEC
-(:class:`~overhead_tui.worker.protocol.WorkerSpec`) are records in ``worker.protocol``, their
+``probe``, ``mode: callgrind`` ``done``.  Every message, its fields and units, and the task
+(:class:`~overhead_tui.worker.protocol.WorkerTask`) are records in ``worker.protocol``, their
 one home; this module only sends them (``protocol.encode``).
 """
 
@@ -38,7 +38,7 @@ from overhead_tui.worker.protocol import (
     Done,
     Environment,
     Error,
-    ErrorKind,
+    ErrorCause,
     Generated,
     Message,
     Probe,
@@ -53,7 +53,7 @@ from overhead_tui.worker.protocol import (
     TimingStarted,
     Validated,
     Warmup,
-    WorkerSpec,
+    WorkerTask,
     encode,
 )
 
@@ -81,7 +81,7 @@ class _Channel:
         os.dup2(2, 1)  # anything written to fd 1 from now on goes to stderr
         sys.stdout = sys.stderr
         self._out: IO[str] = os.fdopen(private_fd, "w", buffering=1, encoding="utf-8")
-        self.error_kind: str | None = None
+        self.error_cause: str | None = None
         """The ``kind`` of the error event sent, if one was."""
 
     def emit(self, message: Message) -> None:
@@ -136,38 +136,38 @@ def _import_scenario(path: str, name: str) -> ModuleType:
     return module
 
 
-def _missing_module(channel: _Channel, spec: WorkerSpec, exc: ModuleNotFoundError) -> int:
+def _missing_module(channel: _Channel, task: WorkerTask, exc: ModuleNotFoundError) -> int:
     """A module the scenario or probe imports is missing: ``missing_dependency`` when it is
     one its file ``REQUIRES`` (the fix is to install it), else a plain ``import`` error."""
-    kind: ErrorKind = "missing_dependency" if exc.name in spec.requires else "import"
+    kind: ErrorCause = "missing_dependency" if exc.name in task.requires else "import"
     return _error(channel, kind, exc)
 
 
-def _error(channel: _Channel, kind: ErrorKind, exc: BaseException) -> int:
+def _error(channel: _Channel, kind: ErrorCause, exc: BaseException) -> int:
     tb = "".join(traceback.format_exception(exc)[-6:])
     message = f"{type(exc).__name__}: {exc}".strip()
     module = getattr(exc, "name", None) if isinstance(exc, ImportError) else None
-    channel.emit(Error(kind=kind, message=message, traceback=tb, module=module))
-    channel.error_kind = kind
+    channel.emit(Error(cause=kind, message=message, traceback=tb, module=module))
+    channel.error_cause = kind
     print(f"worker error ({kind}):\n{tb}", file=sys.stderr, end="")  # the log has it too
     return 3
 
 
-def run(spec: WorkerSpec, channel: _Channel) -> int:
-    """Measure one scenario described by ``spec`` and emit events; returns the exit code."""
+def run(task: WorkerTask, channel: _Channel) -> int:
+    """Measure one scenario described by ``task`` and emit events; returns the exit code."""
     import numpy as np
 
     from overhead_tui.worker.inputs import make_inputs
     from overhead_tui.worker.timing import calibrate, time_calls
     from overhead_tui.worker.validate import validate
 
-    channel.emit(Started(os.getpid(), spec.name, spec.n, spec.dtype))
-    # a rectangular product when the spec has m/k: A (m×k), B (k×n)
-    a, b = make_inputs(spec.n, spec.dtype, spec.seed, spec.m, spec.k)
+    channel.emit(Started(os.getpid(), task.name, task.n, task.dtype))
+    # a rectangular product when the task has m/k: A (m×k), B (k×n)
+    a, b = make_inputs(task.n, task.dtype, task.seed, task.m, task.k)
     try:
-        module = _import_scenario(spec.path, spec.name)
+        module = _import_scenario(task.path, task.name)
     except ModuleNotFoundError as exc:
-        return _missing_module(channel, spec, exc)
+        return _missing_module(channel, task, exc)
     except Exception as exc:
         return _error(channel, "import", exc)
     # Reported before setup, which may limit BLAS threads: these are the defaults.
@@ -181,7 +181,7 @@ def run(spec: WorkerSpec, channel: _Channel) -> int:
     except MemoryError as exc:
         return _error(channel, "memory", exc)
     except Exception as exc:
-        failed: ErrorKind = "unavailable" if type(exc).__name__ == "Unavailable" else "setup"
+        failed: ErrorCause = "unavailable" if type(exc).__name__ == "Unavailable" else "setup"
         return _error(channel, failed, exc)
     build_info = getattr(module, "BUILD_INFO", None)
     if build_info:
@@ -191,36 +191,36 @@ def run(spec: WorkerSpec, channel: _Channel) -> int:
         channel.emit(Compiled(first_call_s))
         from overhead_tui.worker.compiled_rung import generated_code, time_resident
 
-        if (code := generated_code(module, spec.dtype)) is not None:
+        if (code := generated_code(module, task.dtype)) is not None:
             channel.emit(Generated(code))
-        check = validate(module.to_numpy(result), a, b, spec.dtype)
+        check = validate(module.to_numpy(result), a, b, task.dtype)
         channel.emit(_validated("first", check))
         if not check.ok:
             channel.emit(Done(_threading_layer(), blas_info()))
             return 0
         warm_s, _ = time_calls(module.kernel, args, 1)
-        loops, warmups = calibrate(module.kernel, args, warm_s, spec.min_sample_s)
+        loops, warmups = calibrate(module.kernel, args, warm_s, task.min_sample_s)
         channel.emit(Calibrated(loops))
         for value in warmups:
             channel.emit(Warmup(value))
-        _reference(spec, channel, "before")
+        _reference(task, channel, "before")
         # The timed window (the samples): the parent (app or CLI) stays quiet in between.
         channel.emit(TimingStarted())
         time.sleep(SETTLE_S)  # the observer's last repaint ends before the first sample
-        for index in range(spec.repeats):
+        for index in range(task.repeats):
             value, result = time_calls(module.kernel, args, loops)
             channel.emit(Sample(index, value))
         channel.emit(TimingEnded())
-        _reference(spec, channel, "after")
-        check = validate(module.to_numpy(result), a, b, spec.dtype)
+        _reference(task, channel, "after")
+        check = validate(module.to_numpy(result), a, b, task.dtype)
         channel.emit(_validated("last", check))
-        resident = time_resident(module, spec) if spec.count and code is not None else None
+        resident = time_resident(module, task) if task.count and code is not None else None
         if resident is not None:
             channel.emit(Resident(resident))
-        if spec.count:
+        if task.count:
             from overhead_tui.worker.counting.phase import count_phase
 
-            channel.emit(count_phase(module, spec))
+            channel.emit(count_phase(module, task))
     except MemoryError as exc:
         return _error(channel, "memory", exc)
     except BaseException as exc:  # SystemExit, KeyboardInterrupt from the kernel too
@@ -232,10 +232,10 @@ def run(spec: WorkerSpec, channel: _Channel) -> int:
     return 0
 
 
-def _reference(spec: WorkerSpec, channel: _Channel, phase: Literal["before", "after"]) -> None:
+def _reference(task: WorkerTask, channel: _Channel, phase: Literal["before", "after"]) -> None:
     """Time the dispatch probe's reference loop here, back to back with the samples, so the
     model can scale the cached probe costs to this worker's speed (``attribution``)."""
-    if not spec.reference_dispatch:
+    if not task.reference_dispatch:
         return
     channel.emit(Reference(tuple(reference_samples()), phase))
 
@@ -254,17 +254,17 @@ def _validated(phase: Literal["first", "last"], check: Any) -> Validated:
     return Validated(phase, check.ok, error, check.tolerance, check.reason)
 
 
-def _prepare(spec: WorkerSpec, channel: _Channel) -> tuple[ModuleType, tuple[Any, ...]] | int:
-    """Import a scenario and build its arguments at ``spec.n``; an exit code on failure."""
+def _prepare(task: WorkerTask, channel: _Channel) -> tuple[ModuleType, tuple[Any, ...]] | int:
+    """Import a scenario and build its arguments at ``task.n``; an exit code on failure."""
     from overhead_tui.worker.inputs import make_inputs
 
-    channel.emit(Started(os.getpid(), spec.name, spec.n, spec.dtype))
-    a, b = make_inputs(spec.n, spec.dtype, spec.seed)
+    channel.emit(Started(os.getpid(), task.name, task.n, task.dtype))
+    a, b = make_inputs(task.n, task.dtype, task.seed)
     try:
-        module = _import_scenario(spec.path, spec.name)
+        module = _import_scenario(task.path, task.name)
         args = module.setup(a, b)
     except ModuleNotFoundError as exc:
-        return _missing_module(channel, spec, exc)
+        return _missing_module(channel, task, exc)
     except Exception as exc:
         return _error(channel, "setup", exc)
     return module, args if isinstance(args, tuple) else (args,)
@@ -295,26 +295,26 @@ def _perf_control(path: str | None, command: str) -> None:
         fh.readline()
 
 
-def run_profile(spec: WorkerSpec, channel: _Channel) -> int:
+def run_profile(task: WorkerTask, channel: _Channel) -> int:
     """``mode: profile``: set up, call once (compile), then repeat the kernel for a while."""
-    prepared = _prepare(spec, channel)
+    prepared = _prepare(task, channel)
     if isinstance(prepared, int):
         return prepared
     module, args = prepared
     try:
         module.kernel(*args)  # JIT compile and first call: outside the profiled window
-        _perf_control(spec.perf_control, "enable")
+        _perf_control(task.perf_control, "enable")
         started = time.perf_counter()
-        calls = profile_loop(module.kernel, args, spec.duration_s)
+        calls = profile_loop(module.kernel, args, task.duration_s)
         elapsed = time.perf_counter() - started
-        _perf_control(spec.perf_control, "disable")
+        _perf_control(task.perf_control, "disable")
     except BaseException as exc:
         return _error(channel, "exception", exc)
     channel.emit(Profiled(calls, elapsed, elapsed / max(calls, 1)))
     return 0
 
 
-def run_callgrind(spec: WorkerSpec, channel: _Channel) -> int:
+def run_callgrind(task: WorkerTask, channel: _Channel) -> int:
     """``mode: callgrind``: warm up, then one kernel call through ``itertools.starmap``.
 
     callgrind zeroes its counters on entry to ``starmap_next`` and dumps them on exit, so
@@ -322,7 +322,7 @@ def run_callgrind(spec: WorkerSpec, channel: _Channel) -> int:
     """
     import itertools
 
-    prepared = _prepare(spec, channel)
+    prepared = _prepare(task, channel)
     if isinstance(prepared, int):
         return prepared
     module, args = prepared
@@ -362,20 +362,20 @@ def _die_with_parent(parent_pid: int | None) -> None:
         os._exit(1)
 
 
-def run_probe(spec: WorkerSpec, channel: _Channel) -> int:
+def run_probe(task: WorkerTask, channel: _Channel) -> int:
     """Measure one probe module and emit a ``probe`` event (or ``error``)."""
     import statistics
 
     from overhead_tui.worker.probing import ProbeContext
 
-    channel.emit(Started(os.getpid(), spec.name))
+    channel.emit(Started(os.getpid(), task.name))
     try:
-        module = _import_scenario(spec.path, f"probe_{spec.name}")
-        reference = reference_samples() if spec.reference_dispatch else []
-        measured = module.measure(ProbeContext(spec.repeats, spec.min_sample_s))
-        reference += reference_samples() if spec.reference_dispatch else []
+        module = _import_scenario(task.path, f"probe_{task.name}")
+        reference = reference_samples() if task.reference_dispatch else []
+        measured = module.measure(ProbeContext(task.repeats, task.min_sample_s))
+        reference += reference_samples() if task.reference_dispatch else []
     except ModuleNotFoundError as exc:
-        return _missing_module(channel, spec, exc)
+        return _missing_module(channel, task, exc)
     except Exception as exc:
         return _error(channel, "exception", exc)
     samples = [float(x) for x in measured["samples"]]
@@ -393,24 +393,24 @@ def run_probe(spec: WorkerSpec, channel: _Channel) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point: ``python -m overhead_tui.worker.main SPEC_JSON``."""
+    """Entry point: ``python -m overhead_tui.worker.main TASK_JSON``."""
     argv = sys.argv[1:] if argv is None else argv
     faulthandler.enable()  # a segfault prints the Python stack to stderr (the worker's log)
     channel = _Channel()
     try:
-        spec = WorkerSpec.from_json(argv[0])
-    except ProtocolError as exc:  # a parent of another version, or a hand-written SPEC
-        channel.emit(Error(kind="spec", message=str(exc)))
+        task = WorkerTask.from_json(argv[0])
+    except ProtocolError as exc:  # a parent of another version, or a hand-written task
+        channel.emit(Error(cause="task", message=str(exc)))
         return 2
-    _die_with_parent(spec.parent_pid)
+    _die_with_parent(task.parent_pid)
     started = time.perf_counter()
     modes = {"probe": run_probe, "profile": run_profile, "callgrind": run_callgrind}
-    code = modes.get(spec.mode, run)(spec, channel)
+    code = modes.get(task.mode, run)(task, channel)
     took = time.perf_counter() - started
-    if code == 0 and channel.error_kind is None:
+    if code == 0 and channel.error_cause is None:
         print(f"worker finished ok in {took:.3f} s", file=sys.stderr)
     else:
-        why = f"error ({channel.error_kind})" if channel.error_kind else f"exit code {code}"
+        why = f"error ({channel.error_cause})" if channel.error_cause else f"exit code {code}"
         print(f"worker ended with {why} after {took:.3f} s", file=sys.stderr)
     return code
 

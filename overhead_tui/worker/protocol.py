@@ -1,4 +1,4 @@
-"""The worker protocol: the SPEC a worker starts with and every message it sends back, as
+"""The worker protocol: the task a worker starts with and every message it sends back, as
 typed records with the package's one JSON codec (``summary.codec``, reading strictly).  The
 one home of this vocabulary.
 
@@ -6,9 +6,9 @@ Standard library only (dataclasses + json; the codec and the records the summary
 sent come from ``summary``): the worker imports this module under another interpreter
 (``--python``) that sees none of the tool's own packages.
 
-The parent builds a :class:`WorkerSpec` with :func:`worker_spec` and passes
-``spec.to_json()`` as the worker's argument; the worker reads it back with
-:meth:`WorkerSpec.from_json`.  The worker sends one JSON object per line, ``{"event": KIND,
+The parent builds a :class:`WorkerTask` with :func:`worker_task` and passes
+``task.to_json()`` as the worker's argument; the worker reads it back with
+:meth:`WorkerTask.from_json`.  The worker sends one JSON object per line, ``{"kind": KIND,
 FIELD: value, ...}`` (:func:`encode`); the parent reads each line with :func:`decode` into
 the record of that kind (:data:`MESSAGES`), or a :class:`ProtocolError` saying what is wrong.
 
@@ -53,7 +53,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass, field, fields
-from typing import Any, ClassVar, Literal, Protocol, TypeVar
+from typing import Any, ClassVar, Literal, Protocol, TypeVar, get_args
 
 from overhead_tui.summary.codec import OMIT, DecodeError, from_json, to_json
 from overhead_tui.summary.measured import (
@@ -71,7 +71,7 @@ R = TypeVar("R")
 
 
 class ProtocolError(ValueError):
-    """A line or SPEC that is not a valid protocol record (the message says which part)."""
+    """A line or task that is not a valid protocol record (the message says which part)."""
 
 
 def _checked(cls: type[R], data: object, where: str) -> R:
@@ -87,14 +87,37 @@ def _checked(cls: type[R], data: object, where: str) -> R:
         raise ProtocolError(str(exc)) from None
 
 
-# --- the SPEC ---------------------------------------------------------------------------
+# --- the task ---------------------------------------------------------------------------
 
-MODES = ("run", "probe", "profile", "callgrind")
+WorkerMode = Literal["run", "probe", "profile", "callgrind"]
 """What a worker does: time a scenario, measure a probe, run a scenario under a profiler,
 or make one call under callgrind."""
+MODES: tuple[WorkerMode, ...] = get_args(WorkerMode)
+
+MessageKind = Literal[
+    "started",
+    "environment",
+    "build",
+    "compiled",
+    "generated",
+    "resident",
+    "validated",
+    "calibrated",
+    "warmup",
+    "reference",
+    "timing_started",
+    "sample",
+    "timing_ended",
+    "counted",
+    "done",
+    "error",
+    "profiled",
+    "probe",
+]
+"""The ``"kind"`` of every line a worker sends (one :class:`Message` subclass each)."""
 
 
-ErrorKind = Literal[
+ErrorCause = Literal[
     "missing_dependency",
     "unavailable",
     "import",
@@ -102,17 +125,16 @@ ErrorKind = Literal[
     "exception",
     "memory",
     "interpreter",
-    "spec",
+    "task",
 ]
 """What failed in a worker (:class:`Error`; ``interpreter`` is the runner's own)."""
 
 
 @dataclass(frozen=True)
-class WorkerSpec:
+class WorkerTask:
     """What one worker does: the argument of ``python -m overhead_tui.worker.main``."""
 
-    mode: str
-    """One of :data:`MODES`."""
+    mode: WorkerMode
     name: str
     """The scenario's or probe's name."""
     path: str
@@ -146,12 +168,12 @@ class WorkerSpec:
     """The process that started the worker: it dies with it (None: not watched)."""
 
     def to_json(self) -> str:
-        """The SPEC as one JSON object (every field)."""
+        """The task as one JSON object (every field)."""
         return json.dumps(to_json(self))
 
     @classmethod
-    def from_json(cls, text: str) -> WorkerSpec:
-        """Read a SPEC back.
+    def from_json(cls, text: str) -> WorkerTask:
+        """Read a task back.
 
         Raises:
             ProtocolError: not JSON, not an object, an unknown or missing field, a wrong type.
@@ -159,15 +181,12 @@ class WorkerSpec:
         try:
             data = json.loads(text)
         except (json.JSONDecodeError, UnicodeDecodeError, TypeError) as exc:
-            raise ProtocolError(f"the worker SPEC is not JSON: {exc}") from None
+            raise ProtocolError(f"the worker task is not JSON: {exc}") from None
         if not isinstance(data, dict):
-            raise ProtocolError("the worker SPEC is not a JSON object")
+            raise ProtocolError("the worker task is not a JSON object")
         if unknown := sorted(set(data) - {f.name for f in fields(cls)}):
-            raise ProtocolError(f"spec: unknown field(s) {', '.join(unknown)}")
-        spec = _checked(cls, data, "spec")
-        if spec.mode not in MODES:
-            raise ProtocolError(f"spec.mode: {spec.mode!r} is none of {', '.join(MODES)}")
-        return spec
+            raise ProtocolError(f"task: unknown field(s) {', '.join(unknown)}")
+        return _checked(cls, data, "task")
 
 
 class PluginFile(Protocol):
@@ -181,12 +200,12 @@ class PluginFile(Protocol):
     def requires(self) -> tuple[str, ...]: ...
 
 
-def worker_spec(mode: str, plugin: PluginFile, **settings: Any) -> WorkerSpec:
-    """The SPEC of a worker that runs ``plugin`` in ``mode`` with ``settings`` (the other
-    :class:`WorkerSpec` fields).  A run's or probe's worker dies with this process; a profiled
+def worker_task(mode: WorkerMode, plugin: PluginFile, **settings: Any) -> WorkerTask:
+    """The task of a worker that runs ``plugin`` in ``mode`` with ``settings`` (the other
+    :class:`WorkerTask` fields).  A run's or probe's worker dies with this process; a profiled
     worker's parent is the profiler, so it is not watched (``parent_pid`` None)."""
     watched = mode in ("run", "probe")
-    return WorkerSpec(
+    return WorkerTask(
         mode=mode,
         name=plugin.name,
         path=os.fspath(plugin.path),
@@ -201,14 +220,19 @@ def worker_spec(mode: str, plugin: PluginFile, **settings: Any) -> WorkerSpec:
 
 @dataclass(frozen=True)
 class Message:
-    """One line of the worker's channel; ``event`` is its kind (the ``"event"`` value)."""
+    """One line of the worker's channel; its class's ``kind`` (``class Sample(Message,
+    kind="sample")``) is the line's ``"kind"`` value."""
 
-    event: ClassVar[str] = ""
+    kind: ClassVar[MessageKind]
+
+    def __init_subclass__(cls, kind: MessageKind | None = None, **options: Any) -> None:
+        super().__init_subclass__(**options)
+        if kind is not None:
+            cls.kind = kind
 
 
 @dataclass(frozen=True)
-class Started(Message):
-    event: ClassVar[str] = "started"
+class Started(Message, kind="started"):
     pid: int = 0
     name: str = ""
     n: int | None = field(default=None, metadata=OMIT)
@@ -233,8 +257,7 @@ class BlasReport(Blas):
 
 
 @dataclass(frozen=True)
-class Environment(Message):
-    event: ClassVar[str] = "environment"
+class Environment(Message, kind="environment"):
     python: PythonReport | None = None
     numpy_version: str | None = None
     blas: BlasReport | None = None
@@ -245,36 +268,31 @@ class Environment(Message):
 
 
 @dataclass(frozen=True)
-class Build(Message):
-    event: ClassVar[str] = "build"
+class Build(Message, kind="build"):
     info: BuildInfo = field(default_factory=BuildInfo)
     """The scenario's ``BUILD_INFO`` as it filled it (``cbuild.prepare``): the summary's
     ``build``."""
 
 
 @dataclass(frozen=True)
-class Compiled(Message):
-    event: ClassVar[str] = "compiled"
+class Compiled(Message, kind="compiled"):
     first_call_s: float = 0.0
 
 
 @dataclass(frozen=True)
-class Generated(Message):
-    event: ClassVar[str] = "generated"
+class Generated(Message, kind="generated"):
     code: GeneratedCode = field(default_factory=GeneratedCode)
     """The FP arithmetic of the rung's hot loop, from its own compiled code."""
 
 
 @dataclass(frozen=True)
-class Resident(Message):
-    event: ClassVar[str] = "resident"
+class Resident(Message, kind="resident"):
     timing: ResidentTiming = field(default_factory=ResidentTiming)
     """The rung's kernel timed at an order whose matrices fit the L1 data cache."""
 
 
 @dataclass(frozen=True)
-class Validated(Message):
-    event: ClassVar[str] = "validated"
+class Validated(Message, kind="validated"):
     phase: Literal["first", "last"] = "first"
     """``first`` (the first call's result) or ``last`` (the last sample's)."""
     ok: bool = False
@@ -285,45 +303,40 @@ class Validated(Message):
 
 
 @dataclass(frozen=True)
-class Calibrated(Message):
-    event: ClassVar[str] = "calibrated"
+class Calibrated(Message, kind="calibrated"):
     loops: int = 1
 
 
 @dataclass(frozen=True)
-class Warmup(Message):
-    event: ClassVar[str] = "warmup"
+class Warmup(Message, kind="warmup"):
     value_s: float = 0.0
 
 
 @dataclass(frozen=True)
-class Reference(Message):
-    event: ClassVar[str] = "reference"
+class Reference(Message, kind="reference"):
     dispatch_ns: tuple[float, ...] = ()
     phase: Literal["before", "after"] = "before"
     """``before`` or ``after`` the samples."""
 
 
 @dataclass(frozen=True)
-class TimingStarted(Message):
-    event: ClassVar[str] = "timing_started"
+class TimingStarted(Message, kind="timing_started"):
+    """The samples begin (the parent keeps quiet)."""
 
 
 @dataclass(frozen=True)
-class Sample(Message):
-    event: ClassVar[str] = "sample"
+class Sample(Message, kind="sample"):
     index: int = 0
     value_s: float = 0.0
 
 
 @dataclass(frozen=True)
-class TimingEnded(Message):
-    event: ClassVar[str] = "timing_ended"
+class TimingEnded(Message, kind="timing_ended"):
+    """The timed window closes."""
 
 
 @dataclass(frozen=True)
-class Counted(Message):
-    event: ClassVar[str] = "counted"
+class Counted(Message, kind="counted"):
     sizes: tuple[int, ...] = ()
     """The small n counted at."""
     per_fma: EventsPerFma | None = None
@@ -336,8 +349,7 @@ class Counted(Message):
 
 
 @dataclass(frozen=True)
-class Done(Message):
-    event: ClassVar[str] = "done"
+class Done(Message, kind="done"):
     numba_threading_layer: str | None = None
     blas: BlasReport | None = None
     """The BLAS after the samples (set-up may change its threads)."""
@@ -347,9 +359,8 @@ class Done(Message):
 
 
 @dataclass(frozen=True)
-class Error(Message):
-    event: ClassVar[str] = "error"
-    kind: ErrorKind = "exception"
+class Error(Message, kind="error"):
+    cause: ErrorCause = "exception"
     """What failed (see the module docstring)."""
     message: str = "unknown error"
     traceback: str | None = field(default=None, metadata=OMIT)
@@ -358,16 +369,14 @@ class Error(Message):
 
 
 @dataclass(frozen=True)
-class Profiled(Message):
-    event: ClassVar[str] = "profiled"
+class Profiled(Message, kind="profiled"):
     calls: int = 0
     seconds: float = 0.0
     per_call_s: float = 0.0
 
 
 @dataclass(frozen=True)
-class Probe(Message):
-    event: ClassVar[str] = "probe"
+class Probe(Message, kind="probe"):
     value: float | None = None
     spread: float | None = None
     """Relative IQR of the samples within this process."""
@@ -377,7 +386,7 @@ class Probe(Message):
 
 
 MESSAGES: dict[str, type[Message]] = {
-    cls.event: cls
+    cls.kind: cls
     for cls in (
         Started,
         Environment,
@@ -406,8 +415,8 @@ MESSAGES: dict[str, type[Message]] = {
 
 
 def to_dict(message: Message) -> dict[str, Any]:
-    """A message as its JSON object: ``{"event": KIND, FIELD: value, ...}``."""
-    return {"event": message.event, **to_json(message)}
+    """A message as its JSON object: ``{"kind": KIND, FIELD: value, ...}``."""
+    return {"kind": message.kind, **to_json(message)}
 
 
 def encode(message: Message) -> str:
@@ -419,7 +428,7 @@ def decode(line: str | bytes) -> Message:
     """The message one line of the channel carries.
 
     Raises:
-        ProtocolError: not JSON, not an object with an ``"event"``, an unknown kind, or a
+        ProtocolError: not JSON, not an object with a ``"kind"``, an unknown kind, or a
             field of the wrong type.
     """
     try:
@@ -432,9 +441,9 @@ def decode(line: str | bytes) -> Message:
 def from_dict(data: object) -> Message:
     """The message a parsed JSON object is (see :func:`decode`); missing fields take their
     defaults, unknown ones are ignored (an older or newer worker)."""
-    if not isinstance(data, dict) or not isinstance(data.get("event"), str):
-        raise ProtocolError("not a message: a JSON object with an 'event' is expected")
-    cls = MESSAGES.get(data["event"])
+    if not isinstance(data, dict) or not isinstance(data.get("kind"), str):
+        raise ProtocolError("not a message: a JSON object with a 'kind' is expected")
+    cls = MESSAGES.get(data["kind"])
     if cls is None:
-        raise ProtocolError(f"unknown message kind {data['event']!r}")
-    return _checked(cls, {k: v for k, v in data.items() if k != "event"}, cls.event)
+        raise ProtocolError(f"unknown message kind {data['kind']!r}")
+    return _checked(cls, {k: v for k, v in data.items() if k != "kind"}, cls.kind)

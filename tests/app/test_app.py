@@ -117,10 +117,10 @@ async def test_quit_during_a_run_kills_the_worker_and_keeps_results(tmp_path):
 
 
 def _worker_pid(runs, name):
-    for log in runs.glob("*/events.jsonl"):
+    for log in runs.glob("*/log.jsonl"):
         for line in log.read_text().splitlines():
             event = json.loads(line)
-            if event.get("name") == name and event.get("event") == "environment":
+            if event.get("name") == name and event.get("kind") == "environment":
                 return next(
                     json.loads(x)["pid"]
                     for x in log.read_text().splitlines()

@@ -55,8 +55,8 @@ async def test_first_finished_python_row_shows_its_vs_dense(tmp_path, monkeypatc
         assert [str(r.value) for r in table.rows] == ["fast_python", "fast_dense"]
     assert seen["running"] == "True"  # caught while the run was still going
     assert seen["fast_python"].endswith("×") and seen["fast_python"] != "—"
-    events = (next((tmp_path / "runs").iterdir()) / "events.jsonl").read_text()
-    results = [line for line in events.splitlines() if '"event": "result"' in line]
+    events = (next((tmp_path / "runs").iterdir()) / "log.jsonl").read_text()
+    results = [line for line in events.splitlines() if '"kind": "result"' in line]
     assert '"fast_dense"' in results[0] and '"fast_python"' in results[1]
 
 

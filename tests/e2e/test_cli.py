@@ -68,7 +68,7 @@ def test_every_fault_is_reported_and_the_run_goes_on(cli, tmp_path):
     # prints to fd 1 from Python and C did not corrupt the event channel
     assert by_name["noisy"].samples_s and "raw write" not in proc.stdout
     assert summary.finished
-    log = (tmp_path / "run" / "events.jsonl").read_text().splitlines()
+    log = (tmp_path / "run" / "log.jsonl").read_text().splitlines()
     assert all(json.loads(line) for line in log)
     assert "Traceback" not in proc.stderr
 
@@ -233,7 +233,7 @@ def test_ctrl_c_keeps_finished_results_and_stops_the_worker(tmp_path):
         text=True,
         stdin=subprocess.DEVNULL,
     )
-    worker_pid = _wait_for_worker(out / "events.jsonl", "hangs")
+    worker_pid = _wait_for_worker(out / "log.jsonl", "hangs")
     proc.send_signal(signal.SIGINT)
     _, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 130, stderr
@@ -247,7 +247,7 @@ def test_ctrl_c_keeps_finished_results_and_stops_the_worker(tmp_path):
 
 
 def _logged_events(log):
-    """The events in a run's ``events.jsonl`` so far (a line being written is left out)."""
+    """The events in a run's ``log.jsonl`` so far (a line being written is left out)."""
     events = []
     for line in log.read_text().splitlines() if log.exists() else []:
         with contextlib.suppress(json.JSONDecodeError):
@@ -260,7 +260,7 @@ def _wait_for_worker(log, name, timeout=120.0):
 
     def pid():
         events = [e for e in _logged_events(log) if e.get("name") == name]
-        if any(e.get("event") == "environment" for e in events):
+        if any(e.get("kind") == "environment" for e in events):
             return next(e["pid"] for e in events if "pid" in e)
         return None
 
@@ -329,7 +329,7 @@ def test_app_without_a_terminal_says_what_to_do(cli):
     ("command", "export", "own"),
     [
         (["run", "--scenario", "python_naive", *FAST], ["--csv"], "summary.json"),
-        (["run", "--scenario", "python_naive", *FAST], ["--markdown"], "events.jsonl"),
+        (["run", "--scenario", "python_naive", *FAST], ["--markdown"], "log.jsonl"),
         (["shapes", "--scenario", "numpy_matmul", "--budget", "1"], ["--json"], "run.lock"),
     ],
 )
@@ -339,7 +339,7 @@ def test_an_export_over_the_runs_own_files_is_refused(cli, tmp_path, command, ex
     assert proc.returncode == 2, proc.stderr
     assert proc.stderr == (
         f"overhead-tui: error: {export[0]} {out / own} would replace the run's own {own}; fix: "
-        "give another file name (a run writes events.jsonl, logs, points, run.lock, "
+        "give another file name (a run writes log.jsonl, logs, points, run.lock, "
         "summary.json in --out)\n"
     )
     assert not out.exists()  # refused before anything ran
@@ -466,7 +466,7 @@ def test_parent_stopped_or_killed_leaves_no_worker(tmp_path, sig):
         text=True,
         stdin=subprocess.DEVNULL,
     )
-    worker_pid = _wait_for_worker(out / "events.jsonl", "hangs")
+    worker_pid = _wait_for_worker(out / "log.jsonl", "hangs")
     proc.send_signal(sig)
     proc.communicate(timeout=120)
     assert proc.returncode == (130 if sig == signal.SIGTERM else -signal.SIGKILL)
@@ -618,7 +618,7 @@ def test_each_log_says_how_its_worker_ended(cli, tmp_path):
     assert "worker ended with error (setup) after" in logs["setup_fails"]
     assert "worker finished ok in" in logs["noisy"]
     assert all("worker finished in" not in log for log in logs.values())
-    # a raised error's traceback is in the scenario's log, not only in events.jsonl
+    # a raised error's traceback is in the scenario's log, not only in log.jsonl
     assert "Traceback" in logs["setup_fails"] and "KeyError: 'missing key'" in logs["setup_fails"]
     assert "RuntimeError: kernel exploded on purpose" in logs["raises"]
     last = {name: log.splitlines()[-1] for name, log in logs.items()}

@@ -58,7 +58,7 @@ def test_a_second_run_into_a_running_out_is_refused(tmp_path):
         stdin=subprocess.DEVNULL,
     )
     try:
-        _wait_for(out / "events.jsonl", first)
+        _wait_for(out / "log.jsonl", first)
         second = _cli("run", *FAST_RUN, "--out", out)
         assert second.returncode == 2
         line = second.stderr.strip()

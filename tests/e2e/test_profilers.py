@@ -15,7 +15,7 @@ import pytest
 from overhead_tui.plugins.scenarios import discover
 from overhead_tui.profilers import perf, pyspy
 from overhead_tui.profilers.registry import detect
-from overhead_tui.worker.protocol import worker_spec
+from overhead_tui.worker.protocol import worker_task
 from tests.conftest import FAULTY, wait_until
 
 PYTHON = sys.executable
@@ -23,7 +23,7 @@ PYTHON = sys.executable
 
 def _spec(name, n=16, duration=0.3, folder=None):
     spec = next(s for s in discover([folder] if folder else []) if s.name == name)
-    return worker_spec("profile", spec, n=n, dtype="float64", seed=0, duration_s=duration)
+    return worker_task("profile", spec, n=n, dtype="float64", seed=0, duration_s=duration)
 
 
 def _fake(tmp_path, name, body):

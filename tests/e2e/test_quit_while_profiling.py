@@ -20,7 +20,7 @@ from overhead_tui.profilers import profile as profile_module
 from overhead_tui.profilers import scalene
 from overhead_tui.profilers.profile import profile_scenario
 from overhead_tui.profilers.registry import detect
-from overhead_tui.worker.protocol import worker_spec
+from overhead_tui.worker.protocol import worker_task
 from tests.conftest import RECORDED_SUMMARY, process_alive, wait_gone
 
 SLOW = 'echo $$ > "{pidfile}"; exec sleep 300'
@@ -144,7 +144,7 @@ def test_scalene_leaves_no_temp_folder(tmp_path, monkeypatch):
     monkeypatch.setenv("TMPDIR", str(temp))
     monkeypatch.setattr(tempfile, "tempdir", str(temp))
     spec = next(s for s in discover([]) if s.name == "python_naive")
-    worker = worker_spec("profile", spec, n=16, dtype="float64", seed=0, duration_s=0.5)
+    worker = worker_task("profile", spec, n=16, dtype="float64", seed=0, duration_s=0.5)
     part = scalene.profile(sys.executable, worker, spec, timeout_s=120).to_json()
     assert part["status"] in ("ok", "failed")  # either way, nothing is left behind
     assert list(temp.iterdir()) == []

@@ -327,7 +327,7 @@ def test_ctrl_c_keeps_finished_points(tmp_path):
         text=True,
         stdin=subprocess.DEVNULL,
     )
-    pid = _wait_for_worker(out / "points" / "hangs_late-8" / "events.jsonl")
+    pid = _wait_for_worker(out / "points" / "hangs_late-8" / "log.jsonl")
     proc.send_signal(signal.SIGINT)
     _, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 130, stderr
@@ -350,8 +350,8 @@ def _wait_for_worker(log, timeout=120.0):
         for line in log.read_text().splitlines() if log.exists() else []:
             with contextlib.suppress(json.JSONDecodeError):  # a line being written
                 events.append(json.loads(line))
-        if any(e.get("event") == "environment" for e in events):
-            return next(e["pid"] for e in events if e.get("event") == "started" and "pid" in e)
+        if any(e.get("kind") == "environment" for e in events):
+            return next(e["pid"] for e in events if e.get("kind") == "started" and "pid" in e)
         return None
 
     return wait_until(pid, timeout, f"a worker starting ({log})")

@@ -35,8 +35,8 @@ def test_an_eval_loop_rung_pools_its_samples_from_three_workers_and_counts_once(
     assert result.worker_processes == 3
     assert len(result.samples_s) == 5
     assert len(result.reference_dispatch_ns) == 3 * 2 * 3  # 3 workers, before and after
-    lines = [json.loads(x) for x in (tmp_path / "run" / "events.jsonl").read_text().splitlines()]
-    kinds = [x["event"] for x in lines if x.get("name") == "python_naive"]
+    lines = [json.loads(x) for x in (tmp_path / "run" / "log.jsonl").read_text().splitlines()]
+    kinds = [x["kind"] for x in lines if x.get("name") == "python_naive"]
     assert kinds.count("started") == 3
     assert kinds.count("counted") == 1
     assert done == sorted(done) and done[-1] == 5  # the samples count on across the workers

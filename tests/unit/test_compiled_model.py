@@ -194,7 +194,7 @@ def test_the_resident_inputs_are_one_physical_page_and_the_kernel_runs_on_them()
     import numpy as np
 
     from overhead_tui.worker.compiled_rung import RESIDENT_VALUE, resident_inputs, time_resident
-    from overhead_tui.worker.protocol import WorkerSpec
+    from overhead_tui.worker.protocol import WorkerTask
 
     found = resident_inputs(64, "float64")
     if found is None:  # no memfd_create (not Linux, or a sandbox that forbids it)
@@ -204,10 +204,10 @@ def test_the_resident_inputs_are_one_physical_page_and_the_kernel_runs_on_them()
     b[0, 0] = 2.0  # one page: the same element every 512 doubles
     assert float(a[8, 0]) == 2.0 and float(b[16, 0]) == 2.0
     rung = types.SimpleNamespace(setup=lambda x, y: (x.copy(), y.copy()), kernel=np.matmul)
-    spec = WorkerSpec("run", "x", "x.py", n=64, min_sample_s=0.001)
+    spec = WorkerTask("run", "x", "x.py", n=64, min_sample_s=0.001)
     timing = time_resident(rung, spec)
     assert timing is not None and timing.n == 64 and len(timing.samples_s_per_fma) == 5
-    assert time_resident(rung, WorkerSpec("run", "x", "x.py", n=64, dtype="int8")) is None
+    assert time_resident(rung, WorkerTask("run", "x", "x.py", n=64, dtype="int8")) is None
 
 
 def test_py_spy_and_scalene_lines_disagree_with_the_reason_on_the_recorded_loop():

@@ -11,7 +11,7 @@ import pytest
 
 from overhead_tui.engine.spawn import worker_env
 from overhead_tui.errors import UsageError
-from overhead_tui.interpreters.resolve import resolve_spec
+from overhead_tui.interpreters.resolve import resolve_python
 
 SCRIPT = r"""
 import dis, json, sys
@@ -57,7 +57,7 @@ print(json.dumps(out))
 
 def _counts(version: str) -> dict:
     try:
-        python = resolve_spec(version)
+        python = resolve_python(version)
     except UsageError as exc:
         pytest.skip(f"CPython {version} is not installed here ({exc})")
     proc = subprocess.run(

@@ -11,7 +11,7 @@ import pytest
 
 from overhead_tui.analysis.derive import compute_vs_dense
 from overhead_tui.analysis.waterfall import waterfall
-from overhead_tui.engine.results import apply_event
+from overhead_tui.engine.results import apply_message
 from overhead_tui.export import EXPORTERS
 from overhead_tui.machine.cpu import parse_cpuinfo
 from overhead_tui.machine.environment import (
@@ -251,15 +251,15 @@ def test_each_rung_records_every_blas_of_its_worker():
     rung = _rung("scipy_blas_direct", 22, ["dense_kernel", "parallel"], 8, 1.0)
     numpy_blas = {"library": "openblas", "architecture": "Prescott", "threads": 2}
     scipy_blas = {"library": "openblas", "architecture": "Haswell", "threads": 1}
-    apply_event(
-        rung, from_dict({"event": "environment", "blas": {**numpy_blas, "libraries": [numpy_blas]}})
+    apply_message(
+        rung, from_dict({"kind": "environment", "blas": {**numpy_blas, "libraries": [numpy_blas]}})
     )
-    apply_event(
+    apply_message(
         rung,
-        from_dict({"event": "done", "blas": {**numpy_blas, "libraries": [numpy_blas, scipy_blas]}}),
+        from_dict({"kind": "done", "blas": {**numpy_blas, "libraries": [numpy_blas, scipy_blas]}}),
     )
     assert [b.architecture for b in rung.blas] == ["Prescott", "Haswell"]
     old = _rung("numpy_matmul", 21, ["dense_kernel"], 8, 1.0)
-    before_schema_4 = {"event": "environment", "blas": numpy_blas}  # numpy's BLAS alone
-    apply_event(old, from_dict(before_schema_4))
+    before_schema_4 = {"kind": "environment", "blas": numpy_blas}  # numpy's BLAS alone
+    apply_message(old, from_dict(before_schema_4))
     assert to_json(old.blas) == [numpy_blas] and json.dumps(to_json(old.blas))

@@ -12,7 +12,7 @@ import pytest
 
 from overhead_tui.errors import UsageError
 from overhead_tui.interpreters import resolve as interpreters
-from overhead_tui.interpreters.resolve import describe, resolve_spec, this_python
+from overhead_tui.interpreters.resolve import describe, resolve_python, this_python
 from tests.conftest import child_gone, silent_interpreter
 
 
@@ -35,15 +35,15 @@ def isolated(tmp_path, monkeypatch):
 
 def test_a_path_is_taken_as_is(isolated):
     python = _fake_python(isolated / "opt" / "python3")
-    assert resolve_spec(str(python)) == str(python)
+    assert resolve_python(str(python)) == str(python)
     with pytest.raises(UsageError, match="no executable file"):
-        resolve_spec(str(isolated / "missing" / "python3"))
+        resolve_python(str(isolated / "missing" / "python3"))
 
 
 def test_a_version_on_path(isolated):
     python = _fake_python(isolated / "bin" / "python3.42")
-    assert resolve_spec("3.42") == str(python)
-    assert resolve_spec("python3.42") == str(python)
+    assert resolve_python("3.42") == str(python)
+    assert resolve_python("python3.42") == str(python)
 
 
 def test_a_version_in_pyenv_is_the_newest_patch_release(isolated, monkeypatch):
@@ -55,19 +55,19 @@ def test_a_version_in_pyenv_is_the_newest_patch_release(isolated, monkeypatch):
     # a pyenv shim on PATH gives way to the interpreter itself
     _fake_python(isolated / "bin" / "shims" / "python3.42")
     monkeypatch.setenv("PATH", str(isolated / "bin" / "shims"))
-    assert resolve_spec("3.42") == str(newest)
+    assert resolve_python("3.42") == str(newest)
 
 
 def test_home_pyenv_and_system_folders(isolated, monkeypatch):
     home = _fake_python(isolated / "home" / ".pyenv" / "versions" / "3.41.2" / "bin" / "python3.41")
-    assert resolve_spec("3.41") == str(home)
+    assert resolve_python("3.41") == str(home)
     system = _fake_python(isolated / "usr-bin" / "python3.40")
-    assert resolve_spec("3.40") == str(system)
+    assert resolve_python("3.40") == str(system)
 
 
 def test_not_found_names_every_place_looked(isolated):
     with pytest.raises(UsageError) as info:
-        resolve_spec("3.99")
+        resolve_python("3.99")
     message = str(info.value)
     assert "\n" not in message
     assert "PATH (python3.99)" in message and str(isolated / "usr-bin") in message

@@ -7,10 +7,11 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import get_args
 
 import pytest
 
-from overhead_tui.engine.run_log import parse_event_line
+from overhead_tui.engine.run_log import parse_message_line
 from overhead_tui.engine.spawn import worker_env
 from overhead_tui.plugins.probes import discover_probes
 from overhead_tui.plugins.scenarios import discover
@@ -26,10 +27,10 @@ from overhead_tui.worker.protocol import (
     Message,
     ProtocolError,
     PythonReport,
-    WorkerSpec,
+    WorkerTask,
     decode,
     encode,
-    worker_spec,
+    worker_task,
 )
 
 BLAS = BlasReport(
@@ -88,19 +89,19 @@ KEYS = {
     "resident": {"timing"},
     "counted": {"sizes", "per_fma", "bytecode", "bytecode_n", "method"},
     "done": {"numba_threading_layer", "blas", "cpu_s"},
-    "error": {"kind", "message", "traceback", "module"},
+    "error": {"cause", "message", "traceback", "module"},
     "profiled": {"calls", "seconds", "per_call_s"},
     "probe": {"value", "spread", "samples", "details"},
 }
-"""The keys each kind's line had when the worker wrote dicts (events.jsonl keeps them)."""
+"""The keys each kind's line had when the worker wrote dicts (log.jsonl keeps them)."""
 
 
 def test_every_kind_has_an_example_and_its_old_keys():
-    assert set(EXAMPLES) == set(MESSAGES) == set(KEYS)
+    assert set(EXAMPLES) == set(MESSAGES) == set(KEYS) == set(get_args(protocol.MessageKind))
     for kind, message in EXAMPLES.items():
         line = json.loads(encode(message))
-        assert line["event"] == kind
-        assert set(line) - {"event"} == KEYS[kind], kind
+        assert line["kind"] == kind
+        assert set(line) - {"kind"} == KEYS[kind], kind
 
 
 @pytest.mark.parametrize("kind", sorted(EXAMPLES))
@@ -111,7 +112,7 @@ def test_each_message_round_trips(kind):
 
 
 def test_fields_absent_when_none_keep_the_old_lines():
-    assert set(json.loads(encode(protocol.Started(7, "dispatch")))) == {"event", "pid", "name"}
+    assert set(json.loads(encode(protocol.Started(7, "dispatch")))) == {"kind", "pid", "name"}
     invalid_first = json.loads(encode(protocol.Done(None, BLAS)))  # no cpu_s: stopped early
     assert "cpu_s" not in invalid_first and invalid_first["numba_threading_layer"] is None
     assert "libraries" not in json.loads(encode(protocol.Done(None, BlasReport("mkl"))))["blas"]
@@ -137,31 +138,31 @@ def test_the_blas_lines_keep_every_library_field():
         (b"not json", "not a JSON line"),
         (b"\xff\xfe", "not a JSON line"),
         (b"[1, 2]", "not a message"),
-        (b'{"kind": "sample"}', "not a message"),
-        (b'{"event": 3}', "not a message"),
-        (b'{"event": "sample", "index": "two", "value_s": 0.1}', "sample.index"),
-        (b'{"event": "sample", "index": 1, "value_s": true}', "sample.value_s"),
-        (b'{"event": "done", "blas": [1]}', "done.blas"),
-        (b'{"event": "counted", "bytecode": [{"offset": "x"}]}', "counted.bytecode[0].offset"),
+        (b'{"event": "sample"}', "not a message"),  # no kind
+        (b'{"kind": 3}', "not a message"),
+        (b'{"kind": "sample", "index": "two", "value_s": 0.1}', "sample.index"),
+        (b'{"kind": "sample", "index": 1, "value_s": true}', "sample.value_s"),
+        (b'{"kind": "done", "blas": [1]}', "done.blas"),
+        (b'{"kind": "counted", "bytecode": [{"offset": "x"}]}', "counted.bytecode[0].offset"),
     ],
 )
 def test_a_malformed_line_is_a_protocol_error_naming_the_field(line, says):
     with pytest.raises(ProtocolError, match=says.replace("[", r"\[").replace("]", r"\]")):
         decode(line)
-    assert parse_event_line(line) is None  # the runner skips it
+    assert parse_message_line(line) is None  # the runner skips it
 
 
 def test_an_unknown_kind_is_a_protocol_error():
     with pytest.raises(ProtocolError, match="unknown message kind 'teleported'"):
-        decode('{"event": "teleported", "where": "mars"}')
-    assert parse_event_line(b'{"event": "teleported"}') is None
+        decode('{"kind": "teleported", "where": "mars"}')
+    assert parse_message_line(b'{"kind": "teleported"}') is None
 
 
 def test_missing_fields_take_defaults_and_unknown_ones_are_ignored():
-    assert decode('{"event": "sample", "index": 3, "value_s": 1, "extra": 0}') == protocol.Sample(
+    assert decode('{"kind": "sample", "index": 3, "value_s": 1, "extra": 0}') == protocol.Sample(
         3, 1.0
     )
-    assert decode('{"event": "error"}') == protocol.Error()
+    assert decode('{"kind": "error"}') == protocol.Error()
 
 
 def _scenario(name="python_naive"):
@@ -172,12 +173,12 @@ def test_worker_spec_round_trips_for_every_mode():
     scenario = _scenario()
     probe = discover_probes()[0]
     specs = [
-        worker_spec("run", scenario, n=64, repeats=5, min_sample_s=0.01, max_size=256, m=3, k=5),
-        worker_spec("probe", probe, repeats=7, min_sample_s=0.04),
-        worker_spec("profile", scenario, n=16, duration_s=1.5),
+        worker_task("run", scenario, n=64, repeats=5, min_sample_s=0.01, max_size=256, m=3, k=5),
+        worker_task("probe", probe, repeats=7, min_sample_s=0.04),
+        worker_task("profile", scenario, n=16, duration_s=1.5),
     ]
     for spec in specs:
-        assert WorkerSpec.from_json(spec.to_json()) == spec
+        assert WorkerTask.from_json(spec.to_json()) == spec
     run, probe_spec, profile = specs
     assert run.path == str(scenario.path) and run.requires == tuple(scenario.requires)
     assert run.parent_pid is not None and probe_spec.parent_pid is not None
@@ -191,25 +192,25 @@ def test_worker_spec_round_trips_for_every_mode():
         ("[]", "not a JSON object"),
         ('{"mode": "run", "path": "x.py"}', "missing field name"),
         ('{"mode": "run", "name": "a", "path": "x.py", "sise": 3}', "unknown field"),
-        ('{"mode": "run", "name": "a", "path": "x.py", "n": "8"}', "spec.n"),
-        ('{"mode": "dance", "name": "a", "path": "x.py"}', "spec.mode"),
+        ('{"mode": "run", "name": "a", "path": "x.py", "n": "8"}', "task.n"),
+        ('{"mode": "dance", "name": "a", "path": "x.py"}', "task.mode"),
     ],
 )
 def test_a_bad_spec_is_a_protocol_error(text, says):
     with pytest.raises(ProtocolError, match=says):
-        WorkerSpec.from_json(text)
+        WorkerTask.from_json(text)
 
 
 def test_a_worker_given_a_bad_spec_reports_an_error_message():
-    """Before the protocol, a SPEC without a field died with a KeyError traceback only."""
+    """Before the protocol, a task without a field died with a KeyError traceback only."""
     proc = subprocess.run(
         [sys.executable, "-m", "overhead_tui.worker.main", '{"mode": "run", "name": "x"}'],
         capture_output=True,
         env=worker_env(),
         timeout=60,
     )
-    (message,) = [m for m in map(parse_event_line, proc.stdout.splitlines()) if m is not None]
-    assert isinstance(message, protocol.Error) and message.kind == "spec"
+    (message,) = [m for m in map(parse_message_line, proc.stdout.splitlines()) if m is not None]
+    assert isinstance(message, protocol.Error) and message.cause == "task"
     assert "missing field path" in message.message and proc.returncode == 2
 
 
@@ -232,10 +233,10 @@ def test_protocol_imports_only_the_standard_library():
 
 def test_a_checked_line_takes_no_bool_for_a_number_and_names_list_items():
     with pytest.raises(ProtocolError, match=r"sample\.index"):
-        decode('{"event": "sample", "index": true, "value_s": 0.1}')
+        decode('{"kind": "sample", "index": true, "value_s": 0.1}')
     with pytest.raises(ProtocolError, match=r"reference\.dispatch_ns\[1\]"):
-        decode('{"event": "reference", "dispatch_ns": [1.0, "x"], "phase": "before"}')
-    assert decode('{"event": "counted", "sizes": [4]}') == protocol.Counted((4,))
+        decode('{"kind": "reference", "dispatch_ns": [1.0, "x"], "phase": "before"}')
+    assert decode('{"kind": "counted", "sizes": [4]}') == protocol.Counted((4,))
 
 
 def test_the_summary_records_on_the_line_keep_their_keys():
@@ -255,12 +256,12 @@ def test_the_summary_records_on_the_line_keep_their_keys():
 @pytest.mark.parametrize(
     ("line", "said"),
     [
-        ('{"event": "validated", "phase": "middle", "ok": true}', "'middle' is not one of"),
-        ('{"event": "error", "kind": "gremlins", "message": "x"}', "'gremlins' is not one of"),
+        ('{"kind": "validated", "phase": "middle", "ok": true}', "'middle' is not one of"),
+        ('{"kind": "error", "cause": "gremlins", "message": "x"}', "'gremlins' is not one of"),
     ],
 )
 def test_a_phase_or_error_kind_outside_its_literal_is_a_protocol_error(line, said):
     """Statuses, phases and error kinds are Literal types: the codec checks the value too."""
     with pytest.raises(ProtocolError, match=said):
         decode(line)
-    assert decode('{"event": "validated", "phase": "last", "ok": true}').phase == "last"
+    assert decode('{"kind": "validated", "phase": "last", "ok": true}').phase == "last"

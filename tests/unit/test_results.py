@@ -7,27 +7,27 @@ import signal
 import pytest
 
 from overhead_tui.analysis.derive import compute_vs_dense
-from overhead_tui.engine.results import apply_event, finish, new_result
+from overhead_tui.engine.results import apply_message, finish, new_result
 from overhead_tui.plugins.scenarios import discover
 from overhead_tui.summary.records import RunSummary
 from overhead_tui.worker.protocol import from_dict
 
 GOOD = [
-    {"event": "started", "pid": 1},
-    {"event": "environment", "blas": {"threads": 2}, "numba_threads": None},
-    {"event": "compiled", "first_call_s": 0.9},
+    {"kind": "started", "pid": 1},
+    {"kind": "environment", "blas": {"threads": 2}, "numba_threads": None},
+    {"kind": "compiled", "first_call_s": 0.9},
     {
-        "event": "validated",
+        "kind": "validated",
         "phase": "first",
         "ok": True,
         "max_abs_error": 1e-15,
         "tolerance": 1e-13,
     },
-    {"event": "calibrated", "loops": 1},
-    {"event": "warmup", "value_s": 0.11},
-    *({"event": "sample", "index": i, "value_s": v} for i, v in enumerate([0.1, 0.1, 0.1])),
-    {"event": "validated", "phase": "last", "ok": True, "max_abs_error": 1e-15, "tolerance": 1e-13},
-    {"event": "done", "blas": {"threads": 1}},
+    {"kind": "calibrated", "loops": 1},
+    {"kind": "warmup", "value_s": 0.11},
+    *({"kind": "sample", "index": i, "value_s": v} for i, v in enumerate([0.1, 0.1, 0.1])),
+    {"kind": "validated", "phase": "last", "ok": True, "max_abs_error": 1e-15, "tolerance": 1e-13},
+    {"kind": "done", "blas": {"threads": 1}},
 ]
 
 
@@ -40,7 +40,7 @@ def _replay(events, returncode=0, timed_out=False, stderr=""):
     result = _result()
     messages = [from_dict(event) for event in events]  # recorded lines, as the runner reads them
     for message in messages:
-        apply_event(result, message)
+        apply_message(result, message)
     finish(result, messages, returncode, timed_out, 5.0, stderr)
     return result
 
@@ -60,13 +60,13 @@ def test_invalid_result_never_carries_a_speed():
     events = [
         *GOOD[:3],
         {
-            "event": "validated",
+            "kind": "validated",
             "phase": "first",
             "ok": False,
             "max_abs_error": 0.5,
             "reason": "element (0, 0) is off",
         },
-        {"event": "done"},
+        {"kind": "done"},
     ]
     r = _replay(events)
     assert r.status == "invalid" and "element (0, 0)" in r.error
@@ -88,13 +88,13 @@ def test_worker_endings(kwargs, status, text):
 
 
 def test_error_events():
-    r = _replay([{"event": "error", "kind": "exception", "message": "ValueError: x"}], 3)
+    r = _replay([{"kind": "error", "cause": "exception", "message": "ValueError: x"}], 3)
     assert (r.status, r.error) == ("error", "ValueError: x")
     r = _replay(
         [
             {
-                "event": "error",
-                "kind": "missing_dependency",
+                "kind": "error",
+                "cause": "missing_dependency",
                 "message": "No module",
                 "module": "numba",
             }

@@ -347,8 +347,8 @@ def test_probe_options_reach_the_sweep_settings():
 def test_the_sweep_log_keeps_its_lines(fake_sweep):
     sweep = fake_sweep(["fast_dense"], [8, 16], probes=False)
     list(sweep.events())
-    lines = [json.loads(x) for x in (sweep.run_dir / "events.jsonl").read_text().splitlines()]
-    kinds = [line["event"] for line in lines]
+    lines = [json.loads(x) for x in (sweep.run_dir / "log.jsonl").read_text().splitlines()]
+    kinds = [line["kind"] for line in lines]
     assert kinds == [
         "sweep_started",
         "point_started",
@@ -357,7 +357,7 @@ def test_the_sweep_log_keeps_its_lines(fake_sweep):
         "point",
         "sweep_finished",
     ]
-    assert set(lines[0]) == {"t", "event", "sizes", "budget_s"} and lines[0]["sizes"] == [8, 16]
-    assert set(lines[1]) == {"t", "event", "name", "n", "predicted_s", "remaining_s"}
-    point = {k: v for k, v in lines[2].items() if k not in ("t", "event")}
+    assert set(lines[0]) == {"t", "kind", "sizes", "budget_s"} and lines[0]["sizes"] == [8, 16]
+    assert set(lines[1]) == {"t", "kind", "name", "n", "predicted_s", "remaining_s"}
+    point = {k: v for k, v in lines[2].items() if k not in ("t", "kind")}
     assert point == dataclasses.asdict(sweep.record.points[0])

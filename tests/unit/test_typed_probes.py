@@ -11,7 +11,7 @@ import pytest
 from overhead_tui.analysis.attribution import interpreted_rows
 from overhead_tui.analysis.unit_costs import UnitCosts
 from overhead_tui.engine.probe_runs import read_cache, write_cache
-from overhead_tui.engine.results import apply_event
+from overhead_tui.engine.results import apply_message
 from overhead_tui.summary.codec import ABSENT, from_json, to_json
 from overhead_tui.summary.measured import BlasLibrary, BuildInfo, BytecodeLine, EventsPerFma
 from overhead_tui.summary.probes import ProbeResult, probe_records
@@ -105,9 +105,9 @@ def test_a_rung_keeps_its_counted_events_bytecode_and_build_as_records():
     result = ScenarioResult("r", "r", 1, [], [], 64, "float64", 2 * 64**3)
     per_fma = {"bytecodes": 12.5, "n": 64, "counted_sizes": [4, 6, 8, 10], "by_opcode": {"X": 1.0}}
     line = {"code": "kernel", "offset": 12, "opname": "LOAD_FAST", "arg": "a", "per_fma": 2.0}
-    apply_event(result, from_dict({"event": "counted", "per_fma": per_fma, "bytecode": [line]}))
+    apply_message(result, from_dict({"kind": "counted", "per_fma": per_fma, "bytecode": [line]}))
     build = {"compiler": "cc", "flags": ["-O2"], "cached": True, "vectorization": []}
-    apply_event(result, from_dict({"event": "build", "info": build}))
+    apply_message(result, from_dict({"kind": "build", "info": build}))
     assert result.events_per_fma == EventsPerFma(
         bytecodes=12.5, n=64, counted_sizes=[4, 6, 8, 10], by_opcode={"X": 1.0}
     )
@@ -124,5 +124,5 @@ def test_a_rung_keeps_its_counted_events_bytecode_and_build_as_records():
     }
     assert result.bytecode == [BytecodeLine("kernel", 12, "LOAD_FAST", "a", 2.0)]
     assert result.build is not None and result.build.cached and result.build.flags == ["-O2"]
-    apply_event(result, from_dict({"event": "counted", "per_fma": {}}))  # under four sizes
+    apply_message(result, from_dict({"kind": "counted", "per_fma": {}}))  # under four sizes
     assert result.events_per_fma is None

@@ -170,7 +170,7 @@ class MarkedCheckbox(Checkbox):
 
 @dataclass(frozen=True)
 class InterpretersRequest:
-    """The Pythons to run the ladder on (``--python SPEC`` each) and whether each gets a venv
+    """The Pythons to run the ladder on (``--python PYTHON`` each) and whether each gets a venv
     with what the rungs need (False: ``--no-provision``, they are used as they are)."""
 
     pythons: tuple[str, ...]
@@ -179,7 +179,7 @@ class InterpretersRequest:
 
 class InterpretersDialog(ModalScreen[InterpretersRequest | None]):
     """The Pythons to run the ladder on beside this one (``overhead-tui interpreters``'s
-    ``--python SPEC``: a path, a name on PATH, ``3.12``, a pyenv version, ``3.13t``)."""
+    ``--python PYTHON``: a path, a name on PATH, ``3.12``, a pyenv version, ``3.13t``)."""
 
     CSS_PATH = "modals.tcss"
     BINDINGS = [Binding("escape", "cancel", "Cancel")]

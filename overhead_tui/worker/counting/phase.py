@@ -7,10 +7,10 @@ from __future__ import annotations
 from types import ModuleType
 
 from overhead_tui.summary.measured import COUNTERS, EventsPerFma
-from overhead_tui.worker.protocol import BytecodeLine, Counted, WorkerSpec
+from overhead_tui.worker.protocol import BytecodeLine, Counted, WorkerTask
 
 
-def count_phase(module: ModuleType, spec: WorkerSpec) -> Counted:
+def count_phase(module: ModuleType, task: WorkerTask) -> Counted:
     """The counting phase: exact events at small sizes, scaled to the timed n.
 
     Runs after the timed samples (tracing would perturb them), with fresh inputs per size;
@@ -20,13 +20,13 @@ def count_phase(module: ModuleType, spec: WorkerSpec) -> Counted:
     from overhead_tui.worker.counting.scaling import COUNT_SIZES, extrapolate
     from overhead_tui.worker.inputs import make_inputs
 
-    sizes = [s for s in COUNT_SIZES if s <= spec.max_size]
+    sizes = [s for s in COUNT_SIZES if s <= task.max_size]
     per_size = []
     for size in sizes:
-        a, b = make_inputs(size, spec.dtype, spec.seed)
+        a, b = make_inputs(size, task.dtype, task.seed)
         args = module.setup(a, b)
         per_size.append(count_events(module.kernel, args if isinstance(args, tuple) else (args,)))
-    n = spec.n
+    n = task.n
     fmas = float(n) ** 3
     if len(sizes) < 4:
         per_fma = None
