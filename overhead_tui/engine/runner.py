@@ -47,6 +47,7 @@ from overhead_tui.engine.run_log import (
 )
 from overhead_tui.engine.spawn import (
     Cancel,
+    Cancellable,
     Child,
     same_interpreter,
     worker_command,
@@ -86,7 +87,7 @@ class _WorkerOutcome:
     stderr_tail: str
 
 
-class Runner:
+class Runner(Cancellable):
     """Runs scenarios one after the other, each in its own worker process.
 
     Args:
@@ -125,15 +126,6 @@ class Runner:
         self.summary = planned_summary(specs, settings, self.run_dir)
         self._environment_seen = False
         self.cpu = read_cpu_model()
-
-    @property
-    def cancelled(self) -> bool:
-        """True once :meth:`cancel` was called (here or on the shared ``cancellation``)."""
-        return self.cancellation.is_set()
-
-    def cancel(self) -> None:
-        """Stop: kill the running worker's (or probe's) process group; nothing later starts."""
-        self.cancellation.set()
 
     def events(self) -> Iterator[Event]:
         """Run every scenario and yield events as they happen (see ``engine.events``)."""

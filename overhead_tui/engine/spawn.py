@@ -129,6 +129,22 @@ class Cancel:
             self._running.discard(process)
 
 
+class Cancellable:
+    """A run that another thread (or a signal handler) may stop: a ladder run, a sweep.  It
+    holds its :class:`Cancel` as ``cancellation``."""
+
+    cancellation: Cancel
+
+    @property
+    def cancelled(self) -> bool:
+        """True once :meth:`cancel` was called (here or on the shared ``cancellation``)."""
+        return self.cancellation.is_set()
+
+    def cancel(self) -> None:
+        """Stop: kill the running worker's (or probe's) process group; nothing later starts."""
+        self.cancellation.set()
+
+
 def worker_command(python: str, task: WorkerTask) -> list[str]:
     """The argv of a worker for ``task`` (see ``worker.main``)."""
     return [python, "-m", "overhead_tui.worker", task.to_json()]

@@ -28,6 +28,7 @@ from typing import Any
 from overhead_tui.engine.spawn import Cancel, run_command, worker_command, worker_env
 from overhead_tui.profilers.capabilities import BackendJob, Capability, tool_version
 from overhead_tui.profilers.layermap import classify, compiled_layer, library_name
+from overhead_tui.profilers.outcome import output_text
 from overhead_tui.summary.profile import BackendResult, CallgrindResult, SymbolRow
 from overhead_tui.worker.protocol import Done, WorkerTask
 
@@ -156,7 +157,7 @@ def profile(
             {**worker_env(), **SINGLE_THREADED},
             cancel,
         )
-        text = out.read_text(encoding="utf-8", errors="replace") if out.exists() else ""
+        text = output_text(out)
     if result.timed_out:
         return BackendResult(
             "failed",

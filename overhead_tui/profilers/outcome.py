@@ -1,12 +1,37 @@
-"""What a profiled worker run reported, shared by the backends."""
+"""What a profiled worker run reported, shared by the backends: its time per call, why it
+failed (judged by the worker's own messages, not the profiler's exit), and the file the
+profiler wrote."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from overhead_tui.engine.spawn import CommandResult
-from overhead_tui.worker.protocol import Profiled
+from overhead_tui.worker.protocol import Message, Profiled
 
 
 def profiled_per_call_s(result: CommandResult) -> float | None:
-    """The profiled worker's time per call (s), from its ``profiled`` event (None: none)."""
+    """The profiled worker's time per call (s), from its ``profiled`` message (None: none)."""
     profiled = result.message(Profiled)
     return profiled.per_call_s if profiled else None
+
+
+def run_failure(
+    result: CommandResult, profiler: str, finished: type[Message] = Profiled
+) -> str | None:
+    """Why a worker run under ``profiler`` failed, or None: it timed out (the group was
+    killed), the scenario reported an error, or the worker never sent ``finished`` (then the
+    last line of stderr says what happened)."""
+    if result.timed_out:
+        return f"timed out; {profiler} and the worker were killed"
+    if result.worker_error:
+        return f"the scenario failed: {result.worker_error}"
+    if result.message(finished) is None:
+        tail = (result.stderr.strip().splitlines() or ["no output"])[-1]
+        return f"the worker did not finish ({tail[:200]})"
+    return None
+
+
+def output_text(path: Path) -> str:
+    """The text a profiler wrote to ``path`` ("" when it wrote nothing)."""
+    return path.read_text(encoding="utf-8", errors="replace") if path.exists() else ""

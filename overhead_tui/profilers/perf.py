@@ -14,7 +14,7 @@ import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from overhead_tui.engine.spawn import Cancel, CommandResult, run_command, worker_command, worker_env
+from overhead_tui.engine.spawn import Cancel, run_command, worker_command, worker_env
 from overhead_tui.profilers.capabilities import (
     BackendJob,
     Capability,
@@ -23,9 +23,9 @@ from overhead_tui.profilers.capabilities import (
     tool_version,
 )
 from overhead_tui.profilers.layermap import classify, compiled_layer, library_name
-from overhead_tui.profilers.outcome import profiled_per_call_s
+from overhead_tui.profilers.outcome import profiled_per_call_s, run_failure
 from overhead_tui.summary.profile import BackendResult, PerfResult, SymbolRow
-from overhead_tui.worker.protocol import Profiled, WorkerTask
+from overhead_tui.worker.protocol import WorkerTask
 
 _REPORT_LINE = re.compile(r"^\s*([0-9.]+)%\s+(.+?)\s+\[(.)\]\s+(.*?)\s*$")
 
@@ -111,7 +111,9 @@ def profile(
             worker_env(),
             cancel,
         )
-        failure = _failure(record, data)
+        failure = run_failure(record, "perf")
+        if failure is None and (not data.exists() or data.stat().st_size == 0):
+            failure = "perf wrote no data file"
         if failure:
             return BackendResult("failed", reason=failure)
         report = run_command(
@@ -143,20 +145,6 @@ def profile(
         top_symbols=tuple(SymbolRow(s.symbol, s.library, s.fraction, s.layer) for s in shares[:40]),
         profiled_per_call_s=profiled_per_call_s(record),
     )
-
-
-def _failure(result: CommandResult, data: Path) -> str | None:
-    """Why a profiled run failed, judged by the worker and the data file, not perf's exit."""
-    if result.timed_out:
-        return "timed out; the profiler and the worker were killed"
-    if result.worker_error:
-        return f"the scenario failed: {result.worker_error}"
-    if result.message(Profiled) is None:
-        tail = (result.stderr.strip().splitlines() or ["no output"])[-1]
-        return f"the worker did not finish ({tail[:200]})"
-    if not data.exists() or data.stat().st_size == 0:
-        return "perf wrote no data file"
-    return None
 
 
 def detect() -> Capability:

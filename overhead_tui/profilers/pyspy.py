@@ -22,10 +22,10 @@ from overhead_tui.profilers.capabilities import (
     tool_version,
 )
 from overhead_tui.profilers.layermap import library_name
-from overhead_tui.profilers.outcome import profiled_per_call_s
+from overhead_tui.profilers.outcome import output_text, profiled_per_call_s, run_failure
 from overhead_tui.summary.codec import IN_MEMORY
 from overhead_tui.summary.profile import BackendResult, FrameRow, PyspyResult
-from overhead_tui.worker.protocol import Profiled, WorkerTask
+from overhead_tui.worker.protocol import WorkerTask
 
 RATE_HZ = 200
 """Sampling rate passed to py-spy (samples per second)."""
@@ -165,14 +165,9 @@ def profile(
             worker_env(),
             cancel,
         )
-        text = out.read_text(encoding="utf-8", errors="replace") if out.exists() else ""
-    if result.timed_out:
-        return BackendResult("failed", reason="timed out; py-spy and the worker were killed")
-    if result.worker_error:
-        return BackendResult("failed", reason=f"the scenario failed: {result.worker_error}")
-    if result.message(Profiled) is None:
-        tail = (result.stderr.strip().splitlines() or ["no output"])[-1]
-        return BackendResult("failed", reason=f"the worker did not finish ({tail[:200]})")
+        text = output_text(out)
+    if failure := run_failure(result, "py-spy"):
+        return BackendResult("failed", reason=failure)
     stacks = kernel_stacks(parse_collapsed(text))
     if not stacks:
         return BackendResult("failed", reason="py-spy wrote no samples of the kernel")

@@ -21,7 +21,7 @@ from typing import Any
 from overhead_tui.engine.spawn import Cancel, run_command, worker_env
 from overhead_tui.plugins.scenarios import ScenarioSpec
 from overhead_tui.profilers.capabilities import BackendJob, Capability, tool_version
-from overhead_tui.profilers.outcome import profiled_per_call_s
+from overhead_tui.profilers.outcome import profiled_per_call_s, run_failure
 from overhead_tui.summary.profile import BackendResult, CpuShares, LineRow, ScaleneResult
 from overhead_tui.worker.protocol import WorkerTask
 
@@ -94,10 +94,8 @@ def profile(
                 data = json.loads(out.read_text(encoding="utf-8")) if out.exists() else {}
             except (json.JSONDecodeError, UnicodeDecodeError):
                 data = {}
-        if result.timed_out:
-            return BackendResult("failed", reason="timed out; Scalene and the worker were killed")
-        if result.worker_error:
-            return BackendResult("failed", reason=f"the scenario failed: {result.worker_error}")
+        if result.timed_out or result.worker_error:
+            return BackendResult("failed", reason=run_failure(result, "Scalene"))
         lines = parse_profile(data, stem)
         if lines:
             return ScaleneResult(

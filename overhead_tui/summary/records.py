@@ -30,17 +30,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from overhead_tui.summary import measured
 from overhead_tui.summary.breakdown import Breakdown, WaterfallStep
 from overhead_tui.summary.codec import OMIT, from_json, to_json, write_atomic
 from overhead_tui.summary.limits import FactCheck, MachineLimits, PeakEntry, PrecisionPeak
-from overhead_tui.summary.measured import (
-    BlasLibrary,
-    BuildInfo,
-    BytecodeLine,
-    EventsPerFma,
-    GeneratedCode,
-    ResidentTiming,
-)
 from overhead_tui.summary.probes import ProbeResult
 from overhead_tui.summary.profile import ProfileRecord
 from overhead_tui.summary.shapes import ShapesRecord
@@ -247,12 +240,12 @@ class ScenarioResult:
     """The observing process's context switches inside the timed windows (its wake-ups)."""
     blas_threads: int | None = None
     numba_threads: int | None = None
-    blas: list[BlasLibrary] = field(default_factory=list)
+    blas: list[measured.BlasLibrary] = field(default_factory=list)
     """Every BLAS library loaded in this rung's worker when it finished (threadpoolctl), numpy's
     first (its ``architecture``: the kernel, e.g. ``Haswell``)."""
-    events_per_fma: EventsPerFma | None = None
+    events_per_fma: measured.EventsPerFma | None = None
     """Exact events per multiply-add at ``n`` (``counting``)."""
-    bytecode: list[BytecodeLine] = field(default_factory=list)
+    bytecode: list[measured.BytecodeLine] = field(default_factory=list)
     """Executed instructions at a small size."""
     bytecode_n: int | None = None
     """The matrix order at which ``bytecode`` was counted (per_fma is at that n)."""
@@ -262,11 +255,11 @@ class ScenarioResult:
     """GFLOP/s over the measured compute peak of this dtype (a fraction)."""
     roofline_ceiling_gflops: float | None = None
     """min(measured peak, arithmetic intensity × measured bandwidth) (GFLOP/s)."""
-    build: BuildInfo | None = None
+    build: measured.BuildInfo | None = None
     """How a compiled rung was built (``cbuild``)."""
-    generated_code: GeneratedCode | None = field(default=None, metadata=OMIT)
+    generated_code: measured.GeneratedCode | None = field(default=None, metadata=OMIT)
     """One iteration of a compiled rung's hot loop (C and numba rungs)."""
-    resident: ResidentTiming | None = field(default=None, metadata=OMIT)
+    resident: measured.ResidentTiming | None = field(default=None, metadata=OMIT)
     """A compiled rung's kernel timed with its data in L1 (the memory part of its model)."""
     profile: ProfileRecord | None = None
     """Profiler results (``profilers.profile``; JSON: ``ProfileRecord.to_json``)."""

@@ -23,7 +23,7 @@ from overhead_tui.engine.events import ProbeStarted, RunFinished, RunStarted, Sc
 from overhead_tui.engine.probe_runs import load_run_probes
 from overhead_tui.engine.run_log import log_line
 from overhead_tui.engine.runner import Runner
-from overhead_tui.engine.spawn import Cancel
+from overhead_tui.engine.spawn import Cancel, Cancellable
 from overhead_tui.machine.cpu import read_cpu_model
 from overhead_tui.machine.host import describe_machine
 from overhead_tui.plugins.scenarios import ScenarioSpec
@@ -105,7 +105,7 @@ BudgetedEvent = (
 """What a budgeted sweep's ``events()`` yields, in this order per scenario."""
 
 
-class BudgetedSweep:
+class BudgetedSweep(Cancellable):
     """Runs every scenario at every point (smallest first) within a budget.
 
     Args:
@@ -233,15 +233,6 @@ class BudgetedSweep:
     def names(self) -> list[str]:
         """The swept scenarios' names, in order."""
         return [s.name for s in self.specs]
-
-    @property
-    def cancelled(self) -> bool:
-        """True once :meth:`cancel` was called."""
-        return self.cancellation.is_set()
-
-    def cancel(self) -> None:
-        """Stop: kill the running worker's (or probe's) process group; nothing later starts."""
-        self.cancellation.set()
 
     def events(self) -> Iterator[Any]:
         """Run the sweep and yield its events (``ProbeStarted`` while probes are measured,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Generic, TypeVar
 
 from rich.segment import Segment
 from textual.app import ComposeResult
@@ -85,6 +86,57 @@ class ExportScreen(ModalScreen[Path | None]):
         self.dismiss(None)
 
 
+R = TypeVar("R")
+
+
+class FormDialog(ModalScreen[R | None], Generic[R]):
+    """A dialog of fields that dismisses with what :meth:`read` makes of them (an ``R``), or
+    None on Cancel or Escape; a problem :meth:`read` names is shown under the fields instead.
+    A subclass yields its fields from :meth:`compose_fields` and names its button in
+    ``APPLY``."""
+
+    CSS_PATH = "modals.tcss"
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    APPLY = "Apply"
+    """The label of the button that submits."""
+    DIALOG_ID: str | None = None
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog wide", id=self.DIALOG_ID):
+            yield from self.compose_fields()
+            yield Label("", id="error")
+            with Horizontal(classes="buttons"):
+                yield Button(self.APPLY, variant="primary", id="apply", compact=True)
+                yield Button("Cancel", id="cancel", compact=True)
+
+    def compose_fields(self) -> ComposeResult:
+        """The dialog's title and fields."""
+        raise NotImplementedError
+
+    def read(self) -> R | str:
+        """What the fields ask for, or the problem with them in one line."""
+        raise NotImplementedError
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "cancel":
+            self.dismiss(None)
+        else:
+            self._submit()
+
+    def on_input_submitted(self) -> None:
+        self._submit()
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+    def _submit(self) -> None:
+        request = self.read()
+        if isinstance(request, str):
+            self.query_one("#error", Label).update(request)
+        else:
+            self.dismiss(request)
+
+
 @dataclass(frozen=True)
 class SweepRequest:
     """What the sweep dialog asks for: the matrix orders and the total budget (s)."""
@@ -93,7 +145,7 @@ class SweepRequest:
     budget_s: float
 
 
-class SweepSettingsScreen(ModalScreen[SweepRequest | None]):
+class SweepSettingsScreen(FormDialog[SweepRequest]):
     """The options of a size sweep started from the app (``overhead-tui sweep``'s ``--sizes``
     and ``--budget``); the scenarios, dtype and interpreter are the run settings' (``o``).
 
@@ -102,48 +154,27 @@ class SweepSettingsScreen(ModalScreen[SweepRequest | None]):
         scenarios: the names it will sweep (shown, chosen in the run settings).
     """
 
-    CSS_PATH = "modals.tcss"
-    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    APPLY = "Sweep"
+    DIALOG_ID = "sweep-dialog"
 
     def __init__(self, sizes: tuple[int, ...], budget_s: float, scenarios: list[str]) -> None:
         super().__init__()
         self.sizes, self.budget_s, self.scenarios = sizes, budget_s, scenarios
 
-    def compose(self) -> ComposeResult:
-        with Vertical(classes="dialog wide", id="sweep-dialog"):
-            yield Label("Size sweep: GFLOP/s against n within a time budget", classes="title")
-            with Horizontal(classes="row"):
-                yield Label("sizes n", classes="field")
-                yield Input(",".join(map(str, self.sizes)), id="sizes", compact=True)
-            with Horizontal(classes="row"):
-                yield Label("budget (s)", classes="field")
-                yield Input(f"{self.budget_s:g}", id="budget", compact=True)
-            yield Static(
-                f"scenarios: {', '.join(self.scenarios)} (choose them in the settings, o)",
-                classes="list-label",
-            )
-            yield Label("", id="error")
-            with Horizontal(classes="buttons"):
-                yield Button("Sweep", variant="primary", id="apply", compact=True)
-                yield Button("Cancel", id="cancel", compact=True)
+    def compose_fields(self) -> ComposeResult:
+        yield Label("Size sweep: GFLOP/s against n within a time budget", classes="title")
+        with Horizontal(classes="row"):
+            yield Label("sizes n", classes="field")
+            yield Input(",".join(map(str, self.sizes)), id="sizes", compact=True)
+        with Horizontal(classes="row"):
+            yield Label("budget (s)", classes="field")
+            yield Input(f"{self.budget_s:g}", id="budget", compact=True)
+        yield Static(
+            f"scenarios: {', '.join(self.scenarios)} (choose them in the settings, o)",
+            classes="list-label",
+        )
 
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        if event.button.id == "cancel":
-            self.dismiss(None)
-            return
-        request = self._read()
-        if isinstance(request, str):
-            self.query_one("#error", Label).update(request)
-            return
-        self.dismiss(request)
-
-    def on_input_submitted(self) -> None:
-        self.query_one("#apply", Button).press()
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
-
-    def _read(self) -> SweepRequest | str:
+    def read(self) -> SweepRequest | str:
         text = self.query_one("#sizes", Input).value
         try:
             sizes = sorted({int(x) for x in text.replace(" ", "").split(",") if x})
@@ -177,56 +208,38 @@ class InterpretersRequest:
     provision: bool = True
 
 
-class InterpretersDialog(ModalScreen[InterpretersRequest | None]):
+class InterpretersDialog(FormDialog[InterpretersRequest]):
     """The Pythons to run the ladder on beside this one (``overhead-tui interpreters``'s
     ``--python PYTHON``: a path, a name on PATH, ``3.12``, a pyenv version, ``3.13t``)."""
 
-    CSS_PATH = "modals.tcss"
-    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    APPLY = "Run"
+    DIALOG_ID = "interpreters-dialog"
 
-    def compose(self) -> ComposeResult:
-        with Vertical(classes="dialog wide", id="interpreters-dialog"):
-            yield Label("The ladder on other Pythons, beside this one", classes="title")
-            with Horizontal(classes="row"):
-                yield Label("Pythons", classes="field")
-                yield Input(placeholder="3.12, 3.13 (paths, names or pyenv versions)",
-                            id="pythons", compact=True)  # fmt: skip
-            yield MarkedCheckbox("as they are: no venv (each needs numpy already)",
-                                 id="as-is", compact=True)  # fmt: skip
-            yield Static(
-                "Each gets its own venv with numpy and what the rungs need (pip), then the "
-                "ladder of the run settings (o) runs on it in a separate process; the "
-                "Interpreters screen opens when all have run (q stops them).",
-                classes="list-label",
-            )
-            yield Label("", id="error")
-            with Horizontal(classes="buttons"):
-                yield Button("Run", variant="primary", id="apply", compact=True)
-                yield Button("Cancel", id="cancel", compact=True)
+    def compose_fields(self) -> ComposeResult:
+        yield Label("The ladder on other Pythons, beside this one", classes="title")
+        with Horizontal(classes="row"):
+            yield Label("Pythons", classes="field")
+            yield Input(placeholder="3.12, 3.13 (paths, names or pyenv versions)",
+                        id="pythons", compact=True)  # fmt: skip
+        yield MarkedCheckbox("as they are: no venv (each needs numpy already)",
+                             id="as-is", compact=True)  # fmt: skip
+        yield Static(
+            "Each gets its own venv with numpy and what the rungs need (pip), then the "
+            "ladder of the run settings (o) runs on it in a separate process; the "
+            "Interpreters screen opens when all have run (q stops them).",
+            classes="list-label",
+        )
 
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        if event.button.id == "cancel":
-            self.dismiss(None)
-            return
-        self._submit()
-
-    def on_input_submitted(self) -> None:
-        self._submit()
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
-
-    def _submit(self) -> None:
+    def read(self) -> InterpretersRequest | str:
         text = self.query_one("#pythons", Input).value
         pythons = [x.strip() for x in text.split(",") if x.strip()]
         if not pythons:
-            self.query_one("#error", Label).update("name at least one Python, e.g. 3.12")
-            return
+            return "name at least one Python, e.g. 3.12"
         provision = not self.query_one("#as-is", Checkbox).value
-        self.dismiss(InterpretersRequest(tuple(pythons), provision))
+        return InterpretersRequest(tuple(pythons), provision)
 
 
-class SettingsScreen(ModalScreen[Settings | None]):
+class SettingsScreen(FormDialog[Settings]):
     """Edit size, dtype, repeats and the scenario selection; dismisses with new settings.
 
     Args:
@@ -235,8 +248,8 @@ class SettingsScreen(ModalScreen[Settings | None]):
         check: returns an error message for settings that cannot run, or None.
     """
 
-    CSS_PATH = "modals.tcss"
-    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    APPLY = "Apply and run"
+    DIALOG_ID = "settings-dialog"
 
     def __init__(
         self,
@@ -249,58 +262,38 @@ class SettingsScreen(ModalScreen[Settings | None]):
         self.specs = specs
         self.check = check
 
-    def compose(self) -> ComposeResult:
+    def compose_fields(self) -> ComposeResult:
         s = self.settings
         chosen = set(s.scenarios)
-        with Vertical(classes="dialog wide", id="settings-dialog"):
-            yield Label("Run settings (applied to the next run)", classes="title")
-            with Horizontal(classes="row"):
-                yield Label("size n", classes="field")
-                yield Input(
-                    str(s.size or ""),
-                    placeholder="each scenario's default",
-                    id="size",
-                    type="integer",
-                    compact=True,
-                )
-            with Horizontal(classes="row"):
-                yield Label("dtype", classes="field")
-                yield Select(
-                    [(d, d) for d in SUPPORTED_DTYPES],
-                    value=s.dtype,
-                    allow_blank=False,
-                    id="dtype",
-                    compact=True,
-                )
-            with Horizontal(classes="row"):
-                yield Label("repeats", classes="field")
-                yield Input(str(s.repeats), id="repeats", type="integer", compact=True)
-            yield Label("scenarios to run (space ticks; none ticked = all)", classes="list-label")
-            yield MarkedSelectionList(
-                *[(f"{sp.rung:>3} {sp.name}", sp.name, sp.name in chosen) for sp in self.specs],
-                id="scenarios",
+        yield Label("Run settings (applied to the next run)", classes="title")
+        with Horizontal(classes="row"):
+            yield Label("size n", classes="field")
+            yield Input(
+                str(s.size or ""),
+                placeholder="each scenario's default",
+                id="size",
+                type="integer",
+                compact=True,
             )
-            yield Label("", id="error")
-            with Horizontal(classes="buttons"):
-                yield Button("Apply and run", variant="primary", id="apply", compact=True)
-                yield Button("Cancel", id="cancel", compact=True)
+        with Horizontal(classes="row"):
+            yield Label("dtype", classes="field")
+            yield Select(
+                [(d, d) for d in SUPPORTED_DTYPES],
+                value=s.dtype,
+                allow_blank=False,
+                id="dtype",
+                compact=True,
+            )
+        with Horizontal(classes="row"):
+            yield Label("repeats", classes="field")
+            yield Input(str(s.repeats), id="repeats", type="integer", compact=True)
+        yield Label("scenarios to run (space ticks; none ticked = all)", classes="list-label")
+        yield MarkedSelectionList(
+            *[(f"{sp.rung:>3} {sp.name}", sp.name, sp.name in chosen) for sp in self.specs],
+            id="scenarios",
+        )
 
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        if event.button.id == "cancel":
-            self.dismiss(None)
-            return
-        settings = self._read()
-        problem = settings if isinstance(settings, str) else self.check(settings)
-        if isinstance(problem, str):
-            self.query_one("#error", Label).update(problem)
-            return
-        assert isinstance(settings, Settings)
-        self.dismiss(settings)
-
-    def on_input_submitted(self) -> None:
-        self.query_one("#apply", Button).press()
-
-    def _read(self) -> Settings | str:
+    def read(self) -> Settings | str:
         size_text = self.query_one("#size", Input).value.strip()
         repeats_text = self.query_one("#repeats", Input).value.strip()
         try:
@@ -313,7 +306,7 @@ class SettingsScreen(ModalScreen[Settings | None]):
         dtype = self.query_one("#dtype", Select).value
         names = list(self.query_one("#scenarios", SelectionList).selected)
         s = self.settings
-        return Settings(
+        settings = Settings(
             dtype=str(dtype),
             size=size,
             repeats=repeats,
@@ -326,9 +319,7 @@ class SettingsScreen(ModalScreen[Settings | None]):
             probes=s.probes,  # --no-probes and --refresh-probes survive a change of settings
             refresh_probes=s.refresh_probes,
         )
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
+        return self.check(settings) or settings
 
 
 HELP = (
