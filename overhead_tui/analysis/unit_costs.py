@@ -97,9 +97,13 @@ class UnitCosts:
     """Unit costs from the probes (ns, except GFLOP/s and µs as named)."""
 
     dispatch_ns: float | None = None
+    """One bytecode instruction's dispatch (``dispatch`` probe)."""
     boxing_ns: float | None = None
+    """Creating and freeing one float object (``boxing`` probe)."""
     load_ns: float | None = None
+    """A list element read beyond its dispatch (``container_access`` probe)."""
     store_ns: float | None = None
+    """A list element write beyond its dispatch (``container_access`` detail)."""
     array_load_ns: float | None = None
     """A read from an ``array.array`` beyond its dispatch, the float it creates included."""
     array_store_ns: float | None = None

@@ -18,10 +18,10 @@ from overhead_tui.commands.run import refuse_run_files
 from overhead_tui.commands.sweep import (
     PointProgress,
     add_budgeted_options,
+    add_points_option,
     add_swept_scenarios,
     drive,
     exit_status,
-    parse_sizes,
     point_settings,
     show_in_app,
     swept_scenarios,
@@ -74,11 +74,11 @@ def add_options(parser: argparse.ArgumentParser) -> None:
         help="columns of B and C (default: K, or from "
         "the cache sizes: B ≥ 2× the last-level cache)",
     )
-    parser.add_argument(
+    add_points_option(
+        parser,
         "--batches",
-        type=parse_sizes,
-        metavar="M,M,...",
-        help="batches m, comma-separated (default: 1, 2, 4, ... up to N, and N)",
+        "M",
+        "batches m, comma-separated (default: 1, 2, 4, ... up to N, and N)",
     )
     add_export_options(
         parser,

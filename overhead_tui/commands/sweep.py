@@ -73,12 +73,12 @@ DESCRIPTION = (
 def add_options(parser: argparse.ArgumentParser) -> None:
     """The options of ``sweep``."""
     add_swept_scenarios(parser, DEFAULT_SCENARIOS)
-    parser.add_argument(
+    add_points_option(
+        parser,
         "--sizes",
-        type=parse_sizes,
-        default=DEFAULT_SIZES,
-        metavar="N,N,...",
-        help=f"matrix orders, comma-separated (default: {','.join(map(str, DEFAULT_SIZES))})",
+        "N",
+        f"matrix orders, comma-separated (default: {','.join(map(str, DEFAULT_SIZES))})",
+        DEFAULT_SIZES,
     )
     add_budgeted_options(parser, DEFAULT_BUDGET_S, SWEEP_REPEATS, SWEEP_MIN_SAMPLE_S, "Sweep")
 
@@ -86,6 +86,20 @@ def add_options(parser: argparse.ArgumentParser) -> None:
 def add_swept_scenarios(parser: argparse.ArgumentParser, defaults: tuple[str, ...]) -> None:
     """``--scenario``, repeatable: the scenarios a sweep runs (default: ``defaults``)."""
     add_scenario_choice(parser, f"sweep this scenario (repeatable; default: {', '.join(defaults)})")
+
+
+def add_points_option(
+    parser: argparse.ArgumentParser,
+    flag: str,
+    letter: str,
+    help: str,
+    default: tuple[int, ...] | None = None,
+) -> None:
+    """The option naming a budgeted sweep's points (``--sizes`` n, ``--batches`` m): whole
+    numbers ≥ 1, comma-separated (``parse_sizes``)."""
+    parser.add_argument(
+        flag, type=parse_sizes, default=default, metavar=f"{letter},{letter},...", help=help
+    )
 
 
 def add_budgeted_options(

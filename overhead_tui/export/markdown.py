@@ -50,6 +50,15 @@ def _environment_line(summary: RunSummary) -> list[str]:
     return [f"- **Environment** (steers BLAS, OpenMP, numba, MKL): {text}"]
 
 
+def section(title: str, header: str) -> list[str]:
+    """A section's ``##`` heading and its table's header and rule, from ``header``'s columns
+    (``a | b: | c``); a column named ``NAME:`` is right-aligned (numbers)."""
+    columns = header.split(" | ")
+    names = [c.removesuffix(":") for c in columns]
+    rule = ["---:" if c.endswith(":") else "---" for c in columns]
+    return [f"## {title}", "", "| " + " | ".join(names) + " |", "|" + "|".join(rule) + "|"]
+
+
 class MarkdownExporter(Exporter):
     """Machine, settings, the ladder table, and notes on unstable, invalid and failed rungs."""
 
@@ -217,12 +226,10 @@ class MarkdownExporter(Exporter):
     def _probes(summary: RunSummary) -> list[str]:
         if not summary.probes:
             return []
-        lines = [
-            "## Probes (unit costs)",
-            "",
-            "| probe | value | interval (processes) | unit | run-to-run spread |",
-            "|---|---:|---:|---|---:|",
-        ]
+        lines = section(
+            "Probes (unit costs)",
+            "probe | value: | interval (processes): | unit | run-to-run spread:",
+        )
         for name, p in sorted(summary.probes.items()):
             value = fmt_number(p.value) if p.value is not None else "failed"
             if p.value is not None and p.value <= 0:
@@ -289,12 +296,9 @@ class MarkdownExporter(Exporter):
         rows = [r for r in summary.scenarios if r.breakdown and r.breakdown.agreement]
         if not rows:
             return []
-        lines = [
-            "## Model and perf side by side",
-            "",
-            "| scenario | layer | model | perf | verdict |",
-            "|---|---|---:|---:|---|",
-        ]
+        lines = section(
+            "Model and perf side by side", "scenario | layer | model: | perf: | verdict"
+        )
         for r in rows:
             assert r.breakdown is not None and r.breakdown.agreement
             for layer, e in r.breakdown.agreement.layers.items():
@@ -314,8 +318,7 @@ class MarkdownExporter(Exporter):
         rows = [r for r in summary.scenarios if r.profile and r.profile.backends]
         if not rows:
             return []
-        lines = ["## Profilers", "", "| scenario | profiler | status | under the profiler |"]
-        lines.append("|---|---|---|---|")
+        lines = section("Profilers", "scenario | profiler | status | under the profiler")
         notes = []
         for r in rows:
             for name, part in r.profile.backends.items():  # type: ignore[union-attr]
@@ -337,12 +340,10 @@ class MarkdownExporter(Exporter):
     def _waterfall(summary: RunSummary) -> list[str]:
         if not summary.waterfall:
             return []
-        lines = [
-            "## Waterfall (time per flop saved, credited from each layer's measured change)",
-            "",
-            "| from | to | speedup | cumulative | credited to (ns/flop) | declared | noise |",
-            "|---|---|---:|---:|---|---|---|",
-        ]
+        lines = section(
+            "Waterfall (time per flop saved, credited from each layer's measured change)",
+            "from | to | speedup: | cumulative: | credited to (ns/flop) | declared | noise",
+        )
         total = 1.0
         for step in summary.waterfall:
             total *= step.speedup

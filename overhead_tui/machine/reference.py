@@ -31,10 +31,15 @@ class ReferenceMachine:
     """Where the figures come from (a datasheet)."""
     note: str | None = None
     fp64_gflops: float | None = None
+    """Published float64 peak of the whole machine (GFLOP/s)."""
     fp32_gflops: float | None = None
+    """Published float32 peak (GFLOP/s)."""
     fp16_tensor_gflops: float | None = None
+    """A GPU's published FP16 tensor-core peak (GFLOP/s)."""
     fp16_amx_gflops: float | None = None
+    """A CPU's published FP16/BF16 matrix-engine peak (AMX, GFLOP/s)."""
     bandwidth_gbs: float | None = None
+    """Published memory bandwidth (GB/s)."""
     cores: float | None = None
     """Cores the peak figures count (a CPU's), for :meth:`per_core_per_cycle`."""
     clock_ghz: float | None = None

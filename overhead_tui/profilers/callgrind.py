@@ -19,16 +19,14 @@ from __future__ import annotations
 
 import re
 import shutil
-import tempfile
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Any
 
-from overhead_tui.engine.spawn import Cancel, run_command, worker_command, worker_env
+from overhead_tui.engine.spawn import Cancel, worker_command, worker_env
 from overhead_tui.profilers.capabilities import BackendJob, Capability, tool_version
 from overhead_tui.profilers.layermap import classify, compiled_layer, library_name
-from overhead_tui.profilers.outcome import output_text
+from overhead_tui.profilers.outcome import run_writing
 from overhead_tui.summary.profile import BackendResult, CallgrindResult, SymbolRow
 from overhead_tui.worker.protocol import Done, WorkerTask
 
@@ -142,22 +140,16 @@ def profile(
     cancel: Cancel | None = None,
 ) -> BackendResult:
     """Run one kernel call under callgrind and return the backend's profile part."""
-    with tempfile.TemporaryDirectory(prefix="overhead-callgrind-") as tmp:
-        out = Path(tmp) / "callgrind.out"
-        result = run_command(
-            [
-                valgrind,
-                "--tool=callgrind",
-                f"--callgrind-out-file={out}",
-                "--collect-atstart=no",
-                "--toggle-collect=starmap_next",
-                *worker_command(python, replace(task, mode="callgrind")),
-            ],
-            timeout_s,
-            {**worker_env(), **SINGLE_THREADED},
-            cancel,
-        )
-        text = output_text(out)
+    worker = worker_command(python, replace(task, mode="callgrind"))
+    flags = ["--tool=callgrind", "--collect-atstart=no", "--toggle-collect=starmap_next"]
+    result, text = run_writing(
+        "callgrind",
+        "callgrind.out",
+        lambda out: [valgrind, *flags, f"--callgrind-out-file={out}", *worker],
+        timeout_s,
+        {**worker_env(), **SINGLE_THREADED},
+        cancel,
+    )
     if result.timed_out:
         return BackendResult(
             "failed",

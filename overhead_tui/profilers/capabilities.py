@@ -25,11 +25,17 @@ class Capability:
     """A backend's availability: ``ok``, its version, or the reason and the fix."""
 
     name: str
+    """The backend's registry name (``py-spy``, ``perf``, ``scalene``, ``callgrind``)."""
     ok: bool
+    """It can profile a worker here."""
     version: str | None = None
+    """What its ``--version`` printed."""
     reason: str | None = None
+    """Why it cannot run here (``ok`` False)."""
     fix: str | None = None
+    """A command or step that would make it run."""
     path: str | None = None
+    """The executable found (or how it is run, ``python -m scalene``)."""
 
 
 @dataclass(frozen=True)

@@ -4,9 +4,11 @@ profiler wrote."""
 
 from __future__ import annotations
 
+import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
-from overhead_tui.engine.spawn import CommandResult
+from overhead_tui.engine.spawn import Cancel, CommandResult, run_command
 from overhead_tui.worker.protocol import Message, Profiled
 
 
@@ -35,3 +37,20 @@ def run_failure(
 def output_text(path: Path) -> str:
     """The text a profiler wrote to ``path`` ("" when it wrote nothing)."""
     return path.read_text(encoding="utf-8", errors="replace") if path.exists() else ""
+
+
+def run_writing(
+    profiler: str,
+    output: str,
+    argv: Callable[[Path], list[str]],
+    timeout_s: float,
+    env: dict[str, str],
+    cancel: Cancel | None,
+) -> tuple[CommandResult, str]:
+    """Run the command ``argv(path)`` of a profiler that writes its output to ``path`` (a
+    file named ``output`` in a temporary folder of its own, removed afterwards); its result
+    and the text it wrote ("" when none)."""
+    with tempfile.TemporaryDirectory(prefix=f"overhead-{profiler}-") as tmp:
+        path = Path(tmp) / output
+        result = run_command(argv(path), timeout_s, env, cancel)
+        return result, output_text(path)

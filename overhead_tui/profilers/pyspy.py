@@ -9,11 +9,9 @@ the worker's ``profile_loop`` frame: imports, set-up and JIT compilation are lef
 from __future__ import annotations
 
 import re
-import tempfile
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from overhead_tui.engine.spawn import Cancel, run_command, worker_command, worker_env
+from overhead_tui.engine.spawn import Cancel, worker_command, worker_env
 from overhead_tui.profilers.capabilities import (
     BackendJob,
     Capability,
@@ -22,7 +20,7 @@ from overhead_tui.profilers.capabilities import (
     tool_version,
 )
 from overhead_tui.profilers.layermap import library_name
-from overhead_tui.profilers.outcome import output_text, profiled_per_call_s, run_failure
+from overhead_tui.profilers.outcome import profiled_per_call_s, run_failure, run_writing
 from overhead_tui.summary.codec import IN_MEMORY
 from overhead_tui.summary.profile import BackendResult, FrameRow, PyspyResult
 from overhead_tui.worker.protocol import WorkerTask
@@ -145,27 +143,16 @@ def profile(
     pyspy: str, python: str, task: WorkerTask, timeout_s: float, cancel: Cancel | None = None
 ) -> BackendResult:
     """Run the worker under ``py-spy record --native`` and return the backend's profile part."""
-    with tempfile.TemporaryDirectory(prefix="overhead-pyspy-") as tmp:
-        out = Path(tmp) / "stacks.txt"
-        result = run_command(
-            [
-                pyspy,
-                "record",
-                "--native",
-                "-r",
-                str(RATE_HZ),
-                "-f",
-                "raw",
-                "-o",
-                str(out),
-                "--",
-                *worker_command(python, task),
-            ],
-            timeout_s,
-            worker_env(),
-            cancel,
-        )
-        text = output_text(out)
+    worker = worker_command(python, task)
+    flags = ["record", "--native", "-r", str(RATE_HZ), "-f", "raw"]
+    result, text = run_writing(
+        "pyspy",
+        "stacks.txt",
+        lambda out: [pyspy, *flags, "-o", str(out), "--", *worker],
+        timeout_s,
+        worker_env(),
+        cancel,
+    )
     if failure := run_failure(result, "py-spy"):
         return BackendResult("failed", reason=failure)
     stacks = kernel_stacks(parse_collapsed(text))

@@ -87,7 +87,9 @@ class CompiledQuantities:
     multiply-add unless named otherwise; each with its method in :attr:`methods`."""
 
     instructions_per_fma: float | None = None
+    """Instructions of its hot loop per multiply-add (read from its own code)."""
     fp_instructions_per_fma: float | None = None
+    """Of those, the floating-point arithmetic ones."""
     l1_bytes_per_fma: float | None = None
     """Bytes its loads and stores move to and from L1 (memory operands × operand width)."""
     vector_width_bits: int | None = None

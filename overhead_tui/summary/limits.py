@@ -71,7 +71,9 @@ class PrecisionPeak:
     unit: str
     """``FLOP`` or ``OP`` (an int8 multiply or add)."""
     one_core: float | None = None
+    """The family's rate on one core (GFLOP/s or GOP/s)."""
     all_cores: float | None = None
+    """Its rate on every core the run may use (GFLOP/s or GOP/s)."""
     per_cycle: float | None = None
     """Operations per cycle of one core, at the clock under FMA load where measured."""
     expected_per_cycle: float | None = None

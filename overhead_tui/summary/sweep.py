@@ -29,6 +29,7 @@ class BudgetedPoint:
     gflops: float | None = None
     """GFLOP/s."""
     error: str | None = None
+    """Why the point has no speed (its status's reason), else None."""
     wall_s: float | None = None
     """Wall time of the point's whole worker run (s)."""
     warnings: list[str] = field(default_factory=list)
