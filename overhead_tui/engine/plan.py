@@ -17,6 +17,7 @@ from overhead_tui.machine.host import (
 )
 from overhead_tui.plugins.scenarios import ScenarioSpec
 from overhead_tui.summary.records import RunSummary, Settings, created_now, tool_stamp
+from overhead_tui.worker.protocol import WorkerTask, worker_task
 
 
 def size_for(spec: ScenarioSpec, settings: Settings) -> int:
@@ -127,24 +128,45 @@ def worker_repeats(spec: ScenarioSpec, settings: Settings) -> list[int]:
 
 
 @dataclass(frozen=True)
-class WorkerPlan:
-    """One worker process of a rung: the samples it takes and whether it counts events."""
-
-    repeats: int
-    count: bool
-
-
-@dataclass(frozen=True)
 class RungPlan:
     """What the runner executes for one rung, decided before it starts: its order ``n`` and
-    its worker processes in order (:func:`worker_repeats`; the first alone counts events)."""
+    the tasks of its worker processes in order (:func:`worker_repeats`; the first alone
+    counts events), or why it does not run here (``skip``, then no workers)."""
 
     name: str
     n: int
-    workers: tuple[WorkerPlan, ...]
+    workers: tuple[WorkerTask, ...]
+    skip: str | None = None
 
 
 def rung_plan(spec: ScenarioSpec, settings: Settings, n: int) -> RungPlan:
     """The plan of ``spec``'s rung at order ``n`` under ``settings``."""
-    shares = worker_repeats(spec, settings)
-    return RungPlan(spec.name, n, tuple(WorkerPlan(r, count=i == 0) for i, r in enumerate(shares)))
+    if settings.dtype not in spec.dtypes:
+        why = f"does not support {settings.dtype} (supports {', '.join(spec.dtypes)})"
+        return RungPlan(spec.name, n, (), skip=why)
+    rectangular = is_rectangular(settings, n)  # A (m×k)·B (k×n); opcode counts assume n³
+    if rectangular and not spec.shapes:
+        why = (
+            f"does not support non-square shapes (m={settings.m or n}, k={settings.k or n}, "
+            f"n={n}): it does not declare SHAPES = True"
+        )
+        return RungPlan(spec.name, n, (), skip=why)
+    tasks = (
+        worker_task(
+            "run",
+            spec,
+            n=n,
+            dtype=settings.dtype,
+            seed=settings.seed,
+            repeats=repeats,
+            min_sample_s=settings.min_sample_s,
+            max_size=spec.max_size,
+            # like with like: the interpreter's speed of the moment, in the rung's own worker
+            reference_dispatch=compared_with_probes(spec, settings),
+            m=settings.m if rectangular else None,
+            k=settings.k if rectangular else None,
+            count=index == 0 and not rectangular,
+        )
+        for index, repeats in enumerate(worker_repeats(spec, settings))
+    )
+    return RungPlan(spec.name, n, tuple(tasks))

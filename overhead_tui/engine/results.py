@@ -1,13 +1,16 @@
-"""Turn a worker's event stream and exit status into a :class:`ScenarioResult`.
+"""Turn a rung's worker messages and how its workers ended into its :class:`ScenarioResult`.
 
-Pure functions, no processes: the runner feeds them what it read, tests feed them recorded
-events.
+:func:`rung_result` is the fold: the planned result, every message of every worker in
+order (:func:`apply_message`), then the last worker's ending (:func:`finish`).  Pure, no
+processes: the runner feeds it what it read, tests feed it recorded messages.
 """
 
 from __future__ import annotations
 
+import copy
 import signal
-from dataclasses import fields
+from collections.abc import Sequence
+from dataclasses import dataclass, fields
 
 from overhead_tui.engine.stats import describe, stability_warnings
 from overhead_tui.plugins.scenarios import ScenarioSpec
@@ -61,8 +64,56 @@ def new_result(
     )
 
 
+@dataclass(frozen=True)
+class WorkerEnding:
+    """One of a rung's worker processes as the runner saw it end."""
+
+    messages: tuple[Message, ...]
+    """Its messages in order (with the runner's own ``error`` for a wrong interpreter)."""
+    returncode: int | None
+    """Its exit code (negative: killed by that signal; None: it never started)."""
+    timed_out: bool
+    """It outlived the timeout and its process group was killed."""
+    stderr_tail: str
+    """The end of its stderr log (a crash's detail)."""
+
+
+def rung_result(
+    planned: ScenarioResult,
+    workers: Sequence[WorkerEnding],
+    processes_planned: int,
+    repeats: int,
+    timeout_s: float,
+    cancelled: bool = False,
+) -> ScenarioResult:
+    """The result of a rung's plan: a new result folded from ``planned`` (left unchanged;
+    it carries what the runner measured around the workers: ``wall_s``, ``steal_fraction``,
+    ``other_cpu_fraction``, ``observer_*``), every message of its ``workers`` in order, and
+    the last worker's ending.  Samples are pooled over the workers; how the last one ended
+    decides the status; a rung cut short by a cancel (``cancelled``) has fewer samples than
+    ``repeats`` and is no result.  No worker (cancelled before it started): skipped."""
+    result = copy.deepcopy(planned)
+    if not workers:
+        result.status, result.error = "skipped", "cancelled before it ran"
+        return result
+    result.error = None
+    for worker in workers:
+        for message in worker.messages:
+            apply_message(result, message)
+    result.worker_processes = len(workers) if processes_planned > 1 else None
+    last = workers[-1]
+    finish(
+        result, list(last.messages), last.returncode, last.timed_out, timeout_s, last.stderr_tail
+    )
+    short = len(result.samples_s) < repeats
+    if cancelled and (result.status != "ok" or short):
+        result.status, result.error = "skipped", "cancelled while running"
+        result.clear_speed()
+    return result
+
+
 def apply_message(result: ScenarioResult, message: Message) -> None:
-    """Record one worker message on ``result``."""
+    """Record one worker message on ``result`` (a step of :func:`rung_result`)."""
     match message:
         case Compiled():
             result.first_call_s = message.first_call_s

@@ -1,4 +1,6 @@
-"""The runner: one worker subprocess per scenario, events in, results out, nothing lost.
+"""The runner: it executes each rung's plan (``engine.plan.rung_plan``: its worker tasks),
+yields events to the views, and folds the workers' messages into the rung's result
+(``engine.results.rung_result``); nothing lost.
 
 A rung carrying ``interpreter_dispatch`` runs in ``plan.EVAL_LOOP_PROCESSES`` workers one
 after the other when the probes run, its samples shared among them and pooled
@@ -7,7 +9,7 @@ after the other when the probes run, its samples shared among them and pooled
 Each scenario runs in ``python -m overhead_tui.worker.main`` started with fork+exec in a new
 session (its own process group), so a hang is ended by killing the whole group, a crash kills
 only that worker, and a terminal Ctrl-C reaches only the parent, which then stops the worker.
-Every worker event is appended to the run's ``log.jsonl`` as it arrives, and ``summary.json``
+Every worker message is appended to the run's ``log.jsonl`` as it arrives, and ``summary.json``
 is rewritten atomically after every scenario.
 """
 
@@ -16,7 +18,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable, Generator, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO
 
@@ -30,14 +32,16 @@ from overhead_tui.engine.events import (
     ScenarioStarted,
 )
 from overhead_tui.engine.plan import (
-    compared_with_probes,
-    is_rectangular,
     planned_summary,
     run_order,
     rung_plan,
 )
 from overhead_tui.engine.probe_runs import load_run_probes
-from overhead_tui.engine.results import apply_message, finish, merge_environment
+from overhead_tui.engine.results import (
+    WorkerEnding,
+    merge_environment,
+    rung_result,
+)
 from overhead_tui.engine.run_log import (
     WORKER_END_LINES,
     append_outcome,
@@ -54,7 +58,12 @@ from overhead_tui.engine.spawn import (
     worker_env,
 )
 from overhead_tui.machine.cpu import read_cpu_model
-from overhead_tui.machine.host import other_cpu_fraction, read_cpu_times, steal_fraction
+from overhead_tui.machine.host import (
+    CpuTimes,
+    other_cpu_fraction,
+    read_cpu_times,
+    steal_fraction,
+)
 from overhead_tui.plugins.scenarios import ScenarioSpec
 from overhead_tui.summary.records import ScenarioResult, Settings
 from overhead_tui.worker.observer import TimedWindow, own_cpu_s
@@ -69,7 +78,6 @@ from overhead_tui.worker.protocol import (
     TimingStarted,
     Validated,
     WorkerTask,
-    worker_task,
 )
 
 EXIT_GRACE_S = 5.0
@@ -79,9 +87,10 @@ STDERR_TAIL_BYTES = 4096
 """How much of a worker's stderr log is kept for a crash message (bytes)."""
 
 
-@dataclass
-class _WorkerOutcome:
-    messages: list[Message]
+@dataclass(frozen=True)
+class _Exit:
+    """How a worker's process ended (after its last message)."""
+
     returncode: int | None
     timed_out: bool
     stderr_tail: str
@@ -141,12 +150,13 @@ class Runner(Cancellable):
             try:
                 pairs = list(zip(self.specs, self.summary.scenarios, strict=True))
                 for index, position in enumerate(run_order(self.specs)):
-                    spec, result = pairs[position]
+                    spec, planned = pairs[position]
                     if self.cancelled:
-                        result.error = "cancelled before it ran"
+                        planned.error = "cancelled before it ran"
                         continue
                     yield ScenarioStarted(spec.name, index, total)
-                    yield from self._run_one(spec, result, log)
+                    result = yield from self._run_one(spec, planned, log)
+                    self.summary.scenarios[position] = result
                     self._derive()
                     self.summary.save(self.run_dir / "summary.json")
                     yield ScenarioFinished(result, index, total)
@@ -169,73 +179,58 @@ class Runner(Cancellable):
         if probes is not None:
             self.summary.probes = probes
 
-    def _run_one(self, spec: ScenarioSpec, result: ScenarioResult, log: IO[str]) -> Iterator[Event]:
-        if self.settings.dtype not in spec.dtypes:
-            supported = ", ".join(spec.dtypes)
-            result.error = f"does not support {self.settings.dtype} (supports {supported})"
-            log_line(log, "skipped", name=spec.name, reason=result.error)
-            return
-        if is_rectangular(self.settings, result.n) and not spec.shapes:
-            result.error = (
-                f"does not support non-square shapes (m={result.m or result.n}, "
-                f"k={result.k or result.n}, n={result.n}): it does not declare SHAPES = True"
-            )
-            log_line(log, "skipped", name=spec.name, reason=result.error)
-            return
-        result.error = None
+    def _run_one(
+        self, spec: ScenarioSpec, planned: ScenarioResult, log: IO[str]
+    ) -> Generator[ScenarioProgress, None, ScenarioResult]:
+        """Execute ``spec``'s plan (:func:`rung_plan`) and return its result, folded from its
+        workers' messages (:func:`rung_result`); ``planned`` stays as it was."""
+        plan = rung_plan(spec, self.settings, planned.n)
+        if plan.skip is not None:
+            log_line(log, "skipped", name=spec.name, reason=plan.skip)
+            return replace(planned, error=plan.skip)
         before = read_cpu_times()
         observer_before = own_cpu_s()
         began = self.clock()
-        events: list[Message] = []
         window = TimedWindow()
-        outcome: _WorkerOutcome | None = None
-        plan = rung_plan(spec, self.settings, result.n)
-        for index, planned in enumerate(plan.workers):
-            first = index == 0
-            if not first and (self.cancelled or not _finished_well(outcome, result)):
+        workers: list[WorkerEnding] = []
+        for index, task in enumerate(plan.workers):
+            if index > 0 and (self.cancelled or not _finished_well(workers)):
                 break
-            worker = self._worker_task(spec, plan.n, planned.repeats, count=planned.count)
-            last = yield from self._run_worker(spec, worker, first, result, log, events, window)
-            outcome = last or outcome
-            if last is not None:
-                result.worker_processes = index + 1 if len(plan.workers) > 1 else None
-        if outcome is None:  # cancelled before its worker could start
-            result.status, result.error = "skipped", "cancelled before it ran"
-            log_line(log, "result", name=spec.name, status=result.status)
-            return
-        result.wall_s = self.clock() - began
+            ending = yield from self._run_worker(spec, task, workers, log, window)
+            if ending is not None:
+                workers.append(ending)
+        messages = [m for w in workers for m in w.messages]
         after = read_cpu_times()
-        observer_life_s = own_cpu_s() - observer_before
-        result.steal_fraction = steal_fraction(before, after)
-        result.observer = self.observer
-        result.observer_cpu_s = window.observer_cpu_s
-        result.observer_fraction = window.observer_fraction
-        result.observer_switches = window.observer_switches
-        worker_cpu = [e.cpu_s for e in events if isinstance(e, Done)]
-        if worker_cpu and None not in worker_cpu:
-            # "other" excludes this process too: its share is judged on its own (observer_*)
-            cpu_s = sum(x for x in worker_cpu if x is not None) + observer_life_s
-            result.other_cpu_fraction = other_cpu_fraction(before, after, cpu_s)
+        measured = replace(
+            planned,
+            wall_s=self.clock() - began,
+            steal_fraction=steal_fraction(before, after),
+            other_cpu_fraction=self._other_cpu(messages, before, after, observer_before),
+            observer=self.observer,
+            observer_cpu_s=window.observer_cpu_s,
+            observer_fraction=window.observer_fraction,
+            observer_switches=window.observer_switches,
+        )
+        settings = self.settings
+        result = rung_result(
+            measured,
+            workers,
+            len(plan.workers),
+            settings.repeats,
+            settings.timeout_s,
+            self.cancelled,
+        )
+        if not workers:  # cancelled before its worker could start
+            log_line(log, "result", name=spec.name, status=result.status)
+            return result
         self._environment_seen = merge_environment(
-            self.summary.machine, events, self._environment_seen, spec.dense_kernel, spec.name
+            self.summary.machine, messages, self._environment_seen, spec.dense_kernel, spec.name
         )
-        finish(
-            result,
-            outcome.messages,  # the last worker's: how it ended decides (samples are pooled)
-            outcome.returncode,
-            outcome.timed_out,
-            self.settings.timeout_s,
-            outcome.stderr_tail,
-        )
-        # a rung cut short between its workers has fewer samples than planned: not a result
-        short = len(result.samples_s) < self.settings.repeats
-        stopped = self.cancelled and (result.status != "ok" or short)
-        if stopped:
-            result.status, result.error = "skipped", "cancelled while running"
-            result.clear_speed()
+        last = workers[-1]
+        stopped = result.error == "cancelled while running"
         log_path = self.run_dir / "logs" / f"{spec.name}.stderr.txt"
         append_outcome(
-            log_path, outcome_line(result.status, outcome.returncode, outcome.timed_out, stopped)
+            log_path, outcome_line(result.status, last.returncode, last.timed_out, stopped)
         )
         log_line(
             log,
@@ -245,38 +240,54 @@ class Runner(Cancellable):
             error=result.error,
             median_s=result.median_s,
         )
+        return result
+
+    @staticmethod
+    def _other_cpu(
+        messages: list[Message],
+        before: CpuTimes | None,
+        after: CpuTimes | None,
+        observer_before: float,
+    ) -> float | None:
+        """The share of all CPUs other processes used while the rung ran: everything but its
+        workers' CPU (their ``done``) and this process's own (judged on its own, observer_*)."""
+        worker_cpu = [m.cpu_s for m in messages if isinstance(m, Done)]
+        if not worker_cpu or None in worker_cpu:
+            return None
+        cpu_s = sum(x for x in worker_cpu if x is not None) + own_cpu_s() - observer_before
+        return other_cpu_fraction(before, after, cpu_s)
 
     def _run_worker(
         self,
         spec: ScenarioSpec,
-        worker: WorkerTask,
-        first: bool,
-        result: ScenarioResult,
+        task: WorkerTask,
+        earlier: list[WorkerEnding],
         log: IO[str],
-        events: list[Message],
         window: TimedWindow,
-    ) -> Generator[ScenarioProgress, None, _WorkerOutcome | None]:
-        """Run one of ``spec``'s workers (``first``: the rung's first), recording its messages
-        on ``result`` and ``events``; returns its outcome (None when cancelled before it
+    ) -> Generator[ScenarioProgress, None, WorkerEnding | None]:
+        """Run one of ``spec``'s workers (after its ``earlier`` ones), logging its messages
+        and naming the phases they start; its ending (None when cancelled before it
         started)."""
-        start = len(events)
-        for item in self._spawn(spec, worker, append=not first):
-            if isinstance(item, _WorkerOutcome):
+        first = not earlier
+        done = sum(isinstance(m, Sample) for w in earlier for m in w.messages)
+        messages: list[Message] = []
+        for item in self._spawn(spec, task, append=not first):
+            if isinstance(item, _Exit):
                 window.see("timing_ended", self.clock())  # a worker that died in its window
-                item.messages = events[start:]  # with the runner's own (a wrong interpreter)
-                return item
+                return WorkerEnding(
+                    tuple(messages), item.returncode, item.timed_out, item.stderr_tail
+                )
             window.see(item.kind, self.clock())
             log_message(log, item, spec.name)
-            events.append(item)
-            apply_message(result, item)
+            messages.append(item)
+            done += isinstance(item, Sample)
             wrong = self._wrong_interpreter(item)
             if wrong is not None:  # the requested interpreter is not the one running
                 error = Error(cause="interpreter", message=wrong)
                 log_message(log, error, spec.name)
-                events.append(error)
-                apply_message(result, error)
+                messages.append(error)
                 self._stop_worker()
-            progress = self._progress(spec.name, item, window.open, len(result.samples_s), first)
+            progress = self._progress(spec.name, item, window.open, done, first)
             if progress is not None:
                 yield progress
         return None
@@ -326,30 +337,9 @@ class Runner(Cancellable):
                 return ScenarioProgress(name, "counting", done, repeats)
         return None
 
-    def _worker_task(self, spec: ScenarioSpec, n: int, repeats: int, count: bool) -> WorkerTask:
-        """What one of ``spec``'s workers runs: the settings at order ``n``, ``repeats``
-        samples, counting events when ``count`` (and the product is square)."""
-        settings = self.settings
-        rectangular = is_rectangular(settings, n)  # A (m×k)·B (k×n); opcode counts assume n³
-        return worker_task(
-            "run",
-            spec,
-            n=n,
-            dtype=settings.dtype,
-            seed=settings.seed,
-            repeats=repeats,
-            min_sample_s=settings.min_sample_s,
-            max_size=spec.max_size,
-            # like with like: the interpreter's speed of the moment, in the rung's own worker
-            reference_dispatch=compared_with_probes(spec, settings),
-            m=settings.m if rectangular else None,
-            k=settings.k if rectangular else None,
-            count=count and not rectangular,
-        )
-
     def _spawn(
         self, spec: ScenarioSpec, worker: WorkerTask, append: bool = False
-    ) -> Iterator[Message | _WorkerOutcome]:
+    ) -> Iterator[Message | _Exit]:
         python = self.settings.python or sys.executable
         stderr_path = self.run_dir / "logs" / f"{spec.name}.stderr.txt"
         with open(stderr_path, "ab" if append else "wb") as stderr_file:
@@ -371,9 +361,7 @@ class Runner(Cancellable):
                     ended = child.finish(EXIT_GRACE_S)
                 finally:
                     self._child = None
-        yield _WorkerOutcome(
-            ended.messages, ended.returncode, ended.timed_out, self._stderr_tail(spec)
-        )
+        yield _Exit(ended.returncode, ended.timed_out, self._stderr_tail(spec))
 
     def _stderr_tail(self, spec: ScenarioSpec) -> str:
         path = self.run_dir / "logs" / f"{spec.name}.stderr.txt"
@@ -386,11 +374,14 @@ class Runner(Cancellable):
         return "\n".join(x for x in lines if not x.startswith(WORKER_END_LINES))
 
 
-def _finished_well(outcome: _WorkerOutcome | None, result: ScenarioResult) -> bool:
-    """True when a rung's last worker ended with its ``done`` and a valid result, so a further
-    worker may add samples."""
-    if outcome is None or outcome.timed_out or result.status == "invalid":
+def _finished_well(workers: list[WorkerEnding]) -> bool:
+    """True when a rung's last worker ended with its ``done`` and no worker's result was
+    wrong, so a further worker may add samples."""
+    last = workers[-1] if workers else None
+    if last is None or last.timed_out:
         return False
-    return any(isinstance(e, Done) for e in outcome.messages) and not any(
-        isinstance(e, Error) for e in outcome.messages
+    if any(isinstance(m, Validated) and not m.ok for w in workers for m in w.messages):
+        return False
+    return any(isinstance(m, Done) for m in last.messages) and not any(
+        isinstance(m, Error) for m in last.messages
     )

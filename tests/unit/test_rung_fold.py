@@ -1,0 +1,74 @@
+"""A rung's plan is data (``rung_plan``) and its result a pure fold of its workers' messages
+(``rung_result``): the runner only executes the one and feeds the other."""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import replace
+
+import pytest
+
+from overhead_tui.engine.plan import rung_plan
+from overhead_tui.engine.results import WorkerEnding, new_result, rung_result
+from overhead_tui.plugins.scenarios import discover
+from overhead_tui.summary.records import Settings
+from overhead_tui.worker.protocol import from_dict
+
+from .test_results import GOOD
+
+
+def _spec(name):
+    return next(s for s in discover() if s.name == name)
+
+
+def _worker(values, returncode=0, timed_out=False, done=True):
+    lines = [line for line in GOOD if line["kind"] not in ("sample", "done")]
+    lines += [{"kind": "sample", "index": i, "value_s": v} for i, v in enumerate(values)]
+    lines += [{"kind": "done", "blas": {"threads": 1}}] if done else []
+    return WorkerEnding(tuple(from_dict(x) for x in lines), returncode, timed_out, "")
+
+
+def _fold(workers, cancelled=False, repeats=6, planned=None):
+    planned = planned or new_result(_spec("python_naive"), 10, "float64")
+    planned = replace(planned, wall_s=2.0, steal_fraction=0.0)  # the runner's measurements
+    return rung_result(planned, workers, 3, repeats, 5.0, cancelled)
+
+
+def test_the_fold_pools_samples_and_leaves_the_planned_result_alone():
+    planned = replace(new_result(_spec("python_naive"), 10, "float64"), wall_s=2.0)
+    before = copy.deepcopy(planned)
+    result = _fold([_worker([0.1, 0.1]), _worker([0.3, 0.3]), _worker([0.2, 0.2])], planned=planned)
+    assert planned == before and result is not planned
+    assert result.status == "ok" and result.samples_s == [0.1, 0.1, 0.3, 0.3, 0.2, 0.2]
+    assert result.median_s == pytest.approx(0.2) and result.worker_processes == 3
+    assert result.wall_s == 2.0 and result.steal_fraction == 0.0
+
+
+def test_the_last_worker_decides_how_the_rung_ended():
+    result = _fold([_worker([0.1, 0.1]), _worker([0.1], returncode=-9, done=False)])
+    assert result.status == "crashed" and "SIGKILL" in (result.error or "")
+    assert result.median_s is None and result.gflops is None
+
+
+def test_a_rung_cut_short_by_a_cancel_is_no_result():
+    result = _fold([_worker([0.1, 0.1])], cancelled=True)
+    assert (result.status, result.error) == ("skipped", "cancelled while running")
+    assert result.gflops is None
+    never = _fold([], cancelled=True)
+    assert (never.status, never.error) == ("skipped", "cancelled before it ran")
+
+
+def test_a_plan_lists_its_worker_tasks_or_why_it_does_not_run():
+    naive = _spec("python_naive")
+    plan = rung_plan(naive, Settings(repeats=7), 16)
+    assert [t.repeats for t in plan.workers] == [3, 2, 2] and plan.skip is None
+    assert [t.count for t in plan.workers] == [True, False, False]
+    assert {t.n for t in plan.workers} == {16} and all(t.mode == "run" for t in plan.workers)
+    assert all(t.reference_dispatch for t in plan.workers)  # compared with the probes
+    skipped = rung_plan(naive, Settings(dtype="int8"), 16)
+    assert skipped.workers == () and "does not support int8" in (skipped.skip or "")
+    assert not naive.shapes
+    assert "non-square" in (rung_plan(naive, Settings(m=4, k=8), 16).skip or "")
+    blas = rung_plan(_spec("numpy_matmul"), Settings(m=4, k=8, repeats=5), 16)
+    (task,) = blas.workers  # one worker: not compared with the eval-loop probes
+    assert (task.m, task.k, task.n, task.count) == (4, 8, 16, False)  # no counts off n³
