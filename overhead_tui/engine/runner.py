@@ -51,8 +51,8 @@ from overhead_tui.engine.run_log import (
 )
 from overhead_tui.engine.spawn import (
     Cancel,
-    Cancellable,
     Child,
+    RunControl,
     same_interpreter,
     worker_command,
     worker_env,
@@ -96,7 +96,7 @@ class _Exit:
     stderr_tail: str
 
 
-class Runner(Cancellable):
+class Runner(RunControl):
     """Runs scenarios one after the other, each in its own worker process.
 
     Args:

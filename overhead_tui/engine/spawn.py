@@ -129,9 +129,9 @@ class Cancel:
             self._running.discard(process)
 
 
-class Cancellable:
-    """A run that another thread (or a signal handler) may stop: a ladder run, a sweep.  It
-    holds its :class:`Cancel` as ``cancellation``."""
+class RunControl:
+    """How another thread (or a signal handler) stops a ladder run or a sweep: ``cancel()``
+    and ``cancelled`` over the run's one :class:`Cancel`, its ``cancellation``."""
 
     cancellation: Cancel
 

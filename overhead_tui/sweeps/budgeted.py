@@ -23,7 +23,7 @@ from overhead_tui.engine.events import ProbeStarted, RunFinished, RunStarted, Sc
 from overhead_tui.engine.probe_runs import load_run_probes
 from overhead_tui.engine.run_log import log_line
 from overhead_tui.engine.runner import Runner
-from overhead_tui.engine.spawn import Cancel, Cancellable
+from overhead_tui.engine.spawn import Cancel, RunControl
 from overhead_tui.machine.cpu import read_cpu_model
 from overhead_tui.machine.host import describe_machine
 from overhead_tui.plugins.scenarios import ScenarioSpec
@@ -105,7 +105,7 @@ BudgetedEvent = (
 """What a budgeted sweep's ``events()`` yields, in this order per scenario."""
 
 
-class BudgetedSweep(Cancellable):
+class BudgetedSweep(RunControl):
     """Runs every scenario at every point (smallest first) within a budget.
 
     Args:
