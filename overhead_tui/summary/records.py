@@ -65,17 +65,11 @@ MAX_SUMMARY_BYTES = 200_000_000
 """Largest summary file :meth:`RunSummary.load` reads (bytes); a run's is usually under 1 MB."""
 
 
-@dataclass
-class BlasInfo:
-    """The BLAS library numpy uses in the worker, as reported by threadpoolctl."""
+@dataclass(frozen=True)
+class BlasInfo(measured.Blas):
+    """The BLAS library numpy uses in the workers (a worker's :class:`~overhead_tui.summary.
+    measured.Blas` report) and which worker reported it."""
 
-    library: str | None = None
-    """``internal_api`` of threadpoolctl, e.g. ``openblas`` or ``mkl``."""
-    version: str | None = None
-    architecture: str | None = None
-    """Kernel family the library selected at run time, e.g. ``Haswell`` or ``SkylakeX``."""
-    threads: int | None = None
-    """Size of the BLAS thread pool (threads)."""
     source: str | None = None
     """Which worker reported it: the dense kernel's (after its set-up) or, until that ran,
     numpy's default in the first worker (before set-up)."""

@@ -190,7 +190,7 @@ def test_a_different_python_and_dtype_are_listed():
     b.settings.python = "/opt/python3.12/bin/python3"
     b.settings.dtype = "float32"
     b.settings.size = 256
-    b.machine.blas.threads = 1
+    b.machine.blas = replace(b.machine.blas, threads=1)
     differences = compare_runs(a, b).differences
     assert differences == [
         SettingDifference("machine.python.version", "3.11.7", "3.12.8"),
@@ -209,7 +209,7 @@ def test_another_machine_is_listed():
     a, b = recorded_run(), recorded_run()
     b.machine.cpu_model = "Intel Xeon Platinum 8480+"
     b.machine.logical_cpus = b.machine.effective_cpus = 8
-    b.machine.blas.architecture = "SapphireRapids"
+    b.machine.blas = replace(b.machine.blas, architecture="SapphireRapids")
     fields = [d.field for d in compare_runs(a, b).differences]
     assert fields == [
         "machine.cpu_model",
