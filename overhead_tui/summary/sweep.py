@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, ClassVar, Self
 
+from overhead_tui.summary.vocabulary import Status
+
 
 @dataclass(frozen=True, kw_only=True)
 class BudgetedPoint:
@@ -22,7 +24,7 @@ class BudgetedPoint:
     keywords: each kind of point adds its own coordinate."""
 
     scenario: str
-    status: str
+    status: Status
     """The point's scenario status (``ok``, ``timeout``, ...)."""
     median_s: float | None = None
     """Median time per call (s)."""
