@@ -227,7 +227,9 @@ class Runner(RunControl):
             self.summary.machine, messages, self._environment_seen, spec.dense_kernel, spec.name
         )
         last = workers[-1]
-        stopped = result.error == "cancelled while running"
+        stopped = (
+            self.cancelled and result.status != "ok"
+        )  # rung_result's "cancelled while running"
         log_path = self.run_dir / "logs" / f"{spec.name}.stderr.txt"
         append_outcome(
             log_path, outcome_line(result.status, last.returncode, last.timed_out, stopped)

@@ -1,6 +1,6 @@
 """What a profiled worker run reported, shared by the backends: its time per call, why it
-failed (judged by the worker's own messages, not the profiler's exit), and the file the
-profiler wrote."""
+failed (judged by the worker's own messages, not the profiler's exit), and running one that
+writes its output to a file."""
 
 from __future__ import annotations
 
@@ -19,24 +19,19 @@ def profiled_per_call_s(result: CommandResult) -> float | None:
 
 
 def run_failure(
-    result: CommandResult, profiler: str, finished: type[Message] = Profiled
+    result: CommandResult, profiler: str, finished: type[Message] | None = Profiled
 ) -> str | None:
     """Why a worker run under ``profiler`` failed, or None: it timed out (the group was
     killed), the scenario reported an error, or the worker never sent ``finished`` (then the
-    last line of stderr says what happened)."""
+    last line of stderr says what happened; None: the profiler's own output decides)."""
     if result.timed_out:
         return f"timed out; {profiler} and the worker were killed"
     if result.worker_error:
         return f"the scenario failed: {result.worker_error}"
-    if result.message(finished) is None:
+    if finished is not None and result.message(finished) is None:
         tail = (result.stderr.strip().splitlines() or ["no output"])[-1]
         return f"the worker did not finish ({tail[:200]})"
     return None
-
-
-def output_text(path: Path) -> str:
-    """The text a profiler wrote to ``path`` ("" when it wrote nothing)."""
-    return path.read_text(encoding="utf-8", errors="replace") if path.exists() else ""
 
 
 def run_writing(
@@ -53,4 +48,5 @@ def run_writing(
     with tempfile.TemporaryDirectory(prefix=f"overhead-{profiler}-") as tmp:
         path = Path(tmp) / output
         result = run_command(argv(path), timeout_s, env, cancel)
-        return result, output_text(path)
+        text = path.read_text(encoding="utf-8", errors="replace") if path.exists() else ""
+        return result, text

@@ -94,8 +94,8 @@ def profile(
                 data = json.loads(out.read_text(encoding="utf-8")) if out.exists() else {}
             except (json.JSONDecodeError, UnicodeDecodeError):
                 data = {}
-        if result.timed_out or result.worker_error:
-            return BackendResult("failed", reason=run_failure(result, "Scalene"))
+        if failure := run_failure(result, "Scalene", finished=None):
+            return BackendResult("failed", reason=failure)
         lines = parse_profile(data, stem)
         if lines:
             return ScaleneResult(
