@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from overhead_tui.analysis.paper import compare, load_table
 from overhead_tui.analysis.roofline import roofline
 from overhead_tui.export.base import Exporter
@@ -20,6 +22,9 @@ from overhead_tui.present.format import (
     ladder_headers,
     ladder_row,
     machine_line,
+    markdown_table,
+    paper_row,
+    roofline_row,
     waterfall_credits,
     waterfall_declared,
 )
@@ -50,13 +55,18 @@ def _environment_line(summary: RunSummary) -> list[str]:
     return [f"- **Environment** (steers BLAS, OpenMP, numba, MKL): {text}"]
 
 
-def section(title: str, header: str) -> list[str]:
-    """A section's ``##`` heading and its table's header and rule, from ``header``'s columns
-    (``a | b: | c``); a column named ``NAME:`` is right-aligned (numbers)."""
-    columns = header.split(" | ")
-    names = [c.removesuffix(":") for c in columns]
-    rule = ["---:" if c.endswith(":") else "---" for c in columns]
-    return [f"## {title}", "", "| " + " | ".join(names) + " |", "|" + "|".join(rule) + "|"]
+def section(
+    title: str, header: str, rows: Sequence[Sequence[str]], *paragraphs: list[str]
+) -> list[str]:
+    """A section: its ``##`` heading, a table of ``rows`` under ``header``'s columns
+    (``a | b: | c``, ``NAME:`` right-aligned) and the ``paragraphs`` after it, a blank line
+    before each (empty ones left out); nothing at all without rows."""
+    if not rows:
+        return []
+    lines = [f"## {title}", "", *markdown_table(header.split(" | "), rows)]
+    for paragraph in paragraphs:
+        lines += ["", *paragraph] if paragraph else []
+    return lines
 
 
 class MarkdownExporter(Exporter):
@@ -83,12 +93,14 @@ class MarkdownExporter(Exporter):
             f"- **Tool:** {summary.tool.get('name', 'overhead-tui')} "
             f"{summary.tool.get('version', '')}",
             "",
-            "| " + " | ".join(ladder_headers(summary.settings.dtype)) + " |",
-            "|"
-            + "|".join("---:" if h not in ("scenario", "status") else "---" for h in LADDER_HEADERS)
-            + "|",
+            *markdown_table(
+                [
+                    name if h in ("scenario", "status") else f"{name}:"
+                    for name, h in zip(ladder_headers(s.dtype), LADDER_HEADERS, strict=True)
+                ],
+                [ladder_row(r) for r in summary.scenarios],
+            ),
         ]
-        lines += ["| " + " | ".join(ladder_row(r)) + " |" for r in summary.scenarios]
         sections = (
             self._notes(summary),
             self._probes(summary),
@@ -137,19 +149,24 @@ class MarkdownExporter(Exporter):
             + "; ".join(f"{c.label} {fmt_gflops(c.gflops)} GFLOP/s" for c in model.ceilings),
             *(f"- Warning: {w}" for w in machine.limit_warnings),
             "",
-            "| # | scenario | n | intensity (flop/B) | GFLOP/s | attainable | of attainable "
-            "| % of peak | roof |",
-            "|---:|---|---:|---:|---:|---:|---:|---:|---|",
-        ]
-        for p in model.points:
-            result = summary.scenario(p.name)
-            lines.append(
-                f"| {p.rung} | {p.name} | {p.n} | {fmt_number(p.intensity)} | "
-                f"{fmt_gflops(p.gflops)} | {fmt_gflops(p.attainable)} | "
-                f"{fmt_percent(p.of_attainable)} | "
-                f"{fmt_percent(result.pct_peak if result else None)} | {p.bound or '—'} |"
-            )
-        lines += [
+            *markdown_table(
+                [
+                    "#:",
+                    "scenario",
+                    "n:",
+                    "intensity (flop/B):",
+                    "GFLOP/s:",
+                    "attainable:",
+                    "of attainable:",
+                    "% of peak:",
+                    "roof",
+                ],
+                [  # the roofline row with the rung's share of the peak before its roof
+                    [*cells[:-1], fmt_percent(result.pct_peak if result else None), cells[-1]]
+                    for p in model.points
+                    for cells, result in [(roofline_row(p), summary.scenario(p.name))]
+                ],
+            ),
             "",
             "Intensity = 2n³ flops / 3n²·itemsize bytes (minimum traffic); attainable = "
             "min(measured peak, intensity × bandwidth) (Williams et al., CACM 2009).",
@@ -178,23 +195,23 @@ class MarkdownExporter(Exporter):
         machines = [m for m in available if times_below(1.0, m, dtype)]
         if not rungs or not machines:
             return []
-        lines = [
+        return [
             "",
             f"### Against reference hardware ({dtype} peaks, vendor figures)",
             "",
-            "| machine | peak GFLOP/s | "
-            + " | ".join(f"{r.name} is below by" for r in rungs)
-            + " |",
-            "|---|---:|" + "---:|" * len(rungs),
+            *([f"Note: {problem}.", ""] if problem else []),
+            *markdown_table(
+                ["machine", "peak GFLOP/s:", *(f"{r.name} is below by:" for r in rungs)],
+                [
+                    [
+                        m.name,
+                        fmt_gflops(peak_of(m, dtype)),
+                        *(fmt_ratio(times_below(r.gflops or 0.0, m, dtype)) for r in rungs),
+                    ]
+                    for m in machines
+                ],
+            ),
         ]
-        if problem:
-            lines[3:3] = [f"Note: {problem}.", ""]
-        for m in machines:
-            cells = [fmt_ratio(times_below(r.gflops or 0.0, m, dtype)) for r in rungs]
-            lines.append(
-                f"| {m.name} | {fmt_gflops(peak_of(m, dtype))} | " + " | ".join(cells) + " |"
-            )
-        return lines
 
     @staticmethod
     def _paper(summary: RunSummary) -> list[str]:
@@ -202,34 +219,30 @@ class MarkdownExporter(Exporter):
         if not any(r.our_speedup for r in rows[1:]):
             return []
         table = load_table()
-        lines = [
+        return [
             f"## Beside the published ladder ({table['source']})",
             "",
             f"Their n = {table['n']}, {table['dtype']}, on {table['machine']} (peak "
             f"{table['peak_gflops']:g} GFLOP/s); ours {summary.settings.dtype}, per flop, each "
             f"rung at its own n (scaled, not measured at {table['n']}).",
             "",
-            "| # | their step | their speedup | their GFLOP/s | our rung | our speedup "
-            "| our GFLOP/s |",
-            "|---:|---|---:|---:|---|---:|---:|",
+            *markdown_table(
+                [
+                    "#:",
+                    "their step",
+                    "their speedup:",
+                    "their GFLOP/s:",
+                    "our rung",
+                    "our speedup:",
+                    "our GFLOP/s:",
+                ],
+                [paper_row(r) for r in rows],
+            ),
         ]
-        for r in rows:
-            ours = fmt_ratio(r.our_speedup) if r.our_speedup else r.our_status
-            lines.append(
-                f"| {r.version} | {r.implementation} | {fmt_ratio(r.paper_speedup)} | "
-                f"{fmt_gflops(r.paper_gflops)} | {r.our_rung} | {ours} | "
-                f"{fmt_gflops(r.our_gflops)} |"
-            )
-        return lines
 
     @staticmethod
     def _probes(summary: RunSummary) -> list[str]:
-        if not summary.probes:
-            return []
-        lines = section(
-            "Probes (unit costs)",
-            "probe | value: | interval (processes): | unit | run-to-run spread:",
-        )
+        rows = []
         for name, p in sorted(summary.probes.items()):
             value = fmt_number(p.value) if p.value is not None else "failed"
             if p.value is not None and p.value <= 0:
@@ -241,13 +254,16 @@ class MarkdownExporter(Exporter):
                 if found
                 else "—"
             )
-            lines.append(f"| {name} | {value} | {interval} | {p.unit} | {spread} |")
-        lines += [
-            "",
-            "Interval: the range of the per-process values, a distribution-free interval for the "
-            "median (coverage 1 − 2·0.5ⁿ for n processes: 75 % at 3, 98 % at 7).",
-        ]
-        return lines
+            rows.append([name, value, interval, p.unit, spread])
+        return section(
+            "Probes (unit costs)",
+            "probe | value: | interval (processes): | unit | run-to-run spread:",
+            rows,
+            [
+                "Interval: the range of the per-process values, a distribution-free interval "
+                "for the median (coverage 1 − 2·0.5ⁿ for n processes: 75 % at 3, 98 % at 7)."
+            ],
+        )
 
     @staticmethod
     def _breakdowns(summary: RunSummary) -> list[str]:
@@ -255,27 +271,26 @@ class MarkdownExporter(Exporter):
         if not rows:
             return []
         layers = [x for x in LAYERS if any(x in r.breakdown.layers for r in rows if r.breakdown)]
-        lines = [
-            "## Breakdown (model: share of the median time)",
-            "",
-            "| scenario | explained | " + " | ".join(SHORT_LABELS.get(x, x) for x in layers) + " |",
-            "|---|---:|" + "---:|" * len(layers),
-        ]
+        cells = []
         for r in rows:
             b = r.breakdown
             assert b is not None
             shares, intervals = b.layers, b.intervals
-            cells = [
-                fmt_share(shares[x], intervals.get(x)).strip() if x in shares else ""
-                for x in layers
-            ]
             labelled = b.labelled_rest or 0.0
             explained = fmt_share(b.explained, b.explained_interval).strip() + (
                 f" + {fmt_percent(labelled)} labelled" if labelled > 0.0005 else ""
             )
-            lines.append(f"| {r.name} | {explained} | " + " | ".join(cells) + " |")
-        lines += [
-            "",
+            cells.append(
+                [
+                    r.name,
+                    explained,
+                    *(
+                        fmt_share(shares[x], intervals.get(x)).strip() if x in shares else ""
+                        for x in layers
+                    ),
+                ]
+            )
+        footnote = [
             "Seconds per layer = exact events per multiply-add × probe unit cost; "
             "`other` = measured − explained (negative when the model over-explains). "
             "[low–high]: bounds propagated from each probe's per-process range and the middle "
@@ -285,65 +300,68 @@ class MarkdownExporter(Exporter):
             "loop-carried chain, from their own assembly at measured rates and latencies) plus "
             "their time beyond the same kernel's with data in L1 (memory).",
         ]
-        compiled = [r for r in rows if r.breakdown and r.breakdown.compiled]
-        for r in compiled:
-            assert r.breakdown is not None and r.breakdown.compiled is not None
-            lines += ["", f"- {r.name}: " + "; ".join(compiled_text(r.breakdown.compiled))]
-        return lines
+        compiled = [
+            [f"- {r.name}: " + "; ".join(compiled_text(r.breakdown.compiled))]
+            for r in rows
+            if r.breakdown and r.breakdown.compiled
+        ]
+        return section(
+            "Breakdown (model: share of the median time)",
+            " | ".join(["scenario", "explained:", *(f"{SHORT_LABELS.get(x, x)}:" for x in layers)]),
+            cells,
+            footnote,
+            *compiled,
+        )
 
     @staticmethod
     def _agreement(summary: RunSummary) -> list[str]:
-        rows = [r for r in summary.scenarios if r.breakdown and r.breakdown.agreement]
-        if not rows:
-            return []
-        lines = section(
-            "Model and perf side by side", "scenario | layer | model: | perf: | verdict"
-        )
-        for r in rows:
-            assert r.breakdown is not None and r.breakdown.agreement
-            for layer, e in r.breakdown.agreement.layers.items():
-                model = fmt_share(e.model, e.model_interval) if e.model is not None else "—"
-                perf = fmt_share(e.perf, e.perf_interval)
-                lines.append(f"| {r.name} | {layer} | {model} | {perf} | {e.verdict} |")
-        lines += [
-            "",
-            "perf's interval: ± 2 binomial standard errors of its samples; agree when the "
-            "intervals overlap; not separable: perf books list subscripts and type dispatch "
-            "inside the eval loop on interpreter_dispatch (compare the merged row).",
+        rows = [
+            [
+                r.name,
+                layer,
+                fmt_share(e.model, e.model_interval) if e.model is not None else "—",
+                fmt_share(e.perf, e.perf_interval),
+                e.verdict,
+            ]
+            for r in summary.scenarios
+            if r.breakdown and r.breakdown.agreement
+            for layer, e in r.breakdown.agreement.layers.items()
         ]
-        return lines
+        return section(
+            "Model and perf side by side",
+            "scenario | layer | model: | perf: | verdict",
+            rows,
+            [
+                "perf's interval: ± 2 binomial standard errors of its samples; agree when the "
+                "intervals overlap; not separable: perf books list subscripts and type dispatch "
+                "inside the eval loop on interpreter_dispatch (compare the merged row)."
+            ],
+        )
 
     @staticmethod
     def _profiles(summary: RunSummary) -> list[str]:
-        rows = [r for r in summary.scenarios if r.profile and r.profile.backends]
-        if not rows:
-            return []
-        lines = section("Profilers", "scenario | profiler | status | under the profiler")
-        notes = []
-        for r in rows:
-            for name, part in r.profile.backends.items():  # type: ignore[union-attr]
-                slowdown = slowdown_text(part.slowdown) or "—"
-                lines.append(f"| {r.name} | {name} | {part.status} | {slowdown} |")
-                notes += [f"- {r.name}, {name}: {note}" for note in part.notes]
-        lines += ["", *notes] if notes else []
-        sources = {baseline_source_text(r.profile) for r in rows}
-        lines += [
-            "",
-            "Slowdown: the profiled time per call over the unprofiled baseline's ("
-            + "; ".join(sorted(sources))
-            + f"); below 1 + {SLOWDOWN_NOISE * 100:.0f} % it is within noise: a profiler never "
-            "makes the kernel faster. —: callgrind runs at a smaller n, no slowdown.",
-        ]
-        return lines
+        profiles = [(r.name, r.profile) for r in summary.scenarios if r.profile]
+        parts = [(r, name, part) for r, p in profiles for name, part in p.backends.items()]
+        sources = {baseline_source_text(p) for _, p in profiles if p.backends}
+        return section(
+            "Profilers",
+            "scenario | profiler | status | under the profiler",
+            [
+                [r, name, part.status, slowdown_text(part.slowdown) or "—"]
+                for r, name, part in parts
+            ],
+            [f"- {r}, {name}: {note}" for r, name, part in parts for note in part.notes],
+            [
+                "Slowdown: the profiled time per call over the unprofiled baseline's ("
+                + "; ".join(sorted(sources))
+                + f"); below 1 + {SLOWDOWN_NOISE * 100:.0f} % it is within noise: a profiler "
+                "never makes the kernel faster. —: callgrind runs at a smaller n, no slowdown."
+            ],
+        )
 
     @staticmethod
     def _waterfall(summary: RunSummary) -> list[str]:
-        if not summary.waterfall:
-            return []
-        lines = section(
-            "Waterfall (time per flop saved, credited from each layer's measured change)",
-            "from | to | speedup: | cumulative: | credited to (ns/flop) | declared | noise",
-        )
+        rows = []
         total = 1.0
         for step in summary.waterfall:
             total *= step.speedup
@@ -357,18 +375,29 @@ class MarkdownExporter(Exporter):
                 if bounds
                 else "—"
             )
-            lines.append(
-                f"| {step.from_} | {step.to} | {fmt_ratio(step.speedup)} | "
-                f"{fmt_ratio(total)} | {credited} | {waterfall_declared(step)} | {noise} |"
+            rows.append(
+                [
+                    step.from_,
+                    step.to,
+                    fmt_ratio(step.speedup),
+                    fmt_ratio(total),
+                    credited,
+                    waterfall_declared(step),
+                    noise,
+                ]
             )
-        lines += [
-            "",
-            "credited: each layer's modelled cost (counted events × probed unit costs) in the "
-            "earlier rung minus the later one's; unexplained: the rest of the measured saving. "
-            "declared: the later rung's REMOVES, shown, never used. noise: the speedup's bounds "
-            "from both rungs' middle half of samples; within noise when they include 1×.",
-        ]
-        return lines
+        return section(
+            "Waterfall (time per flop saved, credited from each layer's measured change)",
+            "from | to | speedup: | cumulative: | credited to (ns/flop) | declared | noise",
+            rows,
+            [
+                "credited: each layer's modelled cost (counted events × probed unit costs) in the "
+                "earlier rung minus the later one's; unexplained: the rest of the measured "
+                "saving. declared: the later rung's REMOVES, shown, never used. noise: the "
+                "speedup's bounds from both rungs' middle half of samples; within noise when "
+                "they include 1×."
+            ],
+        )
 
     @staticmethod
     def _notes(summary: RunSummary) -> list[str]:

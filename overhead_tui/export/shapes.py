@@ -6,7 +6,7 @@ from __future__ import annotations
 from overhead_tui.analysis.roofline import ridge_point
 from overhead_tui.analysis.shapes import fmt_batch, large_weights_crossing, reference_crossings
 from overhead_tui.machine.reference import ReferenceMachine
-from overhead_tui.present.format import aligned_lines, fmt_gflops
+from overhead_tui.present.format import aligned_lines, fmt_gflops, markdown_table
 from overhead_tui.summary.records import RunSummary
 from overhead_tui.summary.shapes import ShapesRecord
 
@@ -118,14 +118,6 @@ def render_shapes_table(summary: RunSummary) -> str:
     return "\n".join(lines)
 
 
-def _md_table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> list[str]:
-    return [
-        "| " + " | ".join(header) + " |",
-        "|" + "|".join("---" for _ in header) + "|",
-        *("| " + " | ".join(r) + " |" for r in rows),
-    ]
-
-
 def render_shapes_markdown(summary: RunSummary, machines: list[ReferenceMachine]) -> str:
     """The sweep as Markdown: points, crossings and, as *prediction*, the reference machines'
     batches at which the same product becomes compute-bound."""
@@ -145,11 +137,11 @@ def shapes_markdown_lines(summary: RunSummary, machines: list[ReferenceMachine])
         f"C (m×{record.n}) = A (m×{record.k}) · B ({record.k}×{record.n}), {record.dtype}. "
         f"{record.size_reason}".rstrip(),
         "",
-        *_md_table(HEADER, point_rows(record)),
+        *markdown_table(HEADER, point_rows(record)),
         "",
         "### Crossing (measured on this machine)",
         "",
-        *_md_table(CROSSING_HEADER, crossing_rows(record)),
+        *markdown_table(CROSSING_HEADER, crossing_rows(record)),
         "",
         "Measured m: the first batch whose GFLOP/s fell to half (or less) of its share of the "
         "bandwidth slope at the smallest batch. Predicted m: where the arithmetic intensity "
@@ -162,7 +154,7 @@ def shapes_markdown_lines(summary: RunSummary, machines: list[ReferenceMachine])
             "",
             "### Reference machines (prediction from published figures, not measured)",
             "",
-            *_md_table(
+            *markdown_table(
                 (
                     "machine",
                     "precision",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from functools import cache
 from typing import TYPE_CHECKING
 
@@ -20,6 +20,8 @@ from overhead_tui.summary.units import (
 from overhead_tui.summary.vocabulary import rate_unit
 
 if TYPE_CHECKING:
+    from overhead_tui.analysis.paper import PaperRow
+    from overhead_tui.analysis.roofline import RooflinePoint
     from overhead_tui.engine.events import ProbeStarted
     from overhead_tui.machine.reference import ReferenceMachine
 
@@ -140,6 +142,35 @@ def ladder_row(result: ScenarioResult) -> tuple[str, ...]:
     )
 
 
+def roofline_row(p: RooflinePoint) -> tuple[str, ...]:
+    """A roofline point's cells: #, scenario, n, flop/B, GFLOP/s, attainable, of attainable,
+    roof."""
+    return (
+        str(p.rung),
+        p.name,
+        str(p.n),
+        fmt_number(p.intensity),
+        fmt_gflops(p.gflops),
+        fmt_gflops(p.attainable),
+        fmt_percent(p.of_attainable),
+        p.bound or "—",
+    )
+
+
+def paper_row(r: PaperRow) -> tuple[str, ...]:
+    """A step of the published ladder beside our rung: #, their step, their speedup, their
+    GFLOP/s, our rung, our speedup (or its status), our GFLOP/s."""
+    return (
+        str(r.version),
+        r.implementation,
+        fmt_ratio(r.paper_speedup),
+        fmt_gflops(r.paper_gflops),
+        r.our_rung,
+        fmt_ratio(r.our_speedup) if r.our_speedup else r.our_status,
+        fmt_gflops(r.our_gflops),
+    )
+
+
 def aligned_lines(rows: Sequence[Sequence[str]], left: Collection[int] = ()) -> list[str]:
     """Rows of cells (a header first, if any) as plain-text lines: each column as wide as its
     widest cell, two spaces apart, right-aligned but for the column indexes in ``left``
@@ -151,6 +182,20 @@ def aligned_lines(rows: Sequence[Sequence[str]], left: Collection[int] = ()) -> 
             for i, (cell, width) in enumerate(zip(row, widths, strict=True))
         ).rstrip()
         for row in rows
+    ]
+
+
+def markdown_table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
+    """A Markdown (GitHub) table: the header, its rule and a line per row of cells.
+
+    A column whose name ends in ``:`` is right-aligned (numbers); the colon is not shown.
+    """
+    names = [h.removesuffix(":") for h in header]
+    rule = ["---:" if h.endswith(":") else "---" for h in header]
+    return [
+        "| " + " | ".join(names) + " |",
+        "|" + "|".join(rule) + "|",
+        *("| " + " | ".join(row) + " |" for row in rows),
     ]
 
 

@@ -9,7 +9,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from overhead_tui.analysis.paper import compare, load_table
-from overhead_tui.present.format import fmt_gflops, fmt_ratio
+from overhead_tui.present.format import paper_row
 from overhead_tui.tui.screens.base import SummaryScreen
 from overhead_tui.tui.widgets.column_table import column_table
 
@@ -43,17 +43,9 @@ class PaperScreen(SummaryScreen):
             title_justify="left",
             header_style="bold",
             caption=f"ours ({self.summary.settings.dtype}): speedup per flop over python_naive, "
-            "each rung at its own n (scaled, not measured at 4096)",
+            f"each rung at its own n (scaled, not measured at {paper['n']})",
             caption_justify="left",
         )
         for r in compare(self.summary):
-            table.add_row(
-                str(r.version),
-                r.implementation,
-                fmt_ratio(r.paper_speedup),
-                fmt_gflops(r.paper_gflops),
-                r.our_rung,
-                fmt_ratio(r.our_speedup) if r.our_speedup else r.our_status,
-                fmt_gflops(r.our_gflops),
-            )
+            table.add_row(*paper_row(r))
         return table

@@ -10,7 +10,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from overhead_tui.analysis.roofline import Roofline, RooflinePoint, roofline
-from overhead_tui.present.format import fmt_gflops, fmt_number, fmt_percent
+from overhead_tui.present.format import fmt_gflops, fmt_number, roofline_row
 from overhead_tui.summary.records import RunSummary
 from overhead_tui.summary.vocabulary import rate_unit
 from overhead_tui.tui.screens.base import DrillScreen
@@ -138,14 +138,5 @@ class RooflineScreen(DrillScreen):
             caption_justify="left",
         )
         for p in self.model.points:
-            table.add_row(
-                str(p.rung),
-                p.name,
-                str(p.n),
-                fmt_number(p.intensity),
-                fmt_gflops(p.gflops),
-                fmt_gflops(p.attainable),
-                fmt_percent(p.of_attainable),
-                p.bound or "—",
-            )
+            table.add_row(*roofline_row(p))
         return table
