@@ -60,12 +60,20 @@ async def test_first_finished_python_row_shows_its_vs_dense(tmp_path, monkeypatc
     assert '"fast_dense"' in results[0] and '"fast_python"' in results[1]
 
 
-async def test_spinner_and_clock_stop_while_samples_are_timed(tmp_path):
+async def test_spinner_and_clock_stop_while_samples_are_timed_and_without_a_run(
+    tmp_path, monkeypatch
+):
+    ticks = []
+    tick = LadderScreen._tick
+    monkeypatch.setattr(LadderScreen, "_tick", lambda screen: (ticks.append(1), tick(screen)))
     app = OverheadApp(_settings("fast_python"), runs_dir=tmp_path / "runs", autorun=False)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = app.ladder_screen
         table = screen.query_one(DataTable)
+        await pilot.pause(0.3)  # three ticks' worth: nothing runs, so nothing wakes up
+        assert table.frame == 0 and not ticks
         app.ladder.running = True  # as if a run were going: the spinner ticks
+        app.mutate_reactive(OverheadApp.ladder)
         await _wait(pilot, lambda: table.frame >= 2)
         app.post_message(
             OverheadApp.EngineEvent(ScenarioProgress("fast_python", "running", 1, 2, True))

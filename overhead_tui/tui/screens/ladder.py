@@ -65,8 +65,9 @@ class LadderScreen(BaseScreen):
 
     def on_mount(self) -> None:
         self.update_all()
-        # The spinner and the elapsed time; paused while something is measured (``quiet``).
-        self._ticker = self.set_interval(TICK_S, self._tick)
+        # The spinner and the elapsed time: ticking only while a run is live, and paused
+        # while something is measured (``quiet``); a saved run's screen never wakes up.
+        self._ticker = self.set_interval(TICK_S, self._tick, pause=not self._ticking)
         self.query_one(LadderTable).focus()
         self.watch(self.app, "ladder", self._ladder_changed, init=False)
 
@@ -76,10 +77,10 @@ class LadderScreen(BaseScreen):
         if not self.query(LadderTable):
             return  # the screen is closing: its widgets are going
         self.ladder = ladder
-        if ladder.quiet:  # the spinner and elapsed time stop inside a timed window
-            self._ticker.pause()
-        else:
+        if self._ticking:
             self._ticker.resume()
+        else:  # the spinner and elapsed time stop inside a timed window and after the run
+            self._ticker.pause()
         self.update_scenario(ladder.changed)
         if ladder.changed is None and not ladder.running:  # a new plan or the run's end
             self.update_all()
@@ -177,11 +178,14 @@ class LadderScreen(BaseScreen):
         text = f"{seconds:5.1f} s" if seconds is not None else "  —  "
         self.query_one("#elapsed", Static).update(text)
 
+    @property
+    def _ticking(self) -> bool:
+        """Whether the spinner and the elapsed time move: a run is live and nothing is timed."""
+        return self.ladder.running and not self.ladder.quiet
+
     def _tick(self) -> None:
-        if self.ladder.quiet:  # a rung is timed: no wake-ups until its window closes
+        if not self._ticking:  # a rung is timed, or the run ended: no wake-ups
             self._ticker.pause()
-            return
-        if not self.ladder.running:
             return
         table = self.query_one(LadderTable)
         table.frame += 1
