@@ -9,6 +9,8 @@ a minute measuring).
 
 from __future__ import annotations
 
+import copy
+import functools
 import json
 import os
 import signal
@@ -28,6 +30,26 @@ RECORDED_SUMMARY_V3 = FIXTURES / "recorded_summary_v3.json"
 """A real run of the default ladder (schema version 3, with the machine's measured limits)."""
 SUMMARY_V1 = FIXTURES / "summary_v1.json"
 """A real run saved by schema version 1 (no probes, counts or breakdowns)."""
+
+
+@functools.cache
+def _read_fixture(path: Path):
+    from overhead_tui.summary.records import RunSummary
+
+    return RunSummary.load(path)
+
+
+def fixture_summary(path: Path = RECORDED_SUMMARY):
+    """A fresh copy of the fixture summary at ``path`` (a ``RunSummary``).
+
+    The file is read and checked against the schema once per test process (``RunSummary.load``
+    of the recorded run takes about 0.1 s, most of it the schema check) and deep-copied for each
+    caller (about 0.01 s), so a test may change its copy.  Tests of loading itself call
+    ``RunSummary.load``.
+    """
+    return copy.deepcopy(_read_fixture(Path(path)))
+
+
 FAST = ["--size", "8", "--repeats", "2", "--min-time", "0.001", "--no-probes"]
 """Options that make a run take well under a second per scenario."""
 

@@ -23,6 +23,7 @@ from tests.conftest import (
     RECORDED_SUMMARY,
     RECORDED_SUMMARY_V3,
     SUMMARY_V1,
+    fixture_summary,
     process_alive,
     wait_gone,
 )
@@ -143,7 +144,7 @@ async def test_invalid_rung_shows_status_not_speed(tmp_path):
 
 
 async def test_open_saved_run_resize_through_many_sizes():
-    app = OverheadApp(summary=RunSummary.load(RECORDED_SUMMARY))
+    app = OverheadApp(summary=fixture_summary(RECORDED_SUMMARY))
     async with app.run_test(size=(80, 24)) as pilot:
         assert all(s in ("ok", "ok !", "skipped") for s in _states(app).values())
         for width, height in [
@@ -209,7 +210,7 @@ async def test_help_settings_and_palette_commands(tmp_path):
 @pytest.mark.parametrize("key", ["r"])
 async def test_rerun_makes_a_new_run_directory(tmp_path, key):
     # about the UI: the recorded events are replayed (no worker processes)
-    replay = Replay(RunSummary.load(RECORDED_SUMMARY))
+    replay = Replay(fixture_summary(RECORDED_SUMMARY))
     app = OverheadApp(_settings("numpy_matmul"), runs_dir=tmp_path, runner_factory=replay)
     async with app.run_test() as pilot:
         await _wait(pilot, lambda: _finished(app), "the first run finishing")
@@ -222,7 +223,7 @@ async def test_rerun_makes_a_new_run_directory(tmp_path, key):
 
 
 async def test_breakdown_bytecode_and_waterfall_views():
-    app = OverheadApp(summary=RunSummary.load(RECORDED_SUMMARY))
+    app = OverheadApp(summary=fixture_summary(RECORDED_SUMMARY))
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.press("enter")
         tabs = {p.id for p in app.screen.query("TabPane")}
@@ -251,7 +252,7 @@ async def test_profile_key_stores_results_and_shows_the_tabs(monkeypatch, tmp_pa
         return ProfileRecord.from_json(json.loads(json.dumps(profile)))
 
     monkeypatch.setattr(app_module, "profile_scenario", fake_profile)
-    summary = RunSummary.load(RECORDED_SUMMARY)
+    summary = fixture_summary(RECORDED_SUMMARY)
     summary.scenario("python_naive").profile = None
     summary.run_dir = str(tmp_path)
     app = OverheadApp(summary=summary)
@@ -278,7 +279,7 @@ async def test_profile_key_stores_results_and_shows_the_tabs(monkeypatch, tmp_pa
 
 
 async def test_version_1_summary_opens_without_breakdowns():
-    app = OverheadApp(summary=RunSummary.load(SUMMARY_V1))
+    app = OverheadApp(summary=fixture_summary(SUMMARY_V1))
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press("enter")
         tabs = {p.id for p in app.screen.query("TabPane")}
@@ -306,7 +307,7 @@ async def test_roofline_and_machines_screens(monkeypatch, tmp_path):
         'bandwidth_gbs = 50\nsource = "measured by me"\n'
     )
     monkeypatch.setenv("OVERHEAD_TUI_REFERENCE", str(user_file))
-    app = OverheadApp(summary=RunSummary.load(RECORDED_SUMMARY_V3))
+    app = OverheadApp(summary=fixture_summary(RECORDED_SUMMARY_V3))
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.press("l")
         assert type(app.screen).__name__ == "RooflineScreen"
@@ -328,7 +329,7 @@ async def test_roofline_and_machines_screens(monkeypatch, tmp_path):
 
 
 async def test_roofline_of_a_summary_without_limits_says_so():
-    app = OverheadApp(summary=RunSummary.load(SUMMARY_V1))
+    app = OverheadApp(summary=fixture_summary(SUMMARY_V1))
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press("l")
         assert app.screen.model.ceilings == [] and app.screen.model.points  # intensity from n
@@ -338,7 +339,7 @@ async def test_roofline_of_a_summary_without_limits_says_so():
 
 
 async def test_pressing_a_screen_key_twice_does_not_stack_a_copy():
-    app = OverheadApp(summary=RunSummary.load(RECORDED_SUMMARY_V3))
+    app = OverheadApp(summary=fixture_summary(RECORDED_SUMMARY_V3))
     async with app.run_test(size=(120, 40)) as pilot:
         for key in ("l", "m", "w", "y"):
             await pilot.press(key, key)

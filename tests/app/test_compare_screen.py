@@ -5,10 +5,10 @@ from __future__ import annotations
 from textual.widgets import DataTable, Static
 
 from overhead_tui.analysis.compare import compare_runs
-from overhead_tui.summary.records import RunSummary
 from overhead_tui.tui.app import OverheadApp
 from overhead_tui.tui.screens.compare import CompareScreen, compare_app
 from overhead_tui.tui.screens.ladder import LadderScreen
+from tests.conftest import fixture_summary
 from tests.unit.test_compare import SWEEP_SUMMARY, changed_run, recorded_run
 
 
@@ -58,7 +58,7 @@ async def test_compare_app_opens_on_the_compare_screen_over_run_a():
 
 
 async def test_a_sweep_is_named_on_the_screen():
-    sweep = RunSummary.load(SWEEP_SUMMARY)
+    sweep = fixture_summary(SWEEP_SUMMARY)
     sweep.machine.numba_version = None  # as when no numba rung ran
     app = OverheadApp(summary=recorded_run(), autorun=False)
     async with app.run_test(size=(120, 40)) as pilot:

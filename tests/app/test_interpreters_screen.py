@@ -54,11 +54,10 @@ async def test_grid_pair_keys_and_escape_back():
 
 
 async def test_without_a_combined_summary_the_key_says_how_to_get_one():
-    from overhead_tui.summary.records import RunSummary
     from overhead_tui.tui.app import OverheadApp
-    from tests.conftest import RECORDED_SUMMARY
+    from tests.conftest import RECORDED_SUMMARY, fixture_summary
 
-    app = OverheadApp(summary=RunSummary.load(RECORDED_SUMMARY), autorun=False)
+    app = OverheadApp(summary=fixture_summary(RECORDED_SUMMARY), autorun=False)
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press("i")
         await pilot.pause()

@@ -8,13 +8,13 @@ import time
 from textual.widgets import DataTable, Static, TabbedContent
 
 from overhead_tui.present.format import fmt_seconds
-from overhead_tui.summary.records import RunSummary, Settings
+from overhead_tui.summary.records import Settings
 from overhead_tui.tui.app import OverheadApp
 from overhead_tui.tui.screens.ladder import LadderScreen
 from overhead_tui.tui.screens.scenario import ScenarioScreen
 from overhead_tui.tui.widgets.ladder_table import LadderTable
 from tests.app.replay import Replay
-from tests.conftest import RECORDED_SUMMARY
+from tests.conftest import RECORDED_SUMMARY, fixture_summary
 
 LIMIT_S = 60.0
 
@@ -38,7 +38,7 @@ def _state(app: OverheadApp, name: str) -> str:
 
 async def test_an_open_scenario_screen_follows_its_run(tmp_path):
     """Drilled into a running rung, the screen says it runs, then shows its results."""
-    replay = Replay(RunSummary.load(RECORDED_SUMMARY), hold="python_naive")
+    replay = Replay(fixture_summary(RECORDED_SUMMARY), hold="python_naive")
     app = OverheadApp(
         _settings("python_naive", "numpy_matmul"), runs_dir=tmp_path, runner_factory=replay
     )
@@ -74,7 +74,7 @@ def _cell(app: OverheadApp, name: str, column: str) -> str:
 async def test_a_replayed_ladder_fills_its_rows_and_ends_with_each_final_status(tmp_path):
     """Every recorded rung lands in its row: median and status as recorded, a crashed one
     with its status and no speed; rows stay in rung order; the run ends 'done'."""
-    recorded = RunSummary.load(RECORDED_SUMMARY)
+    recorded = fixture_summary(RECORDED_SUMMARY)
     crashed = recorded.scenario("c_naive_O0")
     assert crashed is not None
     crashed.status, crashed.error = "crashed", "worker exited with signal 11"
@@ -115,7 +115,7 @@ async def test_inside_a_replayed_timed_window_the_clock_stops_and_only_its_row_i
         return original(self, row_key, column_key, value, **kw)
 
     monkeypatch.setattr(DataTable, "update_cell", spy)
-    replay = Replay(RunSummary.load(RECORDED_SUMMARY), hold="python_naive")
+    replay = Replay(fixture_summary(RECORDED_SUMMARY), hold="python_naive")
     app = OverheadApp(
         _settings("python_naive", "numpy_matmul"), runs_dir=tmp_path, runner_factory=replay
     )
@@ -141,7 +141,7 @@ async def test_inside_a_replayed_timed_window_the_clock_stops_and_only_its_row_i
 async def test_an_open_scenario_screen_shows_its_final_status_when_the_run_is_stopped(tmp_path):
     """A queued rung's screen, open while the run is stopped, ends with the row's status
     (the run's end names no scenario, but changes every queued row)."""
-    replay = Replay(RunSummary.load(RECORDED_SUMMARY), hold="python_naive")
+    replay = Replay(fixture_summary(RECORDED_SUMMARY), hold="python_naive")
     app = OverheadApp(
         _settings("python_naive", "numpy_matmul"), runs_dir=tmp_path, runner_factory=replay
     )

@@ -7,12 +7,11 @@ import io
 from rich.console import Console
 from textual.widgets import Static
 
-from overhead_tui.summary.records import RunSummary
 from overhead_tui.tui.app import OverheadApp
 from overhead_tui.tui.screens.ladder import LadderScreen
 from overhead_tui.tui.screens.shapes import ROOF_MARKER, SLOPE_MARKER, ShapesScreen
 from overhead_tui.tui.widgets.loglog_plot import LogLogPlot
-from tests.conftest import FIXTURES, RECORDED_SUMMARY
+from tests.conftest import FIXTURES, RECORDED_SUMMARY, fixture_summary
 
 SHAPES_SUMMARY = FIXTURES / "shapes_summary.json"
 """A recorded ``overhead-tui shapes`` (k = n = 512, fake probes: 5 GB/s, 20 GFLOP/s one core)."""
@@ -25,7 +24,7 @@ def _text(widget: Static) -> str:
 
 
 async def test_curves_roofs_crossing_and_table_from_a_recorded_sweep():
-    summary = RunSummary.load(SHAPES_SUMMARY)
+    summary = fixture_summary(SHAPES_SUMMARY)
     record = summary.shapes
     app = OverheadApp(summary=summary)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -59,7 +58,7 @@ async def test_curves_roofs_crossing_and_table_from_a_recorded_sweep():
 
 
 async def test_a_run_without_shapes_says_how_to_get_one():
-    app = OverheadApp(summary=RunSummary.load(RECORDED_SUMMARY))
+    app = OverheadApp(summary=fixture_summary(RECORDED_SUMMARY))
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
         await app.push_screen(ShapesScreen(app.saved))

@@ -8,12 +8,11 @@ import math
 from rich.console import Console
 from textual.widgets import Static
 
-from overhead_tui.summary.records import RunSummary
 from overhead_tui.tui.app import OverheadApp
 from overhead_tui.tui.screens.ladder import LadderScreen
 from overhead_tui.tui.screens.sweep import MAX_X_TICKS, SweepScreen, size_ticks
 from overhead_tui.tui.widgets.loglog_plot import LogLogPlot
-from tests.conftest import FIXTURES, RECORDED_SUMMARY
+from tests.conftest import FIXTURES, RECORDED_SUMMARY, fixture_summary
 
 SWEEP_SUMMARY = FIXTURES / "sweep_summary.json"
 
@@ -25,7 +24,7 @@ def _text(widget: Static) -> str:
 
 
 async def test_plot_and_table_show_every_point_and_escape_goes_back():
-    summary = RunSummary.load(SWEEP_SUMMARY)
+    summary = fixture_summary(SWEEP_SUMMARY)
     points = summary.sweep.to_json()["points"]
     app = OverheadApp(summary=summary)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -56,7 +55,7 @@ async def test_plot_and_table_show_every_point_and_escape_goes_back():
 
 
 async def test_a_run_without_a_sweep_says_how_to_get_one():
-    summary = RunSummary.load(RECORDED_SUMMARY)
+    summary = fixture_summary(RECORDED_SUMMARY)
     app = OverheadApp(summary=summary)
     async with app.run_test(size=(100, 30)) as pilot:
         await app.push_screen(SweepScreen(summary))
@@ -66,7 +65,7 @@ async def test_a_run_without_a_sweep_says_how_to_get_one():
 
 
 async def test_too_small_terminal_hides_the_plot():
-    summary = RunSummary.load(SWEEP_SUMMARY)
+    summary = fixture_summary(SWEEP_SUMMARY)
     app = OverheadApp(summary=summary)
     async with app.run_test(size=(50, 12)) as pilot:
         await app.push_screen(SweepScreen(summary))

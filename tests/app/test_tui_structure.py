@@ -15,12 +15,11 @@ from textual.screen import Screen
 from textual.widgets import DataTable
 
 import overhead_tui.tui.screens as screens_package
-from overhead_tui.summary.records import RunSummary
 from overhead_tui.tui.actions import ACTIONS, palette
 from overhead_tui.tui.app import OverheadApp
 from overhead_tui.tui.screens.modals import HELP
 from overhead_tui.tui.screens.scenario import ScenarioScreen
-from tests.conftest import RECORDED_SUMMARY
+from tests.conftest import RECORDED_SUMMARY, fixture_summary
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -113,7 +112,7 @@ def test_the_help_screen_lists_every_key():
 
 
 async def test_every_binding_and_palette_entry_meet_in_the_palette():
-    app = OverheadApp(summary=RunSummary.load(RECORDED_SUMMARY))
+    app = OverheadApp(summary=fixture_summary(RECORDED_SUMMARY))
     async with app.run_test(size=(120, 40)):
         commands = list(app.get_system_commands(app.screen))
         callbacks = [c.callback for c in commands]

@@ -6,8 +6,7 @@ import json
 import re
 
 from overhead_tui.cli import main
-from overhead_tui.summary.records import RunSummary
-from tests.conftest import FIXTURES, RECORDED_SUMMARY
+from tests.conftest import FIXTURES, RECORDED_SUMMARY, fixture_summary
 from tests.unit.test_compare import SWEEP_SUMMARY, changed_run
 
 
@@ -71,7 +70,7 @@ def test_a_run_directory_and_its_own_summary_are_the_same_run(tmp_path, capsys):
 
 
 def test_a_sweep_says_so_and_lists_what_only_one_run_recorded(tmp_path, capsys):
-    sweep = RunSummary.load(SWEEP_SUMMARY)
+    sweep = fixture_summary(SWEEP_SUMMARY)
     sweep.machine.numba_version = None  # as when no numba rung ran
     sweep.save(tmp_path / "sweep.json")
     assert main(["compare", str(RECORDED_SUMMARY), str(tmp_path / "sweep.json")]) == 0
@@ -138,8 +137,8 @@ def test_app_without_a_terminal_says_so(cli):
 
 
 def test_runs_without_a_rung_in_common_are_one_line_and_exit_2(tmp_path, cli):
-    run_a = RunSummary.load(RECORDED_SUMMARY)
-    run_b = RunSummary.load(RECORDED_SUMMARY)
+    run_a = fixture_summary(RECORDED_SUMMARY)
+    run_b = fixture_summary(RECORDED_SUMMARY)
     run_a.scenarios = run_a.scenarios[:2]
     run_b.scenarios = run_b.scenarios[2:]
     run_a.save(tmp_path / "a.json")

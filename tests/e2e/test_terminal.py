@@ -15,7 +15,12 @@ import pytest
 
 from overhead_tui.present.format import fmt_ratio
 from overhead_tui.summary.records import RunSummary
-from tests.conftest import RECORDED_SUMMARY, RECORDED_SUMMARY_V3, USER_DIR_VARIABLES
+from tests.conftest import (
+    RECORDED_SUMMARY,
+    RECORDED_SUMMARY_V3,
+    USER_DIR_VARIABLES,
+    fixture_summary,
+)
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 BINARY = Path(sys.executable).parent / "overhead-tui"
@@ -92,7 +97,7 @@ class Tmux:
 def test_open_drill_in_and_quit_in_tmux(size):
     tmux = Tmux(f"{BINARY} open {RECORDED_SUMMARY}", size)
     try:
-        naive = RunSummary.load(RECORDED_SUMMARY).scenario("python_naive")
+        naive = fixture_summary(RECORDED_SUMMARY).scenario("python_naive")
         tmux.wait_for("python_zip_sum", fmt_ratio(naive.vs_dense), "GFLOP/s")
         tmux.keys("Enter")
         tmux.wait_for("Timings", "ijk triple loop")
@@ -121,6 +126,6 @@ def test_live_run_in_tmux_fills_rows(tmp_path):
     finally:
         tmux.close()
     # the probes came from the seeded cache, not from a minute of measuring
-    recorded = RunSummary.load(RECORDED_SUMMARY_V3).probes["dispatch"].value
+    recorded = fixture_summary(RECORDED_SUMMARY_V3).probes["dispatch"].value
     (summary,) = tmp_path.glob("**/summary.json")  # the app makes a run folder in --out
     assert RunSummary.load(summary).probes["dispatch"].value == recorded

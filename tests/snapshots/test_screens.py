@@ -9,15 +9,14 @@ from __future__ import annotations
 
 import pytest
 
-from overhead_tui.summary.records import RunSummary
 from overhead_tui.tui.app import OverheadApp
-from tests.conftest import RECORDED_SUMMARY, RECORDED_SUMMARY_V3, SUMMARY_V1
+from tests.conftest import RECORDED_SUMMARY, RECORDED_SUMMARY_V3, SUMMARY_V1, fixture_summary
 
 pytestmark = pytest.mark.snapshot
 
 
 def _app():
-    summary = RunSummary.load(RECORDED_SUMMARY)
+    summary = fixture_summary(RECORDED_SUMMARY)
     summary.run_dir = "/tmp/overhead-tui/runs/recorded"
     return OverheadApp(summary=summary)
 
@@ -65,7 +64,7 @@ def test_waterfall(snap_compare, size):
 
 
 def test_version_1_summary_ladder(snap_compare):
-    summary = RunSummary.load(SUMMARY_V1)
+    summary = fixture_summary(SUMMARY_V1)
     summary.run_dir = "/tmp/overhead-tui/runs/v1"
     assert snap_compare(OverheadApp(summary=summary), terminal_size=(120, 30))
 
@@ -98,7 +97,7 @@ def test_too_small(snap_compare):
 
 def _app_v3(monkeypatch):
     monkeypatch.setenv("OVERHEAD_TUI_REFERENCE", "/dev/null")
-    summary = RunSummary.load(RECORDED_SUMMARY_V3)
+    summary = fixture_summary(RECORDED_SUMMARY_V3)
     summary.run_dir = "/tmp/overhead-tui/runs/recorded-v3"
     return OverheadApp(summary=summary)
 

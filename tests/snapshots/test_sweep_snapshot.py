@@ -12,7 +12,7 @@ import pytest
 from overhead_tui.summary.records import RunSummary
 from overhead_tui.tui.app import OverheadApp
 from overhead_tui.tui.screens.sweep import SweepScreen
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, fixture_summary
 
 SWEEP_SUMMARY = FIXTURES / "sweep_summary.json"
 
@@ -20,7 +20,7 @@ pytestmark = pytest.mark.snapshot
 
 
 def _summary() -> RunSummary:
-    summary = RunSummary.load(SWEEP_SUMMARY)
+    summary = fixture_summary(SWEEP_SUMMARY)
     summary.run_dir = "/tmp/overhead-tui/runs/sweep"
     return summary
 

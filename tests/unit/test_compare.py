@@ -18,7 +18,7 @@ from overhead_tui.present.compare_text import (
     run_notes,
 )
 from overhead_tui.summary.records import RunSummary
-from tests.conftest import FIXTURES, RECORDED_SUMMARY
+from tests.conftest import FIXTURES, RECORDED_SUMMARY, fixture_summary
 
 SWEEP_SUMMARY = FIXTURES / "sweep_summary.json"
 
@@ -30,7 +30,7 @@ OVERLAPPING_B = [3.5, 4.5, 5.5, 6.5, 7.5]
 
 def recorded_run() -> RunSummary:
     """The recorded 21-rung run (a fresh copy each time)."""
-    return RunSummary.load(RECORDED_SUMMARY)
+    return fixture_summary(RECORDED_SUMMARY)
 
 
 def set_samples(run: RunSummary, name: str, samples: list[float], n: int | None = None) -> None:
@@ -237,7 +237,7 @@ def test_a_machine_fact_only_one_run_recorded_is_not_a_difference():
 
 def sweep_run() -> RunSummary:
     """The recorded default sweep (a fresh copy each time)."""
-    return RunSummary.load(SWEEP_SUMMARY)
+    return fixture_summary(SWEEP_SUMMARY)
 
 
 def test_a_sweep_is_named_in_the_header_and_its_size_reads_swept():
@@ -300,7 +300,7 @@ def test_naming_the_same_interpreter_with_python_is_no_difference():
 
 
 def test_a_sweep_against_a_run_at_default_sizes_lists_the_size():
-    a, b = recorded_run(), RunSummary.load(SWEEP_SUMMARY)
+    a, b = recorded_run(), fixture_summary(SWEEP_SUMMARY)
     assert a.settings.size is None and b.settings.size is None
     sizes = [d for d in compare_runs(a, b).differences if d[0] == "settings.size"]
     assert sizes == [("settings.size", None, "swept")]

@@ -11,6 +11,7 @@ from overhead_tui.summary.measured import EventsPerFma, GeneratedCode, ResidentT
 from overhead_tui.summary.probes import probe_records
 from overhead_tui.summary.records import ScenarioResult
 from overhead_tui.worker.hotloop import hot_loop
+from tests.conftest import FIXTURES, fixture_summary
 
 # measured on a Xeon vCPU (2026-12-02): 5 instructions/cycle, add 2, FMA 4, stack add 8 cycles
 # at 4 GHz; 2 FMA instructions of 4 lanes per cycle on one core
@@ -211,12 +212,10 @@ def test_the_resident_inputs_are_one_physical_page_and_the_kernel_runs_on_them()
 
 
 def test_py_spy_and_scalene_lines_disagree_with_the_reason_on_the_recorded_loop():
-    from pathlib import Path
 
     from overhead_tui.analysis.agreement import lines_disagreement
-    from overhead_tui.summary.records import RunSummary
 
-    recorded = RunSummary.load(Path(__file__).parents[1] / "fixtures" / "recorded_summary.json")
+    recorded = fixture_summary(FIXTURES / "recorded_summary.json")
     profiled = next(r for r in recorded.scenarios if r.profile and "scalene" in r.profile.backends)
     note = lines_disagreement(profiled.profile)
     assert note is not None and note.startswith("py-spy: line 40 78%, 39 20%; Scalene: line 39")

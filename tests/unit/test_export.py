@@ -8,12 +8,12 @@ import pytest
 from overhead_tui.errors import UsageError
 from overhead_tui.export import EXPORTERS, export, exporter_for
 from overhead_tui.summary.records import RunSummary
-from tests.conftest import RECORDED_SUMMARY
+from tests.conftest import RECORDED_SUMMARY, fixture_summary
 
 
 @pytest.fixture
 def summary():
-    return RunSummary.load(RECORDED_SUMMARY)
+    return fixture_summary(RECORDED_SUMMARY)
 
 
 def _failed(summary):

@@ -16,8 +16,7 @@ from overhead_tui.engine.events import (
     ScenarioStarted,
 )
 from overhead_tui.present.format import fmt_gflops, fmt_seconds
-from overhead_tui.summary.records import RunSummary
-from tests.conftest import RECORDED_SUMMARY
+from tests.conftest import RECORDED_SUMMARY, fixture_summary
 
 
 @pytest.fixture(autouse=True)
@@ -48,7 +47,7 @@ def _play(progress: Progress, clock: Clock | None = None) -> str:
     """One scenario: started, four samples in a timed window, counted, finished; returns
     its permanent line."""
     clock = clock or Clock()
-    summary = RunSummary.load(RECORDED_SUMMARY)
+    summary = fixture_summary(RECORDED_SUMMARY)
     result = summary.scenarios[0]
     progress.show(ScenarioStarted(result.name, 0, 2))
     for done, at in enumerate(SAMPLES_AT, 1):

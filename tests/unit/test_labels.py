@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from overhead_tui.present.format import compiles, counts_label, first_call_label
 from overhead_tui.summary.measured import BuildInfo
 from overhead_tui.summary.records import ScenarioResult
+from tests.conftest import FIXTURES, fixture_summary
 
 
 def _result(source: str = "", build=None, bytecode_n=20, n=128) -> ScenarioResult:
@@ -49,9 +48,8 @@ def test_bytecode_label_names_the_counted_n_and_the_timed_n():
 
 def test_a_rung_faster_than_the_dense_kernel_is_explained_not_hidden():
     from overhead_tui.present.format import below_dense_note
-    from overhead_tui.summary.records import RunSummary
 
-    summary = RunSummary.load(Path(__file__).parents[1] / "fixtures" / "recorded_summary.json")
+    summary = fixture_summary(FIXTURES / "recorded_summary.json")
     assert below_dense_note(summary) is None or "below 1 × dense" in below_dense_note(summary)
     summary.scenarios[0].vs_dense = 0.8
     note = below_dense_note(summary)

@@ -19,7 +19,7 @@ from overhead_tui.present.format import probe_progress
 from overhead_tui.present.live import LiveLadder
 from overhead_tui.summary.records import Settings
 from overhead_tui.worker.observer import TimedWindow, own_cpu_s
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, fixture_summary
 
 
 def _specs():
@@ -100,9 +100,8 @@ def test_planned_summary_fills_numpy_and_blas_from_this_process():
 
 def test_dense_reference_note_says_which_reference_the_ratios_use():
     from overhead_tui.present.format import dense_reference_note
-    from overhead_tui.summary.records import RunSummary
 
-    summary = RunSummary.load(FIXTURES / "recorded_summary_v3.json")
+    summary = fixture_summary(FIXTURES / "recorded_summary_v3.json")
     assert summary.dense is not None and dense_reference_note(summary) is None
     summary.dense.status = "crashed"
     assert "numpy_matmul has no result (crashed)" in (dense_reference_note(summary) or "")

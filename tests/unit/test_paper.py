@@ -6,8 +6,7 @@ import pytest
 
 from overhead_tui.analysis.paper import compare, load_table
 from overhead_tui.plugins.scenarios import discover
-from overhead_tui.summary.records import RunSummary
-from tests.conftest import RECORDED_SUMMARY
+from tests.conftest import RECORDED_SUMMARY, fixture_summary
 
 
 def test_table_is_consistent_with_its_own_source_numbers():
@@ -38,7 +37,7 @@ def test_every_published_row_maps_to_a_rung_of_ours():
 
 
 def test_side_by_side_uses_speedup_per_flop():
-    summary = RunSummary.load(RECORDED_SUMMARY)
+    summary = fixture_summary(RECORDED_SUMMARY)
     rows = {r.version: r for r in compare(summary)}
     assert rows[1].our_speedup == pytest.approx(1.0)
     naive, numba = summary.scenario("python_naive"), summary.scenario("numba_naive")

@@ -122,10 +122,9 @@ def test_a_dispatch_probe_whose_processes_differ_widely_is_said():
 
 def test_the_headless_table_ends_with_the_machines_warnings():
     from overhead_tui.commands.run import render_table
-    from overhead_tui.summary.records import RunSummary
-    from tests.conftest import RECORDED_SUMMARY
+    from tests.conftest import RECORDED_SUMMARY, fixture_summary
 
-    summary = RunSummary.load(RECORDED_SUMMARY)
+    summary = fixture_summary(RECORDED_SUMMARY)
     summary.machine.limit_warnings = ["probes measured while other processes used 45% (boxing)"]
     assert render_table(summary).splitlines()[-1] == (
         "  machine: ! probes measured while other processes used 45% (boxing)"

@@ -18,9 +18,8 @@ from overhead_tui.plugins.scenarios import discover, select
 from overhead_tui.profilers import profile as profile_mod
 from overhead_tui.profilers.capabilities import Capability
 from overhead_tui.summary.profile import backend_from_json
-from overhead_tui.summary.records import RunSummary
 from overhead_tui.worker.protocol import Profiled
-from tests.conftest import RECORDED_SUMMARY
+from tests.conftest import RECORDED_SUMMARY, fixture_summary
 
 BASELINE_S = 0.010
 """The fake unprofiled run's seconds per call."""
@@ -103,7 +102,7 @@ def test_views_show_within_noise_for_a_profiler_that_read_faster(fake_backends):
     assert "pyspy: ok (version 1.0), no slowdown measured (0.87×" in text
     assert "perf: ok (version 1.0), 2.00× slower under the profiler" in text
     assert "baseline: an unprofiled worker run in this profile run" in text
-    summary = RunSummary.load(RECORDED_SUMMARY)
+    summary = fixture_summary(RECORDED_SUMMARY)
     summary.scenario("python_hoisted").profile = result
     markdown = MarkdownExporter().render(summary)
     assert "| python_hoisted | pyspy | ok | no slowdown measured (0.87×" in markdown
@@ -120,7 +119,7 @@ def test_scalene_and_pyspy_note_that_they_miss_blas_threads_on_a_dense_kernel_ru
     assert "BLAS/OpenMP worker threads is not attributed to lines" in scalene["notes"][0]
     assert pyspy["notes"] == [profile_mod.BLIND_SPOTS["pyspy"]]
     assert "notes" not in parts["perf"]  # perf samples every thread
-    summary = RunSummary.load(RECORDED_SUMMARY)
+    summary = fixture_summary(RECORDED_SUMMARY)
     summary.scenario("python_hoisted").profile = result
     markdown = MarkdownExporter().render(summary)
     assert f"- python_hoisted, scalene: {profile_mod.BLIND_SPOTS['scalene']}" in markdown
@@ -146,7 +145,7 @@ def test_pyspy_without_native_frames_says_it_cannot_name_c_frames():
 def test_the_profile_tabs_say_within_noise_and_carry_the_scalene_note(fake_backends):
     from overhead_tui.tui.widgets.profile_tabs import _head
 
-    result = RunSummary.load(RECORDED_SUMMARY).scenario("python_hoisted")
+    result = fixture_summary(RECORDED_SUMMARY).scenario("python_hoisted")
     result.profile = profile_mod.profile_scenario(_spec("numpy_matmul"), 16, duration_s=1.0)
     backends = result.profile.backends
     lines = [str(x.content) for x in _head(result, backends["scalene"], "Scalene --cpu-only")]

@@ -120,10 +120,9 @@ def test_vs_dense_is_time_per_flop_ratio():
 
 def test_a_run_without_probes_still_gets_its_waterfall():
     from overhead_tui.analysis.derive import derive
-    from overhead_tui.summary.records import RunSummary
-    from tests.conftest import RECORDED_SUMMARY
+    from tests.conftest import RECORDED_SUMMARY, fixture_summary
 
-    summary = RunSummary.load(RECORDED_SUMMARY)
+    summary = fixture_summary(RECORDED_SUMMARY)
     summary.probes = {}
     summary.waterfall = []
     for result in summary.scenarios:

@@ -16,12 +16,11 @@ from overhead_tui.machine.reference import (
     tile_table,
 )
 from overhead_tui.summary.probes import ProbeResult
-from overhead_tui.summary.records import RunSummary
-from tests.conftest import RECORDED_SUMMARY_V3
+from tests.conftest import FIXTURES, RECORDED_SUMMARY_V3, fixture_summary
 
 
 def _summary(peak=100.0, bandwidth=25.0):
-    summary = RunSummary.load(RECORDED_SUMMARY_V3)
+    summary = fixture_summary(RECORDED_SUMMARY_V3)
     peaks = summary.machine.peak_gflops
     peaks["float64"] = replace(
         peaks["float64"],
@@ -132,7 +131,7 @@ def test_a_broken_user_file_keeps_the_shipped_machines(tmp_path, monkeypatch):
     machines, problem = reference_machines()
     assert "NVIDIA A100 80GB PCIe" in {m.name for m in machines}
     assert "not valid TOML" in problem and str(bad) in problem
-    report = export(RunSummary.load(RECORDED_SUMMARY_V3), tmp_path / "r.md", "markdown")
+    report = export(fixture_summary(RECORDED_SUMMARY_V3), tmp_path / "r.md", "markdown")
     text = report.read_text()
     assert "not valid TOML" in text and "| NVIDIA A100 80GB PCIe |" in text
     monkeypatch.setenv("OVERHEAD_TUI_REFERENCE", str(tmp_path / "typo.toml"))
@@ -169,10 +168,8 @@ def test_every_bad_entry_is_named_and_the_good_ones_kept(tmp_path):
 
 def test_a_batch_sweep_is_a_trajectory_on_the_roofline():
     from overhead_tui.analysis.roofline import roofline
-    from overhead_tui.summary.records import RunSummary
-    from tests.conftest import FIXTURES
 
-    model = roofline(RunSummary.load(FIXTURES / "shapes_summary.json"))
+    model = roofline(fixture_summary(FIXTURES / "shapes_summary.json"))
     assert model.trajectories
     for path in model.trajectories.values():
         batches = [m for m, _, _ in path]
@@ -180,7 +177,7 @@ def test_a_batch_sweep_is_a_trajectory_on_the_roofline():
         intensities = [x for _, x, _ in path]
         assert intensities == sorted(intensities)  # a bigger batch moves right, never left
         assert all(g > 0 for _, _, g in path)
-    plain = roofline(RunSummary.load(FIXTURES / "recorded_summary_v3.json"))
+    plain = roofline(fixture_summary(FIXTURES / "recorded_summary_v3.json"))
     assert plain.trajectories == {}
 
 

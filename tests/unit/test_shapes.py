@@ -229,9 +229,9 @@ def test_one_disturbed_point_is_not_the_crossing():
 
 def test_the_markdown_report_of_a_run_with_shapes_has_the_section():
     from overhead_tui.export.markdown import MarkdownExporter
-    from tests.conftest import FIXTURES
+    from tests.conftest import FIXTURES, fixture_summary
 
-    text = MarkdownExporter().render(RunSummary.load(FIXTURES / "shapes_summary.json"))
+    text = MarkdownExporter().render(fixture_summary(FIXTURES / "shapes_summary.json"))
     assert "From GEMV to GEMM" in text and "prediction from published figures" in text
 
 

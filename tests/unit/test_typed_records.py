@@ -18,7 +18,7 @@ from overhead_tui.summary.limits import MachineLimits, PeakEntry
 from overhead_tui.summary.probes import probe_records
 from overhead_tui.summary.profile import ProfileRecord
 from overhead_tui.summary.records import RunSummary
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, fixture_summary
 
 RECORDED = ["recorded_summary.json", "recorded_summary_v3.json", "sweep_summary.json"]
 
@@ -48,14 +48,14 @@ def test_an_old_summary_loads_into_records_and_writes_its_derived_parts_back_unc
 
 
 def test_an_old_breakdown_has_no_scale_and_writes_none():
-    summary = RunSummary.load(FIXTURES / "recorded_summary.json")
+    summary = fixture_summary(FIXTURES / "recorded_summary.json")
     b = next(r.breakdown for r in summary.scenarios if r.breakdown)
     assert b.scale is ABSENT and not b.scale and not b.agreement
     assert "scale" not in to_json(b) and "agreement" not in to_json(b)
 
 
 def test_a_fresh_breakdown_round_trips_through_json_with_every_key():
-    summary = RunSummary.load(FIXTURES / "recorded_summary_v3.json")
+    summary = fixture_summary(FIXTURES / "recorded_summary_v3.json")
     naive = summary.scenario("python_naive")
     naive.reference_dispatch_ns = [9.0, 10.0, 11.0]  # the rung's own timing: a scale
     naive.profile = ProfileRecord.from_json(
