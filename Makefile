@@ -9,8 +9,12 @@ STAMP := $(VENV)/.installed
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip 2>&1 | grep -v "is ignored" || true
-	$(BIN)/python -m pip install --quiet -e '.[test]' 2>&1 | grep -v "is ignored" || true
+	@# uv installs the same packages from PyPI in a few seconds (pip takes about 30 s); where
+	@# uv cannot be had or cannot reach an index, pip does it (with pip's own configuration)
+	$(BIN)/python -m pip install --quiet uv 2>&1 | grep -v "is ignored" || true
+	$(BIN)/uv pip install --quiet --python $(BIN)/python -e '.[test]' || { \
+	  $(BIN)/python -m pip install --quiet --upgrade pip 2>&1 | grep -v "is ignored"; \
+	  $(BIN)/python -m pip install --quiet -e '.[test]' 2>&1 | grep -v "is ignored"; } || true
 	$(BIN)/python -c "import overhead_tui, textual, numpy, numba, pytest"
 	touch $(STAMP)
 
@@ -20,12 +24,16 @@ run: $(STAMP)
 system-deps:
 	@sh scripts/system-deps.sh
 
+# three test processes on two cores: a third keeps the CPUs busy while a test waits on a
+# timeout or a child; worksteal moves queued tests to whichever process runs out first
+XDIST := -n 3 --dist worksteal
+
 test: $(STAMP) system-deps
-	$(BIN)/python -m pytest -n 2 $(PYTEST_ARGS)
+	$(BIN)/python -m pytest $(XDIST) $(PYTEST_ARGS)
 
 # the fast loop: unit, app and snapshot tests (no real ladders, tmux, profilers or pip)
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -n 2 -m "not slow" tests/unit tests/app tests/snapshots $(PYTEST_ARGS)
+	$(BIN)/python -m pytest $(XDIST) -m "not slow" tests/unit tests/app tests/snapshots $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
