@@ -13,7 +13,12 @@ Wellein, *Introduction to High Performance Computing for Scientists and Engineer
   instructions per ns; all cores for a rung carrying ``parallel``);
 * ``chain``: its longest loop-carried dependency chain at the measured latencies
   (``scalar_fma``: ``fadd_ns``, ``fma_ns``, ``stack_fadd_ns``; a multiply is priced as an FMA,
-  the two share their units and latency on the corpus' cores).
+  the two share their units and latency on the corpus' cores);
+* ``l1``: its loads, or its stores, each at the rate one core sustains accesses of its width
+  in L1 (``scalar_fma``: ``l1_loads_per_ns_W``, ``l1_stores_per_ns_W``; the widths read by
+  ``worker.hotloop``, a broadcast being one scalar; ECM's load/store term ``T_nOL``).  This
+  is the bound that binds a 512-bit loop on Zen 4, whose L1 does one zmm load and half a zmm
+  store per cycle (two loads and one store on Golden Cove).
 
 Memory (measured, not modelled): the rung's own kernel timed again at its own n with A and B
 resident in L1 (``ResidentTiming``: every page of A and B is the same physical page, so the
@@ -82,6 +87,28 @@ def _chain_ns(code: GeneratedCode, costs: UnitCosts) -> tuple[float, float] | No
     return best or (0.0, 0.0)
 
 
+def _l1_ns(code: GeneratedCode, costs: UnitCosts) -> tuple[float, str, float] | None:
+    """(ns, kind, accesses) per iteration of the slower of its loads and its stores, each
+    access at the measured L1 rate of its own width (the smallest measured width at least as
+    wide); None without the widths (older files) or the probe's rates for one of them."""
+    if len(code.load_widths) != code.loads or len(code.store_widths) != code.stores:
+        return None
+    if not code.loads + code.stores:
+        return None
+    worst: tuple[float, str, float] | None = None
+    for kind, widths in (("loads", code.load_widths), ("stores", code.store_widths)):
+        rates = costs.l1_rates.get(kind, {})
+        ns = 0.0
+        for bits in widths:
+            wide_enough = [w for w in rates if w >= bits]
+            if not wide_enough:
+                return None
+            ns += 1.0 / rates[min(wide_enough)]
+        if worst is None or ns > worst[0]:
+            worst = (ns, kind, float(len(widths)))
+    return worst
+
+
 def _cores(result: ScenarioResult, costs: UnitCosts) -> float:
     """Cores a rung carrying ``parallel`` runs on: the SIMD probe's all-cores over one-core
     FP rate (1 for other rungs)."""
@@ -112,6 +139,9 @@ def in_core_rows(
     }
     if chain is not None:
         bounds["chain"] = chain[0] / code.fmas_per_iteration / cores
+    l1 = _l1_ns(code, costs)
+    if l1 is not None:
+        bounds["l1"] = l1[0] / code.fmas_per_iteration / cores
     bound = max(bounds, key=lambda k: bounds[k])
     layer = "simd_compute" if code.width_bits else "scalar_compute"
     width = f"{code.width_bits}-bit" if code.width_bits else "scalar"
@@ -126,6 +156,15 @@ def in_core_rows(
         row = _point(
             layer, fp_instructions, 1.0 / fp_rate, f"ns/FP instruction at its FP rate ({width})"
         )
+    elif bound == "l1":
+        assert l1 is not None
+        accesses = l1[2] / code.fmas_per_iteration
+        row = _point(
+            layer,
+            accesses,
+            bounds["l1"] / accesses,
+            f"ns/L1 {l1[1][:-1]} at its measured rate ({width})",
+        )
     else:
         assert chain is not None
         steps = chain[1] / code.fmas_per_iteration
@@ -139,6 +178,7 @@ def in_core_rows(
         issue_ns=bounds["issue"],
         fp_ns=bounds["fp"],
         chain_ns=bounds.get("chain"),
+        l1_ns=bounds.get("l1"),
         in_core_bound=bound,
         threads=round(cores),
         methods={
@@ -146,6 +186,11 @@ def in_core_rows(
             "issue_ns": "at the scalar_fma probe's issue rate (independent adds)",
             "fp_ns": "at the simd_fma probe's FP instruction rate",
             "chain_ns": "loop-carried chains at the scalar_fma probe's latencies",
+            **(
+                {"l1_ns": "its loads or stores at the scalar_fma probe's L1 rate of its width"}
+                if l1 is not None
+                else {}
+            ),
         },
     )
     return [row], quantities

@@ -71,6 +71,20 @@ def fp_issue_rates(probes: Probes) -> dict[str, float]:
     return rates
 
 
+def l1_rates(probes: Probes) -> dict[str, dict[int, float]]:
+    """{"loads": {width bits: per ns}, "stores": {…}}: the L1 accesses one core sustains at
+    each width (``scalar_fma`` details ``l1_loads_per_ns_W``, ``l1_stores_per_ns_W``); a kind
+    without any: absent."""
+    probe = probes.get("scalar_fma")
+    details = (probe.details or {}) if probe is not None else {}
+    rates: dict[str, dict[int, float]] = {}
+    for key, v in details.items():
+        kind, _, width = key.removeprefix("l1_").partition("_per_ns_")
+        if key.startswith("l1_") and width.isdigit() and isinstance(v, int | float) and v > 0:
+            rates.setdefault(kind, {})[int(width)] = float(v)
+    return rates
+
+
 def dense_rates(probes: Probes) -> dict[str, tuple[float | None, float | None]]:
     """:attr:`UnitCosts.dense_rates` from the probes (a dtype without either figure: absent)."""
     rates: dict[str, tuple[float | None, float | None]] = {
@@ -144,6 +158,9 @@ class UnitCosts:
     """A sum kept in a stack slot: load, add, store, forwarded (``scalar_fma`` detail)."""
     issue_per_ns: float | None = None
     """Independent simple instructions one core retires per ns (``scalar_fma`` detail)."""
+    l1_rates: dict[str, dict[int, float]] = field(default_factory=dict)
+    """{"loads" | "stores": {width bits: accesses per ns}} one core sustains on data in L1
+    (``scalar_fma`` details, ``worker.chains.l1_kernel``): the L1 bound of a compiled loop."""
     dense_rates: dict[str, tuple[float | None, float | None]] = field(default_factory=dict)
     """{dtype: (one thread, all threads)} GFLOP/s (GOP/s for int8) of the best kernel measured
     for it: the BLAS GEMM of the ``dense_peak`` probe for float64 and float32, the best
@@ -282,6 +299,7 @@ class UnitCosts:
             fma_ns=detail("scalar_fma", "fma_ns", "fma_ns"),
             stack_fadd_ns=detail("scalar_fma", "stack_fadd_ns", "stack_fadd_ns"),
             issue_per_ns=detail("scalar_fma", "issue_per_ns"),
+            l1_rates=l1_rates(probes),
             dense_rates=dense_rates(probes),
             peak_one_gflops=max(one, default=None),
             peak_all_gflops=max(every + one, default=None),

@@ -411,6 +411,8 @@ def compiled_text(q: CompiledQuantities) -> list[str]:
     bounds = f"in-core ns/FMA: issue {fmt_number(q.issue_ns)}, FP {fmt_number(q.fp_ns)}"
     if q.chain_ns is not None:
         bounds += f", chain {fmt_number(q.chain_ns)}"
+    if q.l1_ns is not None:
+        bounds += f", L1 {fmt_number(q.l1_ns)}"
     bounds += f" ({q.in_core_bound} binds)"
     if q.resident_n is not None:
         bounds += f"; with A and B resident in L1 {fmt_number(q.resident_ns)} ns/FMA"

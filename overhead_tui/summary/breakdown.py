@@ -100,8 +100,11 @@ class CompiledQuantities:
     """Its FP instructions at the measured FP issue rate."""
     chain_ns: float | None = None
     """Its longest loop-carried chain at the measured latencies."""
+    l1_ns: float | None = None
+    """Its loads, or its stores, at the rate one core sustains them in L1 at its width
+    (whichever takes longer; None without the probe's L1 rates)."""
     in_core_bound: str = ""
-    """Which of ``issue``, ``fp``, ``chain`` (or ``dense kernel``) is the largest."""
+    """Which of ``issue``, ``fp``, ``chain``, ``l1`` (or ``dense kernel``) is the largest."""
     resident_n: int | None = None
     """The order its resident timing was taken at (its own n)."""
     resident_ns: float | None = None

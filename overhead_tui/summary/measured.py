@@ -130,6 +130,10 @@ class GeneratedCode:
     chains: list[dict[str, int]] = field(default_factory=list, metadata=OMIT)
     """Loop-carried dependency chains, each {kind: operations per iteration}: ``fadd``,
     ``fmul``, ``fma`` (an accumulator register), ``stack_fadd`` (a sum in a stack slot)."""
+    load_widths: list[int] = field(default_factory=list, metadata=OMIT)
+    """The bits each load of an iteration moves (64 for a scalar or a broadcast)."""
+    store_widths: list[int] = field(default_factory=list, metadata=OMIT)
+    """The bits each store of an iteration moves."""
 
     @property
     def fmas_per_iteration(self) -> float:

@@ -24,6 +24,15 @@ One small C library (built with :mod:`overhead_tui.worker.cbuild`, cached) used 
 * ``issue_kernel(iterations)``: 16 independent register adds on 8 registers per
   iteration (two per register, so each register's chain is half the adds): the core's
   sustained rate of simple instructions, the issue bound of the model.
+* ``l1_kernel(iterations, width, store)``: 8 independent loads (``store`` 0) or stores (1) of
+  ``width`` bits per iteration (x86: ``movq`` 64, ``vmovupd`` xmm 128, ymm 256, zmm 512) on
+  one 4 KiB buffer that stays in L1: how many L1 accesses of that width one core sustains,
+  the L1 bound of the model (the load/store term ``T_nOL`` of the ECM model, Hager and
+  Wellein §3.3).  The rates differ by far more than the width between cores: Zen 4 splits a
+  512-bit access into two 256-bit ones (one zmm load and half a zmm store per cycle: AMD
+  57647 §2.12), Golden Cove does two zmm loads and one zmm store per cycle (Intel
+  Optimization Reference Manual, Golden Cove).  Returns -1 where the CPU lacks the width
+  (``__builtin_cpu_supports``) or on other architectures (no L1 kernels there yet).
 
 Which instructions were built is checked in the assembly (:func:`chain_instructions`).
 """
@@ -125,6 +134,42 @@ uint64_t issue_kernel(uint64_t iterations) {
             : "r"(k));
     return a + b + c + d + e + f + g + h;
 }
+
+#if defined(__x86_64__)
+static char l1_buffer[4096] __attribute__((aligned(64)));
+#define LD(op, r, i) op " " #i "*64(%1), %%" r #i "\n\t"
+#define ST(op, r, i) op " %%" r #i ", " #i "*64(%1)\n\t"
+#define EIGHT(M, op, r) M(op, r, 0) M(op, r, 1) M(op, r, 2) M(op, r, 3) \
+    M(op, r, 4) M(op, r, 5) M(op, r, 6) M(op, r, 7)
+#define L1_LOOP(body) \
+    for (uint64_t i = 0; i < iterations; i++) \
+        __asm__ volatile(body : "+r"(i) : "r"(l1_buffer) \
+                         : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", \
+                           "memory")
+#define VZEROUPPER __asm__ volatile("vzeroupper")
+#endif
+
+int64_t l1_kernel(uint64_t iterations, int width, int store) {
+#if defined(__x86_64__)
+    if (width == 64 && !store) L1_LOOP(EIGHT(LD, "movq", "xmm"));
+    else if (width == 64) L1_LOOP(EIGHT(ST, "movq", "xmm"));
+    else if (width == 128 && !store) L1_LOOP(EIGHT(LD, "movupd", "xmm"));
+    else if (width == 128) L1_LOOP(EIGHT(ST, "movupd", "xmm"));
+    else if (width == 256 && __builtin_cpu_supports("avx")) {
+        if (store) L1_LOOP(EIGHT(ST, "vmovupd", "ymm"));
+        else L1_LOOP(EIGHT(LD, "vmovupd", "ymm"));
+        VZEROUPPER;
+    } else if (width == 512 && __builtin_cpu_supports("avx512f")) {
+        if (store) L1_LOOP(EIGHT(ST, "vmovupd", "zmm"));
+        else L1_LOOP(EIGHT(LD, "vmovupd", "zmm"));
+        VZEROUPPER;
+    } else return -1;
+    return (int64_t)iterations;
+#else
+    (void)iterations; (void)width; (void)store;
+    return -1;
+#endif
+}
 """
 CDEF = """
 uint64_t imul_chain(uint64_t iterations, uint64_t x, uint64_t m);
@@ -134,6 +179,7 @@ double fadd_chain(uint64_t iterations, double x, double y);
 double fma_chain(uint64_t iterations, double x, double y);
 double stack_fadd_chain(uint64_t iterations, double y);
 uint64_t issue_kernel(uint64_t iterations);
+int64_t l1_kernel(uint64_t iterations, int width, int store);
 """
 ISSUE_INSTRUCTIONS = 16
 """Independent adds per iteration of ``issue_kernel`` (the loop's own increment, compare and
@@ -145,6 +191,17 @@ IMUL_ARGS = (3, 0x9E3779B97F4A7C15)
 """(start, multiplier) of the imul chain: an odd multiplier keeps x from reaching 0."""
 ADD_XOR_ARGS = (3, 0x5555, 0x1234567)
 """(start, xor mask, addend) of the add/xor chain."""
+
+
+L1_ACCESSES = 8
+"""Loads or stores per iteration of ``l1_kernel``."""
+L1_WIDTHS = {"x86_64": (64, 128, 256, 512)}
+"""Access widths (bits) ``l1_kernel`` has per architecture (none elsewhere yet)."""
+
+
+def l1_widths() -> tuple[int, ...]:
+    """The widths of this architecture's L1 kernels (empty where there are none)."""
+    return L1_WIDTHS.get(architecture(), ())
 
 
 def architecture() -> str:

@@ -9,7 +9,9 @@ quantities:
 * ``fp_instructions`` / ``fma_instructions`` / ``flops``: FP multiply, add, subtract and FMA
   instructions, lanes × 2 flops for an FMA, lanes for the others;
 * ``loads`` / ``stores``: instructions reading / writing memory (an FP op with a memory source
-  is a load);
+  is a load), and the width of each (``load_widths`` / ``store_widths``, bits: a zmm, ymm or
+  packed xmm operand 512, 256 or 128; a scalar FP op, a broadcast — ``vbroadcastsd``,
+  an embedded ``{1toN}`` — or a general register 64);
 * ``chains``: the loop-carried dependency chains: a vector register an FP instruction both
   reads and writes *before anything else wrote it in the iteration* (an accumulator: ``addsd
   %xmm0, %xmm1``, ``vfmadd231pd a, b, acc``), each chain the kinds of FP operation on it
@@ -19,9 +21,11 @@ quantities:
   Integer chains (the loop counter) are not read: they are 1-cycle adds the FP chains hide,
   except ``-O0``'s counter in a stack slot, which is not longer than its FP sum's chain.
 
-The hot loop is the backward-branch loop holding the widest FP instructions and, among
-those, the densest in flops per line: the vectorised main loop rather than its scalar
-remainder or an outer loop around both.
+The hot loop is the backward-branch loop densest in flops per line and, among equals, the
+one with the widest FP instructions: the vectorised main loop rather than its scalar
+remainder or an outer loop around both, and a register-tiled micro-kernel (12 ymm FMAs an
+iteration) rather than the 512-bit loop ``-march=native`` makes of its edge (one zmm FMA
+between a load and a store), which is wider but runs only at the matrix's edges.
 """
 
 from __future__ import annotations
@@ -37,6 +41,22 @@ _X86_FP = re.compile(
 )
 _VECTOR = re.compile(r"%[xyz]mm(\d+)")
 _STACK_SLOT = re.compile(r"^-?\d*\(%r[bs]p\)$")
+
+
+_SCALAR_ACCESS = re.compile(r"^v?(?:p?broadcast|mov[sd]$|movs[sd]$|movq$|movd$|cvt)|s[sd]$")
+"""Mnemonics whose memory operand is one scalar whatever the register: broadcasts, scalar
+moves and conversions, scalar FP arithmetic (``…sd``/``…ss``)."""
+
+
+def _access_bits(mnemonic: str, operands: list[str]) -> int:
+    """Bits one memory access of this instruction moves (module docstring)."""
+    if _SCALAR_ACCESS.search(mnemonic) or any("{1to" in x for x in operands):
+        return 64
+    registers = " ".join(x for x in operands if "(" not in x)
+    for name, bits in (("%zmm", 512), ("%ymm", 256), ("%xmm", 128)):
+        if name in registers:
+            return bits
+    return 64
 
 
 def _operands(text: str) -> list[str]:
@@ -82,8 +102,10 @@ def _kind(op: str) -> str:
 def profile_loop(lines: list[str]) -> GeneratedCode:
     """Counts and loop-carried chains of one loop body (lines from its label to its branch)."""
     instructions = _instructions(lines)
-    fp = fmas = widest = loads = stores = 0
+    fp = fmas = widest = 0
     flops = 0.0
+    load_widths: list[int] = []
+    store_widths: list[int] = []
     written: set[str] = set()
     carried: dict[str, dict[str, int]] = {}
     slot_loaded: dict[str, str] = {}  # stack slot -> register it was loaded into
@@ -92,8 +114,11 @@ def profile_loop(lines: list[str]) -> GeneratedCode:
         memory = [i for i, x in enumerate(operands) if "(" in x]
         if memory:
             writes_memory = memory[-1] == len(operands) - 1 and len(operands) > 1
-            stores += writes_memory
-            loads += not writes_memory or mnemonic.startswith(("add", "sub", "inc", "dec"))
+            bits = _access_bits(mnemonic, operands)
+            if writes_memory:
+                store_widths.append(bits)
+            if not writes_memory or mnemonic.startswith(("add", "sub", "inc", "dec")):
+                load_widths.append(bits)
         dest = _vector(operands[-1]) if operands else None
         match = _X86_FP.match(f"{mnemonic} {', '.join(operands)}")
         if match is None:
@@ -137,8 +162,10 @@ def profile_loop(lines: list[str]) -> GeneratedCode:
         flops_per_instruction=flops / fp if fp else None,
         instructions=len(instructions),
         flops=flops,
-        loads=loads,
-        stores=stores,
+        loads=len(load_widths),
+        stores=len(store_widths),
+        load_widths=load_widths,
+        store_widths=store_widths,
         chains=chains,
     )
 
@@ -147,10 +174,10 @@ def hot_loop(asm: str) -> GeneratedCode:
     """The counts of the hot loop of AT&T x86 assembly (module docstring), as the summary's
     ``GeneratedCode`` (its ``method`` left for the caller to name)."""
     lines = asm.splitlines()
-    best: tuple[tuple[int, float, int], GeneratedCode] | None = None
+    best: tuple[tuple[float, int, int], GeneratedCode] | None = None
     for start, end in asm_loops(lines):
         found = profile_loop(lines[start : end + 1])
-        rank = (found.width_bits or 0, found.flops / (end - start + 1), start - end)
+        rank = (found.flops / (end - start + 1), found.width_bits or 0, start - end)
         if found.fp_instructions and (best is None or rank > best[0]):
             best = (rank, found)
     if best is None:

@@ -92,6 +92,75 @@ def test_a_stack_slot_chain_and_a_parallel_rung_across_cores():
     assert both.compiled.threads == 2
 
 
+# Zen 4 (2026-12-04, scalar_fma's l1 kernels at 3.6 GHz): 2 ymm loads and 1 ymm store per
+# cycle, but 1 zmm load and half a zmm store: a 512-bit access is two 256-bit ones
+ZEN4_L1 = {
+    "l1_loads_per_ns_64": 7.1,
+    "l1_stores_per_ns_64": 3.6,
+    "l1_loads_per_ns_256": 7.2,
+    "l1_stores_per_ns_256": 3.6,
+    "l1_loads_per_ns_512": 3.34,
+    "l1_stores_per_ns_512": 1.82,
+}
+
+
+def _costs_with_l1(**rates):
+    probes = {
+        **PROBES,
+        "scalar_fma": {"value": 1.0, "details": {**PROBES["scalar_fma"]["details"], **rates}},
+    }
+    return UnitCosts.from_probes(probe_records(probes))
+
+
+def _loop(width, lanes, loads, stores, instructions=6):
+    """A one-FMA loop of ``lanes`` lanes with accesses of the given widths (bits)."""
+    return GeneratedCode(
+        "cc -S", 1, 1, width, 2.0 * lanes, True, instructions, 2.0 * lanes,
+        len(loads), len(stores), [], load_widths=loads, store_widths=stores,
+    )  # fmt: skip
+
+
+def test_a_512_bit_loop_whose_accesses_l1_cannot_keep_up_with_is_l1_bound():
+    # the ikj loop at 512 bits: 6 instructions, one FMA of 8 lanes, loads of B and C, a store of C
+    costs = _costs_with_l1(**ZEN4_L1)
+    assert costs.l1_rates["stores"][512] == 1.82 and costs.l1_rates["loads"][64] == 7.1
+    b = breakdown(_rung("ikj", ["simd_compute"], 0.1, _loop(512, 8, [512, 512], [512])), costs)
+    q = b.compiled
+    # issue 6 / 20 / 8 = 0.0375 ns; an iteration's 2 loads take 2 / 3.34 = 0.60 ns, its store
+    # 1 / 1.82 = 0.55 ns: the loads bind, over its 8 multiply-adds
+    assert q.l1_ns == pytest.approx(2 / 3.34 / 8)
+    assert q.in_core_bound == "l1" and q.l1_ns > q.issue_ns
+    assert b.layers["simd_compute"] == pytest.approx(q.l1_ns / 0.1)
+    assert b.rows[-1].unit.startswith("ns/L1 load ") and "512-bit" in b.rows[-1].unit
+    assert "l1_ns" in q.methods
+    # the same loop at 256 bits (4 lanes) on the same core: L1 no longer binds
+    narrow = _loop(256, 4, [256, 256], [256])
+    n = breakdown(_rung("ikj", ["simd_compute"], 0.1, narrow), costs).compiled
+    assert n.l1_ns == pytest.approx(max(2 / 7.2, 1 / 3.6) / 4) and n.in_core_bound == "issue"
+    # a broadcast is one scalar load, not a 512-bit one
+    broadcast = _loop(512, 8, [64, 64, 512], [])
+    m = breakdown(_rung("kernel", ["simd_compute"], 0.1, broadcast), costs).compiled
+    assert m.l1_ns == pytest.approx((2 / 7.1 + 1 / 3.34) / 8)
+
+
+def test_without_the_widths_or_their_rates_there_is_no_l1_bound():
+    only_narrow = {k: v for k, v in ZEN4_L1.items() if not k.endswith("_512")}
+    older = GeneratedCode("cc -S", 1, 1, 512, 16.0, True, 6, 16.0, 2, 1, [])  # no widths
+    for costs, code in (
+        (_costs(), _loop(512, 8, [512, 512], [512])),
+        (_costs_with_l1(**only_narrow), _loop(512, 8, [512, 512], [512])),
+        (_costs_with_l1(**ZEN4_L1), older),
+    ):
+        q = breakdown(_rung("ikj", ["simd_compute"], 0.1, code), costs).compiled
+        assert q.l1_ns is None and q.in_core_bound == "issue" and "l1_ns" not in q.methods
+    # a scalar loop is priced at the 64-bit rates
+    scalar = GeneratedCode(
+        "cc -S", 2, 0, None, 1.0, True, 7, 2.0, 2, 0, [{"fadd": 1}], load_widths=[64, 64]
+    )
+    q = breakdown(_rung("o2", ["scalar_compute"], 0.9, scalar), _costs_with_l1(**ZEN4_L1)).compiled
+    assert q.l1_ns == pytest.approx(2 / 7.1) and q.in_core_bound == "chain"
+
+
 def test_a_blas_rung_is_priced_at_the_dense_kernels_measured_rate():
     one = breakdown(_rung("blas1", ["dense_kernel"], 0.03), _costs())
     assert one.layers["dense_kernel"] == pytest.approx(2 / 75 / 0.03)
@@ -162,13 +231,20 @@ def test_the_hot_loop_reader_finds_each_ladder_loops_chains():
     o0 = hot_loop(O0)
     assert o0.chains == [{"stack_fadd": 1}] and o0.flops == 2 and o0.instructions == 12
     assert (o0.loads, o0.stores) == (8, 2)  # the counter's add to memory is both
+    assert o0.load_widths == [64] * 8 and o0.store_widths == [64] * 2
     o2 = hot_loop(O2)
     assert o2.chains == [{"fadd": 1}] and o2.instructions == 7 and o2.loads == 2
+    assert o2.load_widths == [64, 64]  # movsd, and mulsd's memory source: scalars
     ikj = hot_loop(IKJ)  # ymm1 is refilled by a load first: nothing carried
     assert ikj.chains == [] and (ikj.loads, ikj.stores) == (2, 1) and ikj.flops == 8
+    assert ikj.load_widths == [256, 256] and ikj.store_widths == [256]
     tile = hot_loop(REGISTER_TILE)
     assert tile.chains == [{"fma": 2}, {"fma": 1}]  # ymm9 twice an iteration, ymm8 once
     assert tile.width_bits == 256 and tile.fma_instructions == 3
+    assert tile.load_widths == [256, 64]  # the broadcast reads one double
+    embedded = hot_loop(".L3:\n\tvfmadd231pd\t(%rax){1to8}, %zmm1, %zmm0\n"
+                        "\tvmovupd\t%zmm0, (%rdx)\n\taddq\t$8, %rax\n\tjne\t.L3\n")  # fmt: skip
+    assert embedded.load_widths == [64] and embedded.store_widths == [512]
 
 
 def test_the_hot_loop_is_the_vectorised_main_loop():

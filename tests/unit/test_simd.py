@@ -95,6 +95,35 @@ def test_the_loaded_clock_kernel_runs_imuls_beside_fmas_of_the_isa(isa, width):
     assert (report.width_bits, report.fma_on_widest, report.spills) == (width, 12, False)
 
 
+@pytest.mark.skipif(platform.machine() not in ("x86_64", "AMD64"), reason="x86 kernels")
+def test_the_l1_kernels_move_eight_accesses_of_each_width_and_refuse_a_width_the_cpu_lacks():
+    """The L1 bound's kernels: 8 loads and 8 stores of each width in the generated code, each
+    addressing the one buffer; a width this CPU has runs, one it lacks answers -1 (no SIGILL)."""
+    from overhead_tui.machine.cpu import read_cpu_model
+    from overhead_tui.worker import chains
+    from overhead_tui.worker.cbuild import assembly
+
+    lines = [line.split() for line in assembly(chains.SOURCE, chains.FLAGS).splitlines()]
+    for op, register in (("movq", "%xmm"), ("movupd", "%xmm"), ("vmovupd", "%ymm")):
+        moves = [w for w in lines if w[:1] == [op] and register in " ".join(w[1:])]
+        loads = [w for w in moves if "(%" in w[1]]  # the memory operand first: a load
+        assert len(moves) == 16 and len(loads) == 8, (op, register, moves)
+    zmm = [w for w in lines if w[:1] == ["vmovupd"] and "%zmm" in " ".join(w)]
+    assert len(zmm) == 16 and sum("(%" in w[1] for w in zmm) == 8
+    lib = chains.chain_library()
+    has = {
+        64: True,
+        128: True,
+        256: "avx" in read_cpu_model().isa,
+        512: "avx512f" in read_cpu_model().isa,
+    }
+    assert chains.l1_widths() == (64, 128, 256, 512)
+    for width, present in has.items():
+        for store in (0, 1):
+            assert lib.l1_kernel(3, width, store) == (3 if present else -1), (width, store)
+    assert lib.l1_kernel(3, 1024, 0) == -1
+
+
 def test_a_forced_isa_is_taken_only_when_the_cpu_has_it():
     from overhead_tui.worker.simd import chosen_isa
 
