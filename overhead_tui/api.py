@@ -9,7 +9,7 @@ Probe files (``probes/*.py``): ``measure(ctx)`` receives a ``ProbeContext``; the
 ``asm_warning`` (``worker.probing``, ``worker.simd``); ``build`` and ``assembly`` compile a
 probe's own C (``worker.cbuild``); ``chain_library``, ``chain_call``, ``chain_instructions``
 and ``chain_ghz`` are the dependent chains that measure the clock, ``l1_widths`` and
-``L1_ACCESSES`` describe its L1 kernels (``worker.chains``).
+``L1_KINDS`` describe its L1 kernels (``worker.chains``).
 
 Names are resolved on first use, so a probe worker never imports cffi and a scenario never
 imports the probe helpers.
@@ -41,7 +41,7 @@ _HOMES = {
     "chain_call": "overhead_tui.worker.chains",
     "chain_steps": "overhead_tui.worker.chains",
     "l1_widths": "overhead_tui.worker.chains",
-    "L1_ACCESSES": "overhead_tui.worker.chains",
+    "L1_KINDS": "overhead_tui.worker.chains",
     "chosen_isa": "overhead_tui.worker.simd",
     "ISA_LEVELS": "overhead_tui.worker.simd",
     "assembly": "overhead_tui.worker.cbuild",

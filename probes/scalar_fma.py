@@ -16,16 +16,17 @@ Details for ``analysis.compiled`` (each interleaved with the clock chain, ns and
   the next load forwarded from the store), as ``-O0`` code keeps its accumulator.
 * ``issue_per_ns`` / ``issue_per_cycle``: independent simple instructions retired per ns and
   per cycle (``issue_kernel``: 16 adds on 8 registers plus the loop's own 3): the issue bound.
-* ``l1_loads_per_ns_W`` / ``l1_loads_per_cycle_W`` and ``l1_stores_…``: independent loads or
-  stores of W bits (64, 128, 256, 512 where the CPU has them) one core sustains on a buffer in
-  L1 (``l1_kernel``): the L1 bound.  Zen 4 does 2 ymm loads but 1 zmm load per cycle, and half
-  a zmm store: the rate per access is measured at each width, never scaled from another.
+* ``l1_loads_per_ns_W`` / ``l1_loads_per_cycle_W``, ``l1_stores_…`` and ``l1_mixed_…``:
+  independent loads, stores, or both two to one, of W bits (64, 128, 256, 512 where the CPU
+  has them) one core sustains on a buffer in L1 (``l1_kernel``): the L1 bound.  Zen 4 does
+  2 ymm loads but 1 zmm load per cycle, half a zmm store, and one zmm access of the mix: the
+  rate is measured at each width and mix, never scaled from another.
 """
 
 import statistics
 
 from overhead_tui.api import (
-    L1_ACCESSES,
+    L1_KINDS,
     chain_call,
     chain_ghz,
     chain_library,
@@ -44,7 +45,7 @@ LATENCY_ITERATIONS = 200_000
 """Iterations of each latency chain (8 steps each, ``chain_steps``):
 1.6 M dependent steps, 1–4 ms a call."""
 L1_ITERATIONS = 250_000
-"""Iterations of each L1 kernel (8 accesses each): 2 M accesses, 0.3–1.2 ms a call."""
+"""Iterations of each L1 kernel (8 or 12 accesses each): 2–3 M accesses, 0.3–1.8 ms a call."""
 
 
 def _per_step(ctx, run, steps, clock):
@@ -86,13 +87,12 @@ def measure(ctx):
     details["issue_per_ns"] = 1.0 / ns
     if cycles is not None:
         details["issue_per_cycle"] = 1.0 / cycles
-    accesses = L1_ITERATIONS * L1_ACCESSES
     for width in l1_widths():
-        for kind, store in (("loads", 0), ("stores", 1)):
-            if lib.l1_kernel(1, width, store) < 0:  # the CPU lacks that width
+        for kind, (code, per_iteration) in L1_KINDS.items():
+            if lib.l1_kernel(1, width, code) < 0:  # the CPU lacks that width
                 continue
-            run = lambda w=width, s=store: lib.l1_kernel(L1_ITERATIONS, w, s)  # noqa: E731
-            ns, cycles = _per_step(ctx, run, accesses, clock)
+            run = lambda w=width, k=code: lib.l1_kernel(L1_ITERATIONS, w, k)  # noqa: E731
+            ns, cycles = _per_step(ctx, run, L1_ITERATIONS * per_iteration, clock)
             details[f"l1_{kind}_per_ns_{width}"] = 1.0 / ns
             if cycles is not None:
                 details[f"l1_{kind}_per_cycle_{width}"] = 1.0 / cycles

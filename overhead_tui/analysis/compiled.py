@@ -14,11 +14,13 @@ Wellein, *Introduction to High Performance Computing for Scientists and Engineer
 * ``chain``: its longest loop-carried dependency chain at the measured latencies
   (``scalar_fma``: ``fadd_ns``, ``fma_ns``, ``stack_fadd_ns``; a multiply is priced as an FMA,
   the two share their units and latency on the corpus' cores);
-* ``l1``: its loads, or its stores, each at the rate one core sustains accesses of its width
-  in L1 (``scalar_fma``: ``l1_loads_per_ns_W``, ``l1_stores_per_ns_W``; the widths read by
+* ``l1``: its loads, its stores, or all its accesses together, each at the rate one core
+  sustains accesses of its width in L1 (``scalar_fma``: ``l1_loads_per_ns_W``,
+  ``l1_stores_per_ns_W``, ``l1_mixed_per_ns_W`` for two loads to a store; the widths read by
   ``worker.hotloop``, a broadcast being one scalar; ECM's load/store term ``T_nOL``).  This
-  is the bound that binds a 512-bit loop on Zen 4, whose L1 does one zmm load and half a zmm
-  store per cycle (two loads and one store on Golden Cove).
+  is the bound that binds a 512-bit loop on Zen 4, whose L1 does one zmm load, half a zmm
+  store, and one zmm access of a two-loads-one-store mix per cycle (measured 2026-12-04; two
+  loads and one store per cycle on Golden Cove).
 
 Memory (measured, not modelled): the rung's own kernel timed again at its own n with A and B
 resident in L1 (``ResidentTiming``: every page of A and B is the same physical page, so the
@@ -54,6 +56,8 @@ from overhead_tui.summary.records import ScenarioResult
 
 CHAIN_COSTS = {"fadd": "fadd_ns", "fmul": "fma_ns", "fma": "fma_ns", "stack_fadd": "stack_fadd_ns"}
 """The ``UnitCosts`` field each kind of loop-carried step is priced at."""
+L1_UNITS = {"loads": "load", "stores": "store", "mixed": "access (loads and stores mixed)"}
+"""What one priced L1 access is, by the kind of rate that binds."""
 DTYPE_BYTES = {"float64": 8, "float32": 4}
 """Bytes of one scalar operand (a scalar load or store moves one)."""
 
@@ -88,15 +92,21 @@ def _chain_ns(code: GeneratedCode, costs: UnitCosts) -> tuple[float, float] | No
 
 
 def _l1_ns(code: GeneratedCode, costs: UnitCosts) -> tuple[float, str, float] | None:
-    """(ns, kind, accesses) per iteration of the slower of its loads and its stores, each
-    access at the measured L1 rate of its own width (the smallest measured width at least as
-    wide); None without the widths (older files) or the probe's rates for one of them."""
+    """(ns, kind, accesses) per iteration of the slowest of its loads, its stores and all its
+    accesses together (``mixed``: they share the L1's address units and pipes), each access
+    at the measured L1 rate of its own width (the smallest measured width at least as wide);
+    None without the widths (older files) or the probe's rates for one of them."""
     if len(code.load_widths) != code.loads or len(code.store_widths) != code.stores:
         return None
     if not code.loads + code.stores:
         return None
     worst: tuple[float, str, float] | None = None
-    for kind, widths in (("loads", code.load_widths), ("stores", code.store_widths)):
+    every = code.load_widths + code.store_widths
+    for kind, widths in (
+        ("loads", code.load_widths),
+        ("stores", code.store_widths),
+        ("mixed", every),
+    ):
         rates = costs.l1_rates.get(kind, {})
         ns = 0.0
         for bits in widths:
@@ -163,7 +173,7 @@ def in_core_rows(
             layer,
             accesses,
             bounds["l1"] / accesses,
-            f"ns/L1 {l1[1][:-1]} at its measured rate ({width})",
+            f"ns/L1 {L1_UNITS[l1[1]]} at its measured rate ({width})",
         )
     else:
         assert chain is not None

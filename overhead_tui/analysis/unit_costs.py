@@ -72,9 +72,8 @@ def fp_issue_rates(probes: Probes) -> dict[str, float]:
 
 
 def l1_rates(probes: Probes) -> dict[str, dict[int, float]]:
-    """{"loads": {width bits: per ns}, "stores": {…}}: the L1 accesses one core sustains at
-    each width (``scalar_fma`` details ``l1_loads_per_ns_W``, ``l1_stores_per_ns_W``); a kind
-    without any: absent."""
+    """{"loads" | "stores" | "mixed": {width bits: per ns}}: the L1 accesses one core sustains
+    at each width (``scalar_fma`` details ``l1_KIND_per_ns_W``); a kind without any: absent."""
     probe = probes.get("scalar_fma")
     details = (probe.details or {}) if probe is not None else {}
     rates: dict[str, dict[int, float]] = {}
@@ -159,7 +158,7 @@ class UnitCosts:
     issue_per_ns: float | None = None
     """Independent simple instructions one core retires per ns (``scalar_fma`` detail)."""
     l1_rates: dict[str, dict[int, float]] = field(default_factory=dict)
-    """{"loads" | "stores": {width bits: accesses per ns}} one core sustains on data in L1
+    """{"loads" | "stores" | "mixed": {width bits: accesses per ns}} one core sustains in L1
     (``scalar_fma`` details, ``worker.chains.l1_kernel``): the L1 bound of a compiled loop."""
     dense_rates: dict[str, tuple[float | None, float | None]] = field(default_factory=dict)
     """{dtype: (one thread, all threads)} GFLOP/s (GOP/s for int8) of the best kernel measured

@@ -101,8 +101,8 @@ class CompiledQuantities:
     chain_ns: float | None = None
     """Its longest loop-carried chain at the measured latencies."""
     l1_ns: float | None = None
-    """Its loads, or its stores, at the rate one core sustains them in L1 at its width
-    (whichever takes longer; None without the probe's L1 rates)."""
+    """Its loads, its stores, or both together, at the rates one core sustains them in L1 at
+    their widths (whichever takes longest; None without the probe's L1 rates)."""
     in_core_bound: str = ""
     """Which of ``issue``, ``fp``, ``chain``, ``l1`` (or ``dense kernel``) is the largest."""
     resident_n: int | None = None

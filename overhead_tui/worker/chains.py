@@ -24,10 +24,13 @@ One small C library (built with :mod:`overhead_tui.worker.cbuild`, cached) used 
 * ``issue_kernel(iterations)``: 16 independent register adds on 8 registers per
   iteration (two per register, so each register's chain is half the adds): the core's
   sustained rate of simple instructions, the issue bound of the model.
-* ``l1_kernel(iterations, width, store)``: 8 independent loads (``store`` 0) or stores (1) of
-  ``width`` bits per iteration (x86: ``movq`` 64, ``vmovupd`` xmm 128, ymm 256, zmm 512) on
-  one 4 KiB buffer that stays in L1: how many L1 accesses of that width one core sustains,
-  the L1 bound of the model (the load/store term ``T_nOL`` of the ECM model, Hager and
+* ``l1_kernel(iterations, width, kind)``: 8 independent loads (``kind`` 0), 8 stores (1), or
+  8 loads and 4 stores interleaved two to one (2: the accesses of ``C[i, j] += a * B[k, j]``)
+  of ``width`` bits per iteration (x86: ``movq`` 64, ``(v)movupd`` xmm 128, ymm 256, zmm
+  512) on one 4 KiB buffer that stays in L1: how many L1 accesses of that width one core
+  sustains alone and mixed (loads and stores share address units and the L1 pipes: Zen 4
+  runs the mix at about one zmm access a cycle, not two loads and half a store), the L1
+  bound of the model (the load/store term ``T_nOL`` of the ECM model, Hager and
   Wellein §3.3).  The rates differ by far more than the width between cores: Zen 4 splits a
   512-bit access into two 256-bit ones (one zmm load and half a zmm store per cycle: AMD
   57647 §2.12), Golden Cove does two zmm loads and one zmm store per cycle (Intel
@@ -141,6 +144,8 @@ static char l1_buffer[4096] __attribute__((aligned(64)));
 #define ST(op, r, i) op " %%" r #i ", " #i "*64(%1)\n\t"
 #define EIGHT(M, op, r) M(op, r, 0) M(op, r, 1) M(op, r, 2) M(op, r, 3) \
     M(op, r, 4) M(op, r, 5) M(op, r, 6) M(op, r, 7)
+#define MIX(op, r) LD(op, r, 0) LD(op, r, 1) ST(op, r, 8) LD(op, r, 2) LD(op, r, 3) \
+    ST(op, r, 9) LD(op, r, 4) LD(op, r, 5) ST(op, r, 10) LD(op, r, 6) LD(op, r, 7) ST(op, r, 11)
 #define L1_LOOP(body) \
     for (uint64_t i = 0; i < iterations; i++) \
         __asm__ volatile(body : "+r"(i) : "r"(l1_buffer) \
@@ -149,24 +154,29 @@ static char l1_buffer[4096] __attribute__((aligned(64)));
 #define VZEROUPPER __asm__ volatile("vzeroupper")
 #endif
 
-int64_t l1_kernel(uint64_t iterations, int width, int store) {
+/* kind 0: 8 loads, 1: 8 stores, 2: 8 loads and 4 stores interleaved (2 loads, 1 store) */
+int64_t l1_kernel(uint64_t iterations, int width, int kind) {
 #if defined(__x86_64__)
-    if (width == 64 && !store) L1_LOOP(EIGHT(LD, "movq", "xmm"));
-    else if (width == 64) L1_LOOP(EIGHT(ST, "movq", "xmm"));
-    else if (width == 128 && !store) L1_LOOP(EIGHT(LD, "movupd", "xmm"));
-    else if (width == 128) L1_LOOP(EIGHT(ST, "movupd", "xmm"));
-    else if (width == 256 && __builtin_cpu_supports("avx")) {
-        if (store) L1_LOOP(EIGHT(ST, "vmovupd", "ymm"));
-        else L1_LOOP(EIGHT(LD, "vmovupd", "ymm"));
+    if (width == 64 && kind == 0) L1_LOOP(EIGHT(LD, "movq", "xmm"));
+    else if (width == 64 && kind == 1) L1_LOOP(EIGHT(ST, "movq", "xmm"));
+    else if (width == 64 && kind == 2) L1_LOOP(MIX("movq", "xmm"));
+    else if (width == 128 && kind == 0) L1_LOOP(EIGHT(LD, "movupd", "xmm"));
+    else if (width == 128 && kind == 1) L1_LOOP(EIGHT(ST, "movupd", "xmm"));
+    else if (width == 128 && kind == 2) L1_LOOP(MIX("movupd", "xmm"));
+    else if (width == 256 && kind <= 2 && __builtin_cpu_supports("avx")) {
+        if (kind == 0) L1_LOOP(EIGHT(LD, "vmovupd", "ymm"));
+        else if (kind == 1) L1_LOOP(EIGHT(ST, "vmovupd", "ymm"));
+        else L1_LOOP(MIX("vmovupd", "ymm"));
         VZEROUPPER;
-    } else if (width == 512 && __builtin_cpu_supports("avx512f")) {
-        if (store) L1_LOOP(EIGHT(ST, "vmovupd", "zmm"));
-        else L1_LOOP(EIGHT(LD, "vmovupd", "zmm"));
+    } else if (width == 512 && kind <= 2 && __builtin_cpu_supports("avx512f")) {
+        if (kind == 0) L1_LOOP(EIGHT(LD, "vmovupd", "zmm"));
+        else if (kind == 1) L1_LOOP(EIGHT(ST, "vmovupd", "zmm"));
+        else L1_LOOP(MIX("vmovupd", "zmm"));
         VZEROUPPER;
     } else return -1;
     return (int64_t)iterations;
 #else
-    (void)iterations; (void)width; (void)store;
+    (void)iterations; (void)width; (void)kind;
     return -1;
 #endif
 }
@@ -179,7 +189,7 @@ double fadd_chain(uint64_t iterations, double x, double y);
 double fma_chain(uint64_t iterations, double x, double y);
 double stack_fadd_chain(uint64_t iterations, double y);
 uint64_t issue_kernel(uint64_t iterations);
-int64_t l1_kernel(uint64_t iterations, int width, int store);
+int64_t l1_kernel(uint64_t iterations, int width, int kind);
 """
 ISSUE_INSTRUCTIONS = 16
 """Independent adds per iteration of ``issue_kernel`` (the loop's own increment, compare and
@@ -193,8 +203,8 @@ ADD_XOR_ARGS = (3, 0x5555, 0x1234567)
 """(start, xor mask, addend) of the add/xor chain."""
 
 
-L1_ACCESSES = 8
-"""Loads or stores per iteration of ``l1_kernel``."""
+L1_KINDS = {"loads": (0, 8), "stores": (1, 8), "mixed": (2, 12)}
+"""{kind: (``l1_kernel``'s kind argument, accesses per iteration)}."""
 L1_WIDTHS = {"x86_64": (64, 128, 256, 512)}
 """Access widths (bits) ``l1_kernel`` has per architecture (none elsewhere yet)."""
 

@@ -154,3 +154,26 @@ def test_the_kernel_source_keeps_the_files_line_numbers():
     assert len(parts) == len(spec.kernel_lines) == 2
     for part, start in zip(parts, spec.kernel_lines, strict=True):
         assert part.splitlines()[0] == lines[start - 1]  # "@njit(...)", "def kernel(a, b):"
+
+
+def test_every_name_a_builtin_file_takes_from_the_api_is_there():
+    """A scenario or probe file runs only in a worker, so a name it imports from
+    ``overhead_tui.api`` that the API lacks would surface only when that file is measured: each
+    such name is read from the files' import lines (``ast``, nothing executed) and looked up."""
+    import ast
+
+    from overhead_tui import api
+
+    files = sorted((ROOT / "scenarios").glob("*.py")) + sorted((ROOT / "probes").glob("*.py"))
+    taken = {
+        (path.name, alias.name)
+        for path in files
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.ImportFrom) and node.module == "overhead_tui.api"
+        for alias in node.names
+    }
+    assert any(name == "scalar_fma.py" for name, _ in taken)  # the check reads the imports
+    missing = [(path, name) for path, name in taken if name not in api.__all__]
+    assert not missing
+    for _, name in sorted(taken):
+        assert getattr(api, name) is not None  # each home module has it

@@ -96,9 +96,9 @@ def test_the_loaded_clock_kernel_runs_imuls_beside_fmas_of_the_isa(isa, width):
 
 
 @pytest.mark.skipif(platform.machine() not in ("x86_64", "AMD64"), reason="x86 kernels")
-def test_the_l1_kernels_move_eight_accesses_of_each_width_and_refuse_a_width_the_cpu_lacks():
-    """The L1 bound's kernels: 8 loads and 8 stores of each width in the generated code, each
-    addressing the one buffer; a width this CPU has runs, one it lacks answers -1 (no SIGILL)."""
+def test_the_l1_kernels_move_their_accesses_of_each_width_and_refuse_a_width_the_cpu_lacks():
+    """The L1 bound's kernels: 8 loads, 8 stores, and 8 loads with 4 stores of each width in
+    the generated code; a width this CPU has runs, one it lacks answers -1 (no SIGILL)."""
     from overhead_tui.machine.cpu import read_cpu_model
     from overhead_tui.worker import chains
     from overhead_tui.worker.cbuild import assembly
@@ -107,9 +107,10 @@ def test_the_l1_kernels_move_eight_accesses_of_each_width_and_refuse_a_width_the
     for op, register in (("movq", "%xmm"), ("movupd", "%xmm"), ("vmovupd", "%ymm")):
         moves = [w for w in lines if w[:1] == [op] and register in " ".join(w[1:])]
         loads = [w for w in moves if "(%" in w[1]]  # the memory operand first: a load
-        assert len(moves) == 16 and len(loads) == 8, (op, register, moves)
+        assert len(moves) == 28 and len(loads) == 16, (op, register, moves)
     zmm = [w for w in lines if w[:1] == ["vmovupd"] and "%zmm" in " ".join(w)]
-    assert len(zmm) == 16 and sum("(%" in w[1] for w in zmm) == 8
+    assert len(zmm) == 28 and sum("(%" in w[1] for w in zmm) == 16
+    assert chains.L1_KINDS == {"loads": (0, 8), "stores": (1, 8), "mixed": (2, 12)}
     lib = chains.chain_library()
     has = {
         64: True,
@@ -119,9 +120,9 @@ def test_the_l1_kernels_move_eight_accesses_of_each_width_and_refuse_a_width_the
     }
     assert chains.l1_widths() == (64, 128, 256, 512)
     for width, present in has.items():
-        for store in (0, 1):
-            assert lib.l1_kernel(3, width, store) == (3 if present else -1), (width, store)
-    assert lib.l1_kernel(3, 1024, 0) == -1
+        for kind in (0, 1, 2):
+            assert lib.l1_kernel(3, width, kind) == (3 if present else -1), (width, kind)
+    assert lib.l1_kernel(3, 1024, 0) == -1 and lib.l1_kernel(3, 64, 3) == -1
 
 
 def test_a_forced_isa_is_taken_only_when_the_cpu_has_it():
