@@ -138,3 +138,35 @@ def test_the_shapes_default_fits_the_default_scenarios(name, monkeypatch, tmp_pa
     k, n, _, _ = shapes.choose_shape(args, planned)
     assert k == n == expect["shapes_order"]
     assert isinstance(args, argparse.Namespace)
+
+
+L1_HAND = [m for m in MACHINES if "l1_per_cycle_by_hand" in _machine(m)[1]["expect"]]
+
+
+@pytest.mark.parametrize("name", L1_HAND)
+def test_the_l1_rates_agree_with_those_measured_by_hand(name):
+    """The L1 bound's rates (``scalar_fma``'s L1 kernels, per cycle at the probe's own clock)
+    beside the same accesses timed by hand on that machine: within 20 % (a shared host moves
+    by about 10 % between runs), and the bound they give the ikj loop at 512 bits (two loads
+    and a store per eight multiply-adds) within 20 % of the hand figures' bound."""
+    from overhead_tui.analysis.compiled import in_core_rows
+    from overhead_tui.analysis.unit_costs import UnitCosts
+    from overhead_tui.summary.measured import GeneratedCode
+    from overhead_tui.summary.records import ScenarioResult
+
+    _, record = _machine(name)
+    details = record["probes"]["scalar_fma"]["details"]
+    hand = record["expect"]["l1_per_cycle_by_hand"]
+    for key, by_hand in hand.items():
+        kind, width = key.rsplit("_", 1)
+        measured = details[f"l1_{kind}_per_cycle_{width}"]
+        assert measured == pytest.approx(by_hand, rel=0.2), key
+    ikj = GeneratedCode("cc -S", 1, 1, 512, 16.0, True, 6, 16.0, 2, 1, [], [512] * 2, [512])
+    result = ScenarioResult(name="ikj", title="ikj", rung=1, layers=["simd_compute"], removes=[],
+                            n=64, dtype="float64", flops=2 * 64**3, status="ok")  # fmt: skip
+    result.generated_code = ikj
+    costs = UnitCosts.from_probes(probe_records(record["probes"]))
+    _, quantities = in_core_rows(result, costs)
+    ghz = record["probes"]["clock"]["value"]
+    by_hand_cycles = max(2 / hand["loads_512"], 1 / hand["stores_512"], 3 / hand["mixed_512"]) / 8
+    assert quantities.l1_ns * ghz == pytest.approx(by_hand_cycles, rel=0.2)
