@@ -5,14 +5,16 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-fast lint docs screenshots benchmark system-deps clean
+.PHONY: run test test-fast compile lint docs screenshots benchmark system-deps clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	@# uv installs the same packages from PyPI in a few seconds (pip takes about 30 s); where
-	@# uv cannot be had or cannot reach an index, pip does it (with pip's own configuration)
+	@# uv installs the same packages from PyPI in a few seconds (pip takes about 30 s), byte-
+	@# compiled as pip does (every process of the suite would compile textual, numpy … again
+	@# where PYTHONDONTWRITEBYTECODE is set); where uv cannot be had or cannot reach an index,
+	@# pip does it (with pip's own configuration)
 	$(BIN)/python -m pip install --quiet uv 2>&1 | grep -v "is ignored" || true
-	$(BIN)/uv pip install --quiet --python $(BIN)/python -e '.[test]' || { \
+	$(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/python -e '.[test]' || { \
 	  $(BIN)/python -m pip install --quiet --upgrade pip 2>&1 | grep -v "is ignored"; \
 	  $(BIN)/python -m pip install --quiet -e '.[test]' 2>&1 | grep -v "is ignored"; } || true
 	$(BIN)/python -c "import overhead_tui, textual, numpy, numba, pytest"
@@ -28,11 +30,16 @@ system-deps:
 # timeout or a child; worksteal moves queued tests to whichever process runs out first
 XDIST := -n 3 --dist worksteal
 
-test: $(STAMP) system-deps
+# the package byte-compiled once: the suite starts about 400 Python processes, and each would
+# compile it from source again where PYTHONDONTWRITEBYTECODE is set (0.1 s a process)
+compile: $(STAMP)
+	@$(BIN)/python -m compileall -q overhead_tui
+
+test: $(STAMP) system-deps compile
 	$(BIN)/python -m pytest $(XDIST) $(PYTEST_ARGS)
 
 # the fast loop: unit, app and snapshot tests (no real ladders, tmux, profilers or pip)
-test-fast: $(STAMP)
+test-fast: $(STAMP) compile
 	$(BIN)/python -m pytest $(XDIST) -m "not slow" tests/unit tests/app tests/snapshots $(PYTEST_ARGS)
 
 lint: $(STAMP)
