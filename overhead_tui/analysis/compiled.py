@@ -56,7 +56,7 @@ from overhead_tui.summary.records import ScenarioResult
 
 CHAIN_COSTS = {"fadd": "fadd_ns", "fmul": "fma_ns", "fma": "fma_ns", "stack_fadd": "stack_fadd_ns"}
 """The ``UnitCosts`` field each kind of loop-carried step is priced at."""
-L1_UNITS = {"loads": "load", "stores": "store", "mixed": "access (loads and stores mixed)"}
+L1_UNITS = {"loads": "L1-load", "stores": "L1-store", "mixed": "L1-access (loads and stores mixed)"}
 """What one priced L1 access is, by the kind of rate that binds."""
 DTYPE_BYTES = {"float64": 8, "float32": 4}
 """Bytes of one scalar operand (a scalar load or store moves one)."""
@@ -173,7 +173,7 @@ def in_core_rows(
             layer,
             accesses,
             bounds["l1"] / accesses,
-            f"ns/L1 {L1_UNITS[l1[1]]} at its measured rate ({width})",
+            f"ns/{L1_UNITS[l1[1]]} at its measured rate ({width})",
         )
     else:
         assert chain is not None

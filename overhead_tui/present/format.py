@@ -26,6 +26,10 @@ if TYPE_CHECKING:
     from overhead_tui.machine.reference import ReferenceMachine
 
 
+BOUND_NAMES = {"issue": "issue", "fp": "FP", "chain": "chain", "l1": "L1"}
+"""An in-core bound's name as the breakdown prints it (``CompiledQuantities.in_core_bound``)."""
+
+
 def fmt_share_interval(interval: Sequence[float] | None) -> str:
     """A share's interval as ``[12–18 %]`` (percent, no decimals), or "" when absent."""
     if not interval:
@@ -413,7 +417,7 @@ def compiled_text(q: CompiledQuantities) -> list[str]:
         bounds += f", chain {fmt_number(q.chain_ns)}"
     if q.l1_ns is not None:
         bounds += f", L1 {fmt_number(q.l1_ns)}"
-    bounds += f" ({q.in_core_bound} binds)"
+    bounds += f" ({BOUND_NAMES.get(q.in_core_bound, q.in_core_bound)} binds)"
     if q.resident_n is not None:
         bounds += f"; with A and B resident in L1 {fmt_number(q.resident_ns)} ns/FMA"
     lines.append(bounds)

@@ -135,7 +135,7 @@ def test_a_512_bit_loop_whose_accesses_l1_cannot_keep_up_with_is_l1_bound():
     assert q.l1_ns == pytest.approx(3 / 3.67 / 8)
     assert q.in_core_bound == "l1" and q.l1_ns > q.issue_ns
     assert b.layers["simd_compute"] == pytest.approx(q.l1_ns / 0.1)
-    assert b.rows[-1].unit.startswith("ns/L1 access (loads and stores mixed)")
+    assert b.rows[-1].unit.startswith("ns/L1-access (loads and stores mixed)")
     assert "512-bit" in b.rows[-1].unit and "l1_ns" in q.methods
     alone = {k: v for k, v in ZEN4_L1.items() if "mixed" not in k}  # a kind unmeasured: none
     assert breakdown(_rung("ikj", ["simd_compute"], 0.1, _loop(512, 8, [512, 512], [512])),
