@@ -325,6 +325,7 @@ def check_export_paths(paths: dict[str, Path | None]) -> None:
         if path.is_dir():
             inside = path / EXPORT_EXAMPLES.get(option, "out.txt")
             raise UsageError(f"{option} {path} is a folder; fix: give a file name such as {inside}")
+        refuse_saved_run_files(option, path)
         folder = path.parent
         while not folder.exists() and folder != folder.parent:
             folder = folder.parent  # missing folders are created when the file is written
@@ -336,6 +337,26 @@ def check_export_paths(paths: dict[str, Path | None]) -> None:
             raise UsageError(
                 f"cannot write {option} {path}: files cannot be created in {folder} "
                 f"({problem}); fix: give a path in a writable folder"
+            )
+
+
+def refuse_saved_run_files(option: str, path: Path) -> None:
+    """Refuse an export that would replace a saved run's own file (its ``summary.json``,
+    ``log.jsonl``, ``run.lock`` or a file under ``logs/`` or ``points/``): a run folder is one
+    holding ``log.jsonl`` or ``run.lock``, which every run writes and an export folder lacks.
+
+    Raises:
+        UsageError: naming the run folder and the fix.
+    """
+    resolved = path.resolve()
+    for folder in list(resolved.parents)[:3]:  # the file, logs/FILE, points/NAME/FILE
+        if not ((folder / "log.jsonl").is_file() or (folder / "run.lock").is_file()):
+            continue
+        own = resolved.relative_to(folder).parts[0]
+        if own in RUN_FILES:
+            raise UsageError(
+                f"{option} {path} would replace the {own} of the saved run in {folder}; fix: "
+                "give a file name outside that run's own files"
             )
 
 

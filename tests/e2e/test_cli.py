@@ -345,6 +345,27 @@ def test_an_export_over_the_runs_own_files_is_refused(cli, tmp_path, command, ex
     assert not out.exists()  # refused before anything ran
 
 
+def test_an_export_over_another_saved_runs_files_is_refused_and_that_run_kept(cli, tmp_path):
+    saved = tmp_path / "saved"
+    assert cli("run", "--scenario", "python_naive", *FAST, "--out", saved).returncode == 0
+    before = {p.name: p.read_bytes() for p in (saved / "summary.json", saved / "log.jsonl")}
+    for option, own in (("--markdown", "summary.json"), ("--csv", "log.jsonl")):
+        proc = cli("run", "--scenario", "python_naive", *FAST, "--out", tmp_path / "new",
+                   option, saved / own)  # fmt: skip
+        assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+        assert proc.stderr == (
+            f"overhead-tui: error: {option} {saved / own} would replace the {own} of the saved "
+            f"run in {saved}; fix: give a file name outside that run's own files\n"
+        )
+    assert {p.name: p.read_bytes() for p in (saved / "summary.json", saved / "log.jsonl")} == before
+    assert not (tmp_path / "new").exists()  # refused before anything ran
+    report = saved / "report.md"  # a file of its own beside the run's is fine
+    proc = cli(
+        "run", "--scenario", "python_naive", *FAST, "--out", tmp_path / "n2", "--markdown", report
+    )
+    assert proc.returncode == 0 and report.exists(), proc.stderr
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
