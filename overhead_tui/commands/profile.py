@@ -47,7 +47,11 @@ def add_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--size", type=positive_int, metavar="N", help="matrix order (default: the scenario's own)"
     )
-    parser.add_argument("--dtype", choices=SUPPORTED_DTYPES, default="float64")
+    parser.add_argument(
+        "--dtype",
+        choices=SUPPORTED_DTYPES,
+        help="element type (default: float64, or the scenario's first dtype if it has no float64)",
+    )
     parser.add_argument(
         "--duration",
         type=seconds_to_wait,
@@ -81,6 +85,13 @@ def add_options(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Profile and print per-backend layer shares and top symbols; 1 if any backend failed."""
     spec = select(discover(list(args.scenarios_dir)), [args.name])[0]
+    if args.dtype is None:
+        args.dtype = "float64" if "float64" in spec.dtypes else spec.dtypes[0]
+    elif args.dtype not in spec.dtypes:
+        raise UsageError(
+            f"{spec.name} does not support {args.dtype} (it supports {', '.join(spec.dtypes)}); "
+            f"fix: --dtype {spec.dtypes[0]} or leave --dtype out"
+        )
     settings = Settings(dtype=args.dtype, size=args.size)
     check_sizes([spec], settings)
     check_export_paths(

@@ -233,3 +233,28 @@ def test_a_child_that_escaped_the_process_group_does_not_hang_the_run(tmp_path, 
     finally:
         escaped = wait_until(lambda: pid_file.exists() and pid_file.read_text().strip())
         os.kill(int(escaped), signal.SIGKILL)  # out of the group by design: ended here
+
+
+def test_profile_takes_a_dtype_the_scenario_computes_and_refuses_one_it_does_not(cli, monkeypatch):
+    for args, said in (
+        (["python_naive", "--dtype", "int8"], "python_naive does not support int8 (it supports "
+         "float64, float32); fix: --dtype float64 or leave --dtype out"),
+        (["c_avx512_dot", "--dtype", "float64"], "c_avx512_dot does not support float64"),
+    ):  # fmt: skip
+        proc = cli("profile", *args, "--size", "16", "--backend", "pyspy", "--duration", "0.2")
+        assert proc.returncode == 2, proc.stderr
+        assert len(proc.stderr.splitlines()) == 1 and said in proc.stderr, proc.stderr
+    # without --dtype, a lower-precision rung is profiled in the first dtype it computes
+    from overhead_tui.cli import build_parser
+    from overhead_tui.commands import profile
+
+    class Profiled(Exception):
+        pass
+
+    def profiled(spec, n, dtype, *rest, **options):
+        raise Profiled(dtype)
+
+    monkeypatch.setattr(profile, "profile_scenario", profiled)
+    args = build_parser().parse_args(["profile", "c_avx512_dot", "--backend", "perf"])
+    with pytest.raises(Profiled, match="bfloat16"):
+        profile.run(args)
