@@ -19,7 +19,7 @@ from typing import Any
 
 from overhead_tui.summary.codec import from_json, to_json, write_atomic
 from overhead_tui.summary.records import MAX_SUMMARY_BYTES, ScenarioResult, Settings
-from overhead_tui.summary.validation import SummaryError
+from overhead_tui.summary.validation import SummaryError, refuse_non_finite
 
 SCHEMA_VERSION = 1
 
@@ -138,7 +138,7 @@ class InterpretersSummary:
             SummaryError: missing, not JSON, or not a combined summary.
         """
         try:
-            data = json.loads(Path(path).read_bytes())
+            data = json.loads(Path(path).read_bytes(), parse_constant=refuse_non_finite)
         except OSError as exc:
             raise SummaryError(f"cannot read {path}: {exc.strerror or exc}") from None
         except (ValueError, RecursionError) as exc:  # RecursionError: nested too deep

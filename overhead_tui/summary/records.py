@@ -38,7 +38,12 @@ from overhead_tui.summary.probes import ProbeResult
 from overhead_tui.summary.profile import ProfileRecord
 from overhead_tui.summary.shapes import ShapesRecord
 from overhead_tui.summary.sweep import SweepRecord
-from overhead_tui.summary.validation import SummaryError, validate_summary
+from overhead_tui.summary.validation import (
+    NonFiniteNumber,
+    SummaryError,
+    refuse_non_finite,
+    validate_summary,
+)
 from overhead_tui.summary.vocabulary import Status
 
 SCHEMA_VERSION = 4
@@ -374,7 +379,7 @@ class RunSummary:
                     f"{path} is {size / 1e6:,.0f} MB, above the {MAX_SUMMARY_BYTES / 1e6:.0f} MB "
                     "limit for a summary (a run's is usually under 1 MB); is it a summary.json?"
                 )
-            data = json.loads(path.read_bytes())  # bytes: no second copy of the text
+            data = json.loads(path.read_bytes(), parse_constant=refuse_non_finite)
         except (OSError, UnicodeDecodeError) as exc:
             reason = getattr(exc, "strerror", None) or exc
             raise SummaryError(
@@ -382,6 +387,11 @@ class RunSummary:
             ) from None
         except (json.JSONDecodeError, RecursionError) as exc:  # RecursionError: nested too deep
             raise SummaryError(f"{path} is not JSON ({exc}); is it a summary.json?") from None
+        except NonFiniteNumber as exc:
+            raise SummaryError(
+                f"{path} holds {exc}, which is no measurement; "
+                "fix: give a summary.json that overhead-tui wrote (a run directory's)"
+            ) from None
         try:
             return cls.from_json(data)
         except SummaryError as exc:

@@ -12,6 +12,16 @@ from importlib import resources
 from typing import Any
 
 
+class NonFiniteNumber(ValueError):
+    """A ``NaN``, ``Infinity`` or ``-Infinity`` in a summary file: JSON extensions Python's
+    reader accepts by default, and no measurement."""
+
+
+def refuse_non_finite(constant: str) -> float:
+    """``json.loads(..., parse_constant=refuse_non_finite)``: raise :class:`NonFiniteNumber`."""
+    raise NonFiniteNumber(constant)
+
+
 class SummaryError(Exception):
     """A summary file cannot be read: missing, not JSON, or not a valid overhead-tui summary."""
 

@@ -117,3 +117,26 @@ def test_reference_machines_are_records():
     assert machines and all(isinstance(m, ReferenceMachine) for m in machines)
     a100 = next(m for m in machines if m.name.startswith("NVIDIA A100"))
     assert a100.figure("fp64_gflops") == 9700.0 and a100.fp16_amx_gflops is None
+
+
+@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
+def test_a_summary_holding_a_non_finite_number_is_refused_in_one_line(tmp_path, constant):
+    """Python's JSON reader takes NaN and Infinity; a summary holding one is no measurement
+    (compare and open showed ``nan ns`` and ``nan×``)."""
+    from overhead_tui.summary.interpreters import InterpretersSummary
+    from overhead_tui.summary.records import RunSummary
+    from overhead_tui.summary.validation import SummaryError
+    from tests.conftest import RECORDED_SUMMARY_V3
+
+    text = RECORDED_SUMMARY_V3.read_text(encoding="utf-8")
+    assert RunSummary.load(RECORDED_SUMMARY_V3).scenarios[0].median_s is not None
+    data = json.loads(text)
+    data["scenarios"][0]["median_s"] = 123456.789
+    broken = tmp_path / "summary.json"
+    broken.write_text(json.dumps(data).replace("123456.789", constant, 1), encoding="utf-8")
+    with pytest.raises(SummaryError) as info:
+        RunSummary.load(broken)
+    assert f"holds {constant}, which is no measurement; fix:" in str(info.value)
+    assert "\n" not in str(info.value)
+    with pytest.raises(SummaryError, match=constant):
+        InterpretersSummary.load(broken)
