@@ -103,8 +103,12 @@ def discover(dirs: list[Path] | None = None, include_builtin: bool = True) -> li
     """
     folders = ([builtin_scenarios_dir()] if include_builtin else []) + list(dirs or [])
     specs: dict[str, ScenarioSpec] = {}
+    read: set[Path] = set()
     for folder in folders:
         folder = Path(folder)
+        if folder.resolve() in read:  # named twice, or the built-in folder again: read once
+            continue
+        read.add(folder.resolve())
         if not folder.exists():
             raise ScenarioFileError(
                 f"scenarios folder {folder} does not exist; fix: pass an existing folder"

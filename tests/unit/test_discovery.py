@@ -84,6 +84,10 @@ def test_duplicate_names_and_missing_folders(tmp_path):
         discover([FAULTY, tmp_path], include_builtin=False)
     with pytest.raises(ScenarioFileError, match="does not exist"):
         discover([tmp_path / "nope"])
+    # one folder named twice (or the built-in one by its path) is read once, not a clash
+    once = discover([FAULTY], include_builtin=False)
+    assert discover([FAULTY, FAULTY / ".." / FAULTY.name], include_builtin=False) == once
+    assert discover([ROOT / "scenarios"]) == discover()
 
 
 def test_non_literal_declaration_is_rejected(tmp_path):
