@@ -11,6 +11,7 @@ import contextlib
 import errno
 import importlib
 import os
+import signal
 import sys
 from types import ModuleType
 from typing import NoReturn
@@ -45,6 +46,19 @@ imported when the parser is built, so ``--version`` loads neither numpy nor Text
 OUTPUT_FULL = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
 """Errors of writing to a full device (``> /dev/full``, a full disk or quota): one line, exit 1;
 results already saved in the run directory stay there."""
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def stop_like_ctrl_c() -> None:
+    """SIGTERM and SIGHUP stop a command as Ctrl-C does (exit 130, what finished kept, every
+    child's process group killed on the way out), in every phase: the checks before a run
+    (``--python``'s test interpreter), builds, profiles.  A run or sweep replaces these
+    handlers with its own while it measures (``commands.common.stop_on_signals``)."""
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, _interrupt)
 
 
 def _drop_stdout() -> None:
@@ -117,6 +131,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.command not in (None, "open"):  # the app keeps Textual's own handling
+        stop_like_ctrl_c()
     try:
         if args.command is None:
             return int(command_module("open").launch(args))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -16,7 +17,7 @@ from overhead_tui.errors import UsageError
 from overhead_tui.interpreters.check import check_python
 from overhead_tui.plugins.scenarios import discover, select
 from overhead_tui.summary.records import RunSummary, Settings
-from tests.conftest import FAST, child_gone, silent_interpreter
+from tests.conftest import FAST, child_gone, silent_interpreter, wait_until
 
 
 def pyenv_root() -> Path | None:
@@ -237,3 +238,21 @@ def test_a_file_that_cannot_be_executed_is_named_with_the_reason(tmp_path):
     junk.chmod(0o755)
     with pytest.raises(UsageError, match=r"cannot be run \(Exec format error\); fix: "):
         check_python(str(junk))
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])
+def test_a_stop_signal_during_the_python_check_leaves_nothing_behind(tmp_path, sig):
+    """SIGTERM and SIGHUP stop the checks before a run as Ctrl-C does: exit 130, and the
+    candidate interpreter's process group killed (SIGTERM left its `sleep` running)."""
+    fake, pidfile = silent_interpreter(tmp_path)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "overhead_tui", "run", "--scenario", "python_naive", *FAST,
+         "--python", str(fake), "--out", str(tmp_path / "run")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
+    )  # fmt: skip
+    wait_until(pidfile.exists, what="the candidate interpreter starting its child")
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert err.strip() == "overhead-tui: interrupted" and "Traceback" not in err
+    assert child_gone(pidfile), "the candidate's child process outlived the command"
