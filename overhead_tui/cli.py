@@ -17,7 +17,7 @@ from types import ModuleType
 from typing import NoReturn
 
 import overhead_tui
-from overhead_tui.errors import UsageError
+from overhead_tui.errors import EXIT_INTERRUPTED, UsageError
 from overhead_tui.present.terminal import use_ascii_fallback
 from overhead_tui.summary.validation import SummaryError
 
@@ -162,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         print("overhead-tui: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
 
 
 if __name__ == "__main__":

@@ -1,7 +1,13 @@
-"""Errors that map to exit code 2 (usage errors): one line, naming the problem and the fix."""
+"""Errors that map to exit code 2 (usage errors): one line, naming the problem and the fix;
+and the exit code of a command stopped by Ctrl-C, SIGTERM or SIGHUP."""
 
 from __future__ import annotations
 
 
 class UsageError(Exception):
     """Bad input from the user: unknown scenario, bad size or dtype, broken scenario file."""
+
+
+EXIT_INTERRUPTED = 130
+"""Exit code of a command stopped by Ctrl-C, SIGTERM or SIGHUP (128 + SIGINT, as shells
+report it); what finished is kept."""

@@ -32,7 +32,7 @@ from overhead_tui.commands.common import (
 from overhead_tui.engine.events import RunFinished
 from overhead_tui.engine.plan import new_run_dir
 from overhead_tui.engine.runner import Runner
-from overhead_tui.errors import UsageError
+from overhead_tui.errors import EXIT_INTERRUPTED, UsageError
 from overhead_tui.export.interpreters import render_table
 from overhead_tui.interpreters.check import MIN_WORKER_PYTHON, check_python
 from overhead_tui.interpreters.provision import ProvisionError, provision
@@ -47,9 +47,6 @@ from overhead_tui.plugins.scenarios import discover, select
 from overhead_tui.summary.interpreters import InterpreterRun, InterpretersSummary, PythonInfo
 from overhead_tui.summary.records import RunSummary, created_now
 from overhead_tui.summary.validation import SummaryError
-
-EXIT_INTERRUPTED = 130
-
 
 HELP = "the same ladder on several Pythons side by side"
 DESCRIPTION = (

@@ -6,16 +6,17 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
 
 from overhead_tui.commands.arguments import positive_int, seconds_to_wait
 from overhead_tui.commands.common import (
     add_scenario_dirs,
     check_export_paths,
     check_sizes,
+    stop_on_signals,
 )
 from overhead_tui.engine.plan import size_for
-from overhead_tui.errors import UsageError
+from overhead_tui.engine.spawn import Cancel
+from overhead_tui.errors import EXIT_INTERRUPTED, UsageError
 from overhead_tui.export.stacks import to_collapsed, to_speedscope
 from overhead_tui.plugins.scenarios import SUPPORTED_DTYPES, discover, select
 from overhead_tui.present.format import fmt_number, fmt_percent
@@ -102,25 +103,30 @@ def run(args: argparse.Namespace) -> int:
     def progress(step: str) -> None:
         print(f"profiling {spec.name} (n={n}): {step} ...", file=sys.stderr, flush=True)
 
-    result = profile_scenario(
-        spec,
-        n,
-        args.dtype,
-        tuple(args.backend) or BACKENDS,
-        args.duration,
-        args.timeout,
-        progress=progress,
-    )
+    def note(text: str) -> None:
+        print(f"overhead-tui: {text}", file=sys.stderr, flush=True)
+
+    cancel = Cancel()  # Ctrl-C, SIGTERM, SIGHUP: stop the running backend, keep the finished
+    with stop_on_signals(note, cancel.set):
+        result = profile_scenario(
+            spec,
+            n,
+            args.dtype,
+            tuple(args.backend) or BACKENDS,
+            args.duration,
+            args.timeout,
+            progress=progress,
+            cancel=cancel,
+        )
     pyspy = result.backends.get("pyspy")
     stacks = pyspy.stacks if isinstance(pyspy, PyspySamples) else ()
     print(render(result))
     _write(args, result, stacks)
+    if result.cancelled:
+        note("interrupted: the backends that finished are above (and in the exports)")
+        return EXIT_INTERRUPTED
     failed = [b for b in result.backends.values() if b.status == "failed"]
     return 1 if failed or result.error else 0
-
-
-def _interrupt(signum: int, frame: Any) -> None:
-    raise KeyboardInterrupt
 
 
 def _write(args: argparse.Namespace, result: ProfileRecord, stacks: tuple[Stack, ...]) -> None:

@@ -30,7 +30,7 @@ from overhead_tui.engine.events import (
     ScenarioStarted,
 )
 from overhead_tui.engine.runner import Runner
-from overhead_tui.errors import UsageError
+from overhead_tui.errors import EXIT_INTERRUPTED, UsageError
 from overhead_tui.export import export
 from overhead_tui.plugins.scenarios import ScenarioSpec
 from overhead_tui.present.format import (
@@ -53,8 +53,6 @@ if TYPE_CHECKING:
 
 QUIET_DRAW_S = 1.0
 """Shortest time between two progress lines while a rung's samples are timed (s)."""
-EXIT_INTERRUPTED = 130
-"""Exit code after Ctrl-C (128 + SIGINT), as shells report it."""
 
 
 HELP = "measure the ladder without the app and print a table"

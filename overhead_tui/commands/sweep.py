@@ -18,9 +18,9 @@ from overhead_tui.commands.common import (
     stderr_is_tty,
     stop_on_signals,
 )
-from overhead_tui.commands.run import EXIT_INTERRUPTED, Progress
+from overhead_tui.commands.run import Progress
 from overhead_tui.engine.events import ProbeStarted, ScenarioProgress
-from overhead_tui.errors import UsageError
+from overhead_tui.errors import EXIT_INTERRUPTED, UsageError
 from overhead_tui.interpreters.check import check_python
 from overhead_tui.plugins.scenarios import ScenarioSpec, discover, select
 from overhead_tui.present.format import fmt_gflops, fmt_seconds

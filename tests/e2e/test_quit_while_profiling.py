@@ -148,3 +148,33 @@ def test_scalene_leaves_no_temp_folder(tmp_path, monkeypatch):
     part = scalene.profile(sys.executable, worker, spec, timeout_s=120).to_json()
     assert part["status"] in ("ok", "failed")  # either way, nothing is left behind
     assert list(temp.iterdir()) == []
+
+
+@pytest.mark.skipif(
+    not all(c.ok for c in detect(("perf", "callgrind")).values()),
+    reason="needs perf and valgrind (scripts/system-deps.sh installs them)",
+)
+def test_ctrl_c_in_the_profile_command_keeps_the_backends_that_finished(tmp_path):
+    """Ctrl-C while the second backend runs: exit 130, the first backend's result printed and
+    in the export (both were thrown away), and nothing left running."""
+    import json
+    import subprocess
+
+    out = tmp_path / "p.json"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "overhead_tui", "profile", "python_naive", "--size", "24",
+         "--duration", "0.5", "--backend", "perf", "--backend", "callgrind", "--json", str(out)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
+    )  # fmt: skip
+    assert proc.stderr is not None
+    for line in proc.stderr:  # progress lines: the baseline, perf, then callgrind
+        if "callgrind ..." in line:
+            break
+    time.sleep(0.5)  # callgrind under way
+    proc.send_signal(signal.SIGINT)
+    stdout, rest = proc.communicate(timeout=120)
+    assert proc.returncode == 130, rest
+    assert "perf: ok" in stdout and "Traceback" not in rest
+    assert "the backends that finished are above" in rest
+    saved = json.loads(out.read_text())
+    assert saved["cancelled"] is True and saved["backends"]["perf"]["status"] == "ok"
