@@ -91,6 +91,8 @@ def run(args: argparse.Namespace) -> int:
     ]  # UsageError: exit 2 before running
     for found, requested in zip(pythons, args.python, strict=True):
         _refuse_too_old(found, requested)
+        if args.no_provision:  # used as it is: what it lacks is known before anything runs
+            check_python(found)
     if args.app and not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise UsageError("--app needs a terminal (stdin and stdout are not a TTY); fix: drop --app")
     check_export_paths({"--json": args.json, "--markdown": args.markdown})
@@ -118,7 +120,8 @@ def run(args: argparse.Namespace) -> int:
                     entry = dataclasses.replace(entry, error=str(exc))
             if entry.error is not None:
                 combined.interpreters.append(entry)
-                progress.note(f"overhead-tui: {requested}: {entry.error}")
+                said = entry.error if requested in entry.error else f"{requested}: {entry.error}"
+                progress.note(f"overhead-tui: error: {said}")
                 failed = True
                 continue
             one = argparse.Namespace(**{**vars(args_one), "python": run_python})

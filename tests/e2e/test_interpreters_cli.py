@@ -96,3 +96,20 @@ def test_a_program_that_is_not_python_is_refused_before_any_ladder(tmp_path, cli
     assert len(lines) == 1 and "/bin/echo" in lines[0] and "fix:" in lines[0]
     assert "Traceback" not in result.stderr
     assert not list(runs.glob("*/summary.json"))  # nothing was measured first
+
+
+def test_a_python_used_as_it_is_that_lacks_numpy_is_refused_before_anything_runs(tmp_path, cli):
+    """With --no-provision the interpreter's lack is known up front: one line, exit 2, no run
+    (it ran the baseline first, then exited 1 with the path said twice)."""
+    import subprocess
+
+    bare = tmp_path / "bare"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", bare], check=True, timeout=120)
+    python = bare / "bin" / "python"
+    result = cli("interpreters", "--python", python, "--no-provision", "--scenario",
+                 "python_naive", *FAST, "--out", tmp_path / "runs")  # fmt: skip
+    assert result.returncode == 2, result.stderr
+    (line,) = result.stderr.splitlines()
+    assert line.startswith(f"overhead-tui: error: --python {python} (CPython ")
+    assert "cannot import numpy" in line and "fix:" in line
+    assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())
