@@ -170,13 +170,22 @@ def plan(args: argparse.Namespace) -> tuple[list[ScenarioSpec], Settings]:
     """Discover and select scenarios and check the request before anything runs.
 
     Raises:
-        UsageError: unknown scenario, broken scenario file, size out of range or too big for
-            memory, unusable interpreter, an ``OVERHEAD_TUI_PEAK_ISA`` this CPU lacks.
+        UsageError: unknown scenario, broken scenario file, no chosen scenario computing the
+            dtype, size out of range or too big for memory, unusable interpreter, an
+            ``OVERHEAD_TUI_PEAK_ISA`` this CPU lacks.
     """
     from overhead_tui.engine.probe_runs import check_peak_isa
 
     settings = settings_from(args)
     specs = select(discover(list(args.scenarios_dir)), list(args.scenario))
+    if not any(settings.dtype in s.dtypes for s in specs):
+        shown = ", ".join(f"{s.name} ({'/'.join(s.dtypes)})" for s in specs[:3])
+        raise UsageError(
+            f"no chosen scenario computes {settings.dtype}: {shown}"
+            + (" …" if len(specs) > 3 else "")
+            + f"; fix: --dtype {specs[0].dtypes[0]}, or scenarios that compute {settings.dtype} "
+            "(`overhead-tui list` shows each one's dtypes)"
+        )
     check_sizes(specs, settings)
     if settings.probes:
         check_peak_isa()

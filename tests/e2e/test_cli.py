@@ -130,6 +130,11 @@ def test_full_builtin_ladder_at_a_tiny_size(cli, tmp_path):
             "above numpy_matmul's maximum",
         ),
         (["run", "--dtype", "int4"], "invalid choice: 'int4'"),
+        (
+            ["run", "--scenario", "python_naive", "--dtype", "int8"],
+            "no chosen scenario computes int8: python_naive (float64/float32); fix: --dtype "
+            "float64",
+        ),
         (["run", "--repeats", "-1"], "-1 is below 1"),
         (["run", "--timeout", "0"], "must be above 0"),
         (["run", "--timeout", "nan"], "'nan' is not a number"),
