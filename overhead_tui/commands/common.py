@@ -107,8 +107,8 @@ def add_measurement_options(
         type=sample_seconds,
         default=min_time_s,
         metavar="S",
-        help=f"shortest timed sample in seconds; loops are calibrated to it (default: "
-        f"{min_time_s:g})",
+        help=f"target length of a timed sample in seconds: the calls per sample are calibrated "
+        f"to it, so a sample may come out a little shorter (default: {min_time_s:g})",
     )
     parser.add_argument(
         "--seed", type=non_negative_int, default=0, help="input matrices' seed (default: 0)"
@@ -301,72 +301,6 @@ def prepare_cache(note: Callable[[str], None] | None = None) -> None:
 
 def _print_err(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
-
-
-EXPORT_EXAMPLES = {
-    "--json": "summary.json",
-    "--markdown": "report.md",
-    "--csv": "ladder.csv",
-    "--speedscope": "profile.speedscope.json",
-    "--collapsed": "stacks.txt",
-}
-"""A file name to suggest for each export option when it was given a folder."""
-
-
-def check_export_paths(paths: dict[str, Path | None]) -> None:
-    """Fail before measuring when an export could not be written.
-
-    Args:
-        paths: {option: the path given to it, or None}, e.g. ``{"--json": args.json}``.
-
-    Raises:
-        UsageError: two exports share a path, a path is a folder, its folder is not a writable one.
-    """
-    given = {option: p for option, p in paths.items() if p is not None}
-    if len({p.resolve() for p in given.values()}) != len(given):
-        raise UsageError("two exports were given the same file; fix: give each its own path")
-    for option, path in given.items():
-        if str(path) == "-":  # stdout carries the table (only `machine --json -` means stdout)
-            example = EXPORT_EXAMPLES.get(option, "out.txt")
-            raise UsageError(
-                f"{option} - would write a file named '-'; fix: give a file name such as {example}"
-            )
-        if path.is_dir():
-            inside = path / EXPORT_EXAMPLES.get(option, "out.txt")
-            raise UsageError(f"{option} {path} is a folder; fix: give a file name such as {inside}")
-        refuse_saved_run_files(option, path)
-        folder = path.parent
-        while not folder.exists() and folder != folder.parent:
-            folder = folder.parent  # missing folders are created when the file is written
-        if not folder.is_dir():
-            fix = "fix: give a path in an existing or new folder"
-            raise UsageError(f"cannot write {option} {path}: {folder} is not a folder; {fix}")
-        problem = writable_problem(folder)  # tried for real: holds for root and /proc too
-        if problem is not None:
-            raise UsageError(
-                f"cannot write {option} {path}: files cannot be created in {folder} "
-                f"({problem}); fix: give a path in a writable folder"
-            )
-
-
-def refuse_saved_run_files(option: str, path: Path) -> None:
-    """Refuse an export that would replace a saved run's own file (its ``summary.json``,
-    ``log.jsonl``, ``run.lock`` or a file under ``logs/`` or ``points/``): a run folder is one
-    holding ``log.jsonl`` or ``run.lock``, which every run writes and an export folder lacks.
-
-    Raises:
-        UsageError: naming the run folder and the fix.
-    """
-    resolved = path.resolve()
-    for folder in list(resolved.parents)[:3]:  # the file, logs/FILE, points/NAME/FILE
-        if not ((folder / "log.jsonl").is_file() or (folder / "run.lock").is_file()):
-            continue
-        own = resolved.relative_to(folder).parts[0]
-        if own in RUN_FILES:
-            raise UsageError(
-                f"{option} {path} would replace the {own} of the saved run in {folder}; fix: "
-                "give a file name outside that run's own files"
-            )
 
 
 def check_samples_fit(settings: Settings) -> None:

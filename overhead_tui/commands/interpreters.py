@@ -21,7 +21,6 @@ from overhead_tui.commands.common import (
     add_export_options,
     add_measurement_options,
     add_scenario_choice,
-    check_export_paths,
     check_runs_parent,
     check_sizes,
     prepare_cache,
@@ -29,6 +28,7 @@ from overhead_tui.commands.common import (
     stderr_is_tty,
     stop_on_signals,
 )
+from overhead_tui.commands.export_paths import check_export_paths
 from overhead_tui.engine.events import RunFinished
 from overhead_tui.engine.plan import new_run_dir
 from overhead_tui.engine.runner import Runner

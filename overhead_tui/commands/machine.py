@@ -8,7 +8,7 @@ import json
 import sys
 from pathlib import Path
 
-from overhead_tui.commands.common import check_export_paths
+from overhead_tui.commands.export_paths import check_export_paths
 from overhead_tui.engine.probe_runs import load_probes
 from overhead_tui.export import write_failure
 from overhead_tui.machine.cpu import CpuModel, read_cpu_model

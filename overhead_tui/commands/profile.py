@@ -10,10 +10,10 @@ from pathlib import Path
 from overhead_tui.commands.arguments import positive_int, seconds_to_wait
 from overhead_tui.commands.common import (
     add_scenario_dirs,
-    check_export_paths,
     check_sizes,
     stop_on_signals,
 )
+from overhead_tui.commands.export_paths import check_export_paths
 from overhead_tui.engine.plan import size_for
 from overhead_tui.engine.spawn import Cancel
 from overhead_tui.errors import EXIT_INTERRUPTED, UsageError

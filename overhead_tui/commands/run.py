@@ -6,21 +6,19 @@ import argparse
 import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from overhead_tui.analysis.agreement import attach_agreement
 from overhead_tui.commands.common import (
-    RUN_FILES,
     add_export_options,
     add_run_options,
-    check_export_paths,
     plan,
     prepare_cache,
     prepare_run_dir,
     stderr_is_tty,
     stop_on_signals,
 )
+from overhead_tui.commands.export_paths import check_export_paths
 from overhead_tui.engine.events import (
     Event,
     ProbeStarted,
@@ -88,37 +86,13 @@ def add_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def refuse_run_files(paths: dict[str, Path | None], out: Path | None) -> None:
-    """Fail before measuring when an export would replace one of the run's own files.
-
-    Args:
-        paths: {option: the path given to it, or None}, e.g. ``{"--json": args.json}``.
-        out: the run's ``--out`` folder (None: a new run folder, no export can be in it).
-
-    Raises:
-        UsageError: a path is ``summary.json``, ``log.jsonl``, ``run.lock`` or inside
-            ``logs/`` or ``points/`` of ``out``.
-    """
-    folder = out.resolve() if out is not None else None
-    for option, path in paths.items():
-        if path is None or folder is None or not path.resolve().is_relative_to(folder):
-            continue
-        own = path.resolve().relative_to(folder).parts[:1]
-        if own and own[0] in RUN_FILES:
-            raise UsageError(
-                f"{option} {path} would replace the run's own {own[0]}; fix: give another "
-                f"file name (a run writes {', '.join(sorted(RUN_FILES))} in --out)"
-            )
-
-
 def run(args: argparse.Namespace) -> int:
     """Run the ladder; exit 0 if every scenario is ok (or skipped) and at least one was
     measured, 1 otherwise, 2 when an export could not be written (the run folder keeps the
     summary), 130 when stopped by Ctrl-C, SIGTERM or SIGHUP."""
     specs, settings = plan(args)
     exports = {"--json": args.json, "--markdown": args.markdown, "--csv": args.csv}
-    check_export_paths(exports)
-    refuse_run_files(exports, args.out)
+    check_export_paths(exports, args.out)
     run_dir = prepare_run_dir(args.out)
     prepare_cache()
     runner = Runner(specs, settings, run_dir)

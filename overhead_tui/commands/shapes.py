@@ -9,12 +9,11 @@ import sys
 from overhead_tui.commands.arguments import positive_int
 from overhead_tui.commands.common import (
     add_export_options,
-    check_export_paths,
     prepare_cache,
     prepare_run_dir,
     stderr_is_tty,
 )
-from overhead_tui.commands.run import refuse_run_files
+from overhead_tui.commands.export_paths import check_export_paths
 from overhead_tui.commands.sweep import (
     PointProgress,
     add_budgeted_options,
@@ -121,8 +120,7 @@ def plan_shapes(args: argparse.Namespace) -> tuple[list[ScenarioSpec], Settings]
             without a terminal.
     """
     specs = swept_scenarios(args, DEFAULT_SCENARIOS)
-    check_export_paths({"--json": args.json, "--markdown": args.markdown})
-    refuse_run_files({"--json": args.json, "--markdown": args.markdown}, args.out)
+    check_export_paths({"--json": args.json, "--markdown": args.markdown}, args.out)
     k, n, batches, _ = choose_shape(args, specs)
     for spec in specs:
         if max(k, n) > spec.max_size:

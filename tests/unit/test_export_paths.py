@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from overhead_tui.commands.common import check_export_paths
+from overhead_tui.commands.export_paths import check_export_paths
 from overhead_tui.errors import UsageError
 
 

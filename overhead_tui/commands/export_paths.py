@@ -1,0 +1,102 @@
+"""Checks of the export paths a command was given, made before anything runs: each one a
+file that can be written, none shared, none replacing a run's own files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from overhead_tui.commands.common import RUN_FILES
+from overhead_tui.errors import UsageError
+from overhead_tui.worker.folders import writable_problem
+
+EXPORT_EXAMPLES = {
+    "--json": "summary.json",
+    "--markdown": "report.md",
+    "--csv": "ladder.csv",
+    "--speedscope": "profile.speedscope.json",
+    "--collapsed": "stacks.txt",
+}
+"""A file name to suggest for each export option when it was given a folder."""
+
+
+def check_export_paths(paths: dict[str, Path | None], out: Path | None = None) -> None:
+    """Fail before measuring when an export could not be written, or would replace a run's
+    own files (a saved run's, or those this run writes in ``out``).
+
+    Args:
+        paths: {option: the path given to it, or None}, e.g. ``{"--json": args.json}``.
+        out: the run's ``--out`` folder, for a command that writes one (None: none given).
+
+    Raises:
+        UsageError: two exports share a path, a path is a folder, its folder is not a writable
+            one, or it is a run's own file.
+    """
+    refuse_run_files(paths, out)
+    given = {option: p for option, p in paths.items() if p is not None}
+    if len({p.resolve() for p in given.values()}) != len(given):
+        raise UsageError("two exports were given the same file; fix: give each its own path")
+    for option, path in given.items():
+        if str(path) == "-":  # stdout carries the table (only `machine --json -` means stdout)
+            example = EXPORT_EXAMPLES.get(option, "out.txt")
+            raise UsageError(
+                f"{option} - would write a file named '-'; fix: give a file name such as {example}"
+            )
+        if path.is_dir():
+            inside = path / EXPORT_EXAMPLES.get(option, "out.txt")
+            raise UsageError(f"{option} {path} is a folder; fix: give a file name such as {inside}")
+        refuse_saved_run_files(option, path)
+        folder = path.parent
+        while not folder.exists() and folder != folder.parent:
+            folder = folder.parent  # missing folders are created when the file is written
+        if not folder.is_dir():
+            fix = "fix: give a path in an existing or new folder"
+            raise UsageError(f"cannot write {option} {path}: {folder} is not a folder; {fix}")
+        problem = writable_problem(folder)  # tried for real: holds for root and /proc too
+        if problem is not None:
+            raise UsageError(
+                f"cannot write {option} {path}: files cannot be created in {folder} "
+                f"({problem}); fix: give a path in a writable folder"
+            )
+
+
+def refuse_saved_run_files(option: str, path: Path) -> None:
+    """Refuse an export that would replace a saved run's own file (its ``summary.json``,
+    ``log.jsonl``, ``run.lock`` or a file under ``logs/`` or ``points/``): a run folder is one
+    holding ``log.jsonl`` or ``run.lock``, which every run writes and an export folder lacks.
+
+    Raises:
+        UsageError: naming the run folder and the fix.
+    """
+    resolved = path.resolve()
+    for folder in list(resolved.parents)[:3]:  # the file, logs/FILE, points/NAME/FILE
+        if not ((folder / "log.jsonl").is_file() or (folder / "run.lock").is_file()):
+            continue
+        own = resolved.relative_to(folder).parts[0]
+        if own in RUN_FILES:
+            raise UsageError(
+                f"{option} {path} would replace the {own} of the saved run in {folder}; fix: "
+                "give a file name outside that run's own files"
+            )
+
+
+def refuse_run_files(paths: dict[str, Path | None], out: Path | None) -> None:
+    """Fail before measuring when an export would replace one of the run's own files.
+
+    Args:
+        paths: {option: the path given to it, or None}, e.g. ``{"--json": args.json}``.
+        out: the run's ``--out`` folder (None: a new run folder, no export can be in it).
+
+    Raises:
+        UsageError: a path is ``summary.json``, ``log.jsonl``, ``run.lock`` or inside
+            ``logs/`` or ``points/`` of ``out``.
+    """
+    folder = out.resolve() if out is not None else None
+    for option, path in paths.items():
+        if path is None or folder is None or not path.resolve().is_relative_to(folder):
+            continue
+        own = path.resolve().relative_to(folder).parts[:1]
+        if own and own[0] in RUN_FILES:
+            raise UsageError(
+                f"{option} {path} would replace the run's own {own[0]}; fix: give another "
+                f"file name (a run writes {', '.join(sorted(RUN_FILES))} in --out)"
+            )
