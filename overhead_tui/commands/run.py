@@ -45,6 +45,7 @@ from overhead_tui.present.format import (
 from overhead_tui.profilers.profile import profile_scenario
 from overhead_tui.profilers.registry import BACKENDS
 from overhead_tui.summary.records import RunSummary
+from overhead_tui.summary.vocabulary import rate_unit
 
 if TYPE_CHECKING:
     from rich.progress import Progress as LiveLine
@@ -223,7 +224,7 @@ class Progress:
         elif isinstance(event, ScenarioFinished):
             r = event.result
             speed = (
-                f"{fmt_seconds(r.median_s)}  {fmt_gflops(r.gflops)} GFLOP/s"
+                f"{fmt_seconds(r.median_s)}  {fmt_gflops(r.gflops)} {rate_unit(r.dtype)}"
                 if r.has_speed
                 else (r.error or "")
             )
