@@ -7,12 +7,14 @@ import json
 import math
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
 
 import pytest
 
+from overhead_tui.errors import UsageError
 from overhead_tui.plugins.scenarios import discover
 from overhead_tui.summary.records import RunSummary
 from tests.conftest import (
@@ -351,8 +353,10 @@ def test_an_export_over_the_runs_own_files_is_refused(cli, tmp_path, command, ex
 
 
 def test_an_export_over_another_saved_runs_files_is_refused_and_that_run_kept(cli, tmp_path):
-    saved = tmp_path / "saved"
-    assert cli("run", "--scenario", "python_naive", *FAST, "--out", saved).returncode == 0
+    saved = tmp_path / "saved"  # a saved run: its summary and its log
+    saved.mkdir()
+    shutil.copy(RECORDED_SUMMARY, saved / "summary.json")
+    (saved / "log.jsonl").write_text('{"kind": "run_started"}\n')
     before = {p.name: p.read_bytes() for p in (saved / "summary.json", saved / "log.jsonl")}
     for option, own in (("--markdown", "summary.json"), ("--csv", "log.jsonl")):
         proc = cli("run", "--scenario", "python_naive", *FAST, "--out", tmp_path / "new",
@@ -364,11 +368,11 @@ def test_an_export_over_another_saved_runs_files_is_refused_and_that_run_kept(cl
         )
     assert {p.name: p.read_bytes() for p in (saved / "summary.json", saved / "log.jsonl")} == before
     assert not (tmp_path / "new").exists()  # refused before anything ran
-    report = saved / "report.md"  # a file of its own beside the run's is fine
-    proc = cli(
-        "run", "--scenario", "python_naive", *FAST, "--out", tmp_path / "n2", "--markdown", report
-    )
-    assert proc.returncode == 0 and report.exists(), proc.stderr
+    from overhead_tui.commands.export_paths import check_export_paths
+
+    check_export_paths({"--markdown": saved / "report.md"})  # a file of its own beside them
+    with pytest.raises(UsageError, match="would replace the logs of the saved run"):
+        check_export_paths({"--csv": saved / "logs" / "x.csv"})
 
 
 @pytest.mark.parametrize(
