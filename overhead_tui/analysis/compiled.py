@@ -197,7 +197,7 @@ def in_core_rows(
             "fp_ns": "at the simd_fma probe's FP instruction rate",
             "chain_ns": "loop-carried chains at the scalar_fma probe's latencies",
             **(
-                {"l1_ns": "its loads or stores at the scalar_fma probe's L1 rate of its width"}
+                {"l1_ns": "its loads, stores or both at the scalar_fma probe's L1 rates"}
                 if l1 is not None
                 else {}
             ),
