@@ -98,6 +98,13 @@ def run(args: argparse.Namespace) -> int:
     check_export_paths(
         {"--json": args.json, "--speedscope": args.speedscope, "--collapsed": args.collapsed}
     )
+    stacks_wanted = [o for o, p in (("--speedscope", args.speedscope),
+                                    ("--collapsed", args.collapsed)) if p is not None]  # fmt: skip
+    if stacks_wanted and args.backend and "pyspy" not in args.backend:
+        raise UsageError(
+            f"{stacks_wanted[0]} writes py-spy's samples, and py-spy is not among the backends; "
+            "fix: add --backend pyspy"
+        )
     n = size_for(spec, settings)
 
     def progress(step: str) -> None:

@@ -306,7 +306,8 @@ def _check(spec: ScenarioSpec) -> None:
     bad = [d for d in spec.dtypes if d not in SUPPORTED_DTYPES]
     if bad or not spec.dtypes:
         raise ScenarioFileError(
-            f"{where}: DTYPES must be a non-empty subset of {', '.join(SUPPORTED_DTYPES)}"
+            f"{where}: DTYPES must be a non-empty subset of {', '.join(SUPPORTED_DTYPES)}; "
+            f"fix: e.g. DTYPES = {('float64', 'float32')!r}"
         )
 
 

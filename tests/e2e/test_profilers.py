@@ -258,3 +258,13 @@ def test_profile_takes_a_dtype_the_scenario_computes_and_refuses_one_it_does_not
     args = build_parser().parse_args(["profile", "c_avx512_dot", "--backend", "perf"])
     with pytest.raises(Profiled, match="bfloat16"):
         profile.run(args)
+
+
+def test_stack_exports_without_py_spy_among_the_backends_are_refused(cli, tmp_path):
+    out = tmp_path / "s.json"
+    proc = cli("profile", "python_naive", "--backend", "perf", "--speedscope", out)
+    assert proc.returncode == 2 and not out.exists()
+    assert proc.stderr == (
+        "overhead-tui: error: --speedscope writes py-spy's samples, and py-spy is not among the "
+        "backends; fix: add --backend pyspy\n"
+    )

@@ -134,6 +134,12 @@ def test_probe_processes_declaration(tmp_path):
             "NAME = 5",
             "NAME has the wrong type (5); fix: make it a literal of type str",
         ),
+        (
+            'DTYPES = ("float64", "float32")',
+            'DTYPES = ("float128",)',
+            "DTYPES must be a non-empty subset of float64, float32, float16, bfloat16, int8; "
+            "fix: e.g. DTYPES = ('float64', 'float32')",
+        ),
     ],
 )
 def test_a_declaration_of_the_wrong_type_names_the_fix(tmp_path, old, new, message):
