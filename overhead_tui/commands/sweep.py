@@ -7,7 +7,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from overhead_tui.commands.arguments import positive_float, positive_int
+from overhead_tui.commands.arguments import positive_int, seconds_to_wait
 from overhead_tui.commands.common import (
     add_measurement_options,
     add_scenario_choice,
@@ -113,7 +113,7 @@ def add_budgeted_options(
     ``budget_s``), the measurement options (per point) and ``--app`` (opens ``screen``)."""
     parser.add_argument(
         "--budget",
-        type=positive_float,
+        type=seconds_to_wait,
         default=budget_s,
         metavar="S",
         help=f"total seconds, split among the scenarios (default: {budget_s:g}; the probes, "

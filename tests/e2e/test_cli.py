@@ -132,6 +132,7 @@ def test_full_builtin_ladder_at_a_tiny_size(cli, tmp_path):
             "above numpy_matmul's maximum",
         ),
         (["run", "--dtype", "int4"], "invalid choice: 'int4'"),
+        (["sweep", "--budget", "1e300"], "1e+300 s is above a week; fix: give at most"),
         (
             ["run", "--scenario", "python_naive", "--dtype", "int8"],
             "no chosen scenario computes int8: python_naive (float64/float32); fix: --dtype "
