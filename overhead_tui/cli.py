@@ -49,15 +49,18 @@ results already saved in the run directory stay there."""
 
 
 def _interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
+    from overhead_tui.engine.interrupts import interrupt_or_hold
+
+    interrupt_or_hold()
 
 
 def stop_like_ctrl_c() -> None:
-    """SIGTERM and SIGHUP stop a command as Ctrl-C does (exit 130, what finished kept, every
+    """Ctrl-C, SIGTERM and SIGHUP stop a command alike (exit 130, what finished kept, every
     child's process group killed on the way out), in every phase: the checks before a run
-    (``--python``'s test interpreter), builds, profiles.  A run or sweep replaces these
-    handlers with its own while it measures (``commands.common.stop_on_signals``)."""
-    for sig in (signal.SIGTERM, signal.SIGHUP):
+    (``--python``'s test interpreter), builds, profiles; never between a child's start and
+    its record (``engine.interrupts.interrupt_or_hold``).  A run or sweep replaces these handlers
+    with its own while it measures (``commands.common.stop_on_signals``)."""
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, _interrupt)
 
 

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import IO, Any, TypeVar
 
 import overhead_tui
+from overhead_tui.engine.interrupts import recording_start
 from overhead_tui.engine.run_log import parse_message_line
 from overhead_tui.worker.folders import WORKER_CACHE_ENV, user_cache_dir
 from overhead_tui.worker.protocol import Done, Error, Message, WorkerTask
@@ -278,14 +279,15 @@ class Child:
         if self.cancel is not None and self.cancel.is_set():
             return False
         try:
-            self.process = subprocess.Popen(
-                self.argv,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=self._stderr_file or subprocess.PIPE,
-                env=self.env,
-                start_new_session=True,
-            )
+            with recording_start():
+                self.process = subprocess.Popen(
+                    self.argv,
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.PIPE,
+                    stderr=self._stderr_file or subprocess.PIPE,
+                    env=self.env,
+                    start_new_session=True,
+                )
         except OSError as exc:
             self.start_error = exc.strerror or str(exc)
             return False
