@@ -329,10 +329,14 @@ def check_sizes(specs: list[ScenarioSpec], settings: Settings) -> None:
     for spec in specs:
         n = size_for(spec, settings)
         if n > spec.max_size:
+            others = (  # a choice among several scenarios can leave this one out
+                f", or select the scenarios to run without {spec.name} (--scenario NAME ...)"
+                if len(specs) > 1
+                else ""
+            )
             raise UsageError(
                 f"size {n} is above {spec.name}'s maximum of {spec.max_size}; fix: use a size "
-                f"of {spec.max_size} or less, or select the scenarios to run without "
-                f"{spec.name} (--scenario NAME ...)"
+                f"of {spec.max_size} or less{others}"
             )
         need = estimated_bytes(n, settings.dtype)
         if available is not None and need > available:

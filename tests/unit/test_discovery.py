@@ -187,3 +187,17 @@ def test_every_name_a_builtin_file_takes_from_the_api_is_there():
     assert not missing
     for _, name in sorted(taken):
         assert getattr(api, name) is not None  # each home module has it
+
+
+def test_a_size_above_a_scenarios_maximum_suggests_leaving_it_out_only_among_several():
+    from overhead_tui.commands.common import check_sizes
+    from overhead_tui.errors import UsageError
+    from overhead_tui.summary.records import Settings
+
+    specs = select(discover(), ["python_naive", "numpy_matmul"])
+    for chosen, suggested in ((specs[:1], False), (specs, True)):
+        with pytest.raises(UsageError) as info:
+            check_sizes(chosen, Settings(size=99999))
+        said = str(info.value)
+        assert said.startswith("size 99999 is above python_naive's maximum of 512; fix: use a size")
+        assert ("--scenario NAME" in said) == suggested, said
