@@ -17,6 +17,7 @@ from types import ModuleType
 from typing import NoReturn
 
 import overhead_tui
+from overhead_tui.engine.interrupts import STOP_SIGNALS, interrupt_or_hold
 from overhead_tui.errors import EXIT_INTERRUPTED, UsageError
 from overhead_tui.present.terminal import use_ascii_fallback
 from overhead_tui.summary.validation import SummaryError
@@ -49,8 +50,6 @@ results already saved in the run directory stay there."""
 
 
 def _interrupt(signum: int, frame: object) -> None:
-    from overhead_tui.engine.interrupts import interrupt_or_hold
-
     interrupt_or_hold()
 
 
@@ -60,7 +59,7 @@ def stop_like_ctrl_c() -> None:
     (``--python``'s test interpreter), builds, profiles; never between a child's start and
     its record (``engine.interrupts.interrupt_or_hold``).  A run or sweep replaces these handlers
     with its own while it measures (``commands.common.stop_on_signals``)."""
-    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+    for sig in STOP_SIGNALS:
         signal.signal(sig, _interrupt)
 
 

@@ -180,10 +180,15 @@ def in_core_rows(
         steps = chain[1] / code.fmas_per_iteration
         row = _point(layer, steps, bounds["chain"] / steps, "ns/step of its loop-carried chain")
     operand = (code.width_bits or 8 * DTYPE_BYTES.get(result.dtype, 8)) // 8
+    widths = code.load_widths + code.store_widths
+    if len(widths) == code.loads + code.stores:  # each access's own width, where read
+        moved = sum(widths) / 8
+    else:  # older files: every access at the loop's widest operand
+        moved = (code.loads + code.stores) * operand
     quantities = CompiledQuantities(
         instructions_per_fma=instructions,
         fp_instructions_per_fma=fp_instructions,
-        l1_bytes_per_fma=per_fma((code.loads + code.stores) * operand),
+        l1_bytes_per_fma=per_fma(moved),
         vector_width_bits=code.width_bits,
         issue_ns=bounds["issue"],
         fp_ns=bounds["fp"],

@@ -17,6 +17,7 @@ from overhead_tui.commands.arguments import (
     sample_seconds,
     seconds_to_wait,
 )
+from overhead_tui.engine.interrupts import STOP_SIGNALS
 from overhead_tui.engine.plan import size_for
 from overhead_tui.errors import UsageError
 from overhead_tui.interpreters.check import check_python
@@ -349,10 +350,6 @@ def check_sizes(specs: list[ScenarioSpec], settings: Settings) -> None:
 def stderr_is_tty() -> bool:
     """True when progress may be drawn on stderr."""
     return sys.stderr.isatty()
-
-
-STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-"""Signals that stop a run or sweep gracefully (finished results are kept)."""
 
 
 @contextlib.contextmanager

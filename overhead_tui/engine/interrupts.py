@@ -5,8 +5,12 @@ forgotten (``engine.spawn.Child.start``; the CLI's handler is :func:`interrupt_o
 from __future__ import annotations
 
 import contextlib
+import signal
 import threading
 from collections.abc import Iterator
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+"""Signals that stop a command, a run or a sweep as Ctrl-C does (finished results are kept)."""
 
 
 class _Starting:

@@ -43,7 +43,7 @@ _VECTOR = re.compile(r"%[xyz]mm(\d+)")
 _STACK_SLOT = re.compile(r"^-?\d*\(%r[bs]p\)$")
 
 
-_SCALAR_ACCESS = re.compile(r"^v?(?:p?broadcast|mov[sd]$|movs[sd]$|movq$|movd$|cvt)|s[sd]$")
+_SCALAR_ACCESS = re.compile(r"^v?(?:p?broadcast|mov[dq]$|cvtt?s)|s[sd]$")
 """Mnemonics whose memory operand is one scalar whatever the register: broadcasts, scalar
 moves and conversions, scalar FP arithmetic (``…sd``/``…ss``)."""
 
