@@ -18,7 +18,7 @@ from typing import NoReturn
 
 import overhead_tui
 from overhead_tui.engine.interrupts import STOP_SIGNALS, interrupt_or_hold
-from overhead_tui.errors import EXIT_INTERRUPTED, UsageError
+from overhead_tui.errors import EXIT_INTERRUPTED, MissingPackageFile, UsageError
 from overhead_tui.present.terminal import use_ascii_fallback
 from overhead_tui.summary.validation import SummaryError
 
@@ -149,6 +149,9 @@ def main(argv: list[str] | None = None) -> int:
     except (UsageError, SummaryError) as exc:
         print(f"overhead-tui: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except MissingPackageFile as exc:
+        print(f"overhead-tui: error: {exc}", file=sys.stderr)
+        return 1
     except BrokenPipeError:
         return 0
     except OSError as exc:

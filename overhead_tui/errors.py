@@ -8,6 +8,11 @@ class UsageError(Exception):
     """Bad input from the user: unknown scenario, bad size or dtype, broken scenario file."""
 
 
+class MissingPackageFile(Exception):
+    """A file the package builds a path to (a worker module, a stylesheet, a probe helper) is
+    not there: a broken or partial installation, never skipped (exit 1, one line)."""
+
+
 EXIT_INTERRUPTED = 130
 """Exit code of a command stopped by Ctrl-C, SIGTERM or SIGHUP (128 + SIGINT, as shells
 report it); what finished is kept."""

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from overhead_tui.engine.events import ProbeStarted
+from overhead_tui.engine.package import package_file
 from overhead_tui.engine.run_log import log_line
 from overhead_tui.engine.spawn import (
     Cancel,
@@ -86,6 +87,22 @@ def check_peak_isa() -> None:
         raise UsageError(str(exc)) from None
 
 
+PROBE_CODE = ("overhead_tui.api", "overhead_tui.worker")
+"""The package's code the probes run on: ``api`` and the whole worker package (the timing,
+counting, chains, SIMD and C-build helpers it hands to probe files and the worker's own entry),
+every ``.py`` file in it.  A change to any of them changes the probe cache's key, so the probes
+are measured again; a module here that moved is an error, never skipped."""
+
+
+def probe_code_files() -> list[Path]:
+    """The files of :data:`PROBE_CODE`, sorted (a package counts with every module in it)."""
+    files: list[Path] = []
+    for module in PROBE_CODE:
+        path = package_file(module)
+        files += sorted(path.parent.rglob("*.py")) if path.name == "__init__.py" else [path]
+    return files
+
+
 def cache_key(specs: list[ProbeSpec], python: str) -> str:
     """Hash of what the probe values depend on: CPU, interpreter, the probes' targets, probe sources
     (the probe files and the package modules they measure with).
@@ -109,10 +126,8 @@ def cache_key(specs: list[ProbeSpec], python: str) -> str:
         digest.update(part.encode())
     for spec in specs:
         digest.update(spec.path.read_bytes())
-    engine = Path(__file__).resolve().parent.parent / "engine"
-    for helper in ("probing.py", "simd.py", "timing.py", "cbuild.py", "chains.py"):
-        with contextlib.suppress(OSError):
-            digest.update((engine / helper).read_bytes())
+    for path in probe_code_files():
+        digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
 
 

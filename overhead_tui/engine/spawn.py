@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
-import overhead_tui
 from overhead_tui.engine.interrupts import recording_start
+from overhead_tui.engine.package import package_dir
 from overhead_tui.engine.run_log import parse_message_line
 from overhead_tui.worker.folders import WORKER_CACHE_ENV, user_cache_dir
 from overhead_tui.worker.protocol import Done, Error, Message, WorkerTask
@@ -149,11 +149,6 @@ class RunControl:
 def worker_command(python: str, task: WorkerTask) -> list[str]:
     """The argv of a worker for ``task`` (see ``worker.main``)."""
     return [python, "-m", "overhead_tui.worker", task.to_json()]
-
-
-def package_dir() -> Path:
-    """The folder of this very ``overhead_tui`` package (symlinks resolved)."""
-    return Path(overhead_tui.__file__).resolve().parent
 
 
 def worker_path_dir(package: Path | None = None) -> Path:

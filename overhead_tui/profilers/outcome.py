@@ -11,6 +11,13 @@ from pathlib import Path
 from overhead_tui.engine.spawn import Cancel, CommandResult, run_command
 from overhead_tui.worker.protocol import Message, Profiled
 
+NO_SCALENE_TIME = "Scalene recorded no time in the scenario's source"
+NO_PYSPY_SAMPLES = "py-spy wrote no samples of the kernel"
+NOTHING_RECORDED = frozenset({NO_SCALENE_TIME, NO_PYSPY_SAMPLES})
+"""The reasons of a backend that ran the worker to its end and recorded nothing of the kernel:
+on a rung whose time runs in other threads, that is the backend's blind spot
+(``profile.BLIND``); any other failure (a missing file, a crash, a timeout) stays a failure."""
+
 
 def profiled_per_call_s(result: CommandResult) -> float | None:
     """The profiled worker's time per call (s), from its ``profiled`` message (None: none)."""

@@ -23,6 +23,7 @@ from overhead_tui.engine.spawn import (
 )
 from overhead_tui.plugins.scenarios import ScenarioSpec
 from overhead_tui.profilers.capabilities import BackendJob, Capability
+from overhead_tui.profilers.outcome import NOTHING_RECORDED
 from overhead_tui.profilers.registry import BACKENDS, REGISTRY, detect
 from overhead_tui.summary.profile import (
     BackendResult,
@@ -129,7 +130,10 @@ def blind_spots(
     """Notes on what ``backend`` cannot see in a rung with ``layers`` (and ``blas_threads``
     threads in its BLAS pool, when known); [] when it sees everything the rung does."""
     notes = []
-    threaded = any(x in layers for x in THREAD_LAYERS) or (blas_threads or 0) > 1
+    # a BLAS pool of several threads matters only to a rung that calls into a library: a
+    # pure-Python rung's worker has the pool too, and never uses it
+    pooled = (blas_threads or 0) > 1 and "library_layers" in layers
+    threaded = any(x in layers for x in THREAD_LAYERS) or pooled
     if threaded and backend in BLIND_SPOTS:
         notes.append(BLIND_SPOTS[backend])
     if backend == "pyspy" and getattr(part, "native", None) is False:
@@ -167,7 +171,8 @@ def profile_scenario(
     parts = dict(result.backends)
     for name, part in parts.items():
         notes = blind_spots(name, spec.layers, blas_threads, part)
-        if part.status == "failed" and notes and name in BLIND_SPOTS:
+        blind = part.status == "failed" and part.reason in NOTHING_RECORDED
+        if blind and name in BLIND_SPOTS and BLIND_SPOTS[name] in notes:
             # "recorded no time in the scenario" on a threaded rung is the blind spot, not a
             # failure: the backend ran and could not see where this rung's time goes
             parts[name] = replace(

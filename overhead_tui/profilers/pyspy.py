@@ -20,7 +20,12 @@ from overhead_tui.profilers.capabilities import (
     tool_version,
 )
 from overhead_tui.profilers.layermap import library_name
-from overhead_tui.profilers.outcome import profiled_per_call_s, run_failure, run_writing
+from overhead_tui.profilers.outcome import (
+    NO_PYSPY_SAMPLES,
+    profiled_per_call_s,
+    run_failure,
+    run_writing,
+)
 from overhead_tui.summary.codec import IN_MEMORY
 from overhead_tui.summary.profile import BackendResult, FrameRow, PyspyResult
 from overhead_tui.worker.protocol import WorkerTask
@@ -157,7 +162,7 @@ def profile(
         return BackendResult("failed", reason=failure)
     stacks = kernel_stacks(parse_collapsed(text))
     if not stacks:
-        return BackendResult("failed", reason="py-spy wrote no samples of the kernel")
+        return BackendResult("failed", reason=NO_PYSPY_SAMPLES)
     errors = re.search(r"Errors: (\d+)", result.stderr + result.stdout)
     summary = summarize(stacks)
     return PyspySamples(

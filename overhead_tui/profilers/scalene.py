@@ -1,12 +1,14 @@
 """Scalene backend: per-line Python / native / system time of the scenario's own source.
 
 Scalene 2.x: ``python -m scalene run --cpu-only --profile-all --profile-only STEM -o FILE
-worker.py --- TASK_JSON`` (the scenario file is outside the worker's folder, hence
-``--profile-all`` narrowed by ``--profile-only``).  Its JSON keys drift between versions, so
-:func:`parse_profile` reads only ``files[path].lines[]`` with ``lineno``, ``line``,
-``n_cpu_percent_python``, ``n_cpu_percent_c`` and ``n_sys_percent``, tolerating anything else.
-Scalene refuses programs that run too briefly (Scalene #613): the run is then repeated with
-a longer duration.
+ENTRY --- TASK_JSON``.  Scalene runs a script, not ``-m``: ENTRY is the worker's entry file
+(``overhead_tui/worker/__main__.py``, resolved by
+:func:`~overhead_tui.engine.spawn.package_file`).  The scenario file is outside the worker's
+folder, hence ``--profile-all`` narrowed by ``--profile-only``.  Scalene's JSON keys drift
+between versions, so :func:`parse_profile` reads only ``files[path].lines[]`` with ``lineno``,
+``line``, ``n_cpu_percent_python``, ``n_cpu_percent_c`` and ``n_sys_percent``, tolerating
+anything else.  Scalene refuses programs that run too briefly (Scalene #613): the run is then
+repeated with a longer duration.
 """
 
 from __future__ import annotations
@@ -18,14 +20,17 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from overhead_tui.engine.package import package_file
 from overhead_tui.engine.spawn import Cancel, run_command, worker_env
+from overhead_tui.errors import MissingPackageFile
 from overhead_tui.plugins.scenarios import ScenarioSpec
 from overhead_tui.profilers.capabilities import BackendJob, Capability, tool_version
-from overhead_tui.profilers.outcome import profiled_per_call_s, run_failure
+from overhead_tui.profilers.outcome import NO_SCALENE_TIME, profiled_per_call_s, run_failure
 from overhead_tui.summary.profile import BackendResult, CpuShares, LineRow, ScaleneResult
 from overhead_tui.worker.protocol import WorkerTask
 
-WORKER_SCRIPT = Path(__file__).resolve().parent.parent / "engine" / "worker.py"
+WORKER_ENTRY = "overhead_tui.worker.__main__"
+"""The module whose file Scalene runs as its program (``python -m overhead_tui.worker``)."""
 RETRIES = 2
 """Times a too-short profile is repeated, doubling the duration each time."""
 
@@ -65,6 +70,10 @@ def profile(
 ) -> BackendResult:
     """Run the worker under Scalene and return the backend's profile part."""
     stem = Path(spec.path).stem
+    try:
+        script = package_file(WORKER_ENTRY)
+    except MissingPackageFile as exc:  # a failure naming the file, never "no time recorded"
+        return BackendResult("failed", reason=str(exc))
     duration = worker.duration_s
     reason = "no output"
     for _ in range(RETRIES + 1):
@@ -82,7 +91,7 @@ def profile(
                     stem,
                     "-o",
                     str(out),
-                    str(WORKER_SCRIPT),
+                    str(script),
                     "---",
                     replace(worker, duration_s=duration).to_json(),
                 ],
@@ -94,7 +103,7 @@ def profile(
                 data = json.loads(out.read_text(encoding="utf-8")) if out.exists() else {}
             except (json.JSONDecodeError, UnicodeDecodeError):
                 data = {}
-        if failure := run_failure(result, "Scalene", finished=None):
+        if failure := run_failure(result, "Scalene"):
             return BackendResult("failed", reason=failure)
         lines = parse_profile(data, stem)
         if lines:
@@ -109,7 +118,7 @@ def profile(
                 elapsed_s=data.get("elapsed_time_sec"),
                 profiled_per_call_s=profiled_per_call_s(result),
             )
-        reason = "Scalene recorded no time in the scenario's source"
+        reason = NO_SCALENE_TIME
         duration *= 2  # Scalene refuses short programs: lengthen, do not show empty
     return BackendResult("failed", reason=reason)
 

@@ -268,3 +268,46 @@ def test_stack_exports_without_py_spy_among_the_backends_are_refused(cli, tmp_pa
         "overhead-tui: error: --speedscope writes py-spy's samples, and py-spy is not among the "
         "backends; fix: add --backend pyspy\n"
     )
+
+
+@needs["scalene"]
+def test_real_scalene_gives_per_line_shares_on_python_naive(cli, tmp_path):
+    """The real Scalene on a pure-Python rung, from the CLI: ok, and the kernel's inner line
+    carries Python time (its target was a file the worker's move removed: it recorded nothing)."""
+    import json
+
+    out = tmp_path / "p.json"
+    proc = cli("profile", "python_naive", "--size", "24", "--duration", "0.5",
+               "--backend", "scalene", "--json", out)  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    part = json.loads(out.read_text())["backends"]["scalene"]
+    assert part["status"] == "ok", part
+    inner = [x for x in part["lines"] if "s += a[i][k] * b[k][j]" in x["line"]]
+    assert inner and inner[0]["python"] > 0, part["lines"]
+    assert "cannot see" not in proc.stdout
+
+
+@needs["scalene"]
+@pytest.mark.parametrize(
+    "name", ["python_hoisted", "python_zip_sum", "python_array_module", "numpy_scalar_loop"]
+)
+def test_real_scalene_records_lines_on_every_interpreted_rung(name):
+    from overhead_tui.profilers import scalene
+
+    spec = next(s for s in discover([]) if s.name == name)
+    worker = worker_task("profile", spec, n=16, dtype="float64", seed=0, duration_s=0.3)
+    part = scalene.profile(PYTHON, worker, spec, timeout_s=120)
+    assert part.ok, part.reason
+    assert part.lines and any(x.python > 0 for x in part.lines), part.lines
+
+
+def test_scalene_with_its_target_missing_fails_naming_it(monkeypatch):
+    """A worker entry that is not there is a failure naming the module, not 'no time'."""
+    from overhead_tui.profilers import scalene
+
+    monkeypatch.setattr(scalene, "WORKER_ENTRY", "overhead_tui.engine.worker")
+    spec = next(s for s in discover([]) if s.name == "python_naive")
+    worker = worker_task("profile", spec, n=16, dtype="float64", seed=0, duration_s=0.3)
+    part = scalene.profile(PYTHON, worker, spec, timeout_s=120)
+    assert part.status == "failed"
+    assert part.reason.startswith("overhead_tui.engine.worker is not in"), part.reason

@@ -146,7 +146,7 @@ def test_scalene_leaves_no_temp_folder(tmp_path, monkeypatch):
     spec = next(s for s in discover([]) if s.name == "python_naive")
     worker = worker_task("profile", spec, n=16, dtype="float64", seed=0, duration_s=0.5)
     part = scalene.profile(sys.executable, worker, spec, timeout_s=120).to_json()
-    assert part["status"] in ("ok", "failed")  # either way, nothing is left behind
+    assert part["status"] == "ok", part  # and nothing is left behind
     assert list(temp.iterdir()) == []
 
 

@@ -17,6 +17,7 @@ from overhead_tui.export.markdown import MarkdownExporter
 from overhead_tui.plugins.scenarios import discover, select
 from overhead_tui.profilers import profile as profile_mod
 from overhead_tui.profilers.capabilities import Capability
+from overhead_tui.profilers.outcome import NO_SCALENE_TIME
 from overhead_tui.summary.profile import backend_from_json
 from overhead_tui.worker.protocol import Profiled
 from tests.conftest import RECORDED_SUMMARY, fixture_summary
@@ -126,12 +127,16 @@ def test_scalene_and_pyspy_note_that_they_miss_blas_threads_on_a_dense_kernel_ru
     assert f"note: {profile_mod.BLIND_SPOTS['scalene']}" in render(result)
 
 
-def test_no_thread_note_on_python_naive_unless_its_blas_pool_ran_threads(fake_backends):
+def test_no_thread_note_on_python_naive_even_beside_a_blas_pool(fake_backends):
+    """The worker's BLAS pool (``blas_threads``) is there in every rung; only a rung that calls
+    into a library can spend time in it."""
     result = profile_mod.profile_scenario(_spec("python_naive"), 16, duration_s=1.0)
     assert all("notes" not in part for part in result.to_json()["backends"].values())
     assert "note:" not in render(result)
-    threaded = profile_mod.profile_scenario(_spec("python_naive"), 16, blas_threads=4)
-    assert threaded.backends["scalene"].notes == (profile_mod.BLIND_SPOTS["scalene"],)
+    pooled = profile_mod.profile_scenario(_spec("python_naive"), 16, blas_threads=4)
+    assert all("notes" not in part for part in pooled.to_json()["backends"].values())
+    library = profile_mod.profile_scenario(_spec("numpy_row_vectorized"), 16, blas_threads=4)
+    assert library.backends["scalene"].notes == (profile_mod.BLIND_SPOTS["scalene"],)
 
 
 def test_pyspy_without_native_frames_says_it_cannot_name_c_frames():
@@ -164,7 +169,7 @@ def test_a_scalene_failure_on_a_dense_kernel_rung_carries_the_blind_spot_note(
     def scalene_fails(name, *args):
         if name == "scalene":
             return backend_from_json(
-                name, {"status": "failed", "reason": "Scalene recorded no time in the source"}
+                name, {"status": "failed", "reason": NO_SCALENE_TIME}
             )
         return ok_backend(name, *args)
 
@@ -177,6 +182,32 @@ def test_a_scalene_failure_on_a_dense_kernel_rung_carries_the_blind_spot_note(
     assert render(result).count(": failed") == 0
     naive = profile_mod.profile_scenario(_spec("python_naive"), 16, duration_s=1.0)
     assert "notes" not in naive.to_json()["backends"]["scalene"]
+
+
+def test_cannot_see_is_only_for_threads_the_rung_really_runs(fake_backends, monkeypatch):
+    """A pure-Python rung's worker has a BLAS pool it never uses: Scalene's "nothing recorded"
+    there is a failure, not the BLAS blind spot; and a failure other than "nothing recorded"
+    (a missing file) stays a failure on a BLAS rung too."""
+    ok_backend = profile_mod._run_backend
+    reason = {"value": NO_SCALENE_TIME}
+
+    def scalene_fails(name, *args):
+        if name == "scalene":
+            return backend_from_json(name, {"status": "failed", "reason": reason["value"]})
+        return ok_backend(name, *args)
+
+    monkeypatch.setattr(profile_mod, "_run_backend", scalene_fails)
+    hoisted = profile_mod.profile_scenario(
+        _spec("python_hoisted"), 16, duration_s=1.0, blas_threads=2
+    )
+    part = hoisted.to_json()["backends"]["scalene"]
+    assert part["status"] == "failed" and "notes" not in part
+    assert "cannot see" not in part["reason"]
+    reason["value"] = "overhead_tui.worker.__main__ is not in /x (a broken installation)"
+    blas = profile_mod.profile_scenario(_spec("numpy_matmul"), 16, duration_s=1.0)
+    part = blas.to_json()["backends"]["scalene"]
+    assert part["status"] == "failed" and part["reason"] == reason["value"]
+    assert profile_mod.blind_spots("scalene", ("library_layers",), 2, blas.backends["pyspy"])
 
 
 def test_callgrind_says_when_it_counted_another_blas_kernel_than_the_timed_one():
