@@ -24,6 +24,17 @@ OBSERVER_WARN = 0.02
 """Fraction of one CPU the observing process (the app or the CLI) may use while samples are
 timed before the result is flagged (issue 11: 2 %; a quiet observer uses well under 1 %)."""
 
+UNSTABLE_TIMING = ("unstable: CV", "min is ", "max is ", "samples too short")
+"""How the warnings of :func:`stability_warnings` about the samples themselves begin (the
+timing is unstable); the others say the machine was busy while they were timed (steal, other
+processes, the observer)."""
+
+
+def unstable_timing(warning: str) -> bool:
+    """True for a warning about the samples themselves (:data:`UNSTABLE_TIMING`), False for
+    one about a busy machine (a result's ``warnings`` hold both kinds)."""
+    return warning.startswith(UNSTABLE_TIMING)
+
 
 @dataclass(frozen=True)
 class SampleStats:

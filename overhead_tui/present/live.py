@@ -22,6 +22,7 @@ from overhead_tui.engine.events import (
     ScenarioProgress,
     ScenarioStarted,
 )
+from overhead_tui.engine.stats import unstable_timing
 from overhead_tui.summary.records import RunSummary, ScenarioResult
 
 ACTIVE_STATES = frozenset({"starting", "compiling", "validating", "running", "counting"})
@@ -175,3 +176,23 @@ def quiet_events(events: Iterable[Event]) -> Iterator[Event]:
         else:
             in_window = False
         yield event
+
+
+def doubt_note(results: Iterable[ScenarioResult], shown: int = 3) -> str:
+    """The footer's note on the ok rungs flagged ``!``, by cause: ``"! unstable timing: a ·
+    ! timed on a busy machine: b, c, d +2"`` (at most ``shown`` names a cause; "" when none).
+
+    A rung with both kinds of warning counts as unstable (the stronger doubt)."""
+    unstable: list[str] = []
+    busy: list[str] = []
+    for result in results:
+        if result.status != "ok" or not result.warnings:
+            continue
+        doubt = unstable if any(map(unstable_timing, result.warnings)) else busy
+        doubt.append(result.name)
+    parts = []
+    for label, names in (("unstable timing", unstable), ("timed on a busy machine", busy)):
+        if names:
+            more = f" +{len(names) - shown}" if len(names) > shown else ""
+            parts.append(f"! {label}: {', '.join(names[:shown])}{more}")
+    return " · ".join(parts)

@@ -21,7 +21,7 @@ from overhead_tui.present.format import (
     machine_line,
     probe_progress,
 )
-from overhead_tui.present.live import LiveLadder
+from overhead_tui.present.live import LiveLadder, doubt_note
 from overhead_tui.tui.screens.base import BaseScreen
 from overhead_tui.tui.widgets.ladder_table import LadderTable
 from overhead_tui.tui.widgets.layer_bar import LayerLegend
@@ -224,9 +224,6 @@ def _notes(ladder: LiveLadder) -> str:
     if problems:
         first = problems[0]
         parts.append(f"{len(problems)} failed — {first.name}: {first.status}")
-    unstable = [
-        r.result.name for r in ladder.rows.values() if r.state == "ok" and r.result.warnings
-    ]
-    if unstable:
-        parts.append(f"! unstable: {', '.join(unstable)}")
+    if doubts := doubt_note(r.result for r in ladder.rows.values() if r.state == "ok"):
+        parts.append(doubts)
     return " · ".join(parts)
