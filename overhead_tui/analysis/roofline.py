@@ -103,6 +103,17 @@ def ridge_point(peak_gflops: float | None, bandwidth_gbs: float | None) -> float
     return peak_gflops / bandwidth_gbs
 
 
+def _clock_text(summary: RunSummary) -> str:
+    """The clock a theoretical roof is computed at, as the peaks compute it
+    (``machine.limits``: under FMA load where measured, else the scalar clock), in words."""
+    clock = summary.machine.clock_ghz
+    if vector := clock.get("vector"):
+        return f"{vector:.2f} GHz (clock under FMA load)"
+    if measured := clock.get("measured"):
+        return f"{measured:.2f} GHz (scalar clock)"
+    return "clock"
+
+
 def ceilings(summary: RunSummary) -> list[Ceiling]:
     """The compute ceilings of the run's dtype, lowest first (missing measurements skipped)."""
     dtype = summary.settings.dtype
@@ -119,7 +130,7 @@ def ceilings(summary: RunSummary) -> list[Ceiling]:
         found.append(Ceiling("all cores, measured", float(peak.measured), peak.measured_by or ""))
     if peak.one_core_theoretical:
         per = peak.flop_per_cycle_per_core
-        how = f"{per:g} FLOP/cycle × clock" if per else "CPU model × clock"
+        how = f"{per:g} FLOP/cycle × {_clock_text(summary)}" if per else "CPU model × clock"
         found.append(Ceiling("one core, theoretical", peak.one_core_theoretical, how, True))
     if peak.theoretical and peak.theoretical > 1.01 * (peak.one_core_theoretical or 0):
         found.append(Ceiling("all cores, theoretical", peak.theoretical, "CPU model", True))
