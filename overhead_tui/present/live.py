@@ -196,3 +196,15 @@ def doubt_note(results: Iterable[ScenarioResult], shown: int = 3) -> str:
             more = f" +{len(names) - shown}" if len(names) > shown else ""
             parts.append(f"! {label}: {', '.join(names[:shown])}{more}")
     return " · ".join(parts)
+
+
+def run_end_text(summary: RunSummary, cancelled: bool) -> str:
+    """How a run ended, its counts and where it is kept: ``"done: 18 ok, 2 failed · saved in
+    DIR"`` or ``"stopped: 3 ok, 0 failed, the finished results kept in DIR"``."""
+    statuses = [s.status for s in summary.scenarios]
+    ok = statuses.count("ok")
+    failed = len([s for s in statuses if s not in ("ok", "skipped")])
+    where = f" in {summary.run_dir}" if summary.run_dir else ""
+    if cancelled:
+        return f"stopped: {ok} ok, {failed} failed, the finished results kept{where}"
+    return f"done: {ok} ok, {failed} failed" + (f" · saved{where}" if where else "")

@@ -33,7 +33,7 @@ from overhead_tui.engine.spawn import Cancel
 from overhead_tui.errors import UsageError
 from overhead_tui.export import export
 from overhead_tui.plugins.scenarios import ScenarioSpec, discover, select
-from overhead_tui.present.live import LiveLadder, quiet_events
+from overhead_tui.present.live import LiveLadder, quiet_events, run_end_text
 from overhead_tui.present.terminal import colour_wanted
 from overhead_tui.profilers.profile import profile_scenario
 from overhead_tui.profilers.registry import detect
@@ -237,12 +237,13 @@ class OverheadApp(SweepActions, InterpreterActions):
             self._announce(event)
 
     def _announce(self, event: RunFinished) -> None:
-        statuses = [s.status for s in event.summary.scenarios]
-        ok = statuses.count("ok")
-        failed = len([s for s in statuses if s not in ("ok", "skipped")])
-        verb = "stopped" if event.cancelled else "finished"
+        """How the run ended: the ladder's status line says it (a toast there would cover the
+        layer legend); on any other screen, a toast says it too."""
+        if isinstance(self.screen, LadderScreen):
+            return
+        failed = any(s.status not in ("ok", "skipped") for s in event.summary.scenarios)
         self.notify(
-            f"Run {verb}: {ok} ok, {failed} failed. Saved in {event.summary.run_dir}",
+            "Run " + run_end_text(event.summary, event.cancelled),
             severity="error" if failed else "information",
             timeout=8,
         )

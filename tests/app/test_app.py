@@ -320,6 +320,10 @@ async def test_roofline_and_machines_screens(monkeypatch, tmp_path):
         tiles = app.screen.query_one("#tiles", Static)
         assert "T = 64" in _static_text(tiles)
         tile_input = app.screen.query_one("#tile", Input)
+        # the field does not take the keys on arrival (the key bar showed esc alone): tab
+        assert app.focused is not tile_input
+        await pilot.press("tab")
+        await _wait(pilot, lambda: app.focused is tile_input, "tab reaching the tile field")
         tile_input.value = "512"
         await _wait(pilot, lambda: "T = 512" in _static_text(tiles), "the tile table for 512")
         tile_input.value = "0"

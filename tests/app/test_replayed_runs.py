@@ -99,7 +99,12 @@ async def test_a_replayed_ladder_fills_its_rows_and_ends_with_each_final_status(
             assert _cell(app, result.name, "state") == label, result.name
         notes = str(app.ladder_screen.query_one("#notes").render())
         assert "1 failed — c_naive_O0: crashed" in notes
-        assert str(app.ladder_screen.query_one("#current").render()) == "done"
+        ended = str(app.ladder_screen.query_one("#current").render())
+        ok = sum(r.status == "ok" for r in recorded.scenarios)
+        assert ended.startswith(f"done: {ok} ok, 1 failed"), ended
+        assert str(app.ladder.summary.run_dir) in ended  # where the run is kept
+        # the status line says it: no toast over the layer legend on the ladder
+        assert not any("Run " in n.message for n in app._notifications)
 
 
 async def test_inside_a_replayed_timed_window_the_clock_stops_and_only_its_row_is_drawn(

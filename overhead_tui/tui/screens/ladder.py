@@ -21,7 +21,7 @@ from overhead_tui.present.format import (
     machine_line,
     probe_progress,
 )
-from overhead_tui.present.live import LiveLadder, doubt_note
+from overhead_tui.present.live import LiveLadder, doubt_note, run_end_text
 from overhead_tui.tui.screens.base import BaseScreen
 from overhead_tui.tui.widgets.ladder_table import LadderTable
 from overhead_tui.tui.widgets.layer_bar import LayerLegend
@@ -159,10 +159,8 @@ class LadderScreen(BaseScreen):
             text = probe_progress(ladder.probe)
         elif ladder.running:
             text = "starting"
-        elif ladder.cancelled:
-            text = "stopped: finished results are kept"
-        elif ladder.summary.finished:
-            text = "done"
+        elif ladder.cancelled or ladder.summary.finished:
+            text = run_end_text(ladder.summary, ladder.cancelled)
         else:
             text = "press r to run"
         self.query_one("#current", Static).update(text)

@@ -68,14 +68,14 @@ class MachinesScreen(SummaryScreen):
                 yield Static(f"[b]Reference file error:[/] {self.error}", id="reference-error")
             yield Static(self._reference(), id="reference")
             with Horizontal(id="tile-row"):
-                yield Label("Tile order T (type a number):")
+                yield Label("Tile order T (tab to it, type a number):")
                 yield Input(str(DEFAULT_TILE), type="integer", id="tile", max_length=6)
             yield Static(id="tiles")
 
     def on_mount(self) -> None:
         self._show_tiles(DEFAULT_TILE)
-        # type a tile order straight away, but open at the top (this machine, its facts)
-        self.query_one("#tile", Input).focus(scroll_visible=False)
+        # the tile field is not focused on arrival: it would take every letter key, and the
+        # key bar (which lists only the keys that work) would show esc alone; tab reaches it
 
     def on_input_changed(self, event: Input.Changed) -> None:
         try:
