@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import time
+from dataclasses import replace
 
 import pytest
 from textual.widgets import DataTable, Input, TabbedContent
@@ -276,6 +277,29 @@ async def test_profile_key_stores_results_and_shows_the_tabs(monkeypatch, tmp_pa
             pilot, lambda: app.screen.capabilities is not None, "the backends' checks landing"
         )
         assert set(app.screen.capabilities) == {"perf", "pyspy", "callgrind", "scalene"}
+
+
+async def test_the_lines_tab_shows_scalene_lines_and_wraps_its_notes():
+    """Scalene's per-line view on a Python rung, and the py-spy/Scalene note in full: it was a
+    Label clipped at the screen's edge (140 columns cut it mid-word)."""
+    from textual.widgets import Static, TabbedContent
+
+    summary = fixture_summary(RECORDED_SUMMARY)
+    profile = summary.scenario("python_hoisted").profile
+    assert profile is not None and profile.backends["scalene"].ok
+    note = "py-spy and Scalene disagree on the lines: " + "each reads the stack its own way, " * 6
+    summary.scenario("python_hoisted").profile = replace(profile, lines_note=note.strip())
+    app = OverheadApp(summary=summary)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.press("down", "enter")
+        app.screen.query_one(TabbedContent).active = "tab-linestab"
+        pane = app.screen.query_one("#tab-linestab")
+        await _wait(pilot, lambda: bool(pane.query(".warning")), "the Lines tab", timeout=20)
+        warning = pane.query_one(".warning", Static)
+        assert note.strip() in str(warning.render())
+        await _wait(pilot, lambda: warning.size.height >= 2, "the note wrapping", timeout=20)
+        shown = " ".join(str(w.render()) for w in pane.query(Static))
+        assert "Scalene --cpu-only" in shown and ": ok" in shown
 
 
 async def test_version_1_summary_opens_without_breakdowns():

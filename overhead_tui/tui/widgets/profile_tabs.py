@@ -44,13 +44,13 @@ def _status(part: BackendResult, name: str) -> str:
 
 def _head(result: ScenarioResult, part: BackendResult | None, name: str) -> ComposeResult:
     """The backend's status, where its slowdown's baseline came from, and its notes."""
-    yield Label(_status(part, name) if part else f"{name}: not run")
+    yield Static(_status(part, name) if part else f"{name}: not run", markup=False)
     if part is None:
         return
     if part.slowdown:
-        yield Label(f"  {baseline_text(result.profile)}")
+        yield Static(f"  {baseline_text(result.profile)}", markup=False)
     for note in part.notes:
-        yield Label(f"  note: {note}")
+        yield Static(f"  note: {note}", markup=False)
 
 
 class BackendTab(ScenarioTab):
@@ -68,7 +68,7 @@ class BackendTab(ScenarioTab):
         with VerticalScroll():
             note = self.result.profile.lines_note if self.result.profile else None
             if note and any(key in ("pyspy", "scalene") for key, _, _ in self.backends):
-                yield Label(f"! {note}", classes="warning")
+                yield Static(f"! {note}", classes="warning", markup=False)
             for key, name, record in self.backends:
                 part = _backend(self.result, key)
                 yield from _head(self.result, part, name)
