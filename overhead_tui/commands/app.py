@@ -6,7 +6,13 @@ import argparse
 import sys
 from pathlib import Path
 
-from overhead_tui.commands.common import check_runs_parent, check_settings, plan, prepare_cache
+from overhead_tui.commands.common import (
+    check_runs_parent,
+    check_settings,
+    plan,
+    prepare_cache,
+    run_app,
+)
 from overhead_tui.summary.interpreters import InterpretersSummary, is_interpreters_summary
 from overhead_tui.summary.records import MAX_SUMMARY_BYTES, RunSummary
 
@@ -62,8 +68,7 @@ def launch(args: argparse.Namespace) -> int:
     app = OverheadApp(
         settings, autorun=not args.no_autorun, runs_dir=args.out, check_settings=check_settings
     )
-    app.run()
-    return app.return_code or 0
+    return run_app(app)
 
 
 LARGE_SUMMARY_BYTES = 5_000_000
@@ -91,13 +96,10 @@ def run(args: argparse.Namespace) -> int:
         combined = InterpretersSummary.load(args.path)  # SummaryError -> one line, exit 2
         if not _require_terminal(OPEN_INSTEAD):
             return EXIT_NO_TTY
-        show_in_app(combined)
-        return 0
+        return show_in_app(combined)
     summary = RunSummary.load(args.path)  # SummaryError -> one line, exit 2
     if not _require_terminal(OPEN_INSTEAD):
         return EXIT_NO_TTY
     from overhead_tui.tui.app import OverheadApp
 
-    app = OverheadApp(summary=summary, check_settings=check_settings)
-    app.run()
-    return app.return_code or 0
+    return run_app(OverheadApp(summary=summary, check_settings=check_settings))

@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import FrameType, ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from overhead_tui.commands.arguments import (
     non_negative_int,
@@ -26,6 +26,9 @@ from overhead_tui.plugins.scenarios import SUPPORTED_DTYPES, ScenarioSpec, disco
 from overhead_tui.summary.records import Settings
 from overhead_tui.worker.folders import ensure_cache, lock_run_dir, writable_problem
 from overhead_tui.worker.inputs import estimated_bytes
+
+if TYPE_CHECKING:
+    from overhead_tui.tui.app import OverheadApp
 
 
 def add_command(subparsers: Any, name: str, module: ModuleType) -> argparse.ArgumentParser:
@@ -388,3 +391,13 @@ def check_settings(settings: Settings) -> str | None:
     except UsageError as exc:
         return str(exc)
     return None
+
+
+def run_app(app: OverheadApp) -> int:
+    """Run ``app`` to its end; its exit code: 0 when quit, 130 when interrupted (Ctrl-C,
+    SIGINT, SIGTERM, SIGHUP).  Its farewell (what was stopped and where what finished is kept)
+    goes to stderr once the terminal is restored, where it stays readable."""
+    app.run()
+    if app.farewell:
+        print(app.farewell, file=sys.stderr)
+    return app.return_code or 0

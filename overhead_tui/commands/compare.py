@@ -130,12 +130,10 @@ def render_table(comparison: Comparison) -> list[str]:
 def open_in_app(comparison: Comparison, run_a: RunSummary) -> int:
     """Open the app on run A with the *Compare* screen on top (Textual is imported here)."""
     from overhead_tui.commands.app import EXIT_NO_TTY, _require_terminal
-    from overhead_tui.commands.common import check_settings
+    from overhead_tui.commands.common import check_settings, run_app
 
     if not _require_terminal():
         return EXIT_NO_TTY
     from overhead_tui.tui.screens.compare import compare_app
 
-    app = compare_app(comparison, run_a, check_settings=check_settings)
-    app.run()
-    return app.return_code or 0
+    return run_app(compare_app(comparison, run_a, check_settings=check_settings))

@@ -149,8 +149,8 @@ def run(args: argparse.Namespace) -> int:
     table = render_table(combined)
     _write(combined, args, progress.note)
     print(table)
-    if args.app:
-        show_in_app(combined)
+    if args.app and (code := show_in_app(combined)):
+        return code  # 130: Ctrl-C in the app
     return 1 if failed else 0
 
 
@@ -165,14 +165,17 @@ def _columns(entry: InterpreterRun) -> list[tuple[InterpreterRun, dict[str, str]
     ]
 
 
-def show_in_app(combined: InterpretersSummary) -> None:
-    """Open the app on the baseline's run with the *Interpreters* screen on top."""
-    from overhead_tui.commands.common import check_settings
+def show_in_app(combined: InterpretersSummary) -> int:
+    """Open the app on the baseline's run with the *Interpreters* screen on top; its exit code
+    (130 when interrupted, see ``commands.common.run_app``)."""
+    from overhead_tui.commands.common import check_settings, run_app
     from overhead_tui.tui.app import OverheadApp
 
-    OverheadApp(
-        summary=baseline_summary(combined), interpreters=combined, check_settings=check_settings
-    ).run()
+    return run_app(
+        OverheadApp(
+            summary=baseline_summary(combined), interpreters=combined, check_settings=check_settings
+        )
+    )
 
 
 def baseline_summary(combined: InterpretersSummary) -> RunSummary:

@@ -20,7 +20,13 @@ from overhead_tui.errors import EXIT_INTERRUPTED, UsageError
 from overhead_tui.export.stacks import to_collapsed, to_speedscope
 from overhead_tui.plugins.scenarios import SUPPORTED_DTYPES, discover, select
 from overhead_tui.present.format import fmt_number, fmt_percent
-from overhead_tui.profilers.profile import baseline_source_text, profile_scenario, slowdown_text
+from overhead_tui.profilers.profile import (
+    INTERRUPTED,
+    NOT_RUN,
+    baseline_source_text,
+    profile_scenario,
+    slowdown_text,
+)
 from overhead_tui.profilers.pyspy import RATE_HZ, PyspySamples, Stack
 from overhead_tui.profilers.registry import BACKENDS
 from overhead_tui.summary.layers import layer_label
@@ -179,6 +185,9 @@ def render(result: ProfileRecord) -> str:
         lines.append(f"  error: {result.error}")
     for name, part in result.backends.items():
         head = f"\n{name}: {part.status}"
+        if part.status in (INTERRUPTED, NOT_RUN):  # one line: "callgrind: not run (why)"
+            lines.append(f"{head} ({part.reason})")
+            continue
         if part.version:
             head += f" (version {part.version})"
         if part.slowdown:

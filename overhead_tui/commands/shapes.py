@@ -163,8 +163,8 @@ def run(args: argparse.Namespace) -> int:
     progress.note(f"run directory: {run_dir}")
     if summary.wall_s is not None:
         progress.note(f"wall time: {summary.wall_s:.1f} s")
-    if args.app:
-        show_in_app(summary)
+    if args.app and (code := show_in_app(summary)):
+        return code  # 130: Ctrl-C in the app
     return exit_status(sweep, sweep.record.points)
 
 

@@ -196,18 +196,18 @@ def run(args: argparse.Namespace) -> int:
     summary = sweep.summary
     print(render_sweep_table(summary))
     progress.note(f"run directory: {run_dir}")
-    if args.app:
-        show_in_app(summary)
+    if args.app and (code := show_in_app(summary)):
+        return code  # 130: Ctrl-C in the app
     return exit_status(sweep, summary.sweep.points if summary.sweep else [])
 
 
-def show_in_app(summary: RunSummary) -> None:
+def show_in_app(summary: RunSummary) -> int:
     """Open the app on ``summary``: a summary with a sweep opens on the Sweep screen, one
-    with ``shapes`` on the Shapes screen."""
-    from overhead_tui.commands.common import check_settings
+    with ``shapes`` on the Shapes screen; the app's exit code (``commands.common.run_app``)."""
+    from overhead_tui.commands.common import check_settings, run_app
     from overhead_tui.tui.app import OverheadApp
 
-    OverheadApp(summary=summary, check_settings=check_settings).run()
+    return run_app(OverheadApp(summary=summary, check_settings=check_settings))
 
 
 def render_sweep_table(summary: RunSummary) -> str:

@@ -60,6 +60,17 @@ BLIND = "cannot see"
 :data:`BLIND_SPOTS`); not a failure: ``profile`` still exits 0 when the others worked."""
 SEE_INSTEAD = "perf and callgrind see every thread: read their Native tab"
 """The alternative a blind backend points to."""
+INTERRUPTED = "interrupted"
+"""The status of the backend that Ctrl-C, SIGTERM or SIGHUP (``cancel``) stopped while it ran:
+its profiler and worker were killed, and what they left is no result (never ``failed`` with
+the profiler's last line)."""
+NOT_RUN = "not run"
+"""The status of a backend the profile never started, the interrupt having come first (one
+that cannot run here stays ``unavailable``)."""
+STOPPED_WHILE_RUNNING = "stopped by Ctrl-C, SIGTERM or SIGHUP while it ran: no result"
+"""The reason of an :data:`INTERRUPTED` backend."""
+NOT_STARTED = "interrupted before it started"
+"""The reason of a backend :data:`NOT_RUN` because of the interrupt."""
 KERNEL_FAMILY = re.compile(r"_(HASWELL|SKYLAKEX|COOPERLAKE|SAPPHIRERAPIDS|ZEN|SANDYBRIDGE|"
                            r"PRESCOTT|NEHALEM|ATOM|NEOVERSEN1|NEOVERSEV1|ARMV8)\b")  # fmt: skip
 """OpenBLAS's kernel-family suffix in a symbol name (``dgemm_kernel_HASWELL``)."""
@@ -163,7 +174,8 @@ def profile_scenario(
     Returns the profile; py-spy's part keeps its kernel stacks in memory for the stack
     exports (``pyspy.PyspySamples.stacks``, never written).  ``cancel.set()`` from another
     thread kills the running backend's process group and skips the rest: the result is then
-    ``cancelled`` (and incomplete).
+    ``cancelled``, the backends that finished as they finished, the one stopped
+    :data:`INTERRUPTED` and those after it :data:`NOT_RUN`.
     """
     result = _profile_scenario(
         spec, n, dtype, backends, duration_s, timeout_s, python, seed, progress, cancel
@@ -218,6 +230,12 @@ def _profile_scenario(
         baseline_source="profile_run",
         baseline_calls=base.calls if base else None,
     )
+    if base is None and cancel is not None and cancel.is_set():
+        return replace(
+            result,
+            backends=_not_started(caps),
+            error="interrupted during the unprofiled baseline: nothing was profiled",
+        )
     if base is None:  # no point profiling what does not run: every backend would fail too
         if baseline.timed_out:
             reason = f"the scenario did not finish unprofiled within {timeout_s:g} s"
@@ -232,6 +250,7 @@ def _profile_scenario(
         return replace(result, error=reason)
     for name, cap in caps.items():
         if cancel is not None and cancel.is_set():  # the rest is not started
+            parts.update(_not_started({k: c for k, c in caps.items() if k not in parts}))
             break
         if progress:
             progress(name)
@@ -239,10 +258,23 @@ def _profile_scenario(
             parts[name] = _unavailable(cap)
             continue
         part = _run_backend(name, cap, python, worker, spec, n, timeout_s, cancel)
+        if not part.ok and cancel is not None and cancel.is_set():  # killed, not failed
+            part = BackendResult(INTERRUPTED, reason=STOPPED_WHILE_RUNNING)
         profiled, per_call = part.profiled_per_call_s, result.baseline_per_call_s
         slowdown = profiled / per_call if profiled and per_call else None
         parts[name] = replace(part, version=cap.version, slowdown=slowdown)
     return result
+
+
+def _not_started(caps: dict[str, Capability]) -> dict[str, BackendResult]:
+    """The parts of backends an interrupt kept from starting: :data:`NOT_RUN`, but for those
+    that could not run here anyway (``unavailable``, with their reason and fix)."""
+    return {
+        name: BackendResult(NOT_RUN, cap.version, reason=NOT_STARTED)
+        if cap.ok
+        else _unavailable(cap)
+        for name, cap in caps.items()
+    }
 
 
 def _unavailable(cap: Capability) -> BackendResult:

@@ -3,8 +3,9 @@
 The JSON (``ScenarioResult.profile``, ``overhead-tui profile --json``) is
 ``{"scenario", "n", "dtype", "baseline_per_call_s", "baseline_source", "baseline_calls",
 "error"?, "cancelled"?, "backends": {name: part}}``; a part has ``status`` (ok | unavailable |
-failed), ``version``, ``reason`` / ``fix`` (when not ok), ``slowdown`` and ``notes`` (when
-there are any), and, when ok, its backend's own fields (:class:`PerfResult`,
+failed | cannot see, and in a ``cancelled`` profile interrupted | not run: the words are
+``profilers.profile``'s), ``version``, ``reason`` / ``fix`` (when not ok), ``slowdown`` and
+``notes`` (when there are any), and, when ok, its backend's own fields (:class:`PerfResult`,
 :class:`PyspyResult`, :class:`CallgrindResult`, :class:`ScaleneResult`).  The summary codec
 (``summary.codec``) writes exactly the keys the profile run wrote and reads any version (keys
 it does not know are dropped); :func:`backend_from_json` picks each part's record by its

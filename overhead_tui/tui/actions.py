@@ -214,10 +214,12 @@ ACTIONS: tuple[Action, ...] = (
         show=True,
     ),
     Action(
-        "quit",
+        "interrupt",
         "ctrl+c",
-        "Quit",
-        help="quit, even while a text field has the focus",
+        "Interrupt",
+        "Interrupt",
+        "Stop what runs and quit with exit 130, as Ctrl-C does in every command",
+        "interrupt: quit as q does, with exit 130, even while a text field has the focus",
         priority=True,
     ),
 )

@@ -41,6 +41,7 @@ from overhead_tui.summary.interpreters import InterpretersSummary
 from overhead_tui.summary.profile import ProfileRecord
 from overhead_tui.summary.records import RunSummary, Settings
 from overhead_tui.tui.actions import ACTIONS, Action, bindings, palette, screen_class
+from overhead_tui.tui.app_stop import StopActions
 from overhead_tui.tui.app_sweep import InterpreterActions, SweepActions
 from overhead_tui.tui.screens.capabilities import CapabilitiesScreen
 from overhead_tui.tui.screens.interpreters import InterpretersScreen
@@ -74,6 +75,11 @@ class RunSource(Protocol):
         """Stop the run soon (from another thread); ``events`` then ends with RunFinished."""
         ...
 
+    @property
+    def run_dir(self) -> Path:
+        """The run's folder: its ``summary.json``, ``log.jsonl`` and the workers' logs."""
+        ...
+
 
 RunnerFactory = Callable[[list[ScenarioSpec], Settings, Path], RunSource]
 """Makes the run of (specs, settings, run directory); the app's default is a real Runner."""
@@ -89,7 +95,7 @@ def _no_run() -> LiveLadder:
     return LiveLadder(RunSummary(settings=Settings()), finished=True)
 
 
-class OverheadApp(SweepActions, InterpreterActions):
+class OverheadApp(StopActions, SweepActions, InterpreterActions):
     """The overhead-tui app.
 
     Args:
@@ -162,6 +168,7 @@ class OverheadApp(SweepActions, InterpreterActions):
         self._filters.append(NoColor())
 
     def on_mount(self) -> None:
+        self.catch_stop_signals()  # a stop signal is Ctrl-C: tui/app_stop.py
         if not colour_wanted() and not self.is_headless:  # tests and snapshots keep colour
             self._drop_colour()
         try:
@@ -247,19 +254,6 @@ class OverheadApp(SweepActions, InterpreterActions):
             severity="error" if failed else "information",
             timeout=8,
         )
-
-    def stop_run(self) -> None:
-        """Stop the running worker process (finished results stay saved), a run's or a
-        sweep's."""
-        if self.runner is not None:
-            self.runner.cancel()
-        if self.sweep is not None:
-            self.sweep.cancel()
-        self.stop_interpreters()
-
-    def action_stop_run(self) -> None:
-        """Stop the run (the palette's "Stop the run")."""
-        self.stop_run()
 
     # -- actions ---------------------------------------------------------------------------
 
@@ -368,11 +362,6 @@ class OverheadApp(SweepActions, InterpreterActions):
             return
         self.call_from_thread(self._profiled, spec.name, result)
 
-    def stop_profiling(self) -> None:
-        """Kill the running profiler's process group and skip the backends after it."""
-        if self._profiling is not None:
-            self._profiling.set()
-
     def _profiled(self, name: str, profile: ProfileRecord) -> None:
         row = self.ladder.rows.get(name)
         if row is None:
@@ -404,16 +393,6 @@ class OverheadApp(SweepActions, InterpreterActions):
     def action_help(self) -> None:
         """Show keys and vocabulary."""
         self._show(HelpScreen, HelpScreen)
-
-    async def action_quit(self) -> None:
-        """Stop the running worker and profiler (their process groups are killed) and exit."""
-        self.stop_run()
-        self.stop_profiling()
-        self.exit()
-
-    def on_unmount(self) -> None:
-        self.stop_run()
-        self.stop_profiling()
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 
-from textual.widgets import DataTable, Static, TabbedContent
+from textual.widgets import DataTable, Input, Static, TabbedContent
 
 from overhead_tui.present.format import fmt_seconds
 from overhead_tui.summary.records import Settings
@@ -160,3 +160,34 @@ async def test_an_open_scenario_screen_shows_its_final_status_when_the_run_is_st
         await _wait(pilot, lambda: not app.ladder.running, "the run stopping")
         assert app.ladder.rows["numpy_matmul"].state == "skipped"
         await _wait(pilot, lambda: "skipped" in str(status.render()), "the final status")
+
+
+async def test_ctrl_c_mid_run_stops_it_and_exits_130_saying_where_it_is_kept(tmp_path):
+    """Ctrl-C, even with a text field focused, stops the run and exits 130; the farewell the
+    command prints says where the finished rungs are."""
+    replay = Replay(fixture_summary(RECORDED_SUMMARY), hold="python_naive")
+    app = OverheadApp(
+        _settings("python_naive", "numpy_matmul"), runs_dir=tmp_path, runner_factory=replay
+    )
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _wait(pilot, lambda: bool(replay.runs) and replay.runs[0][0].held.is_set(), "hold")
+        await pilot.press("o")  # the settings dialog: a text field has the focus
+        await _wait(pilot, lambda: isinstance(app.focused, Input), "a text field focused")
+        await pilot.press("ctrl+c")
+    run = replay.runs[0][0]
+    assert run._cancel.is_set()
+    assert app.return_code == 130
+    assert app.farewell == (
+        f"overhead-tui: interrupted; the finished rungs are kept in {run.run_dir} "
+        f"(open it with `overhead-tui open {run.run_dir}`)"
+    )
+
+
+async def test_q_with_nothing_running_exits_0_saying_nothing(tmp_path):
+    replay = Replay(fixture_summary(RECORDED_SUMMARY))
+    app = OverheadApp(_settings("numpy_matmul"), runs_dir=tmp_path, runner_factory=replay)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _wait(pilot, lambda: bool(replay.runs) and not app.ladder.running, "the run")
+        await pilot.press("q")
+    assert app.return_code == 0
+    assert app.farewell is None

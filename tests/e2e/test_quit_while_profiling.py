@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import glob
 import os
 import pty
 import select
@@ -21,7 +22,7 @@ from overhead_tui.profilers import scalene
 from overhead_tui.profilers.profile import profile_scenario
 from overhead_tui.profilers.registry import detect
 from overhead_tui.worker.protocol import worker_task
-from tests.conftest import RECORDED_SUMMARY, process_alive, wait_gone
+from tests.conftest import RECORDED_SUMMARY, process_alive, wait_gone, wait_until
 
 SLOW = 'echo $$ > "{pidfile}"; exec sleep 300'
 """A stand-in for a profiled worker that would run for five minutes; it says its pid first."""
@@ -150,31 +151,63 @@ def test_scalene_leaves_no_temp_folder(tmp_path, monkeypatch):
     assert list(temp.iterdir()) == []
 
 
+def _children(pid, marker):
+    """Pids of the live children of ``pid`` whose command line holds ``marker``."""
+    found = []
+    for stat in glob.glob("/proc/[0-9]*/stat"):
+        try:
+            with open(stat) as fh:
+                ppid = int(fh.read().rsplit(")", 1)[1].split()[1])
+            with open(stat.replace("stat", "cmdline"), "rb") as fh:
+                cmdline = fh.read().decode(errors="replace")
+        except (OSError, ValueError, IndexError):
+            continue
+        if ppid == pid and marker in cmdline:
+            found.append(int(stat.split("/")[2]))
+    return found
+
+
 @pytest.mark.skipif(
     not all(c.ok for c in detect(("perf", "callgrind")).values()),
     reason="needs perf and valgrind (scripts/system-deps.sh installs them)",
 )
 def test_ctrl_c_in_the_profile_command_keeps_the_backends_that_finished(tmp_path):
     """Ctrl-C while the second backend runs: exit 130, the first backend's result printed and
-    in the export (both were thrown away), and nothing left running."""
+    in the export (both were thrown away), the one it stopped said to be interrupted (not
+    'failed' with valgrind's last line), the one after it said not to have run, and nothing
+    left running."""
     import json
     import subprocess
 
     out = tmp_path / "p.json"
     proc = subprocess.Popen(
         [sys.executable, "-m", "overhead_tui", "profile", "python_naive", "--size", "24",
-         "--duration", "0.5", "--backend", "perf", "--backend", "callgrind", "--json", str(out)],
+         "--duration", "0.5", "--backend", "perf", "--backend", "callgrind",
+         "--backend", "scalene", "--json", str(out)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
     )  # fmt: skip
     assert proc.stderr is not None
     for line in proc.stderr:  # progress lines: the baseline, perf, then callgrind
         if "callgrind ..." in line:
             break
-    time.sleep(0.5)  # callgrind under way
+    (valgrind,) = wait_until(lambda: _children(proc.pid, "--tool=callgrind"), 60, "valgrind")
     proc.send_signal(signal.SIGINT)
     stdout, rest = proc.communicate(timeout=120)
     assert proc.returncode == 130, rest
     assert "perf: ok" in stdout and "Traceback" not in rest
     assert "the backends that finished are above" in rest
+    stopped = stdout.split("\ncallgrind: ", 1)[1].split("\n\n")[0]  # its part, to the next
+    assert stopped.startswith("interrupted (stopped by Ctrl-C"), stopped
+    assert "\n" not in stopped and "==" not in stopped  # no valgrind line as the reason
+    # Scalene was never started: not run, or unavailable where it could not run anyway
+    scalene_ok = detect(("scalene",))["scalene"].ok
+    later = "not run (interrupted before it started)" if scalene_ok else "unavailable"
+    assert f"\nscalene: {later}" in stdout
     saved = json.loads(out.read_text())
     assert saved["cancelled"] is True and saved["backends"]["perf"]["status"] == "ok"
+    assert saved["backends"]["callgrind"]["status"] == "interrupted"
+    assert saved["backends"]["callgrind"]["reason"].startswith("stopped by Ctrl-C")
+    if scalene_ok:
+        assert saved["backends"]["scalene"]["status"] == "not run"
+        assert saved["backends"]["scalene"]["reason"] == "interrupted before it started"
+    assert wait_gone(valgrind, timeout=10)

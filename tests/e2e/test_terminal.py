@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -16,10 +18,13 @@ import pytest
 from overhead_tui.present.format import fmt_ratio
 from overhead_tui.summary.records import RunSummary
 from tests.conftest import (
+    FAULTY,
     RECORDED_SUMMARY,
     RECORDED_SUMMARY_V3,
     USER_DIR_VARIABLES,
     fixture_summary,
+    wait_gone,
+    wait_until,
 )
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
@@ -61,8 +66,10 @@ class Tmux:
             check=check,
         )
 
-    def screen(self) -> str:
-        return self._tmux("capture-pane", "-p", "-t", self.name, check=False).stdout
+    def screen(self, joined: bool = False) -> str:
+        """What the pane shows; ``joined``: a line the terminal wrapped is one line again."""
+        flags = ("-p", "-J") if joined else ("-p",)
+        return self._tmux("capture-pane", *flags, "-t", self.name, check=False).stdout
 
     def keys(self, *keys: str) -> None:
         """Send keys at once; wait for what each one does before sending the next kind."""
@@ -129,3 +136,53 @@ def test_live_run_in_tmux_fills_rows(tmp_path):
     recorded = fixture_summary(RECORDED_SUMMARY_V3).probes["dispatch"].value
     (summary,) = tmp_path.glob("**/summary.json")  # the app makes a run folder in --out
     assert RunSummary.load(summary).probes["dispatch"].value == recorded
+
+
+def _worker_pid(runs: Path, name: str) -> int | None:
+    """The pid of scenario ``name``'s worker once a run in ``runs`` has started it."""
+    for log in runs.glob("*/log.jsonl"):
+        for line in log.read_text().splitlines():
+            event = json.loads(line)
+            if event.get("kind") == "started" and event.get("name") == name:
+                return int(event["pid"])
+    return None
+
+
+def _parent(pid: int) -> int:
+    with open(f"/proc/{pid}/stat") as fh:
+        return int(fh.read().rsplit(")", 1)[1].split()[1])
+
+
+@pytest.mark.parametrize(
+    ("stop", "code", "said"),
+    [("C-c", 130, "interrupted"), ("SIGTERM", 130, "interrupted"), ("q", 0, "quit before")],
+    ids=["ctrl+c", "SIGTERM", "q"],
+)
+def test_stopping_a_live_run_says_where_the_finished_rungs_are(stop, code, said, tmp_path):
+    """Ctrl-C in the middle of a run (the key, which the app reads from its raw terminal, or a
+    stop signal sent to the app) kills the running worker and exits 130; ``q`` stops the same
+    and exits 0.  Either way, once the terminal is back, one line says where the finished rungs
+    are kept, and they are there."""
+    tmux = Tmux(  # a timeout far beyond the test: only the stop can end the hanging worker
+        f"{BINARY} --scenarios-dir {FAULTY} --scenario raises --scenario hangs --size 8 "
+        f"--repeats 2 --min-time 0.001 --no-probes --timeout 3600 --out {tmp_path}",
+        (100, 30),
+    )
+    try:
+        worker = wait_until(lambda: _worker_pid(tmp_path, "hangs"), what="the hangs worker")
+        if stop.startswith("SIG"):
+            os.kill(_parent(worker), getattr(signal, stop))
+        else:
+            tmux.keys(stop)
+        tmux.wait_for("EXITED")
+        screen = tmux.screen(joined=True)
+    finally:
+        tmux.close()
+    (run_dir,) = [p for p in tmp_path.iterdir() if p.is_dir()]
+    assert f"EXITED {code}" in screen, screen
+    where = f"the finished rungs are kept in {run_dir} (open it with `overhead-tui open {run_dir}`)"
+    assert f"overhead-tui: {said}" in screen and where in screen, screen
+    assert wait_gone(worker), "the hanging worker outlived the app"
+    summary = RunSummary.load(run_dir)
+    assert not summary.finished
+    assert summary.scenario("raises").status == "error"  # the finished rung is kept

@@ -5,10 +5,10 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import DataTable, Static
 
@@ -22,6 +22,9 @@ from overhead_tui.present.compare_text import (
 )
 from overhead_tui.summary.records import RunSummary
 from overhead_tui.tui.screens.base import DrillScreen
+
+if TYPE_CHECKING:
+    from overhead_tui.tui.app import OverheadApp
 
 COLUMN_KEYS: tuple[str, ...] = ("scenario", "median_a", "median_b", "ratio", "p", "verdict", "note")
 """DataTable column keys, in the order of :data:`COMPARE_HEADERS` plus the note."""
@@ -92,7 +95,7 @@ def compare_app(
     comparison: Comparison,
     summary: RunSummary,
     check_settings: Callable[[Any], str | None] | None = None,
-) -> App[None]:
+) -> OverheadApp:
     """The app on run ``summary`` (not running it) with a :class:`CompareScreen` on top.
 
     ``escape`` on the Compare screen goes back to run A's ladder.
