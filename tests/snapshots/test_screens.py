@@ -109,7 +109,7 @@ def test_roofline(snap_compare, monkeypatch, size):
 
 @pytest.mark.parametrize(
     ("press", "size"),
-    [(["m"], (100, 40)), (["m", "backspace", "backspace", "2", "5", "6"], (100, 48))],
+    [(["m"], (100, 40)), (["m", "tab", "backspace", "backspace", "2", "5", "6"], (100, 48))],
     ids=["tile-64", "tile-256"],
 )
 def test_machines(snap_compare, monkeypatch, press, size):
