@@ -50,10 +50,9 @@ loop (``y = x is z``) in its own worker right before and after its samples
 (the dispatch probe's value): the probes give the *ratios* between costs, the rung's own worker
 the machine's speed of the moment (``scale`` in the breakdown).
 
-Waterfall: the ok rungs in rung order; between consecutive rungs, the time per flop saved is
-credited to the layers the later rung removes, in proportion to their modelled shares in the
-earlier rung (equally when together they are under 5 % of it).  The speedups multiply to the
-measured span exactly.
+Waterfall (``analysis.waterfall``): the ok rungs in rung order; between consecutive rungs, the
+time per flop saved is credited to the layers whose modelled cost changed beyond its noise.
+The speedups multiply to the measured span exactly.
 """
 
 from __future__ import annotations

@@ -17,6 +17,8 @@ Method (documented in the README and used everywhere an interval is shown):
   likewise with the sum over all modelled rows; ``other`` = ``[1 − explained high, 1 −
   explained low]``.  Every unit cost at its low end together is the worst case, so the
   intervals are conservative, and they always contain the point value.
+* **A change** between two rungs (a waterfall step) is the earlier end's interval minus the
+  later one's (:func:`difference`); a change whose interval contains 0 is within noise.
 * **A cost below the resolution**: a probe whose value or interval reaches ≤ 0 measured a
   difference smaller than its noise; the model counts it as 0 with the interval clamped at 0,
   and screens say "below resolution" instead of printing a negative cost.
@@ -69,6 +71,12 @@ def total(intervals: Iterable[Interval]) -> Interval:
     for a, b in intervals:
         low, high = low + a, high + b
     return (low, high)
+
+
+def difference(a: Interval, b: Interval) -> Interval:
+    """``a − b`` (bounds subtract crosswise): a change between two measured ends, e.g. a
+    waterfall step's saving or a layer's change of cost; it contains 0 when the ends overlap."""
+    return (a[0] - b[1], a[1] - b[0])
 
 
 def timing_interval(median: float, iqr: float | None) -> Interval:

@@ -25,9 +25,8 @@ from overhead_tui.present.format import (
     markdown_table,
     paper_row,
     roofline_row,
-    waterfall_credits,
-    waterfall_declared,
 )
+from overhead_tui.present.waterfall_text import NOTE, credits_text, declared_text
 from overhead_tui.profilers.profile import SLOWDOWN_NOISE, baseline_source_text, slowdown_text
 from overhead_tui.summary.layers import LAYERS, SHORT_LABELS
 from overhead_tui.summary.records import RunSummary
@@ -365,7 +364,7 @@ class MarkdownExporter(Exporter):
         total = 1.0
         for step in summary.waterfall:
             total *= step.speedup
-            credited = ", ".join(text for _, text in waterfall_credits(step))
+            credited = credits_text(step)
             if step.split and step.split not in ("by modelled share", "by measured change"):
                 credited += f" ({step.split})"
             bounds = step.speedup_interval
@@ -382,7 +381,7 @@ class MarkdownExporter(Exporter):
                     fmt_ratio(step.speedup),
                     fmt_ratio(total),
                     credited,
-                    waterfall_declared(step),
+                    declared_text(step),
                     noise,
                 ]
             )
@@ -391,11 +390,9 @@ class MarkdownExporter(Exporter):
             "from | to | speedup: | cumulative: | credited to (ns/flop) | declared | noise",
             rows,
             [
-                "credited: each layer's modelled cost (counted events × probed unit costs) in the "
-                "earlier rung minus the later one's; unexplained: the rest of the measured "
-                "saving. declared: the later rung's REMOVES, shown, never used. noise: the "
-                "speedup's bounds from both rungs' middle half of samples; within noise when "
-                "they include 1×."
+                f"Credited to, in ns per flop: {NOTE}. declared: the later rung's REMOVES, shown, "
+                "never used. noise: the speedup's bounds from both rungs' middle half of samples; "
+                "within noise when they include 1×."
             ],
         )
 

@@ -6,7 +6,7 @@ from collections.abc import Collection, Iterable, Sequence
 from functools import cache
 from typing import TYPE_CHECKING
 
-from overhead_tui.summary.breakdown import Breakdown, CompiledQuantities, WaterfallStep
+from overhead_tui.summary.breakdown import Breakdown, CompiledQuantities
 from overhead_tui.summary.layers import SHORT_LABELS
 from overhead_tui.summary.limits import FactCheck, PrecisionPeak
 from overhead_tui.summary.records import RunSummary, ScenarioResult
@@ -81,15 +81,6 @@ def samples_label(result: ScenarioResult) -> str:
     processes = result.sample_processes
     where = f" from {processes} worker processes" if processes > 1 else ""
     return f"{len(result.samples_s)} samples{where}"
-
-
-def counts_label(result: ScenarioResult) -> str:
-    """Where the Bytecode tab's counts were made and what they are scaled to."""
-    counted = result.bytecode_n
-    return (
-        f"counted at n = {counted if counted is not None else '?'} (per multiply-add at that n, "
-        f"opcode tracing); the model uses them extrapolated to the timed n = {result.n}"
-    )
 
 
 def status_text(result: ScenarioResult) -> str:
@@ -366,27 +357,6 @@ def fact_check_rows(checks: Sequence[FactCheck]) -> list[tuple[str, ...]]:
             )
         )
     return rows
-
-
-def waterfall_credits(step: WaterfallStep) -> list[tuple[str, str]]:
-    """(layer, "label 1.23") per credited layer of a waterfall step, largest first, the
-    unexplained rest last (ns per flop); the views draw them."""
-    items = sorted(
-        ((k, v) for k, v in step.layers.items() if k != "other"), key=lambda kv: -abs(kv[1])
-    )
-    if "other" in step.layers:
-        items.append(("other", step.layers["other"]))
-    return [(k, f"{SHORT_LABELS.get(k, k)} {fmt_number(v * 1e9)}") for k, v in items]
-
-
-def waterfall_declared(step: WaterfallStep) -> str:
-    """The later rung's declared ``REMOVES`` as shown beside the measured credits, with the
-    contradiction when the measurements do not bear it out."""
-    if step.contradiction:
-        return step.contradiction
-    if step.declared:
-        return "declared: " + ", ".join(SHORT_LABELS.get(x, x) for x in step.declared)
-    return ""
 
 
 FITTED_NOTE = (

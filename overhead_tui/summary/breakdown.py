@@ -185,7 +185,7 @@ class WaterfallStep:
     saved_s_per_flop: float
     layers: dict[str, float]
     """{layer: seconds per flop saved and credited to it from its measured change; ``other``:
-    the unexplained rest}."""
+    the unexplained rest}; a change within noise is left out (:attr:`noise_layers`)."""
     split: str = ""
     """How the saving was split (``by measured change``; older files: by the declared
     layers)."""
@@ -198,3 +198,18 @@ class WaterfallStep:
     """The layers the later rung's file declares it removes (``REMOVES``): shown, not used."""
     contradiction: str = field(default="", metadata=OMIT)
     """Said when the measurements do not bear the declaration out."""
+    saved_interval: Interval | None = field(default=None, metadata=OMIT)
+    """[low, high] of the saving (s per flop): the earlier rung's timing interval minus the
+    later one's (each median ± IQR/2)."""
+    change_intervals: dict[str, Interval] = field(default_factory=dict, metadata=OMIT)
+    """{layer or ``other``: [low, high] of its change (s per flop)}: the earlier rung's
+    modelled cost's interval minus the later one's; ``other`` (the measured time minus the
+    model): the saving's interval minus the modelled layers' changes'."""
+    noise_layers: list[str] = field(default_factory=list, metadata=OMIT)
+    """The layers (``other`` too) whose change's interval contains 0: within noise, not
+    credited."""
+    noise_s_per_flop: float = field(default=0.0, metadata=OMIT)
+    """What their changes add up to (s per flop): the saving is ``layers`` plus this."""
+    noise_interval: Interval | None = field(default=None, metadata=OMIT)
+    """[low, high] of that sum: the saving's interval minus the credited changes' (None when
+    no change is within noise)."""

@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
-from overhead_tui.present.format import compiles, counts_label, first_call_label
-from overhead_tui.summary.measured import BuildInfo
+from overhead_tui.present.bytecode_text import (
+    NOTE_WIDTH,
+    bytecode_notes,
+    counts_label,
+    per_fma_header,
+)
+from overhead_tui.present.format import compiles, first_call_label
+from overhead_tui.summary.measured import BuildInfo, BytecodeLine, EventsPerFma
 from overhead_tui.summary.records import ScenarioResult
 from tests.conftest import FIXTURES, fixture_summary
 
@@ -42,8 +48,35 @@ def test_jit_rungs_say_jit_compile_and_c_rungs_that_they_were_built_before():
 def test_bytecode_label_names_the_counted_n_and_the_timed_n():
     label = counts_label(_result(bytecode_n=20, n=128))
     assert "counted at n = 20" in label
-    assert "timed n = 128" in label
+    assert "timed at n = 128" in label
     assert not label.startswith("per multiply-add at n = 128")
+
+
+def test_bytecode_rows_say_the_n_they_were_counted_at_before_the_table():
+    """Rows counted at n = 20 (a loop header's 0.05 per FMA) never read as measured at the timed
+    n = 128: the column names its n, the lines before the table say what it does to a loop's
+    rows and what the model charges at 128, each short enough for an 80-column terminal."""
+    result = _result(bytecode_n=20, n=128)
+    result.events_per_fma = EventsPerFma(dispatches=13.1, n=128, counted_sizes=[8, 12, 16, 20])
+    result.bytecode = [BytecodeLine("kernel", 226, "FOR_ITER", "to 340", 0.0525, 0.0)]
+    assert per_fma_header(result) == "per FMA\nat n = 20"
+    notes = bytecode_notes(result)
+    assert notes[0] == "counted at n = 20 (per FMA at that n); the rung was timed at n = 128"
+    assert notes[1] == "a loop row run n² times is 1/n per FMA: 0.05 here, 0.00781 at n = 128"
+    assert notes[2] == "the model charges 13.1 dispatches per FMA at n = 128 (extrapolated)"
+    result.bytecode = [BytecodeLine("kernel", 12, "LOAD_FAST", "a", 1.0, 0.5)]
+    assert bytecode_notes(result)[-1].startswith("+: a superinstruction's second half (0.5")
+    for n, counted in ((128, 20), (4096, 20), (1024, None)):
+        wide = _result(bytecode_n=counted, n=n)
+        wide.events_per_fma = EventsPerFma(dispatches=123.456)
+        wide.bytecode = [BytecodeLine("kernel", 12, "LOAD_FAST", "a", 1.0, 0.123)]
+        assert all(len(line) <= NOTE_WIDTH < 80 for line in bytecode_notes(wide)), n
+
+
+def test_bytecode_counted_at_the_timed_n_needs_no_second_n():
+    result = _result(bytecode_n=16, n=16)
+    assert per_fma_header(result) == "per FMA"
+    assert bytecode_notes(result) == ["counted at the timed n = 16 (per FMA)"]
 
 
 def test_a_rung_faster_than_the_dense_kernel_is_explained_not_hidden():

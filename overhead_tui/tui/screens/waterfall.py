@@ -4,17 +4,21 @@ from __future__ import annotations
 
 import math
 
+from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from overhead_tui.present.format import (
-    fmt_number,
-    fmt_ratio,
-    waterfall_credits,
-    waterfall_declared,
+from overhead_tui.present.format import fmt_number, fmt_ratio
+from overhead_tui.present.waterfall_text import (
+    NOISE_HEADER,
+    NOTE,
+    credit_lines,
+    declared_text,
+    saved_text,
+    step_lead,
 )
 from overhead_tui.summary.breakdown import WaterfallStep
 from overhead_tui.tui.screens.base import SummaryScreen
@@ -28,6 +32,13 @@ BAR_WIDTH = 40
 NARROW = 120
 """Below this many columns a credit shows its layer's letter and number only (the letters
 are the legend's)."""
+NARROW_NOTE = (
+    "noise: a change whose interval (from its two ends') includes 0, not credited; ~: the sum "
+    f"of those; the intervals from {NARROW} columns"
+)
+"""What the credits mean below :data:`NARROW` columns (no intervals shown)."""
+DECLARED_WIDTH = 16
+"""Cells of the declared column at most: a declaration wraps, the credits beside it do not."""
 
 
 class WaterfallScreen(SummaryScreen):
@@ -71,48 +82,65 @@ class WaterfallScreen(SummaryScreen):
             left={"from → to", "noise", "credited to (ns/flop)", "declared"},
             padding=(0, 1),
             title="steps: saved time per flop credited to the layers whose measured cost "
-            "changed (interpreted: counted events × probed unit costs; compiled: the hot "
-            "loop's in-core bound, the time beyond L1); unexplained: the rest",
+            "changed beyond its noise (interpreted: counted events × probed unit costs; "
+            "compiled: the hot loop's in-core bound, the time beyond L1); unexplained: the rest",
             title_justify="left",
         )
+        table.columns[-1].max_width = DECLARED_WIDTH  # the credits get the room
         total = 1.0
         for step in self.summary.waterfall:
             total *= step.speedup
-            credited = Text()
-            for index, (layer, text) in enumerate(waterfall_credits(step)):
-                letter, style = LAYER_GLYPHS.get(layer, ("?", ""))
-                credited.append("\n" if index else "")  # one layer a line: none is cut
-                credited.append(f" {letter} ", style=style)
-                credited.append(f" {text.rsplit(' ', 1)[-1] if narrow else text}")
-            if step.split and step.split not in ("by modelled share", "by measured change"):
-                credited.append(f"({step.split})", style="italic")
+            credited = _credited(step, narrow)
             declared = Text(
-                waterfall_declared(step), style="bold yellow" if step.contradiction else "dim"
+                declared_text(step), style="bold yellow" if step.contradiction else "dim"
             )
             table.add_row(
-                f"{step.from_} →\n{step.to}" if narrow else f"{step.from_} → {step.to}",
+                f"{step.from_} →\n{step.to}",
                 fmt_ratio(step.speedup),
                 _noise(step),
                 fmt_ratio(total),
                 credited,
                 declared,
             )
-        table.caption = (
+        table.caption = Text(  # Text: the note's "[low, high]" is no markup
             f"product of speedups {fmt_ratio(total)} = the measured time per flop of the first "
             "ok rung in this run over the last one's (not × dense unless the last is the "
             "dense kernel); noise: within noise when the speedup's bounds (both rungs' middle "
             "half of samples) include 1×; declared: the later rung's REMOVES, shown, never "
-            "used for the credits"
+            f"used for the credits; {NARROW_NOTE if narrow else NOTE}"
         )
         return table
 
 
+def _credited(step: WaterfallStep, narrow: bool) -> Group:
+    """The step's credits, one a line (none is cut: a long one wraps under its text), after
+    "within noise" for a step within noise; narrow: each layer's letter and amount without its
+    interval."""
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(no_wrap=True)
+    grid.add_column()
+    lead = step_lead(step)
+    if lead and not narrow:
+        grid.add_row("", Text(saved_text(step), style="bold yellow"))
+    said_noise = narrow  # narrow: each within noise says "noise"
+    for line in credit_lines(step):
+        if line.within_noise and not said_noise:
+            grid.add_row("", Text(NOISE_HEADER, style="italic"))
+            said_noise = True
+        letter, style = LAYER_GLYPHS.get(line.key, ("~", "bold"))
+        shown = line.short if narrow else line.text
+        style_text = "dim" if line.within_noise else ""
+        grid.add_row(Text(f" {letter} ", style=style), Text(shown, style_text, overflow="fold"))
+    if step.split and step.split not in ("by modelled share", "by measured change"):
+        grid.add_row("", Text(f"({step.split})", style="italic"))
+    return Group(Text(lead, style="bold yellow"), grid) if lead else Group(grid)
+
+
 def _noise(step: WaterfallStep) -> Text:
-    """ "within noise" (bold yellow) or the speedup's bounds, from the step's interval."""
+    """The speedup's bounds, from the step's interval: bold yellow when they include 1× (the
+    credits then start with "within noise")."""
     bounds = step.speedup_interval
     if not bounds:
         return Text("—")
     text = f"[{fmt_ratio(bounds[0])}–{fmt_ratio(bounds[1])}]"
-    if step.within_noise:
-        return Text(f"within noise {text}", style="bold yellow")
-    return Text(text, style="dim")
+    return Text(text, style="bold yellow" if step.within_noise else "dim")

@@ -13,10 +13,10 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Label, Sparkline, Static
 
+from overhead_tui.present.bytecode_text import bytecode_notes, per_fma_header
 from overhead_tui.present.format import (
     FITTED_NOTE,
     compiled_text,
-    counts_label,
     first_call_label,
     fmt_cost,
     fmt_share,
@@ -243,9 +243,13 @@ HIDDEN_SHARE = 0.0005
 
 
 class BytecodeTab(ScenarioTab):
-    """The executed instructions (adaptive, specialised names) with counts per multiply-add."""
+    """The executed instructions (adaptive, specialised names) with counts per multiply-add at
+    the n they were counted at (``present.bytecode_text``)."""
 
     tab_title = "Bytecode"
+    DEFAULT_CSS = """
+    BytecodeTab .caption { color: $text-muted; padding: 0 1; }
+    """
     MIN_PER_FMA = 0.01
     """Instructions executed less often than this per multiply-add are left out."""
 
@@ -255,27 +259,16 @@ class BytecodeTab(ScenarioTab):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll():
+            # said before the rows, one short line each: read first, never wrapped at 80 columns
+            yield Label(Text("\n".join(bytecode_notes(self.result))), classes="caption")
             yield Static(self._table())
 
     def _table(self) -> Table:
-        events = self.result.events_per_fma
-        fused = sum(b.fused_per_fma for b in self.result.bytecode)
-        caption = (
-            f"{counts_label(self.result)}: the model charges "
-            f"{fmt_number(events.dispatches if events else None)} dispatches per FMA at "
-            f"n = {self.result.n}"
-        )
-        if fused:
-            caption += (
-                f"; + marks the second half of a superinstruction ({fmt_number(fused)} per "
-                "FMA): executed within the first half's dispatch, listed here, not charged"
-            )
         table = column_table(
-            ("code", "offset", "instruction", "argument", "per FMA"),
+            ("code", "offset", "instruction", "argument", per_fma_header(self.result)),
             left={"code", "instruction", "argument"},
             padding=(0, 2),
             header_style="bold",
-            caption=caption,
         )
         for b in self.result.bytecode:
             if b.per_fma < self.MIN_PER_FMA:
