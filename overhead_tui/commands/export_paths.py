@@ -1,8 +1,9 @@
 """Checks of the export paths a command was given, made before anything runs: each one a
-file that can be written, none shared, none replacing a run's own files."""
+file that can be written in an existing folder, none shared, none replacing a run's own files."""
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 from overhead_tui.commands.common import RUN_FILES
@@ -19,19 +20,29 @@ EXPORT_EXAMPLES = {
 """A file name to suggest for each export option when it was given a folder."""
 
 
-def check_export_paths(paths: dict[str, Path | None], out: Path | None = None) -> None:
+def check_export_paths(
+    paths: dict[str, Path | None], out: Path | None = None, made: Path | None = None
+) -> None:
     """Fail before measuring when an export could not be written, or would replace a run's
     own files (a saved run's, or those this run writes in ``out``).
+
+    An export's folder must exist: a mistyped folder is named, not created to hold the file
+    where nobody looks.  The one exception is a folder the command itself creates before it
+    writes the exports (its ``--out``): ``run --out DIR --json DIR/s.json`` is fine.
 
     Args:
         paths: {option: the path given to it, or None}, e.g. ``{"--json": args.json}``.
         out: the run's ``--out`` folder, for a command that writes one (None: none given).
+        made: a folder the command creates before writing, which is not a run's own
+            (``interpreters``' ``--out``, holding one run folder per interpreter); ``out`` is
+            one too.
 
     Raises:
-        UsageError: two exports share a path, a path is a folder, its folder is not a writable
-            one, or it is a run's own file.
+        UsageError: two exports share a path, a path is a folder, its folder does not exist
+            or is not a writable one, or it is a run's own file.
     """
     refuse_run_files(paths, out)
+    created = {f.resolve() for f in (out, made) if f is not None}
     given = {option: p for option, p in paths.items() if p is not None}
     if len({p.resolve() for p in given.values()}) != len(given):
         raise UsageError("two exports were given the same file; fix: give each its own path")
@@ -47,10 +58,16 @@ def check_export_paths(paths: dict[str, Path | None], out: Path | None = None) -
         refuse_saved_run_files(option, path)
         folder = path.parent
         while not folder.exists() and folder != folder.parent:
-            folder = folder.parent  # missing folders are created when the file is written
+            folder = folder.parent  # the nearest one there is
         if not folder.is_dir():
-            fix = "fix: give a path in an existing or new folder"
+            fix = "fix: give a path in an existing folder"
             raise UsageError(f"cannot write {option} {path}: {folder} is not a folder; {fix}")
+        if folder != path.parent and path.parent.resolve() not in created:
+            raise UsageError(
+                f"cannot write {option} {path}: the folder {path.parent} does not exist; fix: "
+                f"create it first (mkdir -p {shlex.quote(str(path.parent))}), or give a path in "
+                "an existing folder"
+            )
         problem = writable_problem(folder)  # tried for real: holds for root and /proc too
         if problem is not None:
             raise UsageError(

@@ -95,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
             check_python(found)
     if args.app and not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise UsageError("--app needs a terminal (stdin and stdout are not a TTY); fix: drop --app")
-    check_export_paths({"--json": args.json, "--markdown": args.markdown})
+    check_export_paths({"--json": args.json, "--markdown": args.markdown}, made=args.out)
     specs = select(discover(list(args.scenarios_dir)), list(args.scenario))
     args_one = argparse.Namespace(**{**vars(args), "python": None})
     settings = settings_from(args_one)

@@ -99,7 +99,8 @@ def discover(dirs: list[Path] | None = None, include_builtin: bool = True) -> li
     """Return the scenarios in the built-in folder and ``dirs``, sorted by (rung, name).
 
     Raises:
-        ScenarioFileError: a folder is missing, a file is broken, or two scenarios share a name.
+        ScenarioFileError: a folder is missing or holds no scenario file, a file is broken, or
+            two scenarios share a name.
     """
     folders = ([builtin_scenarios_dir()] if include_builtin else []) + list(dirs or [])
     specs: dict[str, ScenarioSpec] = {}
@@ -115,9 +116,10 @@ def discover(dirs: list[Path] | None = None, include_builtin: bool = True) -> li
             )
         if not folder.is_dir():
             raise ScenarioFileError(f"{folder} is not a folder; fix: pass the folder it is in")
-        for path in sorted(folder.glob("*.py")):
-            if path.name.startswith("_"):
-                continue
+        paths = [p for p in sorted(folder.glob("*.py")) if not p.name.startswith("_")]
+        if not paths:
+            raise _no_scenario_file(folder)
+        for path in paths:
             spec = read_spec(path)
             if spec.name in specs:
                 other = specs[spec.name].path
@@ -127,6 +129,23 @@ def discover(dirs: list[Path] | None = None, include_builtin: bool = True) -> li
                 )
             specs[spec.name] = spec
     return sorted(specs.values(), key=lambda s: (s.rung, s.name))
+
+
+def _no_scenario_file(folder: Path) -> ScenarioFileError:
+    """The one-line error for a folder holding no scenario file: a wrong folder would
+    otherwise run the built-ins alone, silently without the user's own scenarios."""
+    builtin = builtin_scenarios_dir()
+    below = sorted(p.parent for p in folder.glob("*/*.py") if not p.name.startswith("_"))
+    fix = (
+        f"give the folder your scenario files are in, e.g. {below[0]} (it holds .py files)"
+        if below  # the folder above the user's own
+        else f"give the folder your scenario files are in, or copy one from {builtin} into "
+        f"{folder} and change its NAME ({builtin / 'README.md'} describes the file)"
+    )
+    return ScenarioFileError(
+        f"scenarios folder {folder} holds no scenario file (a NAME.py, not starting with _, "
+        f"declaring NAME, TITLE, RUNG, … and defining kernel()); fix: {fix}"
+    )
 
 
 def read_spec(path: Path) -> ScenarioSpec:

@@ -376,6 +376,84 @@ def test_an_export_over_another_saved_runs_files_is_refused_and_that_run_kept(cl
         check_export_paths({"--csv": saved / "logs" / "x.csv"})
 
 
+# every command that takes --scenarios-dir; an unknown --scenario keeps each one short
+# should the folder be accepted (it then fails on the name instead, after discovery)
+NOPE = ["--scenario", "nope"]
+THIS_PYTHON = ["interpreters", "--python", sys.executable, "--no-provision"]
+SCENARIOS_DIR_COMMANDS = {
+    "run": ["run", *NOPE],
+    "list": ["list"],
+    "profile": ["profile", "nope"],
+    "sweep": ["sweep", *NOPE],
+    "shapes": ["shapes", *NOPE],
+    "interpreters": [*THIS_PYTHON, *NOPE],
+    "app": NOPE,
+}
+
+
+@pytest.mark.parametrize("command", SCENARIOS_DIR_COMMANDS.values(), ids=SCENARIOS_DIR_COMMANDS)
+def test_a_scenarios_dir_holding_no_scenario_file_is_refused(cli, tmp_path, command):
+    """A wrong folder would run the built-ins alone, silently without the user's own rungs."""
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("not a scenario")
+    (folder / "_helpers.py").write_text("")  # a file starting with _ is not read as one
+    proc = cli(*command, "--scenarios-dir", folder)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert proc.stderr.startswith(
+        f"overhead-tui: error: scenarios folder {folder} holds no scenario file (a NAME.py"
+    )
+    assert "fix: give the folder your scenario files are in, or copy one from " in proc.stderr
+    assert len(proc.stderr.splitlines()) == 1 and "Traceback" not in proc.stderr
+
+
+def test_a_scenarios_dir_above_the_scenario_files_names_the_folder_they_are_in(cli, tmp_path):
+    (tmp_path / "mine").mkdir()
+    shutil.copy(FIXTURES / "fast" / "fast_python.py", tmp_path / "mine")
+    proc = cli("list", "--scenarios-dir", tmp_path)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "holds no scenario file" in proc.stderr
+    assert f"fix: give the folder your scenario files are in, e.g. {tmp_path / 'mine'}" in (
+        proc.stderr
+    )
+    assert cli("list", "--scenarios-dir", tmp_path / "mine").returncode == 0
+
+
+# every export option of every command, each command kept short should the path be accepted
+EXPORT_OPTIONS = {
+    ("run", "--scenario", "python_naive", *FAST): ("--json", "--markdown", "--csv"),
+    ("profile", "python_naive", "--size", "8", "--duration", "0.1", "--backend", "pyspy"): (
+        "--json",
+        "--speedscope",
+        "--collapsed",
+    ),
+    ("machine",): ("--json",),
+    ("shapes", "--scenario", "numpy_matmul", "--budget", "1"): ("--json", "--markdown"),
+    (*THIS_PYTHON, "--scenario", "python_naive", *FAST): ("--json", "--markdown"),
+}
+EXPORTS_IN_A_MISSING_FOLDER = [(c, o) for c, options in EXPORT_OPTIONS.items() for o in options]
+
+
+@pytest.mark.parametrize(
+    ("command", "option"),
+    EXPORTS_IN_A_MISSING_FOLDER,
+    ids=[f"{c[0]}{o}" for c, o in EXPORTS_IN_A_MISSING_FOLDER],
+)
+def test_an_export_into_a_missing_folder_is_refused_before_anything_runs(
+    cli, tmp_path, command, option
+):
+    """A mistyped folder is named, not created to hold the file where nobody looks."""
+    path = tmp_path / "no" / "such" / "x.out"
+    proc = cli(*command, option, path)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert proc.stderr == (
+        f"overhead-tui: error: cannot write {option} {path}: the folder {path.parent} does not "
+        f"exist; fix: create it first (mkdir -p {path.parent}), or give a path in an existing "
+        "folder\n"
+    )
+    assert not (tmp_path / "no").exists()
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

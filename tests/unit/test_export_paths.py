@@ -21,9 +21,29 @@ def test_a_file_where_a_folder_is_needed_names_the_option_and_the_fix(tmp_path):
     assert "\n" not in message
 
 
-def test_missing_folders_are_fine(tmp_path):
-    check_export_paths({"--json": tmp_path / "new" / "deeper" / "s.json", "--csv": None})
-    assert not (tmp_path / "new").exists()  # created only when the file is written
+def test_a_missing_folder_is_named_with_the_fix_and_not_created(tmp_path):
+    path = tmp_path / "new" / "deeper" / "s.json"
+    with pytest.raises(UsageError) as raised:
+        check_export_paths({"--json": path, "--csv": None})
+    assert str(raised.value) == (
+        f"cannot write --json {path}: the folder {path.parent} does not exist; fix: create it "
+        f"first (mkdir -p {path.parent}), or give a path in an existing folder"
+    )
+    assert not (tmp_path / "new").exists()
+    spaced = tmp_path / "my exports" / "r.md"
+    with pytest.raises(UsageError, match=r"\(mkdir -p '.*my exports'\)"):  # a command to paste
+        check_export_paths({"--markdown": spaced})
+
+
+def test_a_file_in_the_folder_the_command_creates_is_fine(tmp_path):
+    """``run --out DIR --json DIR/s.json``: the run creates DIR (and its missing parents)
+    before it writes the exports; ``interpreters`` its ``--out``, holding its run folders."""
+    out = tmp_path / "new" / "run"
+    check_export_paths({"--json": out / "s.json", "--markdown": out / "r.md"}, out)
+    check_export_paths({"--json": out / "combined.json"}, made=out)
+    assert not (tmp_path / "new").exists()  # created by the command, not by the check
+    with pytest.raises(UsageError, match=r"the folder .* does not exist"):
+        check_export_paths({"--csv": out / "exports" / "r.csv"}, out)  # one the run never makes
 
 
 def test_a_folder_given_as_the_file_suggests_a_name(tmp_path):
