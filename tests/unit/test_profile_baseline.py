@@ -168,9 +168,7 @@ def test_a_scalene_failure_on_a_dense_kernel_rung_carries_the_blind_spot_note(
 
     def scalene_fails(name, *args):
         if name == "scalene":
-            return backend_from_json(
-                name, {"status": "failed", "reason": NO_SCALENE_TIME}
-            )
+            return backend_from_json(name, {"status": "failed", "reason": NO_SCALENE_TIME})
         return ok_backend(name, *args)
 
     monkeypatch.setattr(profile_mod, "_run_backend", scalene_fails)
