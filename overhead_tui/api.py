@@ -2,6 +2,9 @@
 
 Scenario files (``scenarios/*.py`` and your own ``--scenarios-dir``):
     ``prepare`` / ``matmul``   build a C rung with cffi and call it (``worker.cbuild``);
+    ``compile_python``         build a rung's Python or Cython source with Cython or mypyc
+                               and import it (``worker.pybuild``);
+    ``python_twin``            that source run as bytecode: what the counting phase counts;
     ``Unavailable``            raise it from ``setup`` when the rung cannot run here.
 Probe files (``probes/*.py``): ``measure(ctx)`` receives a ``ProbeContext``; the timing helpers
 ``paired_samples``, ``baseline_loop`` and ``dispatch_samples`` and the SIMD helpers
@@ -22,6 +25,8 @@ from typing import Any
 
 _HOMES = {
     "prepare": "overhead_tui.worker.cbuild",
+    "compile_python": "overhead_tui.worker.pybuild",
+    "python_twin": "overhead_tui.worker.pybuild",
     "prepare_low_precision": "overhead_tui.worker.low_precision",
     "dtype_name": "overhead_tui.worker.inputs",
     "cpu_flags": "overhead_tui.worker.cbuild",

@@ -33,6 +33,12 @@ Model (per multiply-add, all times in ns):
   measurement of its time, so it is never given the rest.  ``explained`` is the modelled
   fraction; ``labelled_rest`` is 0 (older files labelled the rest of a compiled rung).
 
+* Compiled Python (Cython, mypyc): the rung's ``counted_kernel``, the same source run as
+  bytecode (its Python twin), is counted, and only the rows of the layers the rung still
+  carries are priced: Cython's untyped C keeps the boxing, the subscripts and the number
+  protocol but not the eval loop; mypyc's unboxed floats keep only the list subscripts.  The
+  prediction (``predicted_ns_per_fma``) uses no timing of the rung.
+
 Limits: unit costs are averages of microbenchmarks (a real loop's instruction mix, branch
 prediction and cache state differ); an int result inside the small-int cache allocates
 nothing but is priced like one that does (index arithmetic at the ladder's sizes mostly
@@ -214,7 +220,17 @@ def interpreted_rows(
                 "numpy_call_ns",
             )
         )
+    if events.python_twin:  # a compiled rung counted on its Python source: what it still pays
+        rows = [r for r in rows if r.layer in layers]
     return [r for r in rows if r.events_per_fma]
+
+
+TWIN_PREDICTION = (
+    "its Python twin's counted events × probed unit costs, without the layers the compiler "
+    "removes (the rung's LAYERS)"
+)
+"""How a compiled-Python rung (Cython, mypyc) is predicted: the events of the same source run
+as bytecode, priced only for the layers the compiled code still carries."""
 
 
 def _numpy_scalar_rows(
@@ -328,13 +344,17 @@ def breakdown(result: ScenarioResult, costs: UnitCosts) -> Breakdown | None:
     # too: a layer the rung declares is no measurement of its time
     shares["other"] = residual / measured_ns
     intervals["other"] = rest_interval
-    interpreted = (events.dispatches or 0.0) >= COMPILED_DISPATCHES
+    # a Python twin's dispatches are the interpreter's, not the compiled rung's
+    interpreted = (events.dispatches or 0.0) >= COMPILED_DISPATCHES and not events.python_twin
     return Breakdown(
         method="model",
         closure=CLOSURE["interpreted" if interpreted else "compiled"],
         explained=explained,
         explained_interval=explained_interval,
         measured_ns_per_fma=measured_ns,
+        predicted_ns_per_fma=modelled,
+        predicted_interval=modelled_interval,
+        prediction=TWIN_PREDICTION if events.python_twin else "",
         measured_interval=measured,
         layers=shares,
         intervals=intervals,

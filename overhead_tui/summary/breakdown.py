@@ -134,6 +134,13 @@ class Breakdown:
     labelled_rest: float = 0.0
     """The share of the rest labelled with a declared layer (a label, not a model)."""
     measured_ns_per_fma: float | None = None
+    predicted_ns_per_fma: float | None = field(default=None, metadata=OMIT)
+    """The model's time per multiply-add (ns): counted events × probed unit costs (and a
+    compiled rung's in-core bounds), made without the rung's timing; ``explained`` is it over
+    the measured time."""
+    predicted_interval: Interval | None = field(default=None, metadata=OMIT)
+    prediction: str = field(default="", metadata=OMIT)
+    """What the prediction counted on: "" (the timed kernel) or the rung's Python twin."""
     explained_interval: Interval | None = field(default=None, metadata=OMIT)
     measured_interval: Interval | None = field(default=None, metadata=OMIT)
     intervals: dict[str, Interval] = field(default_factory=dict, metadata=OMIT)

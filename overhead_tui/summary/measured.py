@@ -100,6 +100,10 @@ class EventsPerFma(Counters):
     """The small n counted at."""
     by_opcode: dict[str, float] = field(default_factory=dict)
     """Executed instructions by adaptive (specialised) name."""
+    python_twin: bool = field(default=False, metadata=OMIT)
+    """Counted on the rung's Python twin (its ``counted_kernel``: the source a compiler such
+    as Cython or mypyc compiled, run as bytecode), not on the timed kernel; the model prices
+    only the layers the rung carries (``analysis.attribution``)."""
 
 
 @dataclass(frozen=True)

@@ -44,7 +44,16 @@ WORKER_IMPORTS = {"worker", "summary", "errors"}
 """What a module of ``overhead_tui/worker`` may import of the tool: it runs in the child,
 under any ``--python`` that has only numpy (the rest of the tool imports platformdirs,
 psutil, rich, Textual …)."""
-WORKER_THIRD_PARTY = {"numpy", "cffi", "numba", "threadpoolctl", "platformdirs"}
+WORKER_THIRD_PARTY = {
+    "numpy",
+    "cffi",
+    "numba",
+    "threadpoolctl",
+    "platformdirs",
+    "Cython",
+    "mypy",
+    "mypyc",
+}
 """Third-party modules a worker module may import: numpy anywhere, the others only inside the
 function that needs them (a rung or probe that asks for them, with the fix when missing)."""
 MAX_ROOT_MODULES = 5

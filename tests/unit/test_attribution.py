@@ -74,6 +74,30 @@ def test_interpreted_breakdown_is_events_times_unit_costs():
     assert sum(b.layers.values()) == pytest.approx(1.0)
 
 
+def test_a_compiled_python_rung_is_predicted_from_its_twin_without_the_removed_layers():
+    """Cython's untyped C keeps boxing and subscripts but not the eval loop; mypyc's unboxed
+    floats keep only the subscripts: the same twin's events, priced by the layers each rung
+    still carries (no rung name involved)."""
+    n, fmas = 10, 1000
+    twin = {**PYTHON_EVENTS, "python_twin": True}
+    costs = UnitCosts.from_probes(probe_records(PROBES))
+    cython = _result(
+        "a", 5, ["boxing", "dynamic_dispatch", "container_access"], [], n, 20e-9 * fmas, twin
+    )
+    b = breakdown(cython, costs)
+    # 2 floats × 5 ns + 4 loads × 1 ns + 1 store × 0.5 ns = 14.5 ns; no 10 × 2 ns dispatch
+    assert {r.layer for r in b.rows} == {"boxing", "container_access"}
+    assert b.predicted_ns_per_fma == pytest.approx(14.5)
+    assert b.explained == pytest.approx(14.5 / 20)
+    assert b.prediction and b.closure == (0.7, 1.3)  # a compiled rung's closure
+    mypyc = _result("b", 5, ["container_access", "scalar_compute"], [], n, 10e-9 * fmas, twin)
+    assert breakdown(mypyc, costs).predicted_ns_per_fma == pytest.approx(4.5)
+    # the same events counted on the timed kernel itself: every layer priced, no twin note
+    python = _result("c", 1, ["container_access"], [], n, 40e-9 * fmas, PYTHON_EVENTS)
+    b = breakdown(python, costs)
+    assert b.predicted_ns_per_fma == pytest.approx(34.5) and not b.prediction
+
+
 def test_over_explained_rung_reports_negative_other():
     result = _result(
         "py", 1, ["interpreter_dispatch", "boxing"], [], 10, 30e-9 * 1000, PYTHON_EVENTS

@@ -149,8 +149,13 @@ class BreakdownTab(ScenarioTab):
         if b is None:
             return
         yield Static(
-            f"measured {fmt_number(b.measured_ns_per_fma)} ns per multiply-add; the model "
-            f"explains {fmt_share(b.explained, b.explained_interval)}"
+            f"measured {fmt_number(b.measured_ns_per_fma)} ns per multiply-add"
+            + (
+                f", predicted {fmt_cost(b.predicted_ns_per_fma, b.predicted_interval)} ns"
+                if b.predicted_ns_per_fma is not None
+                else ""
+            )
+            + f"; the model explains {fmt_share(b.explained, b.explained_interval)}"
             + (
                 f", {fmt_percent(b.labelled_rest)} more is labelled by what the rung carries"
                 if (b.labelled_rest or 0) > 0.0005
@@ -159,6 +164,8 @@ class BreakdownTab(ScenarioTab):
             + " (unexplained = measured − explained)",
             classes="caption",
         )
+        if b.prediction:
+            yield Static(f"predicted from {b.prediction}", classes="caption")
         if b.closes is False and b.closure is not None:
             yield Static(not_closing_text(b), classes="warning")
         yield Static(stacked_bar(b.layers, 60))

@@ -1,0 +1,66 @@
+"""python_naive's ijk loop over lists of floats, compiled by Cython unchanged (no type
+declarations).
+
+The same source, but as C calls into the interpreter's C API instead of bytecode: the eval
+loop's dispatch is gone.  Everything else stays: each multiply-add still fetches a[i] and b[k]
+as objects, multiplies and adds through the number protocol on boxed floats, and allocates a
+new float for the product and the sum.  Cython turns only the loop counters (``range`` over a
+``len``) into C integers.
+"""
+
+import numpy as np
+
+from overhead_tui.api import compile_python, python_twin
+
+NAME = "cython_untyped"
+TITLE = "Cython, python_naive's loop unchanged"
+RUNG = 5
+LAYERS = (
+    "boxing",
+    "dynamic_dispatch",
+    "container_access",
+    "scalar_compute",
+    "memory",
+)
+REMOVES = ("interpreter_dispatch",)
+DEFAULT_SIZE = 128
+MAX_SIZE = 512
+DTYPES = ("float64", "float32")
+REQUIRES = ("Cython",)
+SOURCE = r"""
+def kernel(a, b):
+    n = len(a)
+    p = len(b)
+    m = len(b[0])
+    c = [[0.0] * m for _ in range(n)]
+    for i in range(n):
+        for j in range(m):
+            s = 0.0
+            for k in range(p):
+                s += a[i][k] * b[k][j]
+            c[i][j] = s
+    return c
+"""
+"""The module Cython compiles (a ``.pyx``): python_naive's ``kernel``, character for
+character."""
+
+BUILD_INFO: dict = {}
+
+
+def setup(a, b):
+    compiled = compile_python(BUILD_INFO, NAME, SOURCE, "cython")
+    return compiled.kernel, a.tolist(), b.tolist()
+
+
+def kernel(compiled_kernel, a, b):
+    return compiled_kernel(a, b)
+
+
+def counted_kernel(compiled_kernel, a, b):
+    """What the counting phase counts: SOURCE run as bytecode (its Python twin).  The model
+    prices its events without the layers the compiler removes: the prediction."""
+    return python_twin(NAME, SOURCE).kernel(a, b)
+
+
+def to_numpy(c):
+    return np.array(c)

@@ -1,0 +1,64 @@
+"""python_naive's ijk loop with type annotations (``list[list[float]]``, a ``float``
+accumulator), compiled by mypyc.
+
+mypyc trusts the annotations: the bytecode dispatch and the number protocol are gone, the
+running sum lives in a C double (no float is allocated per multiply-add), and ``*`` and ``+``
+are one machine instruction each.  The matrices are still lists of boxed floats: every
+element read is a checked list subscript, a pointer chase to a float object, a type check to
+unbox it and a reference count up and down.
+"""
+
+import numpy as np
+
+from overhead_tui.api import compile_python, python_twin
+
+NAME = "mypyc_naive"
+TITLE = "mypyc, python_naive's loop with float annotations"
+RUNG = 5
+LAYERS = (
+    "container_access",
+    "scalar_compute",
+    "memory",
+)
+REMOVES = ("boxing", "dynamic_dispatch")
+DEFAULT_SIZE = 128
+MAX_SIZE = 512
+DTYPES = ("float64", "float32")
+REQUIRES = ("mypyc",)  # ships with mypy (pip install mypy)
+SOURCE = r"""
+def kernel(a: list[list[float]], b: list[list[float]]) -> list[list[float]]:
+    n = len(a)
+    p = len(b)
+    m = len(b[0])
+    c: list[list[float]] = [[0.0] * m for _ in range(n)]
+    for i in range(n):
+        for j in range(m):
+            s: float = 0.0
+            for k in range(p):
+                s += a[i][k] * b[k][j]
+            c[i][j] = s
+    return c
+"""
+"""The module mypyc type-checks and compiles (a ``.py``): python_naive's ``kernel`` with
+annotations."""
+
+BUILD_INFO: dict = {}
+
+
+def setup(a, b):
+    compiled = compile_python(BUILD_INFO, NAME, SOURCE, "mypyc")
+    return compiled.kernel, a.tolist(), b.tolist()
+
+
+def kernel(compiled_kernel, a, b):
+    return compiled_kernel(a, b)
+
+
+def counted_kernel(compiled_kernel, a, b):
+    """What the counting phase counts: SOURCE run as bytecode (its Python twin).  The model
+    prices its events without the layers the compiler removes: the prediction."""
+    return python_twin(NAME, SOURCE).kernel(a, b)
+
+
+def to_numpy(c):
+    return np.array(c)

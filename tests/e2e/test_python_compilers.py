@@ -1,0 +1,110 @@
+"""The compiled-Python rungs (Cython, mypyc): validated and timed through the real CLI, built
+once per cache, and skipped with the pip fix, not failed, where a tool is missing."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from overhead_tui.summary.records import RunSummary
+from overhead_tui.worker import cbuild, pybuild
+from tests.conftest import FAST
+
+RUNGS = {"cython_untyped": "Cython", "mypyc_naive": "mypyc", "cython_typed": "Cython"}
+"""Each compiled-Python rung and the tool its build info names."""
+
+pytest.importorskip("Cython", reason="the test extra installs Cython")
+pytest.importorskip("mypyc", reason="mypyc ships with mypy (the test extra)")
+
+
+def _run(cli, out, *names: str, code: int = 0) -> RunSummary:
+    """Run ``names`` through the CLI (``code``: its exit code) and read the summary."""
+    scenarios = [a for name in names for a in ("--scenario", name)]
+    proc = cli("run", *scenarios, *FAST, "--out", out, "--json", out / "s.json")
+    assert proc.returncode == code, proc.stderr
+    return RunSummary.load(out / "s.json")
+
+
+@pytest.mark.slow  # the cold builds: about 12 s of CPU, most of it gcc on Cython's C
+def test_each_rung_is_validated_timed_and_built_once(cli, tmp_path):
+    first = {r.name: r for r in _run(cli, tmp_path / "first", *RUNGS).scenarios}
+    for name, tool in RUNGS.items():
+        result = first[name]
+        assert result.status == "ok", (name, result.error)
+        assert result.max_abs_error is not None and result.max_abs_error <= result.tolerance
+        assert result.median_s is not None and len(result.samples_s) == 2
+        build = result.build
+        assert build is not None and build.compiler == tool, name
+        assert "build_ext --inplace" in build.command and build.build_s is not None
+        assert "-O3" in build.flags  # the C compile line as setuptools ran it
+    for name in ("cython_untyped", "mypyc_naive"):  # counted on their Python twin
+        events = first[name].events_per_fma
+        assert events is not None and events.python_twin, name
+        assert events.dispatches > 1  # the twin's bytecode, not the compiled kernel's
+    second = {r.name: r for r in _run(cli, tmp_path / "second", *RUNGS).scenarios}
+    for name in RUNGS:
+        again = second[name].build
+        assert second[name].status == "ok" and again is not None
+        assert again.cached is True and again.module == first[name].build.module
+        assert again.command == first[name].build.command
+
+
+def test_a_missing_cython_skips_the_rung_with_the_pip_fix(cli, tmp_path, monkeypatch):
+    blocker = tmp_path / "blocked" / "Cython"
+    blocker.mkdir(parents=True)
+    (blocker / "__init__.py").write_text("raise ImportError('Cython hidden by the test')\n")
+    monkeypatch.setenv("PYTHONPATH", str(blocker.parent))  # the workers inherit it
+    # nothing measured: exit code 1, the rung skipped (not failed)
+    (result,) = _run(cli, tmp_path / "run", "cython_untyped", code=1).scenarios
+    assert result.status == "skipped"
+    assert "Cython cannot be imported" in result.error
+    assert f"fix: {sys.executable} -m pip install Cython" in result.error
+    assert result.median_s is None and "Traceback" not in result.error
+
+
+@pytest.mark.parametrize(
+    ("module", "tool", "fix"),
+    [("Cython", "cython", "pip install Cython"), ("mypyc", "mypyc", "pip install mypy"),
+     ("setuptools", "cython", "setuptools")],
+)  # fmt: skip
+def test_a_missing_tool_is_unavailable_with_its_pip_command(monkeypatch, module, tool, fix):
+    monkeypatch.setitem(sys.modules, module, None)  # `import` fails, find_spec finds nothing
+    monkeypatch.setattr(pybuild, "_loaded", {})
+    with pytest.raises(cbuild.Unavailable, match=fix):
+        pybuild.build_python("t_missing", "def f():\n    return 1\n", tool)
+
+
+def test_no_c_compiler_is_unavailable(monkeypatch, tmp_path):
+    monkeypatch.delenv("CC", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(cbuild.Unavailable, match="no C compiler"):
+        pybuild.build_python("t_no_cc", "def f():\n    return 1\n", "cython")
+
+
+def test_a_cython_error_is_a_build_error_with_cythons_message():
+    with pytest.raises(cbuild.BuildError, match="Cython build of _overhead_t_broken_") as caught:
+        pybuild.build_python("t_broken", "def f(:\n    return 1\n", "cython")
+    assert "Error compiling Cython file" in str(caught.value)
+
+
+def test_the_key_follows_source_tool_flags_and_interpreter(monkeypatch):
+    key = pybuild.python_build_key
+    base = key("def f(): pass", "Cython 3.0; cc 12", [])
+    assert key("def f(): pass", "Cython 3.0; cc 12", []) == base
+    assert key("def g(): pass", "Cython 3.0; cc 12", []) != base
+    assert key("def f(): pass", "mypyc (mypy 1.11); cc 12", []) != base
+    assert key("def f(): pass", "Cython 3.1; cc 12", []) != base
+    assert key("def f(): pass", "Cython 3.0; cc 12", ["-O1"]) != base
+    monkeypatch.setattr(pybuild, "interpreter_abi", lambda: "cpython-313 cpython-313t-x86_64")
+    assert key("def f(): pass", "Cython 3.0; cc 12", []) != base
+
+
+def test_the_compile_flags_are_read_from_the_build_output():
+    output = (
+        "running build_ext\n"
+        "/usr/bin/cc -DNDEBUG -O3 -fPIC -I/py/include -c m.c -o build/m.o -O2\n"
+        "/usr/bin/cc -shared build/m.o -o m.so\n"
+    )
+    assert pybuild.compile_flags(output, "/usr/bin/cc") == ["-DNDEBUG", "-O3", "-fPIC", "-O2"]
+    assert pybuild.compile_flags("nothing ran", "/usr/bin/cc") == []
