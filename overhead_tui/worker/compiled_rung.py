@@ -105,6 +105,10 @@ def mmap_page() -> int:
     return mmap.PAGESIZE
 
 
+PYTHON_COMPILERS = ("Cython", "mypyc")
+"""The ``compiler`` of a build by ``worker.pybuild``: its module's assembly is read, not made."""
+
+
 def generated_code(module: Any, dtype: str) -> GeneratedCode | None:
     """One iteration of a compiled rung's hot loop (``worker.hotloop.hot_loop``), before
     its samples: a C rung's ``SOURCE`` compiled with its ``FLAGS`` to assembly (``cc -S``,
@@ -113,7 +117,14 @@ def generated_code(module: Any, dtype: str) -> GeneratedCode | None:
     from overhead_tui.worker.hotloop import hot_loop
 
     try:
-        if isinstance(getattr(module, "SOURCE", None), str) and hasattr(module, "BUILD_INFO"):
+        built = getattr(module, "BUILD_INFO", None) or {}
+        if built.get("compiler") in PYTHON_COMPILERS:
+            from overhead_tui.worker.pybuild import built_assembly
+
+            if (asm := built_assembly(built)) is None:
+                return None
+            method = f"gcc's assembly of the {built['compiler']}-built module (-save-temps)"
+        elif isinstance(getattr(module, "SOURCE", None), str) and hasattr(module, "BUILD_INFO"):
             from overhead_tui.worker.cbuild import assembly
 
             asm = assembly(module.SOURCE, list(module.FLAGS), dtype)

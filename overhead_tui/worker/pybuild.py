@@ -93,8 +93,10 @@ TOOLS = {
     "mypyc": Tool("mypyc", "mypy", ".py", MYPYC_SCRIPT, "build/__native.c"),
 }
 """The tools :func:`build_python` drives, by the name a rung passes."""
-RECIPE = "setuptools build_ext --inplace, CC and CFLAGS set (1)"
+RECIPE = "setuptools build_ext --inplace, CC and CFLAGS set, -save-temps=obj (2)"
 """How a module is built: part of the cache key (a change of recipe rebuilds)."""
+SAVE_ASSEMBLY = "-save-temps=obj"
+"""The C compile flag that keeps gcc's (and clang's) assembly of the module."""
 BUILD_TIMEOUT_S = 600
 """Seconds one build may take (mypyc type-checks first: a few seconds when cold)."""
 
@@ -231,6 +233,16 @@ def compile_python(
     return module
 
 
+def built_assembly(build_info: dict[str, Any]) -> str | None:
+    """gcc's assembly of a module this helper built (``build_info``: what
+    :func:`compile_python` recorded), kept by :data:`SAVE_ASSEMBLY`; None when it is not
+    there (an older build, another compiler)."""
+    module = build_info.get("module")
+    folder, _ = usable_cache_dir()
+    path = folder / f"{module}.s"
+    return path.read_text(encoding="utf-8", errors="replace") if module and path.exists() else None
+
+
 _TWINS: dict[tuple[str, str], ModuleType] = {}
 
 
@@ -267,7 +279,9 @@ def _compile(
     setup script, generated C, log (``.log.txt``) and record (``.build.json``), the extension
     last; returns the record (command, the C compile flags as run)."""
     source_name, script_name = f"{module_name}{spec.suffix}", f"{module_name}.setup.py"
-    env = {**os.environ, "CC": cc, "CFLAGS": shlex.join(flags)}
+    # -save-temps=obj keeps the assembly gcc made of the module (beside its object file): the
+    # compiled-rung model reads the hot loop of the very code that runs, at no extra compile
+    env = {**os.environ, "CC": cc, "CFLAGS": shlex.join([*flags, SAVE_ASSEMBLY])}
     command = [sys.executable, script_name, "build_ext", "--inplace"]
     with tempfile.TemporaryDirectory(prefix="overhead-py-", dir=folder) as tmp:
         work = Path(tmp)
@@ -296,6 +310,8 @@ def _compile(
             os.replace(work / name, folder / name)
         if generated.exists():
             os.replace(generated, folder / f"{module_name}.c")
+        if assembly := sorted(work.rglob("*.s")):  # the module's own (mypyc: its one C file)
+            os.replace(assembly[0], folder / f"{module_name}.s")
         os.replace(built, folder / built.name)  # last: the cache holds it from now
     return record
 

@@ -38,6 +38,9 @@ def test_each_rung_is_validated_timed_and_built_once(cli, tmp_path):
         assert build is not None and build.compiler == tool, name
         assert "build_ext --inplace" in build.command and build.build_s is not None
         assert "-O3" in build.flags  # the C compile line as setuptools ran it
+    typed = first["cython_typed"].generated_code  # the hot loop of the very module built
+    assert typed is not None and typed.hot_loop and typed.fp_instructions > 0
+    assert "-save-temps" in typed.method
     for name in ("cython_untyped", "mypyc_naive"):  # counted on their Python twin
         events = first[name].events_per_fma
         assert events is not None and events.python_twin, name
