@@ -48,7 +48,10 @@ def bytecode_notes(result: ScenarioResult) -> list[str]:
             f"{fmt_number(1 / n)} at n = {n}"
         )
     events = result.events_per_fma
-    if events is not None:
+    if events is not None and events.python_twin:  # the compiled rung runs none of these
+        lines.append("its Python twin's bytecode: the source run by the interpreter, whose")
+        lines.append("events price what the compiled code still does; none is dispatched")
+    elif events is not None:
         scaled = " (extrapolated)" if counted != n else ""
         lines.append(
             f"the model charges {fmt_number(events.dispatches)} dispatches per FMA at n = {n}"

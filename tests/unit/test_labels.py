@@ -73,6 +73,15 @@ def test_bytecode_rows_say_the_n_they_were_counted_at_before_the_table():
         assert all(len(line) <= NOTE_WIDTH < 80 for line in bytecode_notes(wide)), n
 
 
+def test_a_python_twins_bytecode_says_the_compiled_rung_dispatches_none_of_it():
+    result = _result(bytecode_n=20, n=128)
+    result.events_per_fma = EventsPerFma(dispatches=14.1, python_twin=True)
+    notes = bytecode_notes(result)
+    assert any("Python twin" in line for line in notes)
+    assert not any("the model charges" in line for line in notes)
+    assert all(len(line) <= NOTE_WIDTH for line in notes)
+
+
 def test_bytecode_counted_at_the_timed_n_needs_no_second_n():
     result = _result(bytecode_n=16, n=16)
     assert per_fma_header(result) == "per FMA"
