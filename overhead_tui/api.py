@@ -5,7 +5,8 @@ Scenario files (``scenarios/*.py`` and your own ``--scenarios-dir``):
     ``compile_python``         build a rung's Python or Cython source with Cython or mypyc
                                and import it (``worker.pybuild``);
     ``python_twin``            that source run as bytecode: what the counting phase counts;
-    ``Unavailable``            raise it from ``setup`` when the rung cannot run here.
+    ``Unavailable``            raise it from ``setup`` when the rung cannot run here;
+    ``BuildError``             what a build raises when the compiler rejects the source.
 Probe files (``probes/*.py``): ``measure(ctx)`` receives a ``ProbeContext``; the timing helpers
 ``paired_samples``, ``baseline_loop`` and ``dispatch_samples`` and the SIMD helpers
 ``isa_target``, ``ISA_LEVELS``, ``chosen_isa``, ``choose_accumulators``, ``analyse_asm`` and
@@ -33,6 +34,7 @@ _HOMES = {
     "low_precision_matmul": "overhead_tui.worker.low_precision",
     "matmul": "overhead_tui.worker.cbuild",
     "Unavailable": "overhead_tui.worker.cbuild",
+    "BuildError": "overhead_tui.worker.cbuild",
     "ProbeContext": "overhead_tui.worker.probing",
     "paired_samples": "overhead_tui.worker.probing",
     "baseline_loop": "overhead_tui.worker.probing",

@@ -9,13 +9,28 @@ subscripts, is the cost of one subscript load.  Stores (`lst[k] = y`) are timed 
 tight loop `y = x is z` in the same way.  `array.array` reads and writes (`y = arr[k]`,
 `arr[k] = y` on typecode 'd': unspecialised subscripts, the read creating a float) are timed
 against the same tight loop: `array_load_ns` includes the float the read creates.
+
+Compiled code pays another price for the same subscript: mypyc's `y = a[i][k]` on
+`list[list[float]]` is an out-of-line C-API call per level (`CPyList_GetItem`: tag, bounds
+and type checks, a reference count up and down) and a `PyFloat_AsDouble` to unbox the float.
+`c_api_load_ns` is one such subscript in a mypyc-compiled loop over the same 128 × 128 lists
+(two loads of each kind per trip, as in a matrix-multiply inner loop), the loop's own
+instructions included (a loop without the subscripts compiles to nothing to subtract); absent
+where mypyc (it ships with mypy) or a C compiler is not there, or the build fails (the
+reason is kept as `c_api_missing`).
 """
 
 import random
 from array import array
 from itertools import repeat
 
-from overhead_tui.api import baseline_loop, paired_samples
+from overhead_tui.api import (
+    BuildError,
+    Unavailable,
+    baseline_loop,
+    compile_python,
+    paired_samples,
+)
 
 NAME = "container_access"
 TITLE = "list subscripts"
@@ -52,6 +67,35 @@ def _array_load(n, arr):
     return y
 
 
+C_API_SOURCE = f"""
+def loads(reps: int, a: list[list[float]], b: list[list[float]]) -> float:
+    i = 1
+    j = 2
+    y = 0.0
+    z = 0.0
+    for _ in range(reps):
+        for k in range({ORDER}):
+            y = a[i][k]
+            z = b[k][j]
+    return y + z
+"""
+"""The mypyc-compiled analogue: four list subscripts per trip (``a[i]``, ``[k]``, ``b[k]``,
+``[j]``), two of them unboxing a float, as mypyc compiles ``a[i][k] * b[k][j]``."""
+C_API_LOADS_PER_TRIP = 4
+BUILD_INFO: dict = {}
+
+
+def _c_api_samples(ctx, a, b):
+    """ns per subscript of the mypyc-compiled analogue, one per timed sample; [] (and why)
+    where it cannot be built."""
+    try:
+        compiled = compile_python(BUILD_INFO, NAME, C_API_SOURCE, "mypyc")
+    except (Unavailable, BuildError) as exc:  # the probe's other figures stand without it
+        return [], str(exc).splitlines()[0]
+    loads = REPS * ORDER * C_API_LOADS_PER_TRIP
+    return sorted(t / loads * 1e9 for t in ctx.time(compiled.loads, REPS, a, b)), ""
+
+
 def measure(ctx):
     rng = random.Random(0)
     a = [[rng.random() for _ in range(ORDER)] for _ in range(ORDER)]
@@ -78,6 +122,15 @@ def measure(ctx):
     array_stores, _ = paired_samples(ctx, _store, (array("d", [0.5] * 8),), TRIPS)
     array_loads.sort()
     array_stores.sort()
+    c_api, c_api_missing = _c_api_samples(ctx, a, b)
+    compiled = (
+        {
+            "c_api_load_ns": c_api[len(c_api) // 2],
+            "c_api_build": BUILD_INFO.get("compiler_version", ""),
+        }
+        if c_api
+        else {"c_api_missing": c_api_missing}
+    )
     return {
         "samples": samples,
         "details": {
@@ -86,5 +139,6 @@ def measure(ctx):
             "array_store_ns": array_stores[len(array_stores) // 2],
             "loads_per_rep": loads,
             "dispatches_per_rep": dispatches,
+            **compiled,
         },
     }

@@ -113,10 +113,19 @@ def _row(
     )
 
 
+C_API_COMPILERS = frozenset({"mypyc"})
+"""Compilers whose list subscripts are out-of-line C-API calls that unbox the element
+(mypyc's ``CPyList_GetItem`` + ``PyFloat_AsDouble``): a Python twin's list loads are priced at
+the ``container_access`` probe's mypyc-compiled subscript (``c_api_load_ns``), not the
+interpreter's inlined one.  Cython's untyped code inlines the list fast path and keeps the
+float boxed: the interpreter's price."""
+
+
 def interpreted_rows(
-    events: EventsPerFma, layers: list[str], costs: UnitCosts
+    events: EventsPerFma, layers: list[str], costs: UnitCosts, compiler: str = ""
 ) -> list[BreakdownRow]:
-    """Rows of the interpreted part of the model (ns per FMA each)."""
+    """Rows of the interpreted part of the model (ns per FMA each); ``compiler``: who built a
+    Python twin's rung (``BuildInfo.compiler``), which sets the price of its list loads."""
     ops = events.by_opcode
     loads = sum(v for k, v in ops.items() if k in LIST_LOADS)
     stores = sum(v for k, v in ops.items() if k in LIST_STORES)
@@ -140,6 +149,9 @@ def interpreted_rows(
     float_field = "mix_float_ns" if fitted and costs.mix_float_ns is not None else "boxing_ns"
     load_field = "mix_load_ns" if fitted and costs.mix_load_ns is not None else "load_ns"
     suffix = FITTED_MARK if fitted else ""
+    load_unit = "ns/load" + suffix
+    if events.python_twin and compiler in C_API_COMPILERS and costs.c_api_load_ns is not None:
+        load_field, load_unit = "c_api_load_ns", f"ns/load through the C API ({compiler})"
     rows = [
         _row(
             "interpreter_dispatch",
@@ -157,7 +169,7 @@ def interpreted_rows(
             "container_access",
             loads,
             getattr(costs, load_field),
-            "ns/load" + suffix,
+            load_unit,
             costs,
             load_field,
         ),
@@ -322,7 +334,9 @@ def breakdown(result: ScenarioResult, costs: UnitCosts) -> Breakdown | None:
     scale = own_scale(result, costs)
     if scale is not None:
         costs = costs.scaled(*scale)
-    rows = interpreted_rows(events, result.layers, costs)
+    rows = interpreted_rows(
+        events, result.layers, costs, result.build.compiler if result.build else ""
+    )
     compiled = compiled_rows(result, costs, measured)
     if compiled is not None:
         rows.extend(compiled[0])

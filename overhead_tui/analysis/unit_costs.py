@@ -120,6 +120,9 @@ class UnitCosts:
     array_load_ns: float | None = None
     """A read from an ``array.array`` beyond its dispatch, the float it creates included."""
     array_store_ns: float | None = None
+    c_api_load_ns: float | None = None
+    """A list element read in mypyc-compiled code: its out-of-line C-API subscript, the float
+    unboxed, the loop's share (``container_access`` detail; absent without mypyc)."""
     call_ns: float | None = None
     builtin_ns: float | None = None
     numpy_call_ns: float | None = None
@@ -284,6 +287,7 @@ class UnitCosts:
             store_ns=detail("container_access", "store_ns", "store_ns"),
             array_load_ns=detail("container_access", "array_load_ns", "array_load_ns"),
             array_store_ns=detail("container_access", "array_store_ns", "array_store_ns"),
+            c_api_load_ns=detail("container_access", "c_api_load_ns", "c_api_load_ns"),
             call_ns=value("call_overhead", "call_ns"),
             builtin_ns=detail("call_overhead", "builtin_ns", "builtin_ns"),
             numpy_call_ns=numpy_us * 1e3 if numpy_us is not None else None,

@@ -105,7 +105,7 @@ def mmap_page() -> int:
     return mmap.PAGESIZE
 
 
-PYTHON_COMPILERS = ("Cython", "mypyc")
+PYTHON_COMPILERS = ("Cython", "mypyc", "Pythran")
 """The ``compiler`` of a build by ``worker.pybuild``: its module's assembly is read, not made."""
 
 

@@ -1,10 +1,13 @@
-"""Compile a rung's Python or Cython source into an extension module (Cython or mypyc), cached
-per machine and interpreter, and import it.
+"""Compile a rung's Python or Cython source into an extension module (Cython, mypyc or
+Pythran), cached per machine and interpreter, and import it.
 
 A compiled-Python scenario calls :func:`compile_python` from its ``setup`` with its ``SOURCE``
 (the text of one module) and a tool of :data:`TOOLS`: ``"cython"`` compiles it as a ``.pyx``
 (``Cython.Build.cythonize``), ``"mypyc"`` type-checks it and compiles it as a ``.py``
-(``mypyc.build.mypycify``).  Either way setuptools' ``build_ext --inplace`` builds it, run as
+(``mypyc.build.mypycify``), ``"pythran"`` translates its numpy-style Python (its ``#pythran
+export`` lines give the argument types) into C++ (``pythran.dist.PythranExtension``, built by
+Pythran's ``PythranBuildExt``, with ``CXX``: :func:`cxx_compiler`).  Either way setuptools'
+``build_ext --inplace`` builds it, run as
 a subprocess of this very interpreter in a private folder inside the build cache (cbuild's
 :func:`~overhead_tui.worker.cbuild.usable_cache_dir`: the user cache dir, or a private
 temporary one, with a warning, when that is not writable), with ``CC`` set to cbuild's
@@ -22,10 +25,11 @@ counting phase's sizes) reuse the module.  Cold builds take seconds (2-vCPU Zen 
 python_naive's loop with Cython, 4.6 s with mypyc, 7.9 s for the typed memoryview loop, most
 of it gcc on Cython's memoryview code).
 
-Cython, mypy (mypyc) and setuptools are imported only inside functions or by the build's own
-process (a worker runs under any ``--python`` that has only numpy); a missing one, or a missing
-C compiler, raises :class:`~overhead_tui.worker.cbuild.Unavailable` with the fix, so the rung
-is skipped with one line.
+Cython, mypy (mypyc), Pythran and setuptools are imported only inside functions or by the
+build's own process (a worker runs under any ``--python`` that has only numpy); a missing one,
+or a missing C (C++ for Pythran) compiler, raises
+:class:`~overhead_tui.worker.cbuild.Unavailable` with the fix, so the rung is skipped with one
+line.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ import importlib.util
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -70,6 +75,15 @@ from setuptools import setup
 setup(name={module!r}, ext_modules=mypycify([{source!r}]))
 """
 """The setup script of a mypyc build (``{source}`` is the ``.py``; mypyc's default -O3)."""
+PYTHRAN_SCRIPT = """\
+from pythran.dist import PythranBuildExt, PythranExtension
+from setuptools import setup
+
+setup(name={module!r}, ext_modules=[PythranExtension({module!r}, [{source!r}])],
+      cmdclass={{"build_ext": PythranBuildExt}})
+"""
+"""The setup script of a Pythran build (``{source}`` is the ``.py``), as Pythran's documentation
+writes one; Python's ``CFLAGS`` (its ``-O3``) come after Pythran's own ``-O2``."""
 
 
 @dataclass(frozen=True)
@@ -85,15 +99,18 @@ class Tool:
     script: str
     """Its setup script (:data:`CYTHON_SCRIPT`, :data:`MYPYC_SCRIPT`)."""
     generated_c: str
-    """Where the C it generated is, in the build folder (kept beside the extension)."""
+    """Where the C (C++) it generated is, in the build folder (kept beside the extension)."""
+    language: str = "C"
+    """What it generates: ``C`` (compiled by ``CC``) or ``C++`` (``CXX`` as well)."""
 
 
 TOOLS = {
     "cython": Tool("Cython", "Cython", ".pyx", CYTHON_SCRIPT, "{module}.c"),
     "mypyc": Tool("mypyc", "mypy", ".py", MYPYC_SCRIPT, "build/__native.c"),
+    "pythran": Tool("Pythran", "pythran", ".py", PYTHRAN_SCRIPT, "{module}.cpp", "C++"),
 }
 """The tools :func:`build_python` drives, by the name a rung passes."""
-RECIPE = "setuptools build_ext --inplace, CC and CFLAGS set, -save-temps=obj (2)"
+RECIPE = "setuptools build_ext --inplace, CC and CFLAGS (Python's first), -save-temps=obj (3)"
 """How a module is built: part of the cache key (a change of recipe rebuilds)."""
 SAVE_ASSEMBLY = "-save-temps=obj"
 """The C compile flag that keeps gcc's (and clang's) assembly of the module."""
@@ -106,7 +123,7 @@ _loaded: dict[tuple[str, str, str, tuple[str, ...]], tuple[ModuleType, dict[str,
 
 def tool_version(tool: str) -> str:
     """The version of ``tool`` in this interpreter, as the build info gives it (``Cython
-    3.0.11``, ``mypyc (mypy 1.11.2)``), once setuptools is there to build with.
+    3.0.11``, ``mypyc (mypy 1.11.2)``, ``Pythran 0.19.0``), once setuptools is there to build with.
 
     Raises:
         Unavailable: the tool or setuptools is not installed (the message has the pip command),
@@ -121,6 +138,10 @@ def tool_version(tool: str) -> str:
             import Cython
 
             version = f"Cython {Cython.__version__}"
+        elif tool == "pythran":
+            import pythran
+
+            version = f"Pythran {pythran.__version__}"
         else:
             import mypyc  # noqa: F401  # mypyc ships with mypy
             from mypy.version import __version__ as mypy_version
@@ -137,6 +158,25 @@ def tool_version(tool: str) -> str:
             f"{sys.executable} (fix: {pip} setuptools)"
         )
     return version
+
+
+def cxx_compiler() -> str:
+    """The C++ compiler of a Pythran build: ``$CXX``, else ``c++`` or ``g++`` on PATH.
+
+    Raises:
+        Unavailable: none is found.
+    """
+    cxx = os.environ.get("CXX")
+    if cxx:
+        if not shutil.which(cxx.split()[0]):
+            raise Unavailable(f"CXX={cxx} is not an executable (fix: point CXX at a C++ compiler)")
+        return cxx
+    cxx = shutil.which("c++") or shutil.which("g++")
+    if not cxx:
+        raise Unavailable(
+            "no C++ compiler found for Pythran (fix: apt-get install g++, or set CXX)"
+        )
+    return cxx
 
 
 def _importable(module: str) -> bool:
@@ -192,7 +232,7 @@ def build_python(
         loaded, recorded = _loaded[memo]
         return loaded, dict(recorded)
     version = tool_version(tool)
-    cc = compiler()
+    cc = cxx_compiler() if TOOLS[tool].language == "C++" else compiler()
     cc_version = compiler_version(cc)
     module_name = f"_overhead_{name}_{python_build_key(source, f'{version}; {cc_version}', flags)}"
     folder, cache_warning = usable_cache_dir()
@@ -201,7 +241,7 @@ def build_python(
     cached = target.exists()
     if cached:
         record = _read_record(folder, module_name) or _record(
-            _shown_command(cc, flags, module_name), flags
+            _shown_command(TOOLS[tool], cc, flags, module_name), flags
         )
     else:
         record = _compile(TOOLS[tool], module_name, source, flags, cc, folder)
@@ -260,11 +300,29 @@ def python_twin(name: str, source: str) -> ModuleType:
     return _TWINS[key]
 
 
-def _shown_command(cc: str, flags: list[str], module_name: str) -> str:
+def python_cflags() -> list[str]:
+    """The flags Python was built with (``sysconfig``'s ``CFLAGS``: its ``-O3`` among them).
+
+    A build's ``CFLAGS`` starts with them: setuptools ≤ 65 adds ``$CFLAGS`` after them, newer
+    ones (its ``distutils`` of 2025) use ``$CFLAGS`` *instead* of them once it is set, which
+    built the rungs at gcc's default ``-O0`` (measured: ``cython_typed`` 4× slower)."""
+    return shlex.split(sysconfig.get_config_var("CFLAGS") or "")
+
+
+def _environment(spec: Tool, cc: str, flags: list[str]) -> dict[str, str]:
+    """What a build sets in its environment: ``CC`` (and ``CXX`` for C++) and ``CFLAGS``
+    (:func:`python_cflags`, then ``flags``); for C++ ``CXX`` and ``CXXFLAGS`` as well (newer
+    setuptools compile C++ with them, older ones with ``CC`` and ``CFLAGS``)."""
+    cflags = shlex.join([*python_cflags(), *flags])
+    cxx = {"CXX": cc, "CXXFLAGS": cflags} if spec.language == "C++" else {}
+    return {"CC": cc, "CFLAGS": cflags, **cxx}
+
+
+def _shown_command(spec: Tool, cc: str, flags: list[str], module_name: str) -> str:
     """The build command as it can be run again in the cache folder (the environment it sets
     first)."""
     script = f"{module_name}.setup.py"
-    env = [f"CC={cc}", f"CFLAGS={shlex.join(flags)}"]
+    env = [f"{k}={v}" for k, v in _environment(spec, cc, flags).items()]
     return shlex.join([*env, sys.executable, script, "build_ext", "--inplace"])
 
 
@@ -281,7 +339,7 @@ def _compile(
     source_name, script_name = f"{module_name}{spec.suffix}", f"{module_name}.setup.py"
     # -save-temps=obj keeps the assembly gcc made of the module (beside its object file): the
     # compiled-rung model reads the hot loop of the very code that runs, at no extra compile
-    env = {**os.environ, "CC": cc, "CFLAGS": shlex.join([*flags, SAVE_ASSEMBLY])}
+    env = {**os.environ, **_environment(spec, cc, [*flags, SAVE_ASSEMBLY])}
     command = [sys.executable, script_name, "build_ext", "--inplace"]
     with tempfile.TemporaryDirectory(prefix="overhead-py-", dir=folder) as tmp:
         work = Path(tmp)
@@ -301,15 +359,16 @@ def _compile(
         built = work / f"{module_name}{_suffix()}"
         if proc.returncode != 0 or not built.exists():
             raise _failure(spec, module_name, output)
-        record = _record(_shown_command(cc, flags, module_name), compile_flags(output, cc) or flags)
+        shown = _shown_command(spec, cc, flags, module_name)
+        record = _record(shown, compile_flags(output, cc) or flags)
         (work / f"{module_name}.log.txt").write_text(output, encoding="utf-8")
         (work / f"{module_name}.build.json").write_text(json.dumps(record), encoding="utf-8")
         generated = work / spec.generated_c.format(module=module_name)
         kept = [source_name, script_name, f"{module_name}.log.txt", f"{module_name}.build.json"]
         for name in kept:
             os.replace(work / name, folder / name)
-        if generated.exists():
-            os.replace(generated, folder / f"{module_name}.c")
+        if generated.exists():  # .c, or .cpp for C++
+            os.replace(generated, folder / f"{module_name}{generated.suffix}")
         if assembly := sorted(work.rglob("*.s")):  # the module's own (mypyc: its one C file)
             os.replace(assembly[0], folder / f"{module_name}.s")
         os.replace(built, folder / built.name)  # last: the cache holds it from now

@@ -11,11 +11,17 @@ from overhead_tui.summary.records import RunSummary
 from overhead_tui.worker import cbuild, pybuild
 from tests.conftest import FAST
 
-RUNGS = {"cython_untyped": "Cython", "mypyc_naive": "mypyc", "cython_typed": "Cython"}
+RUNGS = {
+    "cython_untyped": "Cython",
+    "mypyc_naive": "mypyc",
+    "cython_typed": "Cython",
+    "pythran_ikj": "Pythran",
+}
 """Each compiled-Python rung and the tool its build info names."""
 
 pytest.importorskip("Cython", reason="the test extra installs Cython")
 pytest.importorskip("mypyc", reason="mypyc ships with mypy (the test extra)")
+pytest.importorskip("pythran", reason="the test extra installs Pythran")
 
 
 def _run(cli, out, *names: str, code: int = 0) -> RunSummary:
@@ -38,9 +44,10 @@ def test_each_rung_is_validated_timed_and_built_once(cli, tmp_path):
         assert build is not None and build.compiler == tool, name
         assert "build_ext --inplace" in build.command and build.build_s is not None
         assert "-O3" in build.flags  # the C compile line as setuptools ran it
-    typed = first["cython_typed"].generated_code  # the hot loop of the very module built
-    assert typed is not None and typed.hot_loop and typed.fp_instructions > 0
-    assert "-save-temps" in typed.method
+    for name in ("cython_typed", "pythran_ikj"):  # the hot loop of the very module built
+        typed = first[name].generated_code
+        assert typed is not None and typed.hot_loop and typed.fp_instructions > 0, name
+        assert "-save-temps" in typed.method
     for name in ("cython_untyped", "mypyc_naive"):  # counted on their Python twin
         events = first[name].events_per_fma
         assert events is not None and events.python_twin, name
@@ -69,7 +76,7 @@ def test_a_missing_cython_skips_the_rung_with_the_pip_fix(cli, tmp_path, monkeyp
 @pytest.mark.parametrize(
     ("module", "tool", "fix"),
     [("Cython", "cython", "pip install Cython"), ("mypyc", "mypyc", "pip install mypy"),
-     ("setuptools", "cython", "setuptools")],
+     ("setuptools", "cython", "setuptools"), ("pythran", "pythran", "pip install pythran")],
 )  # fmt: skip
 def test_a_missing_tool_is_unavailable_with_its_pip_command(monkeypatch, module, tool, fix):
     monkeypatch.setitem(sys.modules, module, None)  # `import` fails, find_spec finds nothing

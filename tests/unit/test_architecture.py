@@ -53,6 +53,7 @@ WORKER_THIRD_PARTY = {
     "Cython",
     "mypy",
     "mypyc",
+    "pythran",
 }
 """Third-party modules a worker module may import: numpy anywhere, the others only inside the
 function that needs them (a rung or probe that asks for them, with the fix when missing)."""

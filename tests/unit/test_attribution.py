@@ -98,6 +98,32 @@ def test_a_compiled_python_rung_is_predicted_from_its_twin_without_the_removed_l
     assert b.predicted_ns_per_fma == pytest.approx(34.5) and not b.prediction
 
 
+def test_a_mypyc_twins_list_loads_are_priced_at_the_compiled_c_api_subscript():
+    """mypyc calls its list subscripts out of line and unboxes each float: a twin built by
+    mypyc has its loads at the probe's mypyc-compiled subscript; Cython's keep the
+    interpreter's; without the probe detail mypyc's fall back to it too."""
+    from overhead_tui.summary.measured import BuildInfo
+
+    n, fmas = 10, 1000
+    twin = {**PYTHON_EVENTS, "python_twin": True}
+    probes = {**PROBES, "container_access": {"value": 1.0, "details": {"store_ns": 0.5,
+              "c_api_load_ns": 3.0}}}  # fmt: skip
+    costs = UnitCosts.from_probes(probe_records(probes))
+    assert costs.c_api_load_ns == 3.0
+    layers = ["container_access", "scalar_compute"]
+    mypyc = _result("b", 5, layers, [], n, 20e-9 * fmas, twin)
+    mypyc.build = BuildInfo(compiler="mypyc")
+    b = breakdown(mypyc, costs)
+    # 4 loads × 3 ns + 1 store × 0.5 ns
+    assert b.predicted_ns_per_fma == pytest.approx(12.5)
+    assert any("C API (mypyc)" in r.unit for r in b.rows)
+    mypyc.build = BuildInfo(compiler="Cython")
+    assert breakdown(mypyc, costs).predicted_ns_per_fma == pytest.approx(4.5)
+    mypyc.build = BuildInfo(compiler="mypyc")
+    older = UnitCosts.from_probes(probe_records(PROBES))
+    assert breakdown(mypyc, older).predicted_ns_per_fma == pytest.approx(4.5)
+
+
 def test_over_explained_rung_reports_negative_other():
     result = _result(
         "py", 1, ["interpreter_dispatch", "boxing"], [], 10, 30e-9 * 1000, PYTHON_EVENTS

@@ -23,6 +23,7 @@ BUILTIN = [
     "c_naive_O2",
     "cython_typed",
     "numba_naive",
+    "pythran_ikj",
     "c_ikj_O3_native",
     "numba_ikj",
     "c_tiled",
