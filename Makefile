@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-fast compile lint docs screenshots benchmark system-deps clean
+.PHONY: run test test-fast compile lint docs screenshots benchmark system-deps torch clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +25,13 @@ run: $(STAMP)
 
 system-deps:
 	@sh scripts/system-deps.sh
+
+# optional: PyTorch's CPU build for torch_matmul (never the default CUDA build of several GB):
+# a wheel pip finds locally (find-links) first, else PyTorch's CPU index
+TORCH ?= 2.13.0
+torch: $(STAMP)
+	$(BIN)/python -m pip install --quiet 'torch==$(TORCH)+cpu' 2>/dev/null || \
+	  $(BIN)/python -m pip install --quiet torch --index-url https://download.pytorch.org/whl/cpu
 
 # three test processes on two cores: a third keeps the CPUs busy while a test waits on a
 # timeout or a child; worksteal moves queued tests to whichever process runs out first

@@ -119,12 +119,22 @@ def _l1_ns(code: GeneratedCode, costs: UnitCosts) -> tuple[float, str, float] | 
     return worst
 
 
+def timed_cores(result: ScenarioResult) -> float | None:
+    """The cores a rung's threads got while its samples were timed: the median over its
+    samples of the worker's CPU seconds over wall seconds (``sample_cores``); None from older
+    files.  Under 1 when another process took part of its core."""
+    return statistics.median(result.sample_cores) if result.sample_cores else None
+
+
 def _cores(result: ScenarioResult, costs: UnitCosts) -> float:
     """Cores a rung carrying ``parallel`` runs on: the SIMD probe's all-cores over one-core
-    FP rate (1 for other rungs)."""
+    FP rate, or fewer where its threads measurably got fewer while timed (a busy neighbour,
+    a library that kept to one thread); 1 for other rungs."""
     if "parallel" not in result.layers or not costs.fp_issue_one or not costs.fp_issue_all:
         return 1.0
-    return max(1.0, costs.fp_issue_all / costs.fp_issue_one)
+    machine = max(1.0, costs.fp_issue_all / costs.fp_issue_one)
+    got = timed_cores(result)
+    return machine if got is None else max(1.0, min(machine, got))
 
 
 def in_core_rows(
@@ -136,7 +146,8 @@ def in_core_rows(
     if code is None or not code.instructions or not code.fmas_per_iteration:
         return None
     cores = _cores(result, costs)
-    fp_rate = costs.fp_issue_all if cores > 1 else costs.fp_issue_one
+    # all cores' FP rate at the machine's cores (its all-cores probe rate), a share of it at fewer
+    fp_rate = costs.fp_issue_one * cores if costs.fp_issue_one else None
     if not costs.issue_per_ns or not fp_rate:
         return None
     per_fma = code.per_fma
@@ -238,13 +249,20 @@ def memory_row(
 
 
 def dense_row(result: ScenarioResult, costs: UnitCosts) -> BreakdownRow | None:
-    """A BLAS rung's flops at the dense kernel's measured rate; None without it."""
+    """A BLAS rung's flops at the dense kernel's measured rate; None without it.
+
+    A rung carrying ``parallel`` runs at the all-threads rate, or at the one-thread rate times
+    the cores its threads measurably got (:func:`timed_cores`) where that is lower: a library
+    that kept its product on one thread (XLA's dot at n = 1024 here), or a busy neighbour."""
     parallel = "parallel" in result.layers
     one, every = costs.dense_rates.get(result.dtype, (None, None))
     rate = every if parallel else one
+    threads = "all threads" if parallel else "1 thread"
+    got = timed_cores(result) if parallel else None
+    if got is not None and one and (every is None or one * max(1.0, got) < every):
+        rate, threads = one * max(1.0, got), f"1 thread × the {got:.2f} cores it got"
     if not rate:
         return None
-    threads = "all threads" if parallel else "1 thread"
     layers = [x for x in ("dense_kernel", "simd_compute") if x in result.layers]
     return _point(
         layers[0] if layers else "scalar_compute",

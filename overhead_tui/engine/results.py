@@ -129,6 +129,8 @@ def apply_message(result: ScenarioResult, message: Message) -> None:
             result.warmups_s.append(message.value_s)
         case Sample():
             result.samples_s.append(message.value_s)
+            if message.cores is not None:
+                result.sample_cores.append(message.cores)
         case Reference():
             result.reference_dispatch_ns.extend(message.dispatch_ns)
         case Environment():
@@ -155,6 +157,11 @@ def apply_message(result: ScenarioResult, message: Message) -> None:
             result.error = error_text(message)
 
 
+INSTALL_FIXES = {
+    "torch": "make torch, or pip install torch --index-url https://download.pytorch.org/whl/cpu "
+    "(the CPU build; a plain pip install torch takes a CUDA build of several GB)",
+}
+"""A missing module -> the command that installs it where ``pip install NAME`` is wrong."""
 SKIPPED_ERRORS = ("missing_dependency", "unavailable")
 """Error kinds that skip a scenario (it cannot run here) rather than fail it."""
 
@@ -165,7 +172,8 @@ def error_text(error: Error) -> str:
     if error.cause == "unavailable":
         message = message.removeprefix("Unavailable: ")
     if error.cause == "missing_dependency":
-        message += f" (fix: pip install {error.module or 'the missing package'})"
+        module = error.module or "the missing package"
+        message += f" (fix: {INSTALL_FIXES.get(module, f'pip install {module}')})"
     elif error.cause == "memory":
         message = f"out of memory: {message}; fix: choose a smaller --size"
     return message

@@ -212,6 +212,9 @@ class ScenarioResult:
     """Kernel calls per timed sample (calibrated so a sample lasts ≥ ``min_sample_s``)."""
     warmups_s: list[float] = field(default_factory=list)
     samples_s: list[float] = field(default_factory=list)
+    sample_cores: list[float] = field(default_factory=list, metadata=OMIT)
+    """Each sample's CPU time over its wall time (the worker's threads together): the cores
+    the kernel got while timed (``worker.protocol.Sample.cores``)."""
     min_s: float | None = None
     median_s: float | None = None
     iqr_s: float | None = None

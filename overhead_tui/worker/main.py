@@ -29,6 +29,7 @@ from typing import IO, Any, Literal
 
 from overhead_tui.summary.codec import from_json
 from overhead_tui.summary.measured import BuildInfo
+from overhead_tui.worker.observer import own_cpu_s
 from overhead_tui.worker.protocol import (
     BlasLibrary,
     BlasReport,
@@ -208,8 +209,10 @@ def run(task: WorkerTask, channel: _Channel) -> int:
         channel.emit(TimingStarted())
         time.sleep(SETTLE_S)  # the observer's last repaint ends before the first sample
         for index in range(task.repeats):
+            wall, cpu = time.perf_counter(), own_cpu_s()
             value, result = time_calls(module.kernel, args, loops)
-            channel.emit(Sample(index, value))
+            cores = (own_cpu_s() - cpu) / (time.perf_counter() - wall)
+            channel.emit(Sample(index, value, cores))
         channel.emit(TimingEnded())
         _reference(task, channel, "after")
         check = validate(module.to_numpy(result), a, b, task.dtype)
@@ -225,8 +228,6 @@ def run(task: WorkerTask, channel: _Channel) -> int:
         return _error(channel, "memory", exc)
     except BaseException as exc:  # SystemExit, KeyboardInterrupt from the kernel too
         return _error(channel, "exception", exc)
-    from overhead_tui.worker.observer import own_cpu_s
-
     # all its threads and the processes it waited for (a C rung's compiler)
     channel.emit(Done(_threading_layer(), blas_info(), own_cpu_s(children=True)))
     return 0

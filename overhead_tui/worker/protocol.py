@@ -3,8 +3,7 @@ typed records with the package's one JSON codec (``summary.codec``, reading stri
 one home of this vocabulary.
 
 Standard library only (dataclasses + json; the codec and the records the summary stores as
-sent come from ``summary``): the worker imports this module under another interpreter
-(``--python``) that sees none of the tool's own packages.
+sent come from ``summary``): a worker under any ``--python`` imports it.
 
 The parent builds a :class:`WorkerTask` with :func:`worker_task` and passes
 ``task.to_json()`` as the worker's argument; the worker reads it back with
@@ -27,7 +26,7 @@ Messages (kind: record), in the order a ladder worker (``mode: run``) sends them
     reference      :class:`Reference`      {dispatch_ns [ns], phase before|after}: the dispatch
                                             probe's loop, right before and after the samples
     timing_started :class:`TimingStarted`  {}: the samples begin (the parent keeps quiet)
-    sample         :class:`Sample`         {index, value_s}: seconds per call
+    sample         :class:`Sample`         {index, value_s, cores}: s per call, CPU/wall
     timing_ended   :class:`TimingEnded`    {}: the timed window closes
     resident       :class:`Resident`       {timing (``ResidentTiming``)}: a compiled rung's
                                             kernel with its data in L1, after the samples
@@ -328,6 +327,8 @@ class TimingStarted(Message, kind="timing_started"):
 class Sample(Message, kind="sample"):
     index: int = 0
     value_s: float = 0.0
+    cores: float | None = None
+    """The worker's CPU seconds (all threads) over the sample's wall seconds (older: None)."""
 
 
 @dataclass(frozen=True)

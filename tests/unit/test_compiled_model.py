@@ -176,6 +176,28 @@ def test_a_blas_rung_is_priced_at_the_dense_kernels_measured_rate():
     assert every.layers["dense_kernel"] == pytest.approx(2 / 150 / 0.015)
 
 
+def test_a_parallel_rung_is_priced_on_the_cores_its_threads_got_while_timed():
+    """A library that kept its product on one thread (XLA's dot), or threads that got a core
+    and a third beside a busy neighbour: the one-thread rate × the cores measured, never more
+    than the all-threads rate; a one-thread rung is not sped up by its helper threads."""
+    kept = _rung("xla", ["dense_kernel", "parallel"], 0.03)
+    kept.sample_cores = [1.0, 0.98, 1.02]
+    b = breakdown(kept, _costs())
+    assert b.layers["dense_kernel"] == pytest.approx(2 / 75 / 0.03)
+    assert "1.00 cores it got" in b.rows[-1].unit
+    kept.sample_cores = [1.33]
+    assert breakdown(kept, _costs()).rows[-1].ns_per_fma == pytest.approx(2 / (75 * 1.33))
+    kept.sample_cores = [2.5]  # more than the machine's: the all-threads rate
+    assert breakdown(kept, _costs()).rows[-1].ns_per_fma == pytest.approx(2 / 150)
+    one = _rung("blas1", ["dense_kernel"], 0.03)
+    one.sample_cores = [2.0]
+    assert breakdown(one, _costs()).rows[-1].ns_per_fma == pytest.approx(2 / 75)
+    wide = GeneratedCode("numba", 8, 8, 256, 8.0, True, 18, 64.0, 6, 0, [{"fma": 1}] * 8)
+    crowded = _rung("par", ["simd_compute", "parallel"], 0.1, wide)
+    crowded.sample_cores = [1.25]
+    assert breakdown(crowded, _costs()).compiled.fp_ns == pytest.approx(8 / 32 / (8 * 1.25))
+
+
 def test_an_older_file_without_the_new_quantities_still_gets_its_fp_rate_row():
     old = GeneratedCode("cc -S", 1, 1, 256, 8.0, True)  # no instructions, flops, chains
     b = breakdown(_rung("ikj", ["simd_compute"], 0.1, old), _costs())

@@ -33,6 +33,7 @@ BUILTIN = [
     "numpy_einsum",
     "scipy_blas_direct",
     "numpy_matmul_1thread",
+    "jax_matmul",
     "torch_matmul",
     "numpy_matmul",
     "numpy_matmul_own_loops",

@@ -54,7 +54,7 @@ EXAMPLES: dict[str, Message] = {
     "warmup": protocol.Warmup(0.011),
     "reference": protocol.Reference((3.1, 3.2, 3.0), "before"),
     "timing_started": protocol.TimingStarted(),
-    "sample": protocol.Sample(2, 0.0101),
+    "sample": protocol.Sample(2, 0.0101, 1.02),
     "timing_ended": protocol.TimingEnded(),
     "resident": protocol.Resident(measured.ResidentTiming(512, 4096, [1.3e-10, 1.4e-10])),
     "counted": protocol.Counted(
@@ -84,7 +84,7 @@ KEYS = {
     "warmup": {"value_s"},
     "reference": {"dispatch_ns", "phase"},
     "timing_started": set(),
-    "sample": {"index", "value_s"},
+    "sample": {"index", "value_s", "cores"},
     "timing_ended": set(),
     "resident": {"timing"},
     "counted": {"sizes", "per_fma", "bytecode", "bytecode_n", "method"},
