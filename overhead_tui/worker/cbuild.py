@@ -49,21 +49,33 @@ class BuildError(Exception):
     """The compiler rejected the source; the message carries the compiler's own output."""
 
 
-def compiler() -> str:
-    """The C compiler: ``$CC``, else ``cc`` or ``gcc`` on PATH.
+COMPILERS = {"C": ("CC", ("cc", "gcc"), "gcc"), "C++": ("CXX", ("c++", "g++"), "g++")}
+"""Language -> (the variable naming its compiler, the names looked up on PATH, the Debian
+package that installs one)."""
+
+
+def compiler(language: str = "C") -> str:
+    """The compiler of ``language`` (a key of :data:`COMPILERS`): ``$CC``, else ``cc`` or
+    ``gcc`` on PATH for C; ``$CXX``, else ``c++`` or ``g++`` for C++ (Pythran's builds).
 
     Raises:
         Unavailable: none is found.
     """
-    cc = os.environ.get("CC")
-    if cc:
-        if not shutil.which(cc.split()[0]):
-            raise Unavailable(f"CC={cc} is not an executable (fix: point CC at a C compiler)")
-        return cc
-    cc = shutil.which("cc") or shutil.which("gcc")
-    if not cc:
-        raise Unavailable("no C compiler found (fix: apt-get install gcc, or set CC)")
-    return cc
+    variable, names, package = COMPILERS[language]
+    chosen = os.environ.get(variable)
+    if chosen:
+        if not shutil.which(chosen.split()[0]):
+            raise Unavailable(
+                f"{variable}={chosen} is not an executable "
+                f"(fix: point {variable} at a {language} compiler)"
+            )
+        return chosen
+    found = next((path for name in names if (path := shutil.which(name))), None)
+    if not found:
+        raise Unavailable(
+            f"no {language} compiler found (fix: apt-get install {package}, or set {variable})"
+        )
+    return found
 
 
 def compiler_version(cc: str) -> str:

@@ -6,12 +6,12 @@ A compiled-Python scenario calls :func:`compile_python` from its ``setup`` with 
 (``Cython.Build.cythonize``), ``"mypyc"`` type-checks it and compiles it as a ``.py``
 (``mypyc.build.mypycify``), ``"pythran"`` translates its numpy-style Python (its ``#pythran
 export`` lines give the argument types) into C++ (``pythran.dist.PythranExtension``, built by
-Pythran's ``PythranBuildExt``, with ``CXX``: :func:`cxx_compiler`).  Either way setuptools'
-``build_ext --inplace`` builds it, run as
-a subprocess of this very interpreter in a private folder inside the build cache (cbuild's
+Pythran's ``PythranBuildExt``, with ``CXX``: cbuild's ``compiler("C++")``).  Either way
+setuptools' ``build_ext --inplace`` builds it, run as a subprocess of this very interpreter
+in a private folder inside the build cache (cbuild's
 :func:`~overhead_tui.worker.cbuild.usable_cache_dir`: the user cache dir, or a private
 temporary one, with a warning, when that is not writable), with ``CC`` set to cbuild's
-:func:`~overhead_tui.worker.cbuild.compiler` and ``CFLAGS`` to the rung's flags.  The
+:func:`~overhead_tui.worker.cbuild.compiler` and ``CFLAGS`` to Python's own, then the rung's.  The
 extension is moved into the cache last, with one ``os.replace`` (cbuild does the same):
 concurrent workers building the same key each build in their own folder, the cache only ever
 holds a complete module, and a worker that loaded an earlier copy keeps its mapping.
@@ -38,7 +38,6 @@ import importlib.util
 import json
 import os
 import shlex
-import shutil
 import subprocess
 import sys
 import sysconfig
@@ -160,25 +159,6 @@ def tool_version(tool: str) -> str:
     return version
 
 
-def cxx_compiler() -> str:
-    """The C++ compiler of a Pythran build: ``$CXX``, else ``c++`` or ``g++`` on PATH.
-
-    Raises:
-        Unavailable: none is found.
-    """
-    cxx = os.environ.get("CXX")
-    if cxx:
-        if not shutil.which(cxx.split()[0]):
-            raise Unavailable(f"CXX={cxx} is not an executable (fix: point CXX at a C++ compiler)")
-        return cxx
-    cxx = shutil.which("c++") or shutil.which("g++")
-    if not cxx:
-        raise Unavailable(
-            "no C++ compiler found for Pythran (fix: apt-get install g++, or set CXX)"
-        )
-    return cxx
-
-
 def _importable(module: str) -> bool:
     try:
         return importlib.util.find_spec(module) is not None
@@ -232,7 +212,7 @@ def build_python(
         loaded, recorded = _loaded[memo]
         return loaded, dict(recorded)
     version = tool_version(tool)
-    cc = cxx_compiler() if TOOLS[tool].language == "C++" else compiler()
+    cc = compiler(TOOLS[tool].language)
     cc_version = compiler_version(cc)
     module_name = f"_overhead_{name}_{python_build_key(source, f'{version}; {cc_version}', flags)}"
     folder, cache_warning = usable_cache_dir()

@@ -92,6 +92,17 @@ def test_no_c_compiler_is_unavailable(monkeypatch, tmp_path):
         pybuild.build_python("t_no_cc", "def f():\n    return 1\n", "cython")
 
 
+def test_no_cxx_compiler_is_unavailable_for_pythran(monkeypatch, tmp_path):
+    monkeypatch.delenv("CXX", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setattr(pybuild, "_loaded", {})
+    with pytest.raises(cbuild.Unavailable, match=r"no C\+\+ compiler .*apt-get install g\+\+"):
+        pybuild.build_python("t_no_cxx", "def f():\n    return 1\n", "pythran")
+    monkeypatch.setenv("CXX", "/nowhere/c++")
+    with pytest.raises(cbuild.Unavailable, match=r"CXX=/nowhere/c\+\+ is not an executable"):
+        pybuild.build_python("t_no_cxx", "def f():\n    return 1\n", "pythran")
+
+
 def test_a_cython_error_is_a_build_error_with_cythons_message():
     with pytest.raises(cbuild.BuildError, match="Cython build of _overhead_t_broken_") as caught:
         pybuild.build_python("t_broken", "def f(:\n    return 1\n", "cython")
