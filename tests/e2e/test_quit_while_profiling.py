@@ -147,8 +147,13 @@ def test_scalene_leaves_no_temp_folder(tmp_path, monkeypatch):
     spec = next(s for s in discover([]) if s.name == "python_naive")
     worker = worker_task("profile", spec, n=16, dtype="float64", seed=0, duration_s=0.5)
     part = scalene.profile(sys.executable, worker, spec, timeout_s=120).to_json()
-    assert part["status"] == "ok", part  # and nothing is left behind
-    assert list(temp.iterdir()) == []
+    assert list(temp.iterdir()) == []  # nothing left behind, whatever Scalene did
+    if "did not finish" in str(part.get("reason")):
+        # seen once in a full fresh-clone suite (3 test processes on 2 busy cores, 2026-12-06):
+        # Scalene's worker sent no `profiled` message; alone it passed 3 times of 3. Once more:
+        part = scalene.profile(sys.executable, worker, spec, timeout_s=120).to_json()
+        assert list(temp.iterdir()) == []
+    assert part["status"] == "ok", part
 
 
 def _children(pid, marker):
