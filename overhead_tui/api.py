@@ -2,11 +2,13 @@
 
 Scenario files (``scenarios/*.py`` and your own ``--scenarios-dir``):
     ``prepare`` / ``matmul``   build a C rung with cffi and call it (``worker.cbuild``);
-    ``compile_python``         build a rung's Python or Cython source with Cython or mypyc
+    ``compile_python``         build a rung's Python or Cython source with Cython, mypyc or Pythran
                                and import it (``worker.pybuild``);
     ``python_twin``            that source run as bytecode: what the counting phase counts;
     ``Unavailable``            raise it from ``setup`` when the rung cannot run here;
-    ``BuildError``             what a build raises when the compiler rejects the source.
+    ``BuildError``             what a build raises when the compiler rejects the source;
+    ``disassemble``            object files another compiler made (XLA), as assembly the
+                               compiled model reads (a ``generated_assembly()`` returns it).
 Probe files (``probes/*.py``): ``measure(ctx)`` receives a ``ProbeContext``; the timing helpers
 ``paired_samples``, ``baseline_loop`` and ``dispatch_samples`` and the SIMD helpers
 ``isa_target``, ``ISA_LEVELS``, ``chosen_isa``, ``choose_accumulators``, ``analyse_asm`` and
@@ -52,6 +54,7 @@ _HOMES = {
     "chosen_isa": "overhead_tui.worker.simd",
     "ISA_LEVELS": "overhead_tui.worker.simd",
     "assembly": "overhead_tui.worker.cbuild",
+    "disassemble": "overhead_tui.worker.hotloop",
     "choose_accumulators": "overhead_tui.worker.probing",
     "analyse_asm": "overhead_tui.worker.probing",
     "asm_warning": "overhead_tui.worker.probing",

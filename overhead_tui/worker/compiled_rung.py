@@ -124,6 +124,12 @@ def generated_code(module: Any, dtype: str) -> GeneratedCode | None:
             if (asm := built_assembly(built)) is None:
                 return None
             method = f"gcc's assembly of the {built['compiler']}-built module (-save-temps)"
+        elif callable(getattr(module, "generated_assembly", None)):
+            # a rung whose machine code another compiler made (XLA): (assembly, how it was had)
+            found_asm = module.generated_assembly()
+            if found_asm is None:
+                return None
+            asm, method = found_asm
         elif isinstance(getattr(module, "SOURCE", None), str) and hasattr(module, "BUILD_INFO"):
             from overhead_tui.worker.cbuild import assembly
 

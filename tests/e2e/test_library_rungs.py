@@ -30,6 +30,22 @@ def test_jax_matmul_is_validated_timed_and_names_xlas_kernel(cli, tmp_path):
     assert all(0 < c < 64 for c in result.sample_cores)
 
 
+def test_jax_fori_naive_is_read_from_xlas_own_machine_code(cli, tmp_path, monkeypatch):
+    """The three fori_loops validated and timed; the hot loop read from the object files XLA
+    dumped (objdump), and the dump folder gone when the worker ends."""
+    pytest.importorskip("jax", reason="the test extra installs JAX")
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    monkeypatch.setenv("TMPDIR", str(temp))  # the workers inherit it
+    (result,) = _run(cli, tmp_path / "run", "jax_fori_naive").scenarios
+    assert result.status == "ok", result.error
+    assert result.build is not None and ".o" in result.build.module
+    code = result.generated_code
+    assert code is not None and code.hot_loop and code.fma_instructions >= 1
+    assert "objdump" in code.method
+    assert list(temp.iterdir()) == []
+
+
 @pytest.mark.skipif(importlib.util.find_spec("torch") is not None, reason="torch is installed")
 def test_a_missing_torch_is_skipped_with_the_cpu_build_command(cli, tmp_path):
     (result,) = _run(cli, tmp_path, "torch_matmul", code=1).scenarios

@@ -393,3 +393,18 @@ def test_the_waterfall_credits_a_compiled_step_from_the_measured_quantities():
     assert step.changes["memory"].method == METHODS["memory"]
     assert step.declared == ["scalar_compute"] and step.contradiction == ""
     assert sum(step.layers.values()) == pytest.approx(step.saved_s_per_flop)
+
+
+def test_xlas_machine_code_is_read_as_assembly_with_its_jumps_labelled():
+    """objdump's text (addresses, ``jl 2d0 <call.9_kernel+0x2d0>``) becomes labelled assembly,
+    and the hot loop found in it is XLA's innermost trip: one scalar FMA on a sum kept in
+    XLA's buffer, the loop state stored back every trip."""
+    from overhead_tui.worker.hotloop import labelled
+
+    text = (FIXTURES / "asm" / "xla_fori_naive.objdump.txt").read_text()
+    asm = labelled(text)
+    assert ".L2d0:" in asm and "\tjl .L2d0" in asm and "<call.9_kernel" not in asm
+    code = hot_loop(asm)
+    assert code.hot_loop and code.fma_instructions == 1 and code.width_bits is None
+    assert code.instructions == 41 and code.stores == 9  # the trip: 2d0 … jl 2d0
+    assert labelled("no disassembly here") == ""

@@ -20,6 +20,7 @@ BUILTIN = [
     "numpy_row_vectorized",
     "numpy_outer_accumulate",
     "c_naive_O0",
+    "jax_fori_naive",
     "c_naive_O2",
     "cython_typed",
     "numba_naive",
