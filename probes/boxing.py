@@ -7,6 +7,13 @@ boxing cost,
 allocation from the float free list, initialisation, the multiply itself (under a
 nanosecond), reference counting and deallocation of the previous result.
 
+``c_api_float_ns`` is the same pair of loops compiled by Cython untyped (no declarations, as
+``cython_untyped`` compiles ``python_naive``): there each ``x * z`` is a call to
+``PyNumber_Multiply``, which looks up the operands' number slots before it reaches float's
+multiply and creates the float.  Its excess over ``value`` is what the generic number protocol
+costs beyond the interpreter's inlined float op; absent (the reason in ``c_api_missing``)
+without Cython or a C compiler.
+
 The details give ``int_ns``, the same for an int: `y = x + z` on ints above the small-int cache
 (256) specialises to BINARY_OP_ADD_INT and allocates its result, as index arithmetic such as
 `i * n + k` does in a loop over a flat array.
@@ -14,7 +21,7 @@ The details give ``int_ns``, the same for an int: `y = x + z` on ints above the 
 
 from itertools import repeat
 
-from overhead_tui.api import paired_samples
+from overhead_tui.api import BuildError, Unavailable, compile_python, paired_samples
 
 NAME = "boxing"
 TITLE = "float boxing"
@@ -70,6 +77,51 @@ def _identities(n, x, z):
     return y
 
 
+C_API_SOURCE = """
+def floats(n, x, z):
+    for _ in range(n):
+        y = x * z
+        y = x * z
+        y = x * z
+        y = x * z
+        y = x * z
+        y = x * z
+        y = x * z
+        y = x * z
+    return y
+
+
+def identities(n, x, z):
+    for _ in range(n):
+        y = x is z
+        y = x is z
+        y = x is z
+        y = x is z
+        y = x is z
+        y = x is z
+        y = x is z
+        y = x is z
+    return y
+"""
+"""``_floats`` and ``_identities`` as Cython compiles them untyped (a ``.pyx``)."""
+BUILD_INFO: dict = {}
+
+
+def _c_api_float(ctx):
+    """ns per float multiply through the generic number protocol (Cython-compiled, the float it
+    creates included), paired against the compiled ``is`` loop; {} and why where it cannot be
+    built."""
+    try:
+        compiled = compile_python(BUILD_INFO, NAME, C_API_SOURCE, "cython")
+    except (Unavailable, BuildError) as exc:  # the probe's other figures stand without it
+        return {"c_api_missing": str(exc).splitlines()[0]}
+    samples, _ = paired_samples(
+        ctx, compiled.floats, (1.5, 2.5), TRIPS, 8, baseline=compiled.identities
+    )
+    samples.sort()
+    return {"c_api_float_ns": samples[len(samples) // 2]}
+
+
 def measure(ctx):
     floats_per_trip = ctx.count(_floats, 1000, 1.5, 2.5).floats / 1000
     samples, details = paired_samples(
@@ -79,5 +131,10 @@ def measure(ctx):
     ints.sort()
     return {
         "samples": samples,
-        "details": {"floats_per_trip": floats_per_trip, "int_ns": ints[len(ints) // 2], **details},
+        "details": {
+            "floats_per_trip": floats_per_trip,
+            "int_ns": ints[len(ints) // 2],
+            **details,
+            **_c_api_float(ctx),
+        },
     }

@@ -66,6 +66,7 @@ from __future__ import annotations
 import statistics
 from dataclasses import replace
 
+from overhead_tui.analysis import twin
 from overhead_tui.analysis import uncertainty as unc
 from overhead_tui.analysis.agreement import attach_agreement
 from overhead_tui.analysis.compiled import compiled_rows
@@ -75,7 +76,12 @@ from overhead_tui.summary.breakdown import FITTED_MARK, Breakdown, BreakdownRow,
 from overhead_tui.summary.measured import EventsPerFma
 from overhead_tui.summary.probes import Probes
 from overhead_tui.summary.records import RunSummary, ScenarioResult
-from overhead_tui.summary.vocabulary import GENERATOR_RESUMPTIONS, GENERIC_OPS, INT_RESULT_OPS
+from overhead_tui.summary.vocabulary import (
+    FLOAT_RESULT_OPS,
+    GENERATOR_RESUMPTIONS,
+    GENERIC_OPS,
+    INT_RESULT_OPS,
+)
 
 LIST_LOADS = frozenset({"BINARY_SUBSCR_LIST_INT", "BINARY_SUBSCR_TUPLE_INT"})
 LIST_STORES = frozenset({"STORE_SUBSCR_LIST_INT"})
@@ -113,14 +119,6 @@ def _row(
     )
 
 
-C_API_COMPILERS = frozenset({"mypyc"})
-"""Compilers whose list subscripts are out-of-line C-API calls that unbox the element
-(mypyc's ``CPyList_GetItem`` + ``PyFloat_AsDouble``): a Python twin's list loads are priced at
-the ``container_access`` probe's mypyc-compiled subscript (``c_api_load_ns``), not the
-interpreter's inlined one.  Cython's untyped code inlines the list fast path and keeps the
-float boxed: the interpreter's price."""
-
-
 def interpreted_rows(
     events: EventsPerFma, layers: list[str], costs: UnitCosts, compiler: str = ""
 ) -> list[BreakdownRow]:
@@ -150,8 +148,8 @@ def interpreted_rows(
     load_field = "mix_load_ns" if fitted and costs.mix_load_ns is not None else "load_ns"
     suffix = FITTED_MARK if fitted else ""
     load_unit = "ns/load" + suffix
-    if events.python_twin and compiler in C_API_COMPILERS and costs.c_api_load_ns is not None:
-        load_field, load_unit = "c_api_load_ns", f"ns/load through the C API ({compiler})"
+    if events.python_twin and (c_api := twin.c_api_load(costs, compiler)) is not None:
+        load_field, load_unit = c_api
     rows = [
         _row(
             "interpreter_dispatch",
@@ -208,6 +206,10 @@ def interpreted_rows(
             "builtin_ns",
         ),
     ]
+    if events.python_twin and (protocol := twin.number_protocol_ns(costs, compiler)) is not None:
+        float_ops = sum(v for k, v in ops.items() if k in FLOAT_RESULT_OPS)
+        unit = f"ns/float op through the generic number protocol ({compiler})"
+        rows.append(_row("dynamic_dispatch", float_ops, protocol, unit))
     if "library_layers" in layers and "scalar_compute" in layers:
         # element-wise loops: the unspecialised instructions act on numpy scalars
         rows.extend(_numpy_scalar_rows(ops, generic, costs))
@@ -235,14 +237,6 @@ def interpreted_rows(
     if events.python_twin:  # a compiled rung counted on its Python source: what it still pays
         rows = [r for r in rows if r.layer in layers]
     return [r for r in rows if r.events_per_fma]
-
-
-TWIN_PREDICTION = (
-    "its Python twin's counted events × probed unit costs, without the layers the compiler "
-    "removes (the rung's LAYERS)"
-)
-"""How a compiled-Python rung (Cython, mypyc) is predicted: the events of the same source run
-as bytecode, priced only for the layers the compiled code still carries."""
 
 
 def _numpy_scalar_rows(
@@ -368,7 +362,7 @@ def breakdown(result: ScenarioResult, costs: UnitCosts) -> Breakdown | None:
         measured_ns_per_fma=measured_ns,
         predicted_ns_per_fma=modelled,
         predicted_interval=modelled_interval,
-        prediction=TWIN_PREDICTION if events.python_twin else "",
+        prediction=twin.TWIN_PREDICTION if events.python_twin else "",
         measured_interval=measured,
         layers=shares,
         intervals=intervals,

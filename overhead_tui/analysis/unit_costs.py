@@ -42,8 +42,11 @@ INTERPRETER_COSTS = (
     "mix_dispatch_ns",
     "mix_float_ns",
     "mix_load_ns",
+    "c_api_load_ns",
+    "c_api_float_ns",
 )
-"""Unit costs paid in the eval loop: scaled by the rung's own reference dispatch timing."""
+"""Unit costs of CPython's own C code (the eval loop, and its C API called from compiled
+modules): scaled by the rung's own reference dispatch timing."""
 
 
 MIX_TRUSTED = 0.15
@@ -127,6 +130,9 @@ class UnitCosts:
     builtin_ns: float | None = None
     numpy_call_ns: float | None = None
     numpy_scalar_ns: float | None = None
+    c_api_float_ns: float | None = None
+    """A float multiply through the generic number protocol in Cython-compiled untyped code,
+    the float it creates included (``boxing`` detail; absent without Cython)."""
     int_ns: float | None = None
     """An int result above the small-int cache (``boxing`` probe detail)."""
     generator_item_ns: float | None = None
@@ -288,6 +294,7 @@ class UnitCosts:
             array_load_ns=detail("container_access", "array_load_ns", "array_load_ns"),
             array_store_ns=detail("container_access", "array_store_ns", "array_store_ns"),
             c_api_load_ns=detail("container_access", "c_api_load_ns", "c_api_load_ns"),
+            c_api_float_ns=detail("boxing", "c_api_float_ns", "c_api_float_ns"),
             call_ns=value("call_overhead", "call_ns"),
             builtin_ns=detail("call_overhead", "builtin_ns", "builtin_ns"),
             numpy_call_ns=numpy_us * 1e3 if numpy_us is not None else None,

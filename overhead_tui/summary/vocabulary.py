@@ -58,6 +58,12 @@ GENERIC_OPS = frozenset(
 for one that failed to specialise): they dispatch on the operands' types through type slots
 (``PyNumber_Multiply``, ``PyObject_GetItem``), the ``dynamic_dispatch`` layer."""
 
+FLOAT_RESULT_OPS = frozenset(
+    {"BINARY_OP_ADD_FLOAT", "BINARY_OP_SUBTRACT_FLOAT", "BINARY_OP_MULTIPLY_FLOAT"}
+)
+"""Specialised float arithmetic (CPython 3.11–3.13 names): the interpreter's inlined fast path
+for two floats.  Compiled untyped (Cython), each is a call through the generic number
+protocol (``PyNumber_Multiply``, ``PyNumber_InPlaceAdd``) instead."""
 INT_RESULT_OPS = frozenset(
     {"BINARY_OP_ADD_INT", "BINARY_OP_SUBTRACT_INT", "BINARY_OP_MULTIPLY_INT"}
 )

@@ -15,9 +15,13 @@ quantities:
 * ``chains``: the loop-carried dependency chains: a vector register an FP instruction both
   reads and writes *before anything else wrote it in the iteration* (an accumulator: ``addsd
   %xmm0, %xmm1``, ``vfmadd231pd a, b, acc``), each chain the kinds of FP operation on it
-  (``fadd``, ``fmul``, ``fma``); and a stack slot loaded, added to and stored back in the
-  iteration (``stack_fadd``: ``-O0`` code's running sum).  A register refilled by a load
-  first (``vmovupd (%rcx), %ymm1; vfmadd213pd (%rdx), %ymm2, %ymm1``) carries nothing.
+  (``fadd``, ``fmul``, ``fma``); and a sum kept in memory, loaded, added to and stored back
+  in the iteration (``stack_fadd``): a stack slot (``-O0`` code's running sum), or any address
+  the loop does not move (no register in it is written in the loop) that an FP instruction
+  reads and the register it wrote is stored back to (XLA keeps a ``fori_loop``'s carry in
+  its buffers: ``vfmadd213sd (%rdx), %xmm0, %xmm1; vmovsd %xmm1, (%rdx)``).  A register
+  refilled by a load first (``vmovupd (%rcx), %ymm1; vfmadd213pd (%rdx), %ymm2, %ymm1``)
+  carries nothing.
   Integer chains (the loop counter) are not read: they are 1-cycle adds the FP chains hide,
   except ``-O0``'s counter in a stack slot, which is not longer than its FP sum's chain.
 
@@ -41,6 +45,43 @@ _X86_FP = re.compile(
 )
 _VECTOR = re.compile(r"%[xyz]mm(\d+)")
 _STACK_SLOT = re.compile(r"^-?\d*\(%r[bs]p\)$")
+_REGISTER = re.compile(r"%([a-z][a-z0-9]*)")
+_NO_WRITE = re.compile(r"^(?:cmp|test|v?u?comis|bt|j|push|nop|prefetch)")
+"""Mnemonics whose last operand is read, not written (compares, tests, jumps, pushes)."""
+_FAMILIES = {
+    "rax": ("eax", "ax", "al", "ah"),
+    "rbx": ("ebx", "bx", "bl", "bh"),
+    "rcx": ("ecx", "cx", "cl", "ch"),
+    "rdx": ("edx", "dx", "dl", "dh"),
+    "rsi": ("esi", "si", "sil"),
+    "rdi": ("edi", "di", "dil"),
+    "rbp": ("ebp", "bp", "bpl"),
+    "rsp": ("esp", "sp", "spl"),
+}
+_ALIASES = {alias: family for family, aliases in _FAMILIES.items() for alias in aliases}
+
+
+def _register(name: str) -> str:
+    """One name per general register: ``rdi`` for %edi, %di, %dil; ``r10`` for %r10d."""
+    if numbered := re.fullmatch(r"(r\d+)[dwb]?", name):
+        return numbered.group(1)
+    return _ALIASES.get(name, name)
+
+
+def _written_registers(instructions: list[tuple[str, list[str]]]) -> set[str]:
+    """The general registers the loop writes (an instruction's last register operand)."""
+    written: set[str] = set()
+    for mnemonic, operands in instructions:
+        if operands and not _NO_WRITE.match(mnemonic) and "(" not in operands[-1]:
+            written.update(_register(r) for r in _REGISTER.findall(operands[-1]))
+    return written
+
+
+def _memory_slot(operand: str, moved: set[str]) -> bool:
+    """A stack slot, or a memory operand at an address the loop does not move."""
+    if _STACK_SLOT.match(operand):
+        return True
+    return "(" in operand and not {_register(r) for r in _REGISTER.findall(operand)} & moved
 
 
 _SCALAR_ACCESS = re.compile(r"^v?(?:p?broadcast|mov[dq]$|cvtt?s)|s[sd]$")
@@ -108,8 +149,9 @@ def profile_loop(lines: list[str]) -> GeneratedCode:
     store_widths: list[int] = []
     written: set[str] = set()
     carried: dict[str, dict[str, int]] = {}
-    slot_loaded: dict[str, str] = {}  # stack slot -> register it was loaded into
+    slot_loaded: dict[str, str] = {}  # memory slot -> register it was loaded into
     slot_chains: set[str] = set()
+    moved = _written_registers(instructions)
     for mnemonic, operands in instructions:
         memory = [i for i, x in enumerate(operands) if "(" in x]
         if memory:
@@ -124,14 +166,23 @@ def profile_loop(lines: list[str]) -> GeneratedCode:
         if match is None:
             if operands and dest is not None:
                 written.add(dest)
-                if "(" in operands[0] and _STACK_SLOT.match(operands[0]):
+                if "(" in operands[0] and _memory_slot(operands[0], moved):
                     slot_loaded[operands[0]] = dest
-            elif len(operands) == 2 and _STACK_SLOT.match(operands[1]):
+            elif len(operands) == 2 and _memory_slot(operands[1], moved):
                 source = _vector(operands[0])
-                if source is not None and operands[1] in slot_loaded:
+                loaded = slot_loaded.get(operands[1])
+                # a stack slot as before; elsewhere the register the slot's value went to
+                if (
+                    source is not None
+                    and loaded is not None
+                    and (loaded == source or _STACK_SLOT.match(operands[1]))
+                ):
                     slot_chains.add(operands[1])
             continue
         op, packed, precision, _ = match.groups()
+        for operand in operands[:-1]:  # an FP op reading a slot: its result carries the slot
+            if "(" in operand and dest is not None and _memory_slot(operand, moved):
+                slot_loaded[operand] = dest
         fp += 1
         lanes = 1
         if packed == "p":

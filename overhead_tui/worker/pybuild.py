@@ -109,7 +109,7 @@ TOOLS = {
     "pythran": Tool("Pythran", "pythran", ".py", PYTHRAN_SCRIPT, "{module}.cpp", "C++"),
 }
 """The tools :func:`build_python` drives, by the name a rung passes."""
-RECIPE = "setuptools build_ext --inplace, CC and CFLAGS (Python's first), -save-temps=obj (3)"
+RECIPE = "setuptools build_ext --inplace, CC and CFLAGS (Python's, -g0), -save-temps=obj (4)"
 """How a module is built: part of the cache key (a change of recipe rebuilds)."""
 SAVE_ASSEMBLY = "-save-temps=obj"
 """The C compile flag that keeps gcc's (and clang's) assembly of the module."""
@@ -280,6 +280,12 @@ def python_twin(name: str, source: str) -> ModuleType:
     return _TWINS[key]
 
 
+NO_DEBUG_INFO = "-g0"
+"""Put after Python's ``-g``: the modules are read, never debugged, and gcc spends a third of
+a Cython memoryview module's compile on debug information (4.3 s → 3.0 s for
+``cython_typed`` on a 2-vCPU Zen 4; the same machine code)."""
+
+
 def python_cflags() -> list[str]:
     """The flags Python was built with (``sysconfig``'s ``CFLAGS``: its ``-O3`` among them).
 
@@ -291,9 +297,10 @@ def python_cflags() -> list[str]:
 
 def _environment(spec: Tool, cc: str, flags: list[str]) -> dict[str, str]:
     """What a build sets in its environment: ``CC`` (and ``CXX`` for C++) and ``CFLAGS``
-    (:func:`python_cflags`, then ``flags``); for C++ ``CXX`` and ``CXXFLAGS`` as well (newer
-    setuptools compile C++ with them, older ones with ``CC`` and ``CFLAGS``)."""
-    cflags = shlex.join([*python_cflags(), *flags])
+    (:func:`python_cflags`, :data:`NO_DEBUG_INFO`, then ``flags``); for C++ ``CXX`` and
+    ``CXXFLAGS`` as well (newer setuptools compile C++ with them, older ones with ``CC`` and
+    ``CFLAGS``)."""
+    cflags = shlex.join([*python_cflags(), NO_DEBUG_INFO, *flags])
     cxx = {"CXX": cc, "CXXFLAGS": cflags} if spec.language == "C++" else {}
     return {"CC": cc, "CFLAGS": cflags, **cxx}
 

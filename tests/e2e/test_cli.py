@@ -614,6 +614,9 @@ def test_probes_give_positive_plausible_unit_costs(tmp_path):
     assert dispatch.value > 0
     assert boxing.details["floats_per_trip"] == 8.0  # eight multiplies per loop trip
     assert "int_ns" in boxing.details  # the int results' cost, measured beside the floats'
+    # the same multiply compiled untyped by Cython (the test extra has it): the generic number
+    # protocol's price, or the reason it is missing
+    assert "c_api_float_ns" in boxing.details, boxing.details.get("c_api_missing")
     for probe in (dispatch, boxing):  # the other processes' load while it was measured
         assert probe.other_cpu_fraction is None or 0.0 <= probe.other_cpu_fraction <= 1.0
 

@@ -43,7 +43,7 @@ def test_each_rung_is_validated_timed_and_built_once(cli, tmp_path):
         build = result.build
         assert build is not None and build.compiler == tool, name
         assert "build_ext --inplace" in build.command and build.build_s is not None
-        assert "-O3" in build.flags  # the C compile line as setuptools ran it
+        assert "-O3" in build.flags and "-g0" in build.flags  # the C compile line as run
     for name in ("cython_typed", "pythran_ikj"):  # the hot loop of the very module built
         typed = first[name].generated_code
         assert typed is not None and typed.hot_loop and typed.fp_instructions > 0, name

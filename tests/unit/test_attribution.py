@@ -124,6 +124,33 @@ def test_a_mypyc_twins_list_loads_are_priced_at_the_compiled_c_api_subscript():
     assert breakdown(mypyc, older).predicted_ns_per_fma == pytest.approx(4.5)
 
 
+def test_a_cython_twins_float_ops_pay_the_generic_number_protocol():
+    """Cython's untyped ``a * b`` calls PyNumber_Multiply: each specialised float op the twin
+    counts carries the protocol's excess over the interpreter's inlined op (the boxing
+    probe's Cython-compiled multiply minus its interpreted one), besides the float it
+    creates; mypyc's unboxed floats and a rung without the probe detail carry none."""
+    from overhead_tui.summary.measured import BuildInfo
+
+    n, fmas = 10, 1000
+    ops = {"BINARY_OP_MULTIPLY_FLOAT": 1.0, "BINARY_OP_ADD_FLOAT": 1.0}
+    twin = {**PYTHON_EVENTS, "python_twin": True,
+            "by_opcode": {**PYTHON_EVENTS["by_opcode"], **ops}}  # fmt: skip
+    probes = {**PROBES, "boxing": {"value": 5.0, "details": {"c_api_float_ns": 8.0}}}
+    costs = UnitCosts.from_probes(probe_records(probes))
+    layers = ["boxing", "dynamic_dispatch", "container_access"]
+    cython = _result("a", 5, layers, [], n, 20e-9 * fmas, twin)
+    cython.build = BuildInfo(compiler="Cython")
+    b = breakdown(cython, costs)
+    # 14.5 ns as before + 2 float ops × (8 − 5) ns
+    assert b.predicted_ns_per_fma == pytest.approx(20.5)
+    assert b.layers["dynamic_dispatch"] == pytest.approx(6 / 20)
+    cython.build = BuildInfo(compiler="mypyc")
+    assert "dynamic_dispatch" not in breakdown(cython, costs).layers
+    cython.build = BuildInfo(compiler="Cython")
+    older = UnitCosts.from_probes(probe_records(PROBES))
+    assert breakdown(cython, older).predicted_ns_per_fma == pytest.approx(14.5)
+
+
 def test_over_explained_rung_reports_negative_other():
     result = _result(
         "py", 1, ["interpreter_dispatch", "boxing"], [], 10, 30e-9 * 1000, PYTHON_EVENTS

@@ -407,4 +407,11 @@ def test_xlas_machine_code_is_read_as_assembly_with_its_jumps_labelled():
     code = hot_loop(asm)
     assert code.hot_loop and code.fma_instructions == 1 and code.width_bits is None
     assert code.instructions == 41 and code.stores == 9  # the trip: 2d0 … jl 2d0
+    # the running sum lives at (%rdx), which the loop never moves: FMA, store, reload
+    assert code.chains == [{"stack_fadd": 1}]
+    refill = ".L1:\n\tvmovsd\t(%rcx), %xmm1\n\tvfmadd213sd\t(%rdx), %xmm0, %xmm1\n"
+    moving = hot_loop(refill + "\tvmovsd\t%xmm1, (%rdx)\n\taddq\t$8, %rdx\n\tjne\t.L1\n")
+    assert moving.chains == []  # a new address every trip: nothing carried
+    other = hot_loop(refill + "\tvmovsd\t%xmm2, (%rdx)\n\tdecl\t%ecx\n\tjne\t.L1\n")
+    assert other.chains == []  # another register stored there: no sum carried through it
     assert labelled("no disassembly here") == ""

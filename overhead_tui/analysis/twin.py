@@ -1,0 +1,51 @@
+"""How a compiled-Python rung is predicted from its Python twin (the same source run as
+bytecode, counted by the worker): which of the twin's events it still pays, and at which
+price where its compiler does the same work another way than the interpreter.
+
+The layers it pays are the rung's ``LAYERS`` (``attribution.interpreted_rows`` keeps only
+those rows); the prices that differ are read here, each from a probe that times the same
+operation compiled by the same tool.
+"""
+
+from __future__ import annotations
+
+from overhead_tui.analysis.unit_costs import UnitCosts
+
+TWIN_PREDICTION = (
+    "its Python twin's counted events × probed unit costs, without the layers the compiler "
+    "removes (the rung's LAYERS)"
+)
+"""How a compiled-Python rung (Cython, mypyc) is predicted: the events of the same source run
+as bytecode, priced only for the layers the compiled code still carries."""
+
+C_API_COMPILERS = frozenset({"mypyc"})
+"""Compilers whose list subscripts are out-of-line C-API calls that unbox the element
+(mypyc's ``CPyList_GetItem`` + ``PyFloat_AsDouble``): a twin's list loads are priced at the
+``container_access`` probe's mypyc-compiled subscript (``c_api_load_ns``), not the
+interpreter's inlined one.  Cython's untyped code inlines the list fast path and keeps the
+float boxed: the interpreter's price."""
+NUMBER_PROTOCOL_COMPILERS = frozenset({"Cython"})
+"""Compilers whose untyped float arithmetic calls the generic number protocol
+(``PyNumber_Multiply``, ``PyNumber_InPlaceAdd``): a twin's specialised float ops
+(``vocabulary.FLOAT_RESULT_OPS``) carry, besides the float each creates (``boxing``), the
+protocol's excess over the interpreter's inlined op."""
+
+
+def c_api_load(costs: UnitCosts, compiler: str) -> tuple[str, str] | None:
+    """(the ``UnitCosts`` field, the unit) a twin built by ``compiler`` has its list loads
+    priced at; None: the interpreter's own price."""
+    if compiler not in C_API_COMPILERS or costs.c_api_load_ns is None:
+        return None
+    return "c_api_load_ns", f"ns/load through the C API ({compiler})"
+
+
+def number_protocol_ns(costs: UnitCosts, compiler: str) -> float | None:
+    """ns a float op of a twin built by ``compiler`` pays beyond the interpreter's inlined one:
+    the ``boxing`` probe's Cython-compiled multiply minus its interpreted one, both timed in
+    one probe run (the float each creates is in both); None for other compilers or without
+    the probe detail."""
+    if compiler not in NUMBER_PROTOCOL_COMPILERS:
+        return None
+    if costs.c_api_float_ns is None or costs.boxing_ns is None:
+        return None
+    return max(0.0, costs.c_api_float_ns - costs.boxing_ns)
