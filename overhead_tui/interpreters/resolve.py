@@ -87,6 +87,11 @@ def resolve_python(requested: str) -> str:
     match = VERSION_NAME.match(requested)
     if match is None:
         found = shutil.which(requested)
+        if found is None and requested.lower().startswith("pypy"):
+            raise UsageError(
+                f"--python {requested}: no PyPy on PATH; fix: install a PyPy of Python 3.11 or "
+                "newer (pypy.org; Debian's pypy3 is 3.9, too old for the workers) and give its path"
+            )
         if found is None:
             raise UsageError(
                 f"--python {requested}: not found on PATH; fix: give an interpreter's path or a "

@@ -74,6 +74,15 @@ def test_not_found_names_every_place_looked(isolated):
     assert "fix:" in message
 
 
+def test_pypy_is_taken_from_path_or_refused_with_where_to_get_one(isolated):
+    """PyPy on the interpreter axis: a pypy3 on PATH is used; none is one line saying which
+    PyPy the workers need (no download of our own)."""
+    with pytest.raises(UsageError, match=r"no PyPy on PATH; fix: install a PyPy of Python 3\.11"):
+        resolve_python("pypy3")
+    pypy = _fake_python(isolated / "bin" / "pypy3")
+    assert resolve_python("pypy3") == str(pypy)
+
+
 def test_cli_refuses_an_unknown_version_in_one_line(isolated):
     env = dict(os.environ, PATH=str(isolated / "bin"))
     proc = subprocess.run(
