@@ -231,10 +231,17 @@ def machine_limits(
     )
 
 
+ALL_BELOW_ONE = 0.95
+"""An all-cores figure is implausible below this fraction of one core's.  Where the run may use
+one CPU (``taskset -c 0``) both measure the same thing, and two such measurements differed by
+up to 3 % (STREAM triad 30.6 against 31.5 GB/s, SIMD peak 58.3 against 58.3 GFLOP/s; a 2-vCPU
+Zen 4, 2026-12-06): a shortfall within that is the measurement's own spread."""
+
+
 def bandwidth_warnings(bandwidth: dict[str, float | None]) -> list[str]:
     """Implausible bandwidth readings: all cores below one core means a disturbed measurement."""
     one, every = bandwidth.get("one_core"), bandwidth.get("all_cores")
-    if one and every and every < one:
+    if one and every and every < one * ALL_BELOW_ONE:
         return [
             f"all-core bandwidth ({every:.3g} GB/s) is below one core's ({one:.3g} GB/s): "
             "other load disturbed the measurement; the roofline uses the higher one; "
@@ -253,7 +260,7 @@ def simd_peak_warnings(probes: Probes, cpu: CpuModel | None = None) -> list[str]
     for dtype, prefix in DTYPE_PREFIX.items():
         every = probe_value(probes, *MEASURED_PEAK_SOURCES[dtype][0])
         one = probe_value(probes, *ONE_CORE_PEAK[dtype])
-        if one and every and every < one:
+        if one and every and every < one * ALL_BELOW_ONE:
             warnings.append(
                 f"{dtype} SIMD peak on all cores ({every:.3g} GFLOP/s) is below one core's "
                 f"({one:.3g} GFLOP/s): other load disturbed the all-cores run; re-measure "
