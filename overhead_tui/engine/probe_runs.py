@@ -31,7 +31,7 @@ from overhead_tui.engine.spawn import (
     worker_env,
 )
 from overhead_tui.errors import UsageError
-from overhead_tui.machine.cgroup import cgroup_cpu_quota
+from overhead_tui.machine.cgroup import cpus_seen
 from overhead_tui.machine.host import cpu_model, other_cpu_fraction, read_cpu_times
 from overhead_tui.plugins.probes import ProbeSpec, discover_probes
 from overhead_tui.summary.codec import to_json, write_atomic
@@ -105,22 +105,10 @@ def probe_code_files() -> list[Path]:
     return files
 
 
-def cpus_seen() -> str:
-    """The CPUs a run may use, as its probes see them: the affinity mask's CPUs (``taskset``,
-    a container's cpuset) and the cgroup's CPU quota in cores (``None``: no limit).  The
-    all-cores figures are measured on these, so they are part of the cache key: a run under
-    ``taskset -c 0`` does not read figures measured on every CPU."""
-    try:
-        cpus = sorted(os.sched_getaffinity(0))
-    except AttributeError:  # not Linux
-        cpus = list(range(os.cpu_count() or 1))
-    return f"cpus={cpus} quota={cgroup_cpu_quota()}"
-
-
 def cache_key(specs: list[ProbeSpec], python: str) -> str:
     """Hash of what the probe values depend on: CPU, the CPUs the run may use
-    (:func:`cpus_seen`), interpreter, the probes' targets, probe sources (the probe files and
-    the package modules they measure with).
+    (``machine.cgroup.cpus_seen``), interpreter, the probes' targets, probe sources (the probe
+    files and the package modules they measure with).
 
     The interpreter counts with its ``sys.prefix``: a venv's python is a symlink to its base
     interpreter (the same real path) but brings its own numpy and BLAS.

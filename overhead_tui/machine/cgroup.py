@@ -126,3 +126,15 @@ def effective_cores(quota: float | None = None, cpus: int | None = None) -> floa
     """min(affinity CPUs, cgroup quota) — the cores' worth of time this process can use."""
     cpus = affinity_cpus() if cpus is None else cpus
     return float(cpus) if quota is None else min(float(cpus), quota)
+
+
+def cpus_seen() -> str:
+    """The CPUs a run may use, as text: the affinity mask's CPUs (``taskset``, a container's
+    cpuset) and the CPU quota in cores (``None``: no limit).  A run's all-cores figures are
+    measured on these (the probe cache's key holds them: a run under ``taskset -c 0`` does not
+    read figures measured on every CPU)."""
+    try:
+        cpus = sorted(psutil.Process().cpu_affinity() or [])
+    except (AttributeError, OSError, psutil.Error):
+        cpus = list(range(psutil.cpu_count() or 1))
+    return f"cpus={cpus} quota={cgroup_cpu_quota()}"

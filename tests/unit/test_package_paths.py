@@ -133,20 +133,27 @@ def test_no_module_builds_a_path_from_its_own_file_but_the_checked_ones():
 def test_the_probe_cache_key_follows_the_cpus_the_run_may_use(monkeypatch):
     """A run under ``taskset -c 0`` or a CPU quota measures its own all-cores figures: the
     affinity mask and the quota are part of the key (recorded ones here, not this host's)."""
-    import os
-
+    from overhead_tui.machine import cgroup
     from overhead_tui.plugins.probes import discover_probes
 
+    class Process:  # psutil.Process with a recorded affinity mask
+        def __init__(self, cpus):
+            self.cpus = cpus
+
+        def cpu_affinity(self):
+            return self.cpus
+
     specs = discover_probes()
-    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
-    monkeypatch.setattr(probe_runs, "cgroup_cpu_quota", lambda: None)
+    monkeypatch.setattr(cgroup.psutil, "Process", lambda: Process([0, 1]))
+    monkeypatch.setattr(cgroup, "cgroup_cpu_quota", lambda: None)
     both = probe_runs.cache_key(specs, "python3")
-    assert probe_runs.cpus_seen() == "cpus=[0, 1] quota=None"
-    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0}, raising=False)
+    assert cgroup.cpus_seen() == "cpus=[0, 1] quota=None"
+    monkeypatch.setattr(cgroup.psutil, "Process", lambda: Process([0]))
     one = probe_runs.cache_key(specs, "python3")
-    monkeypatch.setattr(probe_runs, "cgroup_cpu_quota", lambda: 1.0)
+    monkeypatch.setattr(cgroup, "cgroup_cpu_quota", lambda: 1.0)
     quota = probe_runs.cache_key(specs, "python3")
+    assert cgroup.cpus_seen() == "cpus=[0] quota=1.0"
     assert len({both, one, quota}) == 3
-    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
-    monkeypatch.setattr(probe_runs, "cgroup_cpu_quota", lambda: None)
+    monkeypatch.setattr(cgroup.psutil, "Process", lambda: Process([0, 1]))
+    monkeypatch.setattr(cgroup, "cgroup_cpu_quota", lambda: None)
     assert probe_runs.cache_key(specs, "python3") == both  # the same CPUs: the same key
