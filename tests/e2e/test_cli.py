@@ -75,8 +75,11 @@ def test_every_fault_is_reported_and_the_run_goes_on(cli, tmp_path):
     assert "Traceback" not in proc.stderr
 
 
-def test_full_builtin_ladder_at_a_tiny_size(cli, tmp_path):
+def test_full_builtin_ladder_at_a_tiny_size(cli, tmp_path, monkeypatch):
     out = tmp_path / "out"
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    monkeypatch.setenv("TMPDIR", str(temp))  # the workers inherit it: no rung leaves files
     proc = cli(
         "run",
         "--size",
@@ -111,6 +114,12 @@ def test_full_builtin_ladder_at_a_tiny_size(cli, tmp_path):
     assert summary.machine.blas.library and summary.machine.numpy_version
     assert summary.scenario("numba_ikj").compile_s > 0  # JIT time kept apart
     assert summary.scenario("numpy_matmul_1thread").blas_threads == 1
+    assert all(len(s.sample_cores) == 3 for s in measured)  # CPU over wall, each sample
+    assert list(temp.iterdir()) == []  # jax_fori_naive's XLA dump folder among them
+    xla = summary.scenario("jax_matmul").build  # the kernel XLA chose, read off its HLO
+    assert xla.compiler == "XLA" and xla.module and xla.module != "unknown"
+    code = summary.scenario("jax_fori_naive").generated_code  # XLA's own machine code
+    assert code is not None and code.hot_loop and "objdump" in code.method
     assert RunSummary.load(out).to_json() == summary.to_json()  # summary.json in the run dir
     assert "numpy_matmul" in proc.stdout and "× dense" in proc.stdout
     assert len(re.findall(r"\| ok( !)? \|", (out / "r.md").read_text())) == len(measured)
