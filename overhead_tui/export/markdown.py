@@ -25,6 +25,7 @@ from overhead_tui.present.format import (
     markdown_table,
     paper_row,
     roofline_row,
+    unstable_explained,
 )
 from overhead_tui.present.waterfall_text import NOTE, credits_text, declared_text
 from overhead_tui.profilers.profile import SLOWDOWN_NOISE, baseline_source_text, slowdown_text
@@ -279,6 +280,8 @@ class MarkdownExporter(Exporter):
             explained = fmt_share(b.explained, b.explained_interval).strip() + (
                 f" + {fmt_percent(labelled)} labelled" if labelled > 0.0005 else ""
             )
+            if unstable_explained(r):  # the CV beside it: the share moves with the time
+                explained += f" (unstable: CV {fmt_percent(r.cv)})"
             cells.append(
                 [
                     r.name,

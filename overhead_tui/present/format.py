@@ -6,6 +6,7 @@ from collections.abc import Collection, Iterable, Sequence
 from functools import cache
 from typing import TYPE_CHECKING
 
+from overhead_tui.engine.stats import CV_WARN
 from overhead_tui.summary.breakdown import Breakdown, CompiledQuantities
 from overhead_tui.summary.layers import SHORT_LABELS
 from overhead_tui.summary.limits import FactCheck, PrecisionPeak
@@ -81,6 +82,17 @@ def samples_label(result: ScenarioResult) -> str:
     processes = result.sample_processes
     where = f" from {processes} worker processes" if processes > 1 else ""
     return f"{len(result.samples_s)} samples{where}"
+
+
+def unstable_explained(result: ScenarioResult) -> str | None:
+    """What an unsteady timing means for a rung's explained share (None when steady): its CV
+    at or above ``engine.stats.CV_WARN`` (pyperf's 10 %)."""
+    if result.cv is None or result.cv < CV_WARN:
+        return None
+    return (
+        f"timing unstable (CV {fmt_percent(result.cv)}, ≥ {fmt_percent(CV_WARN)}): the explained "
+        "share moves with the time; read its interval, not the point"
+    )
 
 
 def status_text(result: ScenarioResult) -> str:

@@ -81,3 +81,21 @@ def test_durations_that_round_to_zero_print_as_zero_not_minus_zero():
 
     assert fmt_seconds(-1e-13) == "0 ns" and fmt_seconds(0.0) == "0 ns"
     assert fmt_seconds(-123e-9) == "-123 ns" and fmt_seconds(-0.25) == "-250 ms"
+
+
+def test_an_unstable_rungs_explained_share_carries_its_cv(summary):
+    """A rung timed with a CV of 10 % or more says so beside its explained share, in the
+    Markdown report and in the text the Breakdown tab shows; a steady one does not."""
+    from overhead_tui.present.format import unstable_explained
+
+    steady = next(s for s in summary.scenarios if s.breakdown is not None)
+
+    def breakdown_row():
+        lines = EXPORTERS["markdown"]().render(summary).splitlines()
+        return next(x for x in lines if x.startswith(f"| {steady.name} |") and " % " in x)
+
+    steady.cv = 0.02
+    assert unstable_explained(steady) is None and "unstable" not in breakdown_row()
+    steady.cv = 0.13
+    assert "CV 13" in unstable_explained(steady)
+    assert "(unstable: CV 13" in breakdown_row()

@@ -23,6 +23,7 @@ from overhead_tui.present.format import (
     fmt_share_interval,
     not_closing_text,
     samples_label,
+    unstable_explained,
 )
 from overhead_tui.summary.breakdown import FITTED_MARK, Breakdown
 from overhead_tui.summary.layers import SHORT_LABELS, layer_label
@@ -164,6 +165,8 @@ class BreakdownTab(ScenarioTab):
             + " (unexplained = measured − explained)",
             classes="caption",
         )
+        if note := unstable_explained(self.result):
+            yield Static(note, classes="warning")
         if b.prediction:
             yield Static(f"predicted from {b.prediction}", classes="caption")
         if b.closes is False and b.closure is not None:
