@@ -209,7 +209,11 @@ def interpreted_rows(
     if events.python_twin and (protocol := twin.number_protocol_ns(costs, compiler)) is not None:
         float_ops = sum(v for k, v in ops.items() if k in FLOAT_RESULT_OPS)
         unit = f"ns/float op through the generic number protocol ({compiler})"
-        rows.append(_row("dynamic_dispatch", float_ops, protocol, unit))
+        ns, (low, high) = protocol
+        row = _row("dynamic_dispatch", float_ops, ns, unit)
+        rows.append(
+            replace(row, unit_interval=(low, high), ns_interval=(low * float_ops, high * float_ops))
+        )
     if "library_layers" in layers and "scalar_compute" in layers:
         # element-wise loops: the unspecialised instructions act on numpy scalars
         rows.extend(_numpy_scalar_rows(ops, generic, costs))

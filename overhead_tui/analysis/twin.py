@@ -10,6 +10,7 @@ operation compiled by the same tool.
 from __future__ import annotations
 
 from overhead_tui.analysis.unit_costs import UnitCosts
+from overhead_tui.summary.codec import Interval
 
 TWIN_PREDICTION = (
     "its Python twin's counted events × probed unit costs, without the layers the compiler "
@@ -39,13 +40,16 @@ def c_api_load(costs: UnitCosts, compiler: str) -> tuple[str, str] | None:
     return "c_api_load_ns", f"ns/load through the C API ({compiler})"
 
 
-def number_protocol_ns(costs: UnitCosts, compiler: str) -> float | None:
-    """ns a float op of a twin built by ``compiler`` pays beyond the interpreter's inlined one:
-    the ``boxing`` probe's Cython-compiled multiply minus its interpreted one, both timed in
-    one probe run (the float each creates is in both); None for other compilers or without
-    the probe detail."""
+def number_protocol_ns(costs: UnitCosts, compiler: str) -> tuple[float, Interval] | None:
+    """(ns, its interval) a float op of a twin built by ``compiler`` pays beyond the
+    interpreter's inlined one: the ``boxing`` probe's Cython-compiled multiply minus its
+    interpreted one, both timed in one probe run (the float each creates is in both); the
+    interval is the compiled multiply's, less the same interpreted value.  None for other
+    compilers or without the probe detail."""
     if compiler not in NUMBER_PROTOCOL_COMPILERS:
         return None
-    if costs.c_api_float_ns is None or costs.boxing_ns is None:
+    compiled, interval = costs.c_api_float_ns, costs.interval("c_api_float_ns")
+    if compiled is None or interval is None or costs.boxing_ns is None:
         return None
-    return max(0.0, costs.c_api_float_ns - costs.boxing_ns)
+    low, high = (max(0.0, x - costs.boxing_ns) for x in interval)
+    return max(0.0, compiled - costs.boxing_ns), (low, high)

@@ -144,6 +144,8 @@ def test_a_cython_twins_float_ops_pay_the_generic_number_protocol():
     # 14.5 ns as before + 2 float ops × (8 − 5) ns
     assert b.predicted_ns_per_fma == pytest.approx(20.5)
     assert b.layers["dynamic_dispatch"] == pytest.approx(6 / 20)
+    (row,) = [r for r in b.rows if r.layer == "dynamic_dispatch"]
+    assert row.ns_interval is not None and row.ns_interval[0] <= 6 <= row.ns_interval[1]
     cython.build = BuildInfo(compiler="mypyc")
     assert "dynamic_dispatch" not in breakdown(cython, costs).layers
     cython.build = BuildInfo(compiler="Cython")
