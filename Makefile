@@ -27,11 +27,14 @@ system-deps:
 	@sh scripts/system-deps.sh
 
 # optional: PyTorch's CPU build for torch_matmul (never the default CUDA build of several GB):
-# a wheel pip finds locally (find-links) first, else PyTorch's CPU index
+# the CPU wheel where pip finds one (its find-links), else from PyTorch's CPU index, both pinned
 TORCH ?= 2.13.0
 torch: $(STAMP)
-	$(BIN)/python -m pip install --quiet 'torch==$(TORCH)+cpu' 2>/dev/null || \
-	  $(BIN)/python -m pip install --quiet torch --index-url https://download.pytorch.org/whl/cpu
+	@echo "installing torch $(TORCH), its CPU build"
+	$(BIN)/python -m pip install --quiet 'torch==$(TORCH)+cpu' || { \
+	  echo "no local CPU wheel of torch $(TORCH): trying PyTorch's CPU index"; \
+	  $(BIN)/python -m pip install --quiet 'torch==$(TORCH)' \
+	    --index-url https://download.pytorch.org/whl/cpu; }
 
 # three test processes on two cores: a third keeps the CPUs busy while a test waits on a
 # timeout or a child; worksteal moves queued tests to whichever process runs out first

@@ -8,7 +8,9 @@ Scenario files (``scenarios/*.py`` and your own ``--scenarios-dir``):
     ``Unavailable``            raise it from ``setup`` when the rung cannot run here;
     ``BuildError``             what a build raises when the compiler rejects the source;
     ``disassemble``            object files another compiler made (XLA), as assembly the
-                               compiled model reads (a ``generated_assembly()`` returns it).
+                               compiled model reads (a ``generated_assembly()`` returns it);
+    ``require_cpu_backend``    a JAX rung's check that JAX has a CPU backend here;
+    ``compile_keeping_code``   an XLA compile that keeps its machine code, disassembled.
 Probe files (``probes/*.py``): ``measure(ctx)`` receives a ``ProbeContext``; the timing helpers
 ``paired_samples``, ``baseline_loop`` and ``dispatch_samples`` and the SIMD helpers
 ``isa_target``, ``ISA_LEVELS``, ``chosen_isa``, ``choose_accumulators``, ``analyse_asm`` and
@@ -55,6 +57,8 @@ _HOMES = {
     "ISA_LEVELS": "overhead_tui.worker.simd",
     "assembly": "overhead_tui.worker.cbuild",
     "disassemble": "overhead_tui.worker.hotloop",
+    "require_cpu_backend": "overhead_tui.worker.xla",
+    "compile_keeping_code": "overhead_tui.worker.xla",
     "choose_accumulators": "overhead_tui.worker.probing",
     "analyse_asm": "overhead_tui.worker.probing",
     "asm_warning": "overhead_tui.worker.probing",

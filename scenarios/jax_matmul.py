@@ -18,6 +18,8 @@ import jax.numpy as jnp
 import jaxlib
 import numpy as np
 
+from overhead_tui.api import require_cpu_backend
+
 NAME = "jax_matmul"
 TITLE = "JAX jit(jnp.matmul) on the CPU (XLA's dot)"
 RUNG = 20
@@ -48,6 +50,7 @@ def xla_kernel(hlo: str) -> str:
 
 def setup(a, b):
     jax.config.update("jax_enable_x64", True)
+    require_cpu_backend()
     started = time.perf_counter()
     lowered = jax.jit(jnp.matmul).lower(a, b)
     compiled = lowered.compile()

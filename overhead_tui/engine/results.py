@@ -237,7 +237,19 @@ def _last_phase(events: list[Message]) -> str:
     return "starting"
 
 
+CRASH_CAUSES = {
+    "in XLA_FLAGS": ("XLA_FLAGS holds a flag XLA does not know", "fix: correct or unset XLA_FLAGS"),
+    "parse_flags_from_env": ("XLA could not read XLA_FLAGS", "fix: correct or unset XLA_FLAGS"),
+}
+"""A text in a dying worker's stderr -> (what it means, the fix): a library that aborts the
+process on a bad environment variable (XLA's ``parse_flags_from_env.cc``), so the rung never
+reports an error of its own."""
+
+
 def _crash_reason(returncode: int | None, stderr_tail: str) -> str:
+    for marker, (cause, fix) in CRASH_CAUSES.items():
+        if marker in stderr_tail:
+            return f"worker exited: {cause} (its stderr: {_crash_detail(stderr_tail)[2:]}); {fix}"
     detail = _crash_detail(stderr_tail)
     if returncode is not None and returncode < 0:
         try:

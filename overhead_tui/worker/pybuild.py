@@ -109,7 +109,7 @@ TOOLS = {
     "pythran": Tool("Pythran", "pythran", ".py", PYTHRAN_SCRIPT, "{module}.cpp", "C++"),
 }
 """The tools :func:`build_python` drives, by the name a rung passes."""
-RECIPE = "setuptools build_ext --inplace, CC and CFLAGS (Python's, -g0), -save-temps=obj (4)"
+RECIPE = "setuptools build_ext --inplace, CC and CFLAGS (Python's, -g0), -save-temps=obj (5)"
 """How a module is built: part of the cache key (a change of recipe rebuilds)."""
 SAVE_ASSEMBLY = "-save-temps=obj"
 """The C compile flag that keeps gcc's (and clang's) assembly of the module."""
@@ -280,6 +280,14 @@ def python_twin(name: str, source: str) -> ModuleType:
     return _TWINS[key]
 
 
+BUILD_VARIABLES = frozenset(
+    {"CFLAGS", "CXXFLAGS", "CPPFLAGS", "LDFLAGS", "LDSHARED", "LDCXXSHARED", "CPP", "AR",
+     "ARFLAGS", "CC", "CXX"}
+)  # fmt: skip
+"""setuptools' variables that change what it compiles: a build sets its own (``CC``, ``CXX``,
+``CFLAGS``, ``CXXFLAGS``) and drops the others a user's shell may hold, so the module is
+exactly what its recorded command and cache key say (a ``CPPFLAGS=-O0`` built every rung at
+``-O0`` under a key that did not show it; a rung's own flags go in its ``flags``)."""
 NO_DEBUG_INFO = "-g0"
 """Put after Python's ``-g``: the modules are read, never debugged, and gcc spends a third of
 a Cython memoryview module's compile on debug information (4.3 s → 3.0 s for
@@ -326,7 +334,8 @@ def _compile(
     source_name, script_name = f"{module_name}{spec.suffix}", f"{module_name}.setup.py"
     # -save-temps=obj keeps the assembly gcc made of the module (beside its object file): the
     # compiled-rung model reads the hot loop of the very code that runs, at no extra compile
-    env = {**os.environ, **_environment(spec, cc, [*flags, SAVE_ASSEMBLY])}
+    inherited = {k: v for k, v in os.environ.items() if k not in BUILD_VARIABLES}
+    env = {**inherited, **_environment(spec, cc, [*flags, SAVE_ASSEMBLY])}
     command = [sys.executable, script_name, "build_ext", "--inplace"]
     with tempfile.TemporaryDirectory(prefix="overhead-py-", dir=folder) as tmp:
         work = Path(tmp)

@@ -129,3 +129,15 @@ def test_the_compile_flags_are_read_from_the_build_output():
     )
     assert pybuild.compile_flags(output, "/usr/bin/cc") == ["-DNDEBUG", "-O3", "-fPIC", "-O2"]
     assert pybuild.compile_flags("nothing ran", "/usr/bin/cc") == []
+
+
+def test_the_users_compiler_variables_do_not_reach_the_build(monkeypatch):
+    """A shell's CPPFLAGS or LDFLAGS would change the module under a key that does not show
+    them (CPPFLAGS=-O0 built cython_typed at -O0 and cached it): a build sets its own."""
+    monkeypatch.setenv("CPPFLAGS", "-O0 -DOVERHEAD_LEAK")
+    monkeypatch.setenv("LDFLAGS", "-lbogus_library_that_does_not_exist")
+    monkeypatch.setattr(pybuild, "_loaded", {})
+    module, info = pybuild.build_python("t_env_flags", "def f():\n    return 7\n", "cython")
+    assert module.f() == 7  # LDFLAGS' missing library would have failed the link
+    assert "-O3" in info["flags"] and "-O0" not in info["flags"]
+    assert "-DOVERHEAD_LEAK" not in info["flags"]

@@ -54,6 +54,7 @@ WORKER_THIRD_PARTY = {
     "mypy",
     "mypyc",
     "pythran",
+    "jax",
 }
 """Third-party modules a worker module may import: numpy anywhere, the others only inside the
 function that needs them (a rung or probe that asks for them, with the fix when missing)."""
