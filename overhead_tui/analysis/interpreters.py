@@ -56,7 +56,8 @@ class GridCell:
     gflops: float | None
     """GFLOP/s (None without a speed: failed, skipped)."""
     bytecodes_per_fma: float | None
-    """Bytecode instructions executed per multiply-add (None when not counted)."""
+    """Bytecode instructions executed per multiply-add (None when not counted, and for a
+    compiled rung counted on its Python twin: it executes none of them)."""
     change: tuple[str, float] | None
     """Against the baseline: the layer whose modelled ns per multiply-add changed most, and the
     change (negative = cheaper); None for the baseline itself or without two breakdowns."""
@@ -73,7 +74,9 @@ def grid_cell(combined: InterpretersSummary, name: str, column: int) -> GridCell
         ran=entry.error is None,
         result=result,
         gflops=result.gflops if has_speed and result is not None else None,
-        bytecodes_per_fma=events.bytecodes if has_speed and events else None,
+        bytecodes_per_fma=(
+            events.bytecodes if has_speed and events and not events.python_twin else None
+        ),
         change=biggest_change(base, result) if column else None,
     )
 

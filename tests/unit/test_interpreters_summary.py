@@ -218,3 +218,17 @@ def test_a_file_nested_too_deep_is_refused_with_one_line(tmp_path):
     assert not is_interpreters_summary(deep)
     with pytest.raises(SummaryError, match="is not JSON"):
         InterpretersSummary.load(deep)
+
+
+def test_a_compiled_rung_counted_on_its_twin_shows_no_bytecodes():
+    """cython_untyped's events are its Python twin's: the compiled code executes none of its
+    19 bytecodes per multiply-add, so the grid shows none."""
+    from overhead_tui.analysis.interpreters import grid_cell
+
+    twin = _result("cython_untyped", 0.0, 8.0)
+    twin.events_per_fma = EventsPerFma(bytecodes=19.0, python_twin=True)
+    combined = InterpretersSummary(
+        interpreters=[InterpreterRun(python=_python("3.11.7"), scenarios=[twin])]
+    )
+    assert grid_cell(combined, "cython_untyped", 0).bytecodes_per_fma is None
+    assert "bc/FMA" not in render_table(combined)
