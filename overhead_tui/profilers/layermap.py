@@ -68,7 +68,7 @@ SYMBOL_RULES: list[tuple[str, str, str]] = [
         "parallel",
     ),
     (r"", r"libgomp|libiomp|libomp", "parallel"),
-    (r"", r"^_overhead_", COMPILED),  # the C rungs' own extension modules
+    (r"", r"(^|/)_overhead_", COMPILED),  # the rungs' own extension modules (a name or path)
     (
         r"gemm|^[sdcz]gemv|_kernel_[A-Za-z0-9]*$|^dgemm|^sgemm|inner_thread|^gemm_thread",
         r"openblas|blas|mkl",

@@ -160,6 +160,13 @@ def test_callgrind_counts_instructions_and_floats_exactly():
         ("clear_page_erms", "[kernel.kallsyms]", "other"),
         ("__memmove_avx_unaligned_erms", "libc.so.6", "memory"),
         ("something_else", "libfoo.so", "other"),
+        # a rung's own module as perf names it, and as callgrind does (its whole path)
+        ("matmul", "_overhead_c_naive_O2_float64_1a2b.cpython-311-x86_64-linux-gnu.so", "compiled"),
+        (
+            "__pyx_pw_matmul",
+            "/root/.cache/overhead-tui/cbuild/_overhead_cython_typed_d8.so",
+            "compiled",
+        ),
     ],
 )
 def test_symbol_layer_map(symbol, library, layer):
