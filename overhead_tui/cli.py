@@ -124,6 +124,14 @@ def _options_before(parser: argparse.ArgumentParser, argv: list[str], command: s
     return given
 
 
+def _command_options(parser: argparse.ArgumentParser, command: str) -> set[str]:
+    """The option strings ``command``'s own parser takes (argparse keeps no public map)."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction) and command in action.choices:
+            return set(action.choices[command]._option_string_actions)
+    return set()
+
+
 def main(argv: list[str] | None = None) -> int:
     """Parse ``argv`` and run the command; returns the process exit code."""
     use_ascii_fallback()  # an ascii stdout gets "x" for "×", never a UnicodeEncodeError
@@ -140,6 +148,15 @@ def main(argv: list[str] | None = None) -> int:
             return int(command_module("open").launch(args))
         if before := _options_before(parser, argv, args.command):
             options = " ".join(before)
+            known = _command_options(parser, args.command)
+            named = [x.split("=", 1)[0] for x in before if x.startswith("-")]
+            foreign = [x for x in named if x not in known]
+            if foreign:  # moving them would not help: the command has no such option
+                raise UsageError(
+                    f"`{options}` before `{args.command}` would be ignored, and `{args.command}` "
+                    f"has no {' or '.join(foreign)}; fix: drop it (see `overhead-tui "
+                    f"{args.command} --help`)"
+                )
             raise UsageError(
                 f"`{options}` before `{args.command}` would be ignored (a command reads only the "
                 f"options after it); fix: write overhead-tui {args.command} {options} ... "

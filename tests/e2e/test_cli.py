@@ -192,7 +192,6 @@ def test_a_size_too_big_for_the_memory_is_one_line_and_exit_2(monkeypatch, capsy
     [
         (["--size", "8", "--scenario", "numpy_matmul", "run"], "--size 8 --scenario numpy_matmul"),
         (["--scenario", "run", "--size=8", "run"], "--scenario run --size=8"),
-        (["--no-autorun", "list"], "--no-autorun"),
     ],
 )
 def test_options_before_the_command_are_refused_not_dropped(capsys, argv, before):
@@ -208,6 +207,18 @@ def test_options_before_the_command_are_refused_not_dropped(capsys, argv, before
         f"only the options after it); fix: write overhead-tui {command} {before} ... "
         f"(see `overhead-tui {command} --help`)\n"
     )
+
+
+def test_an_option_the_command_does_not_have_is_not_suggested_after_it(capsys):
+    """``overhead-tui --dtype float32 list`` suggested ``list --dtype float32``, which list
+    refuses: an option the command lacks is named, with the fix to drop it."""
+    from overhead_tui.cli import main
+
+    assert main(["--dtype", "float32", "list"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "`list` has no --dtype; fix: drop it" in err
+    assert main(["--no-autorun", "list"]) == 2
+    assert "`list` has no --no-autorun" in capsys.readouterr().err
 
 
 def test_python_without_numpy_is_rejected(cli, tmp_path):
