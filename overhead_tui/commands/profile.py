@@ -175,10 +175,12 @@ def _write_files(
 
 def render(result: ProfileRecord) -> str:
     """A readable text report of a profile."""
-    lines = [
-        f"{result.scenario}  n={result.n}  {result.dtype}  unprofiled "
-        f"{fmt_number((result.baseline_per_call_s or 0) * 1e3)} ms per call"
-    ]
+    baseline = (  # never a number that was not measured (a rung that could not run)
+        f"unprofiled {fmt_number(result.baseline_per_call_s * 1e3)} ms per call"
+        if result.baseline_per_call_s
+        else "no unprofiled time (the scenario did not run)"
+    )
+    lines = [f"{result.scenario}  n={result.n}  {result.dtype}  {baseline}"]
     if result.baseline_per_call_s:
         lines.append(f"  baseline: {baseline_source_text(result)}")
     if result.error:

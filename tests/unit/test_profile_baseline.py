@@ -217,3 +217,14 @@ def test_callgrind_says_when_it_counted_another_blas_kernel_than_the_timed_one()
     assert "HASWELL kernels while perf saw SKYLAKEX" in parts["callgrind"].notes[-1]
     same = CallgrindResult("ok", top_symbols=(SymbolRow("dgemm_kernel_SKYLAKEX", "lib"),))
     assert profile_mod.kernel_family_notes({"perf": perf, "callgrind": same})["callgrind"] == same
+
+
+def test_a_profile_whose_scenario_never_ran_shows_no_unprofiled_time():
+    """A rung that could not run here (CC pointing nowhere) printed 'unprofiled 0 ms per call':
+    a number nobody measured."""
+    from overhead_tui.summary.profile import ProfileRecord
+
+    text = render(ProfileRecord(scenario="cython_untyped", n=16, error="Unavailable: no C"))
+    assert "0 ms" not in text and "no unprofiled time (the scenario did not run)" in text
+    timed = render(ProfileRecord(scenario="python_naive", n=16, baseline_per_call_s=0.002))
+    assert "unprofiled 2 ms per call" in timed
