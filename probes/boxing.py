@@ -19,6 +19,7 @@ The details give ``int_ns``, the same for an int: `y = x + z` on ints above the 
 `i * n + k` does in a loop over a flat array.
 """
 
+import inspect
 from itertools import repeat
 
 from overhead_tui.api import BuildError, Unavailable, compile_python, paired_samples
@@ -77,33 +78,10 @@ def _identities(n, x, z):
     return y
 
 
-C_API_SOURCE = """
-def floats(n, x, z):
-    for _ in range(n):
-        y = x * z
-        y = x * z
-        y = x * z
-        y = x * z
-        y = x * z
-        y = x * z
-        y = x * z
-        y = x * z
-    return y
-
-
-def identities(n, x, z):
-    for _ in range(n):
-        y = x is z
-        y = x is z
-        y = x is z
-        y = x is z
-        y = x is z
-        y = x is z
-        y = x is z
-        y = x is z
-    return y
-"""
-"""``_floats`` and ``_identities`` as Cython compiles them untyped (a ``.pyx``)."""
+C_API_SOURCE = "from itertools import repeat\n\n\n" + "\n\n".join(
+    inspect.getsource(f) for f in (_floats, _identities)
+)
+"""``_floats`` and ``_identities`` themselves, as Cython compiles them untyped (a ``.pyx``)."""
 BUILD_INFO: dict = {}
 
 
@@ -116,7 +94,7 @@ def _c_api_float(ctx):
     except (Unavailable, BuildError) as exc:  # the probe's other figures stand without it
         return {"c_api_missing": str(exc).splitlines()[0]}
     samples, _ = paired_samples(
-        ctx, compiled.floats, (1.5, 2.5), TRIPS, 8, baseline=compiled.identities
+        ctx, compiled._floats, (1.5, 2.5), TRIPS, 8, baseline=compiled._identities
     )
     samples.sort()
     return {"c_api_float_ns": samples[len(samples) // 2]}

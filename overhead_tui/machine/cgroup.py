@@ -113,13 +113,18 @@ def _read_cfs(directory: Path) -> float | None:
     return parse_cfs(quota, period)
 
 
-def affinity_cpus() -> int:
-    """CPUs in this process's scheduler affinity mask (``psutil``; every logical CPU where the
-    system has no affinity, e.g. macOS)."""
+def affinity() -> list[int]:
+    """The CPUs in this process's scheduler affinity mask, sorted (``psutil``; every logical
+    CPU where the system has no affinity, e.g. macOS)."""
     try:
-        return len(psutil.Process().cpu_affinity())
+        return sorted(psutil.Process().cpu_affinity() or [])
     except (AttributeError, OSError, psutil.Error):
-        return psutil.cpu_count() or 1
+        return list(range(psutil.cpu_count() or 1))
+
+
+def affinity_cpus() -> int:
+    """How many CPUs are in this process's affinity mask (:func:`affinity`)."""
+    return len(affinity())
 
 
 def effective_cores(quota: float | None = None, cpus: int | None = None) -> float:
@@ -133,8 +138,4 @@ def cpus_seen() -> str:
     cpuset) and the CPU quota in cores (``None``: no limit).  A run's all-cores figures are
     measured on these (the probe cache's key holds them: a run under ``taskset -c 0`` does not
     read figures measured on every CPU)."""
-    try:
-        cpus = sorted(psutil.Process().cpu_affinity() or [])
-    except (AttributeError, OSError, psutil.Error):
-        cpus = list(range(psutil.cpu_count() or 1))
-    return f"cpus={cpus} quota={cgroup_cpu_quota()}"
+    return f"cpus={affinity()} quota={cgroup_cpu_quota()}"
