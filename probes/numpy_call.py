@@ -9,13 +9,23 @@ unboxes one, creates nothing), a float64 scalar multiply (``scalar_multiply_ns``
 and building the index tuple `(i, j)` itself (``index_tuple_ns``).  ``scalar_index_ns`` = load +
 tuple (what `arr[i, j]` costs), ``scalar_op_ns`` its mean with the multiply (older summaries
 priced every numpy scalar instruction at it).
+
+numpy's layers by kind of operation (the kinds of ``worker.counting.numpy_census``): each kind
+is timed at a sweep of sizes, 1 to 4·10⁶ elements (einsum: n = 2 … 512, n³ multiply-adds),
+so its per-element rate is measured in every cache level and in memory.  Per kind: the fixed
+cost of a call (``KIND_call_ns``, the intercept of a + b·E over the sizes with E ≤ 4096), the
+sizes (``KIND_elements``) and the time per element beyond the fixed cost at each
+(``KIND_ns_per_element``); ``view_ns`` is one index returning a view (``b[k]``) and
+``scalar_operand_ns`` what a scalar operand adds to a ufunc call (``x * a[i, k]``).  All
+float64; an operation at another precision is priced by its bytes.
 """
 
+from functools import partial
 from itertools import repeat
 
 import numpy as np
 
-from overhead_tui.api import paired_samples
+from overhead_tui.api import ProbeContext, paired_samples
 
 NAME = "numpy_call"
 TITLE = "numpy call layers"
@@ -51,6 +61,70 @@ def _scalar_multiply(n, x, z):
     return y
 
 
+def _view(n, arr, index):
+    for _ in repeat(None, n):
+        y = arr[index]
+    return y
+
+
+ELEMENTS = tuple(4**k for k in range(12))
+"""Sizes of the one-dimensional kinds: 1 … 4,194,304 elements (32 MiB per float64 array)."""
+OUTER_SIDES = tuple(2**k for k in range(12))
+"""``outer``: m × m outputs from two vectors of m, m = 1 … 2048."""
+EINSUM_SIDES = (2, 4, 8, 16, 32, 64, 128, 256, 512)
+"""``einsum("ij,jk->ik")`` of two n × n matrices (n³ multiply-adds)."""
+FIXED_COST_ELEMENTS = 4096
+"""The sizes a kind's fixed cost per call is fitted over (E ≤ this: cache-resident)."""
+
+
+def _kinds():
+    """{kind: [(elements, function, args)]}: one call of each kind at each size."""
+    kinds = {}
+    ones = {e: np.full(e, 1.5) for e in ELEMENTS}
+    twos = {e: np.full(e, 2.5) for e in ELEMENTS}
+    kinds["elementwise"] = [(e, np.multiply, (ones[e], twos[e])) for e in ELEMENTS]
+    kinds["elementwise_out"] = [(e, np.add, (ones[e], twos[e], ones[e])) for e in ELEMENTS]
+    kinds["reduce"] = [(e, np.add.reduce, (ones[e],)) for e in ELEMENTS]
+    kinds["create"] = [(e, np.zeros, (e,)) for e in ELEMENTS]
+    kinds["outer"] = [
+        (
+            m * m,
+            partial(np.multiply.outer, out=np.empty((m, m))),
+            (ones[1][:1].repeat(m), twos[1][:1].repeat(m)),
+        )
+        for m in OUTER_SIDES
+    ]
+    einsum = partial(np.einsum, "ij,jk->ik", optimize=False)
+    kinds["einsum"] = [
+        (n**3, einsum, (np.full((n, n), 1.5), np.full((n, n), 2.5))) for n in EINSUM_SIDES
+    ]
+    return kinds
+
+
+def _rates(ctx):
+    """{detail: value}: each kind's fixed cost per call and per-element rate at each size."""
+    quick = ProbeContext(repeats=3, min_sample_s=0.004, timer=ctx.timer)
+    details = {}
+    for kind, calls in _kinds().items():
+        times = [(e, _median(quick.time(fn, *args)) * 1e9) for e, fn, args in calls]
+        small = [(e, t) for e, t in times if e <= FIXED_COST_ELEMENTS]
+        slope, intercept = np.polyfit([e for e, _ in small], [t for _, t in small], 1)
+        fixed = max(float(intercept), 0.0)
+        details[f"{kind}_call_ns"] = fixed
+        details[f"{kind}_elements"] = [float(e) for e, _ in times]
+        details[f"{kind}_ns_per_element"] = [
+            max((t - fixed) / e, 0.0) if e > FIXED_COST_ELEMENTS else float(max(slope, 0.0))
+            for e, t in times
+        ]
+    x = np.full(16, 1.5)
+    details["scalar_operand_ns"] = max(
+        0.0,
+        _median(quick.time(np.multiply, x, np.float64(2.5))) * 1e9
+        - _median(quick.time(np.multiply, x, x)) * 1e9,
+    )
+    return details
+
+
 def _median(values):
     values = sorted(values)
     return values[len(values) // 2]
@@ -75,6 +149,7 @@ def measure(ctx):
     store, _ = paired_samples(ctx, _store, (arr, (1, 2), np.float64(1.5)), 50_000)
     index_tuple, _ = paired_samples(ctx, _index_tuple, (1, 2), 50_000)
     multiply, _ = paired_samples(ctx, _scalar_multiply, (np.float64(1.5), np.float64(2.5)), 50_000)
+    view, _ = paired_samples(ctx, _view, (np.ones((4, 4)), 1), 50_000)
     index = _median(load) + _median(index_tuple)
     return {
         "samples": samples,
@@ -86,5 +161,7 @@ def measure(ctx):
             "scalar_store_ns": _median(store),
             "index_tuple_ns": _median(index_tuple),
             "scalar_multiply_ns": _median(multiply),
+            "view_ns": _median(view),
+            **_rates(ctx),
         },
     }

@@ -70,6 +70,7 @@ from overhead_tui.analysis import twin
 from overhead_tui.analysis import uncertainty as unc
 from overhead_tui.analysis.agreement import attach_agreement
 from overhead_tui.analysis.compiled import compiled_rows
+from overhead_tui.analysis.numpy_layers import numpy_rows, prices_compute
 from overhead_tui.analysis.unit_costs import UnitCosts
 from overhead_tui.analysis.waterfall import waterfall
 from overhead_tui.summary.breakdown import FITTED_MARK, Breakdown, BreakdownRow, Scale
@@ -227,6 +228,8 @@ def interpreted_rows(
                 "numpy_call_ns",
             )
         )
+    elif (numpy := _numpy_rows(events, layers, costs)) is not None:
+        rows.extend(numpy)  # numpy's layers from the rung's own operations
     elif "library_layers" in layers:
         rows.append(
             _row(
@@ -241,6 +244,17 @@ def interpreted_rows(
     if events.python_twin:  # a compiled rung counted on its Python source: what it still pays
         rows = [r for r in rows if r.layer in layers]
     return [r for r in rows if r.events_per_fma]
+
+
+def _numpy_rows(
+    events: EventsPerFma, layers: list[str], costs: UnitCosts
+) -> list[BreakdownRow] | None:
+    """The rows of the kernel's numpy operations on arrays (``analysis.numpy_layers``), or
+    None: none counted, an element-wise loop over numpy scalars (priced by instruction), or
+    probes without the kinds' rates."""
+    if not events.numpy_operations or "scalar_compute" in layers:
+        return None
+    return numpy_rows(events.numpy_operations, costs.numpy_rates)
 
 
 def _numpy_scalar_rows(
@@ -338,7 +352,9 @@ def breakdown(result: ScenarioResult, costs: UnitCosts) -> Breakdown | None:
     compiled = compiled_rows(result, costs, measured)
     if compiled is not None:
         rows.extend(compiled[0])
-    else:
+    elif _numpy_rows(events, result.layers, costs) is None or not prices_compute(
+        events.numpy_operations
+    ):
         rows.extend(_peak_rows(result, costs))
     modelled = sum(r.ns_per_fma or 0.0 for r in rows)
     modelled_interval = unc.total(r.ns_bounds for r in rows)

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from overhead_tui.analysis import uncertainty as unc
+from overhead_tui.analysis.numpy_layers import NumpyRate, numpy_rates
 from overhead_tui.summary.probes import Probes, probe_value
 from overhead_tui.summary.records import RunSummary
 from overhead_tui.summary.vocabulary import PRECISION_FAMILIES
@@ -173,6 +174,9 @@ class UnitCosts:
     """{dtype: (one thread, all threads)} GFLOP/s (GOP/s for int8) of the best kernel measured
     for it: the BLAS GEMM of the ``dense_peak`` probe for float64 and float32, the best
     instruction family of the ``precision_peak`` probe for the lower precisions."""
+    numpy_rates: dict[str, NumpyRate] = field(default_factory=dict)
+    """{kind: fixed cost per call and time per element by size} of numpy's operations
+    (``numpy_call`` probe details, ``analysis.numpy_layers``)."""
     intervals: dict[str, unc.Interval] = field(default_factory=dict)
     """Field name -> [low, high] of that unit cost (clamped at 0), see ``analysis.uncertainty``."""
     normalised: dict[str, float] = field(default_factory=dict)
@@ -311,6 +315,7 @@ class UnitCosts:
             issue_per_ns=detail("scalar_fma", "issue_per_ns"),
             l1_rates=l1_rates(probes),
             dense_rates=dense_rates(probes),
+            numpy_rates=numpy_rates(probes),
             peak_one_gflops=max(one, default=None),
             peak_all_gflops=max(every + one, default=None),
             **fp_issue_rates(probes),

@@ -84,6 +84,23 @@ COUNTERS: tuple[str, ...] = tuple(f.name for f in fields(Counters))
 """The names of the :class:`Counters`."""
 
 
+@dataclass(frozen=True)
+class NumpyOperations:
+    """One kind of numpy operation of a kernel call at one size per call
+    (``worker.counting.numpy_census``; the kinds are its ``KINDS``)."""
+
+    kind: str = ""
+    """elementwise, elementwise_out, outer, reduce, einsum, create, view, scalar_index, blas
+    or other."""
+    operation: str = ""
+    """The ufunc or function (``multiply.outer``, ``einsum``, ``index``)."""
+    calls_per_fma: float = 0.0
+    """Calls per multiply-add of the kernel at its timed n."""
+    elements: float = 0.0
+    """float64-equivalent elements each call touches (output size; multiply-adds for
+    einsum and BLAS; input size for a reduction) at the timed n."""
+
+
 @dataclass
 class EventsPerFma(Counters):
     """A rung's exact events per multiply-add at its timed n (``worker.counting.phase``:
@@ -100,6 +117,9 @@ class EventsPerFma(Counters):
     """The small n counted at."""
     by_opcode: dict[str, float] = field(default_factory=dict)
     """Executed instructions by adaptive (specialised) name."""
+    numpy_operations: list[NumpyOperations] = field(default_factory=list, metadata=OMIT)
+    """The numpy operations on arrays, by kind and size (``worker.counting.numpy_census``);
+    empty where the kernel makes none (or in older files)."""
     python_twin: bool = field(default=False, metadata=OMIT)
     """Counted on the rung's Python twin (its ``counted_kernel``: the source a compiler such
     as Cython or mypyc compiled, run as bytecode), not on the timed kernel; the model prices

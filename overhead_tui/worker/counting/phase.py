@@ -4,9 +4,10 @@ the timed n (after the timed samples: tracing would perturb them).
 
 from __future__ import annotations
 
+import math
 from types import ModuleType
 
-from overhead_tui.summary.measured import COUNTERS, EventsPerFma
+from overhead_tui.summary.measured import COUNTERS, EventsPerFma, NumpyOperations
 from overhead_tui.worker.protocol import BytecodeLine, Counted, WorkerTask
 
 
@@ -26,11 +27,17 @@ def count_phase(module: ModuleType, task: WorkerTask) -> Counted:
     # a compiled rung's Python twin (the same source run as bytecode) where it has one
     counted = getattr(module, "counted_kernel", None)
     per_size = []
+    censuses = []
     for size in sizes:
         a, b = make_inputs(size, task.dtype, task.seed)
         args = module.setup(a, b)
         kernel = counted or module.kernel
         per_size.append(count_events(kernel, args if isinstance(args, tuple) else (args,)))
+        if counted is None and (per_size[-1].numpy_calls or per_size[-1].numpy_scalars):
+            from overhead_tui.worker.counting.numpy_census import census
+
+            args = module.setup(*make_inputs(size, task.dtype, task.seed))
+            censuses.append(census(module.kernel, args if isinstance(args, tuple) else (args,)))
     n = task.n
     fmas = float(n) ** 3
     if len(sizes) < 4:
@@ -50,6 +57,7 @@ def count_phase(module: ModuleType, task: WorkerTask) -> Counted:
             n=n,
             counted_sizes=sizes,
             by_opcode=by_opcode,
+            numpy_operations=_operations(sizes, censuses, n) if len(censuses) == len(sizes) else [],
             python_twin=counted is not None,
         )
     last, last_fmas = per_size[-1], float(sizes[-1]) ** 3
@@ -65,3 +73,32 @@ def count_phase(module: ModuleType, task: WorkerTask) -> Counted:
         for code, offset, op, arg, count in last.instructions
     )
     return Counted(tuple(sizes), per_fma, bytecode, sizes[-1], METHOD)
+
+
+def _operations(
+    sizes: list[int], censuses: list[dict[tuple[str, str, float], int]], n: int
+) -> list[NumpyOperations]:
+    """The census of each counted size, extrapolated to ``n`` per multiply-add.
+
+    A call touching E elements at size s is E = c·sᵈ (d the nearest integer power, c the rest:
+    1 for n² on float64, 0.5 for float32); calls of one (kind, operation, d, c) are counted at
+    each size and extrapolated as the events are, and touch c·nᵈ elements at ``n``.
+    """
+    from overhead_tui.worker.counting.scaling import extrapolate
+
+    grouped: dict[tuple[str, str, int, float], list[float]] = {}
+    for i, (size, found) in enumerate(zip(sizes, censuses, strict=True)):
+        for (kind, operation, elements), calls in found.items():
+            power = round(math.log(elements) / math.log(size)) if elements >= 1 else 0
+            factor = float(f"{elements / size**power:.3g}")
+            grouped.setdefault((kind, operation, power, factor), [0.0] * len(sizes))[i] += calls
+    fmas = float(n) ** 3
+    return [
+        NumpyOperations(
+            kind=kind,
+            operation=operation,
+            calls_per_fma=extrapolate(sizes, calls, n) / fmas,
+            elements=factor * float(n) ** power,
+        )
+        for (kind, operation, power, factor), calls in sorted(grouped.items())
+    ]

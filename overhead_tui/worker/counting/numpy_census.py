@@ -1,0 +1,249 @@
+"""Count the numpy operations of one kernel call, by kind, with the elements each touches.
+
+Method: the kernel's array arguments are passed as views of :class:`_Census`, an ``ndarray``
+subclass whose ``__array_ufunc__`` and ``__array_function__`` (numpy's dispatch protocols,
+NEP 13 and NEP 18) record each operation before handing it on, and whose ``__getitem__``
+records each index.  Results of operations on census arrays are census arrays, so everything
+the kernel derives from its inputs is seen; arrays it creates with ``numpy.zeros``,
+``empty``, ``ones``, ``full`` and their ``*_like`` forms are made census arrays too (those
+names of the ``numpy`` module are wrapped for the call).  Operations on numpy *scalars* only
+(``np.float64 * np.float64``) dispatch no protocol and are left to the bytecode counter
+(``numpy_scalars``).  The count is of one call at one size; ``counting.phase`` counts at four
+sizes and extrapolates.
+
+Kinds (:data:`KINDS`, what the ``numpy_call`` probe measures one of each of):
+
+* ``elementwise``: a ufunc called with a new output (``x * y``): elements = output size.
+* ``elementwise_out``: a ufunc writing into an existing array (``c += x``, ``out=``).
+* ``outer``: ``ufunc.outer`` (output size).
+* ``reduce``: ``ufunc.reduce`` and the methods built on it (``x.sum()``; input size).
+* ``einsum``: ``numpy.einsum``: elements = multiply-adds (the product of every label's size).
+* ``create``: a new array from a creation function (output size).
+* ``view``: an index that returns an array (``b[k]``; no elements touched).
+* ``scalar_index``: an index that returns one element (``a[i, k]``).
+* ``scalar_operand``: a ufunc call with a scalar operand (``a[i, k] * b[k]``), counted besides
+  its ``elementwise`` kind: numpy converts the scalar to an array first.
+* ``blas``: ``matmul``/``dot``/``@`` and the linear-algebra calls BLAS runs (multiply-adds).
+* ``other``: anything else (``ufunc.at``, ``accumulate``, other functions): counted, not priced.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+KINDS = (
+    "elementwise",
+    "elementwise_out",
+    "outer",
+    "reduce",
+    "einsum",
+    "create",
+    "view",
+    "scalar_index",
+    "scalar_operand",
+    "blas",
+    "other",
+)
+"""The operation kinds of :func:`census` (module docstring)."""
+
+CREATORS = ("zeros", "empty", "ones", "full", "zeros_like", "empty_like", "ones_like", "full_like")
+"""``numpy`` functions wrapped during a census so the arrays they make are census arrays."""
+
+BLAS_FUNCTIONS = ("dot", "vdot", "inner", "matmul", "tensordot")
+
+Key = tuple[str, str, float]
+"""(kind, operation, float64-equivalent elements per call)."""
+
+
+class _Recorder:
+    """The calls seen: {(kind, operation, elements): calls}."""
+
+    def __init__(self) -> None:
+        self.calls: Counter[Key] = Counter()
+        self.active = 0
+
+    def add(self, kind: str, operation: str, elements: float) -> None:
+        self.calls[(kind, operation, float(elements))] += 1
+
+
+_RECORDER: _Recorder | None = None
+
+
+def _itemsize(*arrays: Any) -> float:
+    """Bytes per element over 8: elements are counted as float64-equivalent."""
+    sizes = [a.dtype.itemsize for a in arrays if isinstance(a, np.ndarray | np.generic)]
+    return max(sizes, default=8) / 8
+
+
+def _size(shape: tuple[int, ...]) -> int:
+    return math.prod(shape)
+
+
+def _shape(value: Any) -> tuple[int, ...]:
+    """The shape of an array, scalar or nested sequence (without numpy's dispatch: a census
+    array's ``np.shape`` would be recorded)."""
+    shape = getattr(value, "shape", None)
+    if isinstance(shape, tuple):
+        return shape
+    return np.asarray(_plain(value)).shape
+
+
+def _plain(value: Any) -> Any:
+    """Census arrays (in tuples, lists, dicts too) as plain ndarrays."""
+    if isinstance(value, _Census):
+        return value.view(np.ndarray)
+    if isinstance(value, tuple | list):
+        return type(value)(_plain(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
+def _traced(value: Any) -> Any:
+    """ndarrays (in tuples and lists too) as census arrays."""
+    if isinstance(value, np.ndarray) and not isinstance(value, _Census):
+        return value.view(_Census)
+    if isinstance(value, tuple | list):
+        return type(value)(_traced(v) for v in value)
+    return value
+
+
+def _einsum_work(subscripts: Any, operands: tuple[Any, ...]) -> float:
+    """Multiply-adds of an einsum: the product of the sizes of every label (explicit form)."""
+    if not isinstance(subscripts, str):
+        return float(sum(_size(_shape(o)) for o in operands))
+    inputs = subscripts.split("->")[0].replace(" ", "").split(",")
+    sizes: dict[str, int] = {}
+    for labels, operand in zip(inputs, operands, strict=False):
+        for label, extent in zip(labels, _shape(operand), strict=False):
+            sizes[label] = extent
+    return float(math.prod(sizes.values()))
+
+
+def _has_out(kwargs: dict[str, Any]) -> bool:
+    """A ufunc call given an output array (``out=``, or an in-place operator)."""
+    out = kwargs.get("out")
+    if isinstance(out, tuple):
+        return any(o is not None for o in out)
+    return out is not None
+
+
+def _ufunc_kind(
+    ufunc: np.ufunc, method: str, inputs: tuple[Any, ...], kwargs: dict[str, Any]
+) -> tuple[str, int]:
+    shapes = [_shape(x) for x in inputs]
+    if ufunc.__name__ == "matmul":
+        if len(shapes) == 2 and len(shapes[0]) >= 1 and len(shapes[1]) >= 1:
+            return "blas", _size(shapes[0]) * (shapes[1][-1] if len(shapes[1]) > 1 else 1)
+        return "blas", 0
+    if method == "__call__":
+        elements = _size(np.broadcast_shapes(*shapes)) if shapes else 0
+        return ("elementwise_out" if _has_out(kwargs) else "elementwise"), elements
+    if method == "outer":
+        return "outer", math.prod(_size(s) for s in shapes)
+    if method == "reduce":
+        return "reduce", _size(shapes[0]) if shapes else 0
+    return "other", _size(shapes[0]) if shapes else 0
+
+
+class _Census(np.ndarray):
+    """An ndarray view that records the numpy operations made on it (module docstring)."""
+
+    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        recorder = _RECORDER
+        if recorder is not None:
+            recorder.active += 1  # numpy calls made here are not the kernel's
+        try:
+            if recorder is not None and recorder.active == 1:
+                kind, elements = _ufunc_kind(ufunc, method, inputs, kwargs)
+                name = ufunc.__name__ + ("" if method == "__call__" else f".{method}")
+                recorder.calls[(kind, name, float(elements) * _itemsize(*inputs))] += 1
+                if method == "__call__" and not all(isinstance(x, np.ndarray) for x in inputs):
+                    recorder.calls[("scalar_operand", name, 0.0)] += 1
+            result = getattr(ufunc, method)(*_plain(inputs), **_plain(kwargs))
+        finally:
+            if recorder is not None:
+                recorder.active -= 1
+        if _has_out(kwargs):
+            out = kwargs["out"]
+            return out[0] if isinstance(out, tuple) and len(out) == 1 else out
+        return _traced(result)
+
+    def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
+        recorder = _RECORDER
+        if recorder is not None:
+            recorder.active += 1
+        try:
+            if recorder is not None and recorder.active == 1:
+                self._record_function(recorder, func.__name__, args)
+            result = func(*_plain(args), **_plain(kwargs))
+        finally:
+            if recorder is not None:
+                recorder.active -= 1
+        return _traced(result)
+
+    @staticmethod
+    def _record_function(recorder: _Recorder, name: str, args: Any) -> None:
+        if name == "einsum":
+            recorder.add("einsum", name, _einsum_work(args[0], args[1:]) * _itemsize(*args))
+        elif name in BLAS_FUNCTIONS:
+            a, b = (_shape(x) for x in args[:2])
+            work = _size(a) * (b[-1] if len(b) > 1 else 1)
+            recorder.add("blas", name, work * _itemsize(*args[:2]))
+        elif name in CREATORS:
+            recorder.add("create", name, _size(_shape(args[0])) * _itemsize(args[0]))
+        else:
+            arrays = [a for a in args if isinstance(a, np.ndarray)]
+            recorder.add("other", name, sum(a.size for a in arrays) * _itemsize(*arrays))
+
+    def __getitem__(self, index: Any) -> Any:
+        result = super().__getitem__(index)
+        recorder = _RECORDER
+        if recorder is not None and not recorder.active:
+            if isinstance(result, np.ndarray):
+                recorder.calls[("view", "index", 0.0)] += 1
+            else:
+                recorder.calls[("scalar_index", "index", 1.0)] += 1
+        return result
+
+
+def _creator(name: str, original: Callable[..., Any]) -> Callable[..., Any]:
+    def create(*args: Any, **kwargs: Any) -> Any:
+        recorder = _RECORDER
+        if recorder is not None:
+            recorder.active += 1
+        try:
+            result = original(*_plain(args), **_plain(kwargs))
+            if recorder is not None and recorder.active == 1 and isinstance(result, np.ndarray):
+                recorder.calls[("create", name, result.size * _itemsize(result))] += 1
+        finally:
+            if recorder is not None:
+                recorder.active -= 1
+        return _traced(result)
+
+    return create
+
+
+def census(fn: Callable[..., Any], args: tuple[Any, ...]) -> dict[Key, int]:
+    """{(kind, operation, float64-equivalent elements per call): calls} of ``fn(*args)``.
+
+    The arguments' arrays are passed as census views (the kernel may write into them).
+    """
+    global _RECORDER
+    originals = {name: getattr(np, name) for name in CREATORS}
+    recorder = _Recorder()
+    _RECORDER = recorder
+    for name, original in originals.items():
+        setattr(np, name, _creator(name, original))
+    try:
+        fn(*_traced(args))
+    finally:
+        for name, original in originals.items():
+            setattr(np, name, original)
+        _RECORDER = None
+    return dict(recorder.calls)

@@ -1,0 +1,164 @@
+"""numpy's own layers: the census of a kernel's operations, its extrapolation, and the model
+rows priced from the ``numpy_call`` probe's sweep."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from overhead_tui.analysis.attribution import breakdown
+from overhead_tui.analysis.numpy_layers import NumpyRate, numpy_rates, numpy_rows
+from overhead_tui.analysis.unit_costs import UnitCosts
+from overhead_tui.summary.codec import from_json
+from overhead_tui.summary.measured import EventsPerFma, NumpyOperations
+from overhead_tui.summary.probes import probe_records
+from overhead_tui.summary.records import ScenarioResult
+from overhead_tui.worker.counting.numpy_census import census
+from overhead_tui.worker.counting.phase import _operations
+
+
+def _outer_accumulate(a, b):
+    c = np.zeros((a.shape[0], b.shape[1]))
+    tmp = np.empty_like(c)
+    for k in range(a.shape[1]):
+        np.multiply.outer(a[:, k], b[k], out=tmp)
+        c += tmp
+    return c
+
+
+def _rows_by_scalar(a, b):
+    c = np.zeros((a.shape[0], b.shape[1]), dtype=a.dtype)
+    for i in range(a.shape[0]):
+        row = c[i]
+        for k in range(a.shape[1]):
+            row += a[i, k] * b[k]
+    return c
+
+
+def test_the_census_counts_each_operation_by_kind_with_its_elements():
+    a, b = np.ones((8, 8)), np.full((8, 8), 2.0)
+    found = census(_outer_accumulate, (a, b))
+    assert found[("outer", "multiply.outer", 64.0)] == 8
+    assert found[("elementwise_out", "add", 64.0)] == 8
+    assert found[("view", "index", 0.0)] == 16
+    assert found[("create", "zeros", 64.0)] == 1
+    assert found[("create", "empty_like", 64.0)] == 1
+    # nothing numpy did inside an operation is counted as the kernel's
+    assert sum(found.values()) == 8 + 8 + 16 + 2
+
+
+def test_the_census_sees_scalar_operands_einsum_work_blas_and_precision():
+    a, b = np.ones((4, 4), dtype=np.float32), np.ones((4, 4), dtype=np.float32)
+    found = census(_rows_by_scalar, (a, b))
+    assert found[("elementwise", "multiply", 2.0)] == 16  # 4 float32 = 2 float64-equivalent
+    assert found[("scalar_operand", "multiply", 0.0)] == 16
+    assert found[("scalar_index", "index", 1.0)] == 16
+    assert census(lambda x, y: np.einsum("ij,jk->ik", x, y), (a, b)) == {
+        ("einsum", "einsum", 32.0): 1  # 4³ float32 multiply-adds
+    }
+    work = census(lambda x, y: np.einsum("ij,jk->ik", x, y), (np.ones((3, 5)), np.ones((5, 2))))
+    assert work == {("einsum", "einsum", 30.0): 1}
+    assert census(lambda x, y: x @ y, (np.ones((3, 5)), np.ones((5, 2)))) == {
+        ("blas", "matmul", 30.0): 1
+    }
+
+
+def test_the_census_leaves_numpy_and_the_result_as_they_were():
+    zeros = np.zeros
+    a, b = np.ones((6, 6)), np.full((6, 6), 2.0)
+    with pytest.raises(ZeroDivisionError):
+        census(lambda x, y: 1 / 0, (a, b))
+    assert np.zeros is zeros
+    census(_outer_accumulate, (a, b))
+    assert np.zeros is zeros
+    assert np.allclose(_outer_accumulate(a, b), a @ b)
+
+
+def test_operations_are_extrapolated_to_the_timed_size_per_multiply_add():
+    sizes = [8, 12, 16, 20]
+    censuses = [
+        {("outer", "multiply.outer", float(s * s)): s, ("create", "zeros", float(s * s)): 1}
+        for s in sizes
+    ]
+    ops = {(o.kind, o.operation): o for o in _operations(sizes, censuses, 100)}
+    outer = ops[("outer", "multiply.outer")]
+    assert outer.elements == pytest.approx(100 * 100)
+    assert outer.calls_per_fma == pytest.approx(100 / 100**3)
+    assert ops[("create", "zeros")].calls_per_fma == pytest.approx(1 / 100**3)
+
+
+def test_a_kinds_rate_is_interpolated_between_the_sizes_it_was_measured_at():
+    rate = NumpyRate(100.0, (90.0, 110.0), (1e3, 1e5), (0.1, 1.0))
+    assert rate.in_cache == 0.1
+    assert rate.at(1e4) == pytest.approx(10**-0.5)  # half-way in log-log
+    assert rate.at(10) == 0.1 and rate.at(1e7) == 1.0
+
+
+SWEEP = {
+    "outer_call_ns": 1000.0,
+    "outer_elements": [1e3, 1e5],
+    "outer_ns_per_element": [0.5, 0.8],
+    "elementwise_out_call_ns": 300.0,
+    "elementwise_out_elements": [1e3, 1e5],
+    "elementwise_out_ns_per_element": [0.2, 0.2],
+    "view_ns": 80.0,
+}
+
+
+def test_numpy_operations_are_priced_as_call_overhead_inner_loop_and_memory():
+    rates = numpy_rates(probe_records({"numpy_call": {"value": 0.3, "details": SWEEP}}))
+    ops = [
+        NumpyOperations("outer", "multiply.outer", 1e-5, 1e5),
+        NumpyOperations("elementwise_out", "add", 1e-5, 1e5),
+        NumpyOperations("view", "index", 2e-5, 0.0),
+    ]
+    rows = numpy_rows(ops, rates)
+    by_layer: dict[str, float] = {}
+    for r in rows:
+        by_layer[r.layer] = by_layer.get(r.layer, 0.0) + r.ns_per_fma
+    # 1e-5 calls × (1000 + 300) ns + 2e-5 views × 80 ns
+    assert by_layer["library_layers"] == pytest.approx(1e-5 * 1300 + 2e-5 * 80)
+    # one element per multiply-add: 0.5 + 0.2 in cache, 0.3 more for the outer's size
+    assert by_layer["simd_compute"] == pytest.approx(0.7)
+    assert by_layer["memory"] == pytest.approx(0.3)
+    assert numpy_rows([NumpyOperations("reduce", "add.reduce", 1e-5, 1e5)], rates) is None
+
+
+def test_a_numpy_rung_is_predicted_from_its_operations_not_at_the_peak():
+    n = 100
+    events = {
+        "dispatches": 0.0,
+        "numpy_calls": 2 / n**2,
+        "numpy_operations": [
+            {
+                "kind": "outer",
+                "operation": "multiply.outer",
+                "calls_per_fma": 1e-4,
+                "elements": 1e4,
+            },
+            {"kind": "elementwise_out", "operation": "add", "calls_per_fma": 1e-4, "elements": 1e4},
+        ],
+    }
+    result = ScenarioResult(
+        name="np_outer",
+        title="t",
+        rung=7,
+        layers=["library_layers", "simd_compute", "memory"],
+        removes=[],
+        n=n,
+        dtype="float64",
+        flops=2 * n**3,
+        status="ok",
+        median_s=1e-9 * n**3,
+        samples_s=[1e-9 * n**3],
+        events_per_fma=from_json(EventsPerFma, events),
+    )
+    probes = {
+        "numpy_call": {"value": 0.3, "details": SWEEP},
+        "simd_fma": {"value": 40.0, "details": {"one_core_gflops": 20.0}},
+    }
+    b = breakdown(result, UnitCosts.from_probes(probe_records(probes)))
+    assert not any("peak" in r.unit for r in b.rows)
+    # 1e-4 × 1300 ns + 0.7 in loop + 0.8 − 0.5 at 1e4 elements (log-log) for the outer
+    beyond = 0.5 * (0.8 / 0.5) ** 0.5 - 0.5
+    assert b.predicted_ns_per_fma == pytest.approx(0.13 + 0.7 + beyond)
