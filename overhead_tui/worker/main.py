@@ -159,7 +159,7 @@ def run(task: WorkerTask, channel: _Channel) -> int:
     import numpy as np
 
     from overhead_tui.worker.inputs import make_inputs
-    from overhead_tui.worker.timing import calibrate, time_calls
+    from overhead_tui.worker.timing import calibrate, quicken, time_calls
     from overhead_tui.worker.validate import validate
 
     channel.emit(Started(os.getpid(), task.name, task.n, task.dtype))
@@ -199,10 +199,11 @@ def run(task: WorkerTask, channel: _Channel) -> int:
         if not check.ok:
             channel.emit(Done(_threading_layer(), blas_info()))
             return 0
+        quickening = quicken(module.kernel, args)
         warm_s, _ = time_calls(module.kernel, args, 1)
         loops, warmups = calibrate(module.kernel, args, warm_s, task.min_sample_s)
         channel.emit(Calibrated(loops))
-        for value in warmups:
+        for value in quickening + warmups:
             channel.emit(Warmup(value))
         _reference(task, channel, "before")
         # The timed window (the samples): the parent (app or CLI) stays quiet in between.

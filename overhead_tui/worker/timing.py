@@ -8,6 +8,7 @@ time is the sample divided by ``loops``.  Warm-up samples are kept apart from th
 from __future__ import annotations
 
 import math
+import sys
 import time
 from collections.abc import Callable
 from typing import Any
@@ -83,6 +84,33 @@ def calibrate(
             break
         loops = min(MAX_LOOPS, max(loops * 2, calibrate_loops(per_call, min_sample_s * 1.1)))
     return loops, warmups
+
+
+QUICKEN_CALLS = 8
+"""CPython 3.11 quickens a code object (switches it to the adaptive, specialising instructions)
+at its 8th call (``QUICKENING_WARMUP_DELAY`` in CPython 3.11's ``Include/internal/
+pycore_code.h``) or on a ``JUMP_BACKWARD``; a ``while`` loop ends in ``POP_JUMP_BACKWARD_IF_*``,
+which does not count, so a kernel made of while loops runs generic instructions for its first
+seven calls.  3.12 quickens every code object when it is created."""
+
+
+def quicken(
+    fn: Callable[..., Any], args: tuple[Any, ...], timer: Timer = time.perf_counter_ns
+) -> list[float]:
+    """Call a Python kernel until CPython 3.11 has quickened its code (at most
+    :data:`QUICKEN_CALLS` calls), so the samples time the specialised instructions the
+    counting phase counts; per-call times of those calls (s).  Nothing elsewhere."""
+    code = getattr(fn, "__code__", None)
+    if sys.version_info[:2] != (3, 11) or code is None:
+        return []
+    import dis
+
+    times = []
+    for _ in range(QUICKEN_CALLS):
+        if any(i.opname == "RESUME_QUICK" for i in dis.get_instructions(code, adaptive=True)):
+            break
+        times.append(time_calls(fn, args, 1, timer)[0])
+    return times
 
 
 RESIDENT_SAMPLES = 5
