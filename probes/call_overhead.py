@@ -10,8 +10,16 @@ of two lists of distinct float objects, the ladder's data layout (`sum(x for x, 
 ys))`), beyond the generator's own dispatches: the generator frame's resumption and suspension,
 one `zip` step (a reused tuple, two list iterator steps) and one `sum` step on a float.  Each
 generator resumption in a rung (a ``YIELD_VALUE``) is priced at it.
+
+``c_call_item_ns``: one item of a builtin-driven loop that runs entirely in C, `sum(map(f,
+xs))` with `f` a builtin (``operator.pos``, which returns its float unchanged: no object is
+made): one list-iterator step, `map` calling a C function through vectorcall, one `sum` step on
+a float.  Each builtin function a builtin calls from C in a rung (``c_calls``) is priced at it;
+the float an arithmetic builtin such as ``operator.mul`` makes there is priced apart (the
+``boxing`` probe's ``c_api_float_ns``).
 """
 
+import operator
 import random
 from itertools import repeat
 
@@ -48,12 +56,22 @@ def _generator_items(n, floats):
     return sum(x for x, _ in zip(xs, ys, strict=True))
 
 
+def _c_call_items(n, floats):
+    return sum(map(operator.pos, floats[:n] if len(floats) != n else floats))
+
+
+def _nothing(n, x, z):
+    return None
+
+
 def measure(ctx):
     calls, details = paired_samples(ctx, _calls, (_empty,), TRIPS)
     builtins, _ = paired_samples(ctx, _builtin_calls, ([1, 2, 3],), TRIPS)
     rng = random.Random(0)
     floats = [rng.random() for _ in range(2 * TRIPS)]
     items, _ = paired_samples(ctx, _generator_items, (floats,), TRIPS)
+    c_items, _ = paired_samples(ctx, _c_call_items, (floats[:TRIPS],), TRIPS, baseline=_nothing)
+    c_items.sort()
     builtins.sort()
     items.sort()
     return {
@@ -61,6 +79,7 @@ def measure(ctx):
         "details": {
             "builtin_ns": builtins[len(builtins) // 2],
             "generator_item_ns": items[len(items) // 2],
+            "c_call_item_ns": c_items[len(c_items) // 2],
             **details,
         },
     }

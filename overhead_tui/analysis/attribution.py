@@ -70,7 +70,8 @@ from overhead_tui.analysis import twin
 from overhead_tui.analysis import uncertainty as unc
 from overhead_tui.analysis.agreement import attach_agreement
 from overhead_tui.analysis.compiled import compiled_rows
-from overhead_tui.analysis.numpy_layers import numpy_rows, prices_compute
+from overhead_tui.analysis.numpy_layers import numpy_rows_of, numpy_scalar_rows, prices_compute
+from overhead_tui.analysis.rows import priced_row as _row
 from overhead_tui.analysis.unit_costs import UnitCosts
 from overhead_tui.analysis.waterfall import waterfall
 from overhead_tui.summary.breakdown import FITTED_MARK, Breakdown, BreakdownRow, Scale
@@ -94,30 +95,6 @@ CLOSURE = {"interpreted": (0.85, 1.15), "compiled": (0.7, 1.3)}
 (±15 % for an interpreted rung, the project's target since its second round); a compiled
 rung's in-core bound leaves memory and latency unmodelled (±30 %).  Outside it the rung's
 profiles (perf, callgrind) are the primary numbers, and the views say so."""
-
-
-def _row(
-    layer: str,
-    events: float | None,
-    unit: float | None,
-    unit_name: str,
-    costs: UnitCosts | None = None,
-    cost: str | None = None,
-) -> BreakdownRow:
-    """One model row; with ``costs`` and ``cost`` (a field name) it carries intervals."""
-    ns = events * unit if events is not None and unit is not None else None
-    interval = costs.interval(cost) if costs is not None and cost is not None else None
-    priced = interval is not None and unit is not None
-    return BreakdownRow(
-        layer=layer,
-        events_per_fma=events,
-        unit_cost=unit,
-        unit=unit_name,
-        ns_per_fma=ns,
-        unit_interval=interval if priced else None,
-        ns_interval=unc.times(events, interval) if priced and events is not None else None,  # type: ignore[arg-type]
-        below_resolution=costs is not None and cost in costs.below_resolution,
-    )
 
 
 def interpreted_rows(
@@ -200,6 +177,22 @@ def interpreted_rows(
         ),
         _row(
             "call_overhead",
+            float(events.c_calls or 0.0),
+            costs.c_call_item_ns,
+            "ns/builtin called from C (a map item, its iterator and sum steps)",
+            costs,
+            "c_call_item_ns",
+        ),
+        _row(
+            "boxing",
+            float(events.c_floats or 0.0),
+            costs.c_api_float_ns,
+            "ns/float op through the C API in a builtin's call (its float included)",
+            costs,
+            "c_api_float_ns",
+        ),
+        _row(
+            "call_overhead",
             other_builtins,
             costs.builtin_ns,
             "ns/builtin call",
@@ -217,7 +210,7 @@ def interpreted_rows(
         )
     if "library_layers" in layers and "scalar_compute" in layers:
         # element-wise loops: the unspecialised instructions act on numpy scalars
-        rows.extend(_numpy_scalar_rows(ops, generic, costs))
+        rows.extend(numpy_scalar_rows(ops, generic, costs))
         rows.append(
             _row(
                 "library_layers",
@@ -228,7 +221,7 @@ def interpreted_rows(
                 "numpy_call_ns",
             )
         )
-    elif (numpy := _numpy_rows(events, layers, costs)) is not None:
+    elif (numpy := numpy_rows_of(events, layers, costs)) is not None:
         rows.extend(numpy)  # numpy's layers from the rung's own operations
     elif "library_layers" in layers:
         rows.append(
@@ -244,75 +237,6 @@ def interpreted_rows(
     if events.python_twin:  # a compiled rung counted on its Python source: what it still pays
         rows = [r for r in rows if r.layer in layers]
     return [r for r in rows if r.events_per_fma]
-
-
-def _numpy_rows(
-    events: EventsPerFma, layers: list[str], costs: UnitCosts
-) -> list[BreakdownRow] | None:
-    """The rows of the kernel's numpy operations on arrays (``analysis.numpy_layers``), or
-    None: none counted, an element-wise loop over numpy scalars (priced by instruction), or
-    probes without the kinds' rates."""
-    if not events.numpy_operations or "scalar_compute" in layers:
-        return None
-    return numpy_rows(events.numpy_operations, costs.numpy_rates)
-
-
-def _numpy_scalar_rows(
-    ops: dict[str, float], generic: float, costs: UnitCosts
-) -> list[BreakdownRow]:
-    """Rows of an element-wise loop over numpy arrays: each unspecialised instruction priced by
-    its kind (subscript read, subscript write, arithmetic) plus the index tuples it builds; with
-    probes from before those details, every one at the mean ``numpy_scalar_ns``."""
-    parts = (costs.numpy_load_ns, costs.numpy_store_ns, costs.numpy_multiply_ns)
-    if any(x is None for x in parts) or costs.index_tuple_ns is None:
-        return [
-            _row(
-                "library_layers",
-                generic,
-                costs.numpy_scalar_ns,
-                "ns/numpy scalar op",
-                costs,
-                "numpy_scalar_ns",
-            )
-        ]
-
-    def kind(prefix: str) -> float:
-        return sum(v for k, v in ops.items() if k in GENERIC_OPS and k.startswith(prefix))
-
-    return [
-        _row(
-            "library_layers",
-            kind("BINARY_SUBSCR"),
-            costs.numpy_load_ns,
-            "ns/numpy element read",
-            costs,
-            "numpy_load_ns",
-        ),
-        _row(
-            "library_layers",
-            kind("STORE_SUBSCR"),
-            costs.numpy_store_ns,
-            "ns/numpy element write",
-            costs,
-            "numpy_store_ns",
-        ),
-        _row(
-            "library_layers",
-            kind("BINARY_OP"),
-            costs.numpy_multiply_ns,
-            "ns/numpy scalar arithmetic",
-            costs,
-            "numpy_multiply_ns",
-        ),
-        _row(
-            "library_layers",
-            sum(v for k, v in ops.items() if k.startswith("BUILD_TUPLE")),
-            costs.index_tuple_ns,
-            "ns/index tuple",
-            costs,
-            "index_tuple_ns",
-        ),
-    ]
 
 
 def own_scale(result: ScenarioResult, costs: UnitCosts) -> tuple[float, unc.Interval] | None:
@@ -352,7 +276,7 @@ def breakdown(result: ScenarioResult, costs: UnitCosts) -> Breakdown | None:
     compiled = compiled_rows(result, costs, measured)
     if compiled is not None:
         rows.extend(compiled[0])
-    elif _numpy_rows(events, result.layers, costs) is None or not prices_compute(
+    elif numpy_rows_of(events, result.layers, costs) is None or not prices_compute(
         events.numpy_operations
     ):
         rows.extend(_peak_rows(result, costs))

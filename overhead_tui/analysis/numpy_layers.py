@@ -27,85 +27,12 @@ streams a second array between two calls on the first finds less of it there.
 
 from __future__ import annotations
 
-import bisect
-import math
-from dataclasses import dataclass
-
 from overhead_tui.analysis import uncertainty as unc
+from overhead_tui.analysis.rows import priced_row
+from overhead_tui.analysis.unit_costs import NumpyRate, UnitCosts
 from overhead_tui.summary.breakdown import BreakdownRow
-from overhead_tui.summary.measured import NumpyOperations
-from overhead_tui.summary.probes import Probes
-
-SWEPT_KINDS = ("elementwise", "elementwise_out", "outer", "reduce", "einsum", "create")
-"""Kinds the ``numpy_call`` probe times at a sweep of sizes (``KIND_call_ns``, ``KIND_elements``,
-``KIND_ns_per_element``)."""
-
-
-@dataclass(frozen=True)
-class NumpyRate:
-    """One kind's measured costs: a fixed cost per call and a time per element by size."""
-
-    call_ns: float
-    """Fixed cost of one call (ns)."""
-    call_interval: unc.Interval
-    elements: tuple[float, ...] = ()
-    """The sweep's sizes (float64 elements, ascending)."""
-    ns_per_element: tuple[float, ...] = ()
-    """Time per element beyond the fixed cost at each size (ns)."""
-
-    @property
-    def in_cache(self) -> float:
-        """The lowest time per element of the sweep: the inner loop, data in cache (ns)."""
-        return min(self.ns_per_element, default=0.0)
-
-    def at(self, elements: float) -> float:
-        """Time per element at ``elements`` per call (ns): log-log interpolation between the
-        two nearest sizes of the sweep, the end values beyond it."""
-        sizes, rates = self.elements, self.ns_per_element
-        if not sizes:
-            return 0.0
-        if elements <= sizes[0]:
-            return rates[0]
-        if elements >= sizes[-1]:
-            return rates[-1]
-        i = bisect.bisect_right(sizes, elements)
-        x0, x1 = math.log(sizes[i - 1]), math.log(sizes[i])
-        y0, y1 = (math.log(max(r, 1e-6)) for r in (rates[i - 1], rates[i]))
-        return math.exp(y0 + (y1 - y0) * (math.log(elements) - x0) / (x1 - x0))
-
-
-def numpy_rates(probes: Probes) -> dict[str, NumpyRate]:
-    """{kind: rate} from the ``numpy_call`` probe; kinds it did not measure are absent
-    (probes from before the sweep: none)."""
-    probe = probes.get("numpy_call")
-    if probe is None:
-        return {}
-    details = probe.details or {}
-    stored = probe.detail_intervals or {}
-    rates: dict[str, NumpyRate] = {}
-
-    def fixed(key: str) -> tuple[float, unc.Interval] | None:
-        value = details.get(key)
-        if not isinstance(value, int | float) or isinstance(value, bool):
-            return None
-        low, high = stored.get(key) or (value, value)
-        return float(value), (min(low, value), max(high, value))
-
-    for kind in SWEPT_KINDS:
-        call = fixed(f"{kind}_call_ns")
-        sizes, per_element = details.get(f"{kind}_elements"), details.get(f"{kind}_ns_per_element")
-        if call is None or not isinstance(sizes, list) or not isinstance(per_element, list):
-            continue
-        rates[kind] = NumpyRate(call[0], call[1], tuple(sizes), tuple(per_element))
-    for kind, key in (("view", "view_ns"), ("scalar_operand", "scalar_operand_ns")):
-        if (found := fixed(key)) is not None:
-            rates[kind] = NumpyRate(*found)
-    load, tuple_ns = fixed("scalar_load_ns"), fixed("index_tuple_ns")
-    if load is not None and tuple_ns is not None:
-        rates["scalar_index"] = NumpyRate(
-            load[0] + tuple_ns[0], (load[1][0] + tuple_ns[1][0], load[1][1] + tuple_ns[1][1])
-        )
-    return rates
+from overhead_tui.summary.measured import EventsPerFma, NumpyOperations
+from overhead_tui.summary.vocabulary import GENERIC_OPS
 
 
 def _priced(
@@ -174,3 +101,73 @@ def numpy_rows(
 def prices_compute(operations: list[NumpyOperations]) -> bool:
     """Whether the numpy rows price the kernel's arithmetic (no BLAS call does it)."""
     return bool(operations) and not any(op.kind == "blas" for op in operations)
+
+
+def numpy_rows_of(
+    events: EventsPerFma, layers: list[str], costs: UnitCosts
+) -> list[BreakdownRow] | None:
+    """The rows of the kernel's numpy operations on arrays, or None: none counted, an
+    element-wise loop over numpy scalars (:func:`numpy_scalar_rows`), or probes without the
+    kinds' rates."""
+    if not events.numpy_operations or "scalar_compute" in layers:
+        return None
+    return numpy_rows(events.numpy_operations, costs.numpy_rates)
+
+
+def numpy_scalar_rows(
+    ops: dict[str, float], generic: float, costs: UnitCosts
+) -> list[BreakdownRow]:
+    """Rows of an element-wise loop over numpy arrays: each unspecialised instruction priced by
+    its kind (subscript read, subscript write, arithmetic) plus the index tuples it builds; with
+    probes from before those details, every one at the mean ``numpy_scalar_ns``."""
+    parts = (costs.numpy_load_ns, costs.numpy_store_ns, costs.numpy_multiply_ns)
+    if any(x is None for x in parts) or costs.index_tuple_ns is None:
+        return [
+            priced_row(
+                "library_layers",
+                generic,
+                costs.numpy_scalar_ns,
+                "ns/numpy scalar op",
+                costs,
+                "numpy_scalar_ns",
+            )
+        ]
+
+    def kind(prefix: str) -> float:
+        return sum(v for k, v in ops.items() if k in GENERIC_OPS and k.startswith(prefix))
+
+    tuples = sum(v for k, v in ops.items() if k.startswith("BUILD_TUPLE"))
+    return [
+        priced_row(
+            "library_layers",
+            kind("BINARY_SUBSCR"),
+            costs.numpy_load_ns,
+            "ns/numpy element read",
+            costs,
+            "numpy_load_ns",
+        ),
+        priced_row(
+            "library_layers",
+            kind("STORE_SUBSCR"),
+            costs.numpy_store_ns,
+            "ns/numpy element write",
+            costs,
+            "numpy_store_ns",
+        ),
+        priced_row(
+            "library_layers",
+            kind("BINARY_OP"),
+            costs.numpy_multiply_ns,
+            "ns/numpy scalar arithmetic",
+            costs,
+            "numpy_multiply_ns",
+        ),
+        priced_row(
+            "library_layers",
+            tuples,
+            costs.index_tuple_ns,
+            "ns/index tuple",
+            costs,
+            "index_tuple_ns",
+        ),
+    ]

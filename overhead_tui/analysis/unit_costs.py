@@ -14,11 +14,12 @@ The breakdown then scales them all to the speed of the rung's own worker
 
 from __future__ import annotations
 
+import bisect
+import math
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from overhead_tui.analysis import uncertainty as unc
-from overhead_tui.analysis.numpy_layers import NumpyRate, numpy_rates
 from overhead_tui.summary.probes import Probes, probe_value
 from overhead_tui.summary.records import RunSummary
 from overhead_tui.summary.vocabulary import PRECISION_FAMILIES
@@ -36,6 +37,7 @@ INTERPRETER_COSTS = (
     "numpy_call_ns",
     "int_ns",
     "generator_item_ns",
+    "c_call_item_ns",
     "numpy_load_ns",
     "numpy_store_ns",
     "numpy_multiply_ns",
@@ -109,6 +111,78 @@ def dense_rates(probes: Probes) -> dict[str, tuple[float | None, float | None]]:
     return {k: v for k, v in rates.items() if v != (None, None)}
 
 
+SWEPT_KINDS = ("elementwise", "elementwise_out", "outer", "reduce", "einsum", "create")
+"""Kinds the ``numpy_call`` probe times at a sweep of sizes (``KIND_call_ns``, ``KIND_elements``,
+``KIND_ns_per_element``)."""
+
+
+@dataclass(frozen=True)
+class NumpyRate:
+    """One kind's measured costs: a fixed cost per call and a time per element by size."""
+
+    call_ns: float
+    """Fixed cost of one call (ns)."""
+    call_interval: unc.Interval
+    elements: tuple[float, ...] = ()
+    """The sweep's sizes (float64 elements, ascending)."""
+    ns_per_element: tuple[float, ...] = ()
+    """Time per element beyond the fixed cost at each size (ns)."""
+
+    @property
+    def in_cache(self) -> float:
+        """The lowest time per element of the sweep: the inner loop, data in cache (ns)."""
+        return min(self.ns_per_element, default=0.0)
+
+    def at(self, elements: float) -> float:
+        """Time per element at ``elements`` per call (ns): log-log interpolation between the
+        two nearest sizes of the sweep, the end values beyond it."""
+        sizes, rates = self.elements, self.ns_per_element
+        if not sizes:
+            return 0.0
+        if elements <= sizes[0]:
+            return rates[0]
+        if elements >= sizes[-1]:
+            return rates[-1]
+        i = bisect.bisect_right(sizes, elements)
+        x0, x1 = math.log(sizes[i - 1]), math.log(sizes[i])
+        y0, y1 = (math.log(max(r, 1e-6)) for r in (rates[i - 1], rates[i]))
+        return math.exp(y0 + (y1 - y0) * (math.log(elements) - x0) / (x1 - x0))
+
+
+def numpy_rates(probes: Probes) -> dict[str, NumpyRate]:
+    """{kind: rate} from the ``numpy_call`` probe; kinds it did not measure are absent
+    (probes from before the sweep: none)."""
+    probe = probes.get("numpy_call")
+    if probe is None:
+        return {}
+    details = probe.details or {}
+    stored = probe.detail_intervals or {}
+    rates: dict[str, NumpyRate] = {}
+
+    def fixed(key: str) -> tuple[float, unc.Interval] | None:
+        value = details.get(key)
+        if not isinstance(value, int | float) or isinstance(value, bool):
+            return None
+        low, high = stored.get(key) or (value, value)
+        return float(value), (min(low, value), max(high, value))
+
+    for kind in SWEPT_KINDS:
+        call = fixed(f"{kind}_call_ns")
+        sizes, per_element = details.get(f"{kind}_elements"), details.get(f"{kind}_ns_per_element")
+        if call is None or not isinstance(sizes, list) or not isinstance(per_element, list):
+            continue
+        rates[kind] = NumpyRate(call[0], call[1], tuple(sizes), tuple(per_element))
+    for kind, key in (("view", "view_ns"), ("scalar_operand", "scalar_operand_ns")):
+        if (found := fixed(key)) is not None:
+            rates[kind] = NumpyRate(*found)
+    load, tuple_ns = fixed("scalar_load_ns"), fixed("index_tuple_ns")
+    if load is not None and tuple_ns is not None:
+        rates["scalar_index"] = NumpyRate(
+            load[0] + tuple_ns[0], (load[1][0] + tuple_ns[1][0], load[1][1] + tuple_ns[1][1])
+        )
+    return rates
+
+
 @dataclass(frozen=True)
 class UnitCosts:
     """Unit costs from the probes (ns, except GFLOP/s and µs as named)."""
@@ -138,6 +212,9 @@ class UnitCosts:
     """An int result above the small-int cache (``boxing`` probe detail)."""
     generator_item_ns: float | None = None
     """One item a builtin pulls from a generator over ``zip``, beyond its dispatches."""
+    c_call_item_ns: float | None = None
+    """One item of a builtin loop in C, ``sum(map(f, xs))`` with ``f`` a builtin that makes
+    nothing (``call_overhead`` detail): a builtin called from C, its iterator and sum steps."""
     numpy_load_ns: float | None = None
     """``arr[t]`` with a ready index tuple: creates a numpy scalar (``numpy_call`` detail)."""
     numpy_store_ns: float | None = None
@@ -305,6 +382,7 @@ class UnitCosts:
             numpy_scalar_ns=detail("numpy_call", "scalar_op_ns", "numpy_scalar_ns"),
             int_ns=detail("boxing", "int_ns", "int_ns"),
             generator_item_ns=detail("call_overhead", "generator_item_ns", "generator_item_ns"),
+            c_call_item_ns=detail("call_overhead", "c_call_item_ns", "c_call_item_ns"),
             numpy_load_ns=detail("numpy_call", "scalar_load_ns", "numpy_load_ns"),
             numpy_store_ns=detail("numpy_call", "scalar_store_ns", "numpy_store_ns"),
             numpy_multiply_ns=detail("numpy_call", "scalar_multiply_ns", "numpy_multiply_ns"),

@@ -78,6 +78,11 @@ class Counters:
     numpy_scalars: float = 0
     """Unspecialised instructions acting on numpy arrays or scalars (each creates a numpy
     scalar object)."""
+    c_calls: float = 0
+    """Builtin (C) functions that builtins called from C, e.g. ``operator.mul`` by ``map``
+    (``worker.counting.builtin_census``): no bytecode runs for them."""
+    c_floats: float = 0
+    """Floats those C calls made (one per ``operator.mul`` of two floats)."""
 
 
 COUNTERS: tuple[str, ...] = tuple(f.name for f in fields(Counters))
@@ -111,6 +116,8 @@ class EventsPerFma(Counters):
     array_loads: float = ABSENT
     array_stores: float = ABSENT
     numpy_scalars: float = ABSENT
+    c_calls: float = ABSENT
+    c_floats: float = ABSENT
     n: int = ABSENT
     """The matrix order the counts are per multiply-add at."""
     counted_sizes: list[int] = ABSENT

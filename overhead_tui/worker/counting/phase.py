@@ -5,6 +5,7 @@ the timed n (after the timed samples: tracing would perturb them).
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from types import ModuleType
 
 from overhead_tui.summary.measured import COUNTERS, EventsPerFma, NumpyOperations
@@ -33,6 +34,12 @@ def count_phase(module: ModuleType, task: WorkerTask) -> Counted:
         args = module.setup(a, b)
         kernel = counted or module.kernel
         per_size.append(count_events(kernel, args if isinstance(args, tuple) else (args,)))
+        if per_size[-1].builtin_calls > per_size[-1].numpy_calls:  # builtins may loop in C
+            from overhead_tui.worker.counting.builtin_census import c_level_calls
+
+            args = module.setup(*make_inputs(size, task.dtype, task.seed))
+            c_calls, c_floats = c_level_calls(kernel, args if isinstance(args, tuple) else (args,))
+            per_size[-1] = replace(per_size[-1], c_calls=c_calls, c_floats=c_floats)
         if counted is None and (per_size[-1].numpy_calls or per_size[-1].numpy_scalars):
             from overhead_tui.worker.counting.numpy_census import census
 
