@@ -11,7 +11,9 @@ tuple (what `arr[i, j]` costs), ``scalar_op_ns`` its mean with the multiply (old
 priced every numpy scalar instruction at it).
 
 numpy's layers by kind of operation (the kinds of ``worker.counting.numpy_census``): each kind
-is timed at a sweep of sizes, 1 to 4·10⁶ elements (einsum: n = 2 … 512, n³ multiply-adds),
+is timed at a sweep of sizes, 1 to 4·10⁶ elements (einsum: n = 2 … 512, n³ multiply-adds;
+``outer``, ``broadcast`` (an m × 1 column times an m × m matrix) and ``reduce_outer`` (an
+m × m matrix summed over axis 0): m = 1 … 2048),
 so its per-element rate is measured in every cache level and in memory.  Per kind: the fixed
 cost of a call (``KIND_call_ns``, the intercept of a + b·E over the sizes with E ≤ 4096), the
 sizes (``KIND_elements``) and the time per element beyond the fixed cost at each
@@ -93,6 +95,13 @@ def _kinds():
             (ones[1][:1].repeat(m), twos[1][:1].repeat(m)),
         )
         for m in OUTER_SIDES
+    ]
+    squares = {m: np.full((m, m), 2.5) for m in OUTER_SIDES}
+    kinds["broadcast"] = [
+        (m * m, np.multiply, (np.full((m, 1), 1.5), squares[m])) for m in OUTER_SIDES
+    ]
+    kinds["reduce_outer"] = [
+        (m * m, partial(np.add.reduce, axis=0), (squares[m],)) for m in OUTER_SIDES
     ]
     einsum = partial(np.einsum, "ij,jk->ik", optimize=False)
     kinds["einsum"] = [

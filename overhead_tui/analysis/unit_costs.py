@@ -111,7 +111,16 @@ def dense_rates(probes: Probes) -> dict[str, tuple[float | None, float | None]]:
     return {k: v for k, v in rates.items() if v != (None, None)}
 
 
-SWEPT_KINDS = ("elementwise", "elementwise_out", "outer", "reduce", "einsum", "create")
+SWEPT_KINDS = (
+    "elementwise",
+    "elementwise_out",
+    "broadcast",
+    "outer",
+    "reduce",
+    "reduce_outer",
+    "einsum",
+    "create",
+)
 """Kinds the ``numpy_call`` probe times at a sweep of sizes (``KIND_call_ns``, ``KIND_elements``,
 ``KIND_ns_per_element``)."""
 

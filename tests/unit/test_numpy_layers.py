@@ -162,3 +162,17 @@ def test_a_numpy_rung_is_predicted_from_its_operations_not_at_the_peak():
     # 1e-4 × 1300 ns + 0.7 in loop + 0.8 − 0.5 at 1e4 elements (log-log) for the outer
     beyond = 0.5 * (0.8 / 0.5) ** 0.5 - 0.5
     assert b.predicted_ns_per_fma == pytest.approx(0.13 + 0.7 + beyond)
+
+
+def test_broadcasting_and_outer_axis_reductions_are_kinds_of_their_own():
+    def per_row(a, b):
+        c = np.empty((a.shape[0], b.shape[1]))
+        for i in range(a.shape[0]):
+            c[i] = (a[i][:, None] * b).sum(axis=0)
+        return c
+
+    found = census(per_row, (np.ones((5, 5)), np.ones((5, 5))))
+    assert found[("broadcast", "multiply", 25.0)] == 5
+    assert found[("reduce_outer", "add.reduce", 25.0)] == 5
+    flat = census(lambda x: (x * x).sum(), (np.ones((5, 5)),))
+    assert flat == {("elementwise", "multiply", 25.0): 1, ("reduce", "add.reduce", 25.0): 1}

@@ -16,7 +16,10 @@ Kinds (:data:`KINDS`, what the ``numpy_call`` probe measures one of each of):
 * ``elementwise``: a ufunc called with a new output (``x * y``): elements = output size.
 * ``elementwise_out``: a ufunc writing into an existing array (``c += x``, ``out=``).
 * ``outer``: ``ufunc.outer`` (output size).
-* ``reduce``: ``ufunc.reduce`` and the methods built on it (``x.sum()``; input size).
+* ``broadcast``: a ufunc call with an array operand stretched along an axis (``col * M``):
+  numpy runs its inner loop once per row (output size).
+* ``reduce``: ``ufunc.reduce`` and the methods built on it (``x.sum()``; input size);
+  ``reduce_outer`` when the reduced axis is not the last (``M.sum(axis=0)``: rows added up).
 * ``einsum``: ``numpy.einsum``: elements = multiply-adds (the product of every label's size).
 * ``create``: a new array from a creation function (output size).
 * ``view``: an index that returns an array (``b[k]``; no elements touched).
@@ -39,8 +42,10 @@ import numpy as np
 KINDS = (
     "elementwise",
     "elementwise_out",
+    "broadcast",
     "outer",
     "reduce",
+    "reduce_outer",
     "einsum",
     "create",
     "view",
@@ -143,11 +148,19 @@ def _ufunc_kind(
         return "blas", 0
     if method == "__call__":
         elements = _size(np.broadcast_shapes(*shapes)) if shapes else 0
+        arrays = [s for x, s in zip(inputs, shapes, strict=True) if isinstance(x, np.ndarray)]
+        if len(shapes) > 1 and any(s and _size(s) < elements for s in arrays):
+            return "broadcast", elements  # an array stretched along an axis: a row loop
         return ("elementwise_out" if _has_out(kwargs) else "elementwise"), elements
     if method == "outer":
         return "outer", math.prod(_size(s) for s in shapes)
     if method == "reduce":
-        return "reduce", _size(shapes[0]) if shapes else 0
+        size = _size(shapes[0]) if shapes else 0
+        axis = kwargs.get("axis", 0)
+        ndim = len(shapes[0]) if shapes else 0
+        if ndim > 1 and isinstance(axis, int) and axis % ndim != ndim - 1:
+            return "reduce_outer", size  # over an outer axis: rows added into the result
+        return "reduce", size
     return "other", _size(shapes[0]) if shapes else 0
 
 
