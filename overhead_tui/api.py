@@ -10,7 +10,10 @@ Scenario files (``scenarios/*.py`` and your own ``--scenarios-dir``):
     ``disassemble``            object files another compiler made (XLA), as assembly the
                                compiled model reads (a ``generated_assembly()`` returns it);
     ``require_cpu_backend``    a JAX rung's check that JAX has a CPU backend here;
-    ``compile_keeping_code``   an XLA compile that keeps its machine code, disassembled.
+    ``compile_keeping_code``   an XLA compile that keeps its machine code, disassembled;
+    ``PACKED_GEMM_SOURCE``     the BLIS-style C source, built with ``gemm_blocking(...)``'s
+                               defines from ``read_cache_sizes()`` and ``cpu_flags()``
+                               (``worker.packed_gemm``, ``machine.caches``).
 Probe files (``probes/*.py``): ``measure(ctx)`` receives a ``ProbeContext``; the timing helpers
 ``paired_samples``, ``baseline_loop`` and ``dispatch_samples`` and the SIMD helpers
 ``isa_target``, ``ISA_LEVELS``, ``chosen_isa``, ``choose_accumulators``, ``analyse_asm`` and
@@ -63,6 +66,9 @@ _HOMES = {
     "analyse_asm": "overhead_tui.worker.probing",
     "asm_warning": "overhead_tui.worker.probing",
     "SimdTarget": "overhead_tui.worker.probing",
+    "gemm_blocking": "overhead_tui.worker.packed_gemm",
+    "PACKED_GEMM_SOURCE": "overhead_tui.worker.packed_gemm",
+    "read_cache_sizes": "overhead_tui.machine.caches",
 }
 __all__ = sorted(_HOMES)
 
