@@ -19,7 +19,7 @@ from overhead_tui.api import (
 
 NAME = "c_blocked_packed"
 TITLE = "C, packed panels + register micro-kernel (BLIS-style), 1 thread"
-RUNG = 15
+RUNG = 16
 LAYERS = ("simd_compute", "memory")
 REMOVES = ()
 DEFAULT_SIZE = 1024

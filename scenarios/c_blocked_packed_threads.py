@@ -16,7 +16,7 @@ from overhead_tui.api import (
 
 NAME = "c_blocked_packed_threads"
 TITLE = "C, packed panels + register micro-kernel (BLIS-style), OpenMP threads"
-RUNG = 16
+RUNG = 17
 LAYERS = ("simd_compute", "memory", "parallel")
 REMOVES = ()
 DEFAULT_SIZE = 1024
