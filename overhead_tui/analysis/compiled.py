@@ -148,6 +148,11 @@ def in_core_rows(
     cores = _cores(result, costs)
     # all cores' FP rate at the machine's cores (its all-cores probe rate), a share of it at fewer
     fp_rate = costs.fp_issue_one * cores if costs.fp_issue_one else None
+    fp_method = "at the simd_fma probe's FP instruction rate"
+    one_core = costs.family_rates.get(code.family, (None, None))[0] if code.family else None
+    if one_core and code.flops_per_instruction:  # a lower-precision dot product's own rate
+        fp_rate = one_core / code.flops_per_instruction * cores
+        fp_method = f"at the precision_peak probe's {code.family} instruction rate"
     if not costs.issue_per_ns or not fp_rate:
         return None
     per_fma = code.per_fma
@@ -210,7 +215,7 @@ def in_core_rows(
         methods={
             "instructions_per_fma": code.method + " (one iteration of the hot loop)",
             "issue_ns": "at the scalar_fma probe's issue rate (independent adds)",
-            "fp_ns": "at the simd_fma probe's FP instruction rate",
+            "fp_ns": fp_method,
             "chain_ns": "loop-carried chains at the scalar_fma probe's latencies",
             **(
                 {"l1_ns": "its loads, stores or both at the scalar_fma probe's L1 rates"}

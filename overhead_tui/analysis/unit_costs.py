@@ -111,6 +111,20 @@ def dense_rates(probes: Probes) -> dict[str, tuple[float | None, float | None]]:
     return {k: v for k, v in rates.items() if v != (None, None)}
 
 
+def family_rates(probes: Probes) -> dict[str, tuple[float | None, float | None]]:
+    """{instruction family: (one core, all cores) GFLOP/s (GOP/s for int8)} of the
+    ``precision_peak`` probe: the rate a hot loop of that family's instructions is priced at."""
+    rates = {
+        family: (
+            probe_value(probes, "precision_peak", f"{family}_one_core"),
+            probe_value(probes, "precision_peak", f"{family}_all_cores"),
+        )
+        for families in PRECISION_FAMILIES.values()
+        for family in families
+    }
+    return {k: v for k, v in rates.items() if v != (None, None)}
+
+
 SWEPT_KINDS = (
     "elementwise",
     "elementwise_out",
@@ -260,6 +274,9 @@ class UnitCosts:
     """{dtype: (one thread, all threads)} GFLOP/s (GOP/s for int8) of the best kernel measured
     for it: the BLAS GEMM of the ``dense_peak`` probe for float64 and float32, the best
     instruction family of the ``precision_peak`` probe for the lower precisions."""
+    family_rates: dict[str, tuple[float | None, float | None]] = field(default_factory=dict)
+    """{lower-precision instruction family: (one core, all cores)} GFLOP/s of the
+    ``precision_peak`` probe (:func:`family_rates`)."""
     numpy_rates: dict[str, NumpyRate] = field(default_factory=dict)
     """{kind: fixed cost per call and time per element by size} of numpy's operations
     (``numpy_call`` probe details, ``analysis.numpy_layers``)."""
@@ -403,6 +420,7 @@ class UnitCosts:
             l1_rates=l1_rates(probes),
             dense_rates=dense_rates(probes),
             numpy_rates=numpy_rates(probes),
+            family_rates=family_rates(probes),
             peak_one_gflops=max(one, default=None),
             peak_all_gflops=max(every + one, default=None),
             **fp_issue_rates(probes),

@@ -165,6 +165,10 @@ class GeneratedCode:
     """The bits each load of an iteration moves (64 for a scalar or a broadcast)."""
     store_widths: list[int] = field(default_factory=list, metadata=OMIT)
     """The bits each store of an iteration moves."""
+    family: str = field(default="", metadata=OMIT)
+    """The lower-precision instruction family of its FP instructions (``avx512_bf16``,
+    ``avx512_vnni``, ``avx512_fp16``: the ``precision_peak`` probe's names); empty for
+    float32/float64 code."""
 
     @property
     def fmas_per_iteration(self) -> float:

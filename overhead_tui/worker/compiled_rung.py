@@ -12,6 +12,7 @@ from dataclasses import replace
 from typing import Any
 
 from overhead_tui.summary.measured import GeneratedCode, ResidentTiming
+from overhead_tui.summary.vocabulary import PRECISION_FAMILIES
 from overhead_tui.worker.protocol import WorkerTask
 
 RESIDENT_VALUE = 1e-3
@@ -145,5 +146,5 @@ def generated_code(module: Any, dtype: str) -> GeneratedCode | None:
             method = "numba inspect_asm of the compiled functions"
     except Exception:  # the rung still runs; its breakdown falls back to the peak
         return None
-    found = hot_loop(asm)
+    found = hot_loop(asm, PRECISION_FAMILIES.get(dtype, ()))
     return replace(found, method=method) if found.fp_instructions else None

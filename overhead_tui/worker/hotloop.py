@@ -7,7 +7,10 @@ quantities:
 * ``instructions``: every instruction of the loop body, its own compare and branch included
   (labels and assembler directives are not instructions);
 * ``fp_instructions`` / ``fma_instructions`` / ``flops``: FP multiply, add, subtract and FMA
-  instructions, lanes × 2 flops for an FMA, lanes for the others;
+  instructions (double, single and AVX-512 FP16 half precision), lanes × 2 flops for an FMA,
+  lanes for the others; the lower-precision dot products (``vdpbf16ps``, ``vpdpbusd``,
+  ``vpdpwssd``) count as FMAs of lanes × their products × 2 operations, and name their
+  ``precision_peak`` instruction family (``family``);
 * ``loads`` / ``stores``: instructions reading / writing memory (an FP op with a memory source
   is a load), and the width of each (``load_widths`` / ``store_widths``, bits: a zmm, ymm or
   packed xmm operand 512, 256 or 128; a scalar FP op, a broadcast — ``vbroadcastsd``,
@@ -41,8 +44,22 @@ from overhead_tui.summary.measured import GeneratedCode
 from overhead_tui.worker.simd import ASM_LABEL, asm_loops
 
 _X86_FP = re.compile(
-    r"^\s*(v?fn?m(?:add|sub)(?:132|213|231)|v?(?:mul|add|sub))([ps])([sd])\s+(.*)$"
+    r"^\s*(v?fn?m(?:add|sub)(?:132|213|231)|v?(?:mul|add|sub))([ps])([sdh])\s+(.*)$"
 )
+_X86_DOT = re.compile(r"^\s*(vdpbf16ps|vpdpbusds?|vpdpwssds?)\s+(.*)$")
+"""The lower-precision dot-product instructions: into each 32-bit lane they add 2 products
+of bfloat16 pairs (``vdpbf16ps``), 4 of u8 × s8 quads (``vpdpbusd``) or 2 of s16 pairs
+(``vpdpwssd``): lanes × 4, 8 and 4 operations (Intel SDM vol. 2)."""
+DOT_OPS_PER_LANE = {"vdpbf16ps": 4, "vpdpbusd": 8, "vpdpbusds": 8, "vpdpwssd": 4, "vpdpwssds": 4}
+FAMILIES = {"vdpbf16ps": "avx512_bf16", "vpdpbusd": "avx512_vnni", "vpdpbusds": "avx512_vnni"}
+"""The ``precision_peak`` probe's instruction family of each dot product (``ph``: avx512_fp16)."""
+
+
+def _is_fp(line: str) -> bool:
+    """An FP (or lower-precision dot-product) arithmetic instruction."""
+    return bool(_X86_FP.match(line) or _X86_DOT.match(line))
+
+
 _VECTOR = re.compile(r"%[xyz]mm(\d+)")
 _STACK_SLOT = re.compile(r"^-?\d*\(%r[bs]p\)$")
 _REGISTER = re.compile(r"%([a-z][a-z0-9]*)")
@@ -152,6 +169,7 @@ def profile_loop(lines: list[str]) -> GeneratedCode:
     slot_loaded: dict[str, str] = {}  # memory slot -> register it was loaded into
     slot_chains: set[str] = set()
     moved = _written_registers(instructions)
+    family = ""
     for mnemonic, operands in instructions:
         memory = [i for i, x in enumerate(operands) if "(" in x]
         if memory:
@@ -162,7 +180,20 @@ def profile_loop(lines: list[str]) -> GeneratedCode:
             if not writes_memory or mnemonic.startswith(("add", "sub", "inc", "dec")):
                 load_widths.append(bits)
         dest = _vector(operands[-1]) if operands else None
-        match = _X86_FP.match(f"{mnemonic} {', '.join(operands)}")
+        text = f"{mnemonic} {', '.join(operands)}"
+        match = _X86_FP.match(text)
+        dot = _X86_DOT.match(text)
+        if dot is not None:  # acc += dot(a, b): an accumulating chain, like an FMA's
+            fp += 1
+            fmas += 1
+            bits = 512 if "zmm" in text else 256 if "ymm" in text else 128
+            widest = max(widest, bits)
+            flops += bits // 32 * DOT_OPS_PER_LANE[dot.group(1)]
+            family = FAMILIES.get(dot.group(1), family)
+            if dest is not None:
+                carried.setdefault(dest, {}).setdefault("fma", 0)
+                carried[dest]["fma"] += 1
+            continue
         if match is None:
             if operands and dest is not None:
                 written.add(dest)
@@ -185,9 +216,11 @@ def profile_loop(lines: list[str]) -> GeneratedCode:
                 slot_loaded[operand] = dest
         fp += 1
         lanes = 1
+        if precision == "h":
+            family = "avx512_fp16"
         if packed == "p":
             bits = 512 if "zmm" in match.group(4) else 256 if "ymm" in match.group(4) else 128
-            lanes = bits // (64 if precision == "d" else 32)
+            lanes = bits // {"d": 64, "s": 32, "h": 16}[precision]
             widest = max(widest, bits)
         kind = _kind(op)
         fmas += kind == "fma"
@@ -218,28 +251,33 @@ def profile_loop(lines: list[str]) -> GeneratedCode:
         load_widths=load_widths,
         store_widths=store_widths,
         chains=chains,
+        family=family,
     )
 
 
-def hot_loop(asm: str) -> GeneratedCode:
+def hot_loop(asm: str, families: tuple[str, ...] = ()) -> GeneratedCode:
     """The counts of the hot loop of AT&T x86 assembly (module docstring), as the summary's
-    ``GeneratedCode`` (its ``method`` left for the caller to name)."""
+    ``GeneratedCode`` (its ``method`` left for the caller to name); with ``families`` (a
+    lower-precision dtype's instruction families) only loops of those are candidates: one
+    source may hold a kernel per precision."""
     lines = asm.splitlines()
     # FP instructions up to each line: a loop without one is no candidate, and is not read
     # (a Cython module's 40,000 lines hold 2,600 loops, nearly all of them in its utility code)
     fp_before = [0]
     for line in lines:
-        fp_before.append(fp_before[-1] + bool(_X86_FP.match(line.split("#", 1)[0])))
+        fp_before.append(fp_before[-1] + _is_fp(line.split("#", 1)[0]))
     best: tuple[tuple[float, int, int], GeneratedCode] | None = None
     for start, end in asm_loops(lines):
         if fp_before[end + 1] == fp_before[start]:
             continue
         found = profile_loop(lines[start : end + 1])
+        if families and found.family not in families:
+            continue
         rank = (found.flops / (end - start + 1), found.width_bits or 0, start - end)
         if found.fp_instructions and (best is None or rank > best[0]):
             best = (rank, found)
     if best is None:
-        return profile_loop(lines)
+        return GeneratedCode() if families else profile_loop(lines)
     return replace(best[1], hot_loop=True)
 
 

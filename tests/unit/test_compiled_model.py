@@ -415,3 +415,42 @@ def test_xlas_machine_code_is_read_as_assembly_with_its_jumps_labelled():
     other = hot_loop(refill + "\tvmovsd\t%xmm2, (%rdx)\n\tdecl\t%ecx\n\tjne\t.L1\n")
     assert other.chains == []  # another register stored there: no sum carried through it
     assert labelled("no disassembly here") == ""
+
+
+BF16_AND_VNNI = (
+    ".LB:\n\tvmovdqa64\t(%rax), %zmm2\n"
+    "\tvpbroadcastd\t(%rdx), %zmm1\n\tvdpbf16ps\t%zmm2, %zmm1, %zmm0\n"
+    "\tvpbroadcastd\t4(%rdx), %zmm1\n\tvdpbf16ps\t%zmm2, %zmm1, %zmm3\n\tjne\t.LB\n"
+    ".LV:\n\tvmovdqa64\t(%rax), %zmm2\n\tvpbroadcastd\t(%rdx), %zmm1\n"
+    "\tvpdpbusd\t%zmm2, %zmm1, %zmm4\n\tjne\t.LV\n"
+    ".LH:\n\tvfmadd231ph\t%zmm2, %zmm1, %zmm5\n\tjne\t.LH\n"
+)
+
+
+def test_the_lower_precision_dot_products_are_read_per_family():
+    bf16 = hot_loop(BF16_AND_VNNI, ("amx_bf16", "avx512_bf16"))
+    # 16 float32 lanes × 2 bfloat16 products × 2 operations
+    assert (bf16.family, bf16.fp_instructions, bf16.flops_per_instruction) == ("avx512_bf16", 2, 64)
+    assert bf16.chains == [{"fma": 1}, {"fma": 1}]
+    vnni = hot_loop(BF16_AND_VNNI, ("amx_int8", "avx512_vnni"))
+    assert (vnni.family, vnni.flops_per_instruction) == ("avx512_vnni", 128)  # 16 × 4 × 2
+    fp16 = hot_loop(BF16_AND_VNNI, ("avx512_fp16",))
+    assert (fp16.family, fp16.flops_per_instruction) == ("avx512_fp16", 64)  # 32 lanes × 2
+    assert hot_loop(BF16_AND_VNNI, ("amx_bf16",)).fp_instructions == 0  # none of that family
+
+
+def test_a_lower_precision_loop_is_priced_at_its_families_measured_rate():
+    probes = {
+        **PROBES,
+        "precision_peak": {"value": 1.0, "details": {"avx512_bf16_one_core": 256.0}},
+    }
+    code = GeneratedCode(
+        fp_instructions=16, fma_instructions=16, width_bits=512, flops_per_instruction=64.0,
+        instructions=30, flops=1024.0, family="avx512_bf16",
+    )  # fmt: skip
+    result = _rung("bf16", ["simd_compute", "memory"], 0.01, code)
+    result.dtype = "bfloat16"
+    b = breakdown(result, UnitCosts.from_probes(probe_records(probes)))
+    # 256 GFLOP/s over 64 flops an instruction: 4 instructions/ns; 16 per 512 multiply-adds
+    assert b.predicted_ns_per_fma == pytest.approx(16 / 512 / 4)
+    assert "avx512_bf16" in b.compiled.methods["fp_ns"]
