@@ -68,6 +68,7 @@ _HOMES = {
     "SimdTarget": "overhead_tui.worker.probing",
     "gemm_blocking": "overhead_tui.worker.packed_gemm",
     "PACKED_GEMM_SOURCE": "overhead_tui.worker.packed_gemm",
+    "PACK_CDEF": "overhead_tui.worker.packed_gemm",
     "read_cache_sizes": "overhead_tui.machine.caches",
 }
 __all__ = sorted(_HOMES)

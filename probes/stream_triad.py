@@ -1,5 +1,10 @@
 """Memory bandwidth in GB/s: the STREAM triad `a[i] = b[i] + s * c[i]`, one thread and all.
 
+``pack_one_thread_gbs``: the rate at which one thread packs a B of 4096 × 4096 float64 (128
+MiB, beyond the caches) into the micro-panels of ``c_blocked_packed`` (its own ``pack_all``
+at this CPU's blocking), counting the bytes read and written: what packing B costs a call of
+a BLAS-style GEMM, whatever its batch (``analysis.shapes``).
+
 Arrays of 2²³ float64 (64 MiB each, far beyond the caches); 24 bytes move per element (read b
 and c, write a), as STREAM counts them (McCalpin, STREAM benchmark rules; write-allocate
 traffic is not counted).  The loop is C (``worker.cbuild``, ``-O3 -march=native``); all
@@ -12,7 +17,15 @@ from itertools import pairwise
 
 import numpy as np
 
-from overhead_tui.api import build, usable_cpus
+from overhead_tui.api import (
+    PACK_CDEF,
+    PACKED_GEMM_SOURCE,
+    build,
+    cpu_flags,
+    gemm_blocking,
+    read_cache_sizes,
+    usable_cpus,
+)
 
 NAME = "stream_triad"
 TITLE = "memory bandwidth (triad)"
@@ -58,5 +71,29 @@ def measure(ctx):
         raise RuntimeError("the triad did not compute a = b + 3·c")
     return {
         "samples": every_gbs,
-        "details": {"one_thread_gbs": one_gbs[len(one_gbs) // 2], "threads": threads},
+        "details": {
+            "one_thread_gbs": one_gbs[len(one_gbs) // 2],
+            "threads": threads,
+            "pack_one_thread_gbs": _packing_gbs(ctx),
+        },
     }
+
+
+PACK_SIDE = 4096
+
+
+def _packing_gbs(ctx):
+    """GB/s (read + written) of packing a B beyond the caches, one thread."""
+    blocking = gemm_blocking(read_cache_sizes(), cpu_flags())
+    flags = ["-O3", "-march=native", *blocking.defines()]
+    ffi, lib, _ = build("pack_all", PACKED_GEMM_SOURCE, flags, "float64", cdef=PACK_CDEF)
+    b = np.random.default_rng(0).random((PACK_SIDE, PACK_SIDE))
+    packed = np.zeros(blocking.packed_b_values)
+    pb, pp = ffi.from_buffer("double[]", b), ffi.from_buffer("double[]", packed)
+    times = ctx.time(lib.pack_all, pb, PACK_SIDE, PACK_SIDE, pp)
+    row = (PACK_SIDE - 1) // blocking.kc * blocking.kc  # the last panel packed starts here
+    column = (PACK_SIDE - 1) // blocking.nc * blocking.nc
+    if not np.array_equal(packed[: blocking.nr], b[row, column : column + blocking.nr]):
+        raise RuntimeError("pack_all did not pack B")
+    rates = sorted(2 * b.nbytes / t / 1e9 for t in times)
+    return rates[len(rates) // 2]

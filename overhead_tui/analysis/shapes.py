@@ -18,6 +18,12 @@ the product is *memory*-bound while ``bandwidth × I < peak``, *compute*-bound f
 ``m* = R·s·k·n / (2kn − R·s·(k + n))`` (s the itemsize); when the denominator is ≤ 0 the
 intensity never reaches R (B too small for this machine): no crossing.
 
+**Modelled crossing.**  The ridge point assumes a call costs only its traffic and its flops;
+a BLAS-style GEMM also packs all of B every call and runs its micro-kernel on whole MR-row
+blocks.  :func:`modelled_seconds` prices both from measured figures (the ``stream_triad``
+probe's packing rate, the blocking of ``c_blocked_packed`` on this CPU, the peak), and
+:func:`modelled_crossing` reads its crossing off that modelled curve by the measured rule.
+
 **Measured crossing (our definition).**  The bandwidth slope is ``bandwidth × I(m)``.  Each
 measured point's *slope efficiency* is ``e(m) = gflops(m) / (bandwidth × I(m))``.  The curve
 starts on the slope with some efficiency e₀, the median over its :data:`REFERENCE_POINTS`
@@ -45,7 +51,7 @@ from dataclasses import dataclass, replace
 
 from overhead_tui.analysis.roofline import ridge_point
 from overhead_tui.machine.reference import ReferenceMachine
-from overhead_tui.summary.shapes import Crossing, ShapesRecord
+from overhead_tui.summary.shapes import Crossing, Roofs, ShapesRecord
 
 CROSSING_FRACTION = 0.5
 """A point has left the bandwidth slope when its slope efficiency is ≤ this fraction of the
@@ -139,6 +145,35 @@ def measured_crossing(
     return None
 
 
+def modelled_seconds(m: int, k: int, n: int, itemsize: int, roofs: Roofs) -> float | None:
+    """One call's time (s) as a BLAS-style GEMM spends it: packing B (k·n elements read and
+    written at the measured packing rate) plus the micro-kernel on MR·⌈m/MR⌉ rows (a register
+    block computes all its MR rows, however few are real) at the measured peak; None without
+    those figures.  A's packing and C's write-back (m·(k + n) elements) are left out: at the
+    batches where the crossing falls they are below 1/10 of B's."""
+    rows = roofs.micro_kernel_rows
+    if not roofs.packing_gbs or not roofs.peak_gflops or not rows:
+        return None
+    packing = 2.0 * k * n * itemsize / (roofs.packing_gbs * 1e9)
+    kernel = 2.0 * rows * math.ceil(m / rows) * k * n / (roofs.peak_gflops * 1e9)
+    return packing + kernel
+
+
+def modelled_crossing(
+    batches: Sequence[int], k: int, n: int, itemsize: int, roofs: Roofs
+) -> int | None:
+    """The batch of ``batches`` at which the curve of :func:`modelled_seconds` leaves the
+    bandwidth slope, by the same rule as the measured one (:func:`measured_crossing`): a
+    prediction from measured costs (packing, the micro-kernel's fill, the peak), no fitting."""
+    points = []
+    for m in batches:
+        seconds = modelled_seconds(m, k, n, itemsize, roofs)
+        if seconds is None:
+            return None
+        points.append((m, 2.0 * m * k * n / seconds / 1e9))
+    return measured_crossing(points, k, n, itemsize, roofs.bandwidth_gbs)
+
+
 # -- the summary's ``shapes`` on the roofline ------------------------------------------------
 
 
@@ -167,6 +202,7 @@ def recompute(record: ShapesRecord) -> ShapesRecord:
         crossing[name] = Crossing(
             measured_crossing(updated.curve(name), k, n, itemsize, roofs.bandwidth_gbs),
             predicted_crossing(k, n, itemsize, ridge),
+            modelled_crossing(record.batches, k, n, itemsize, roofs),
         )
     return replace(updated, crossing=crossing)
 

@@ -79,6 +79,7 @@ def crossing_rows(record: ShapesRecord) -> list[tuple[str, ...]]:
                 f"{ridge:.3g}" if ridge else "—",
                 fmt_batch(crossing.measured_m) if crossing else "—",
                 fmt_batch(crossing.predicted_m) if crossing else "—",
+                fmt_batch(crossing.modelled_m) if crossing else "—",
                 climb,
                 record.stopped.get(name, ""),
             )
@@ -94,6 +95,7 @@ CROSSING_HEADER = (
     "ridge flop/B",
     "measured m",
     "predicted m",
+    "modelled m",
     "climb",
     "stopped",
 )
@@ -108,10 +110,12 @@ def render_shapes_table(summary: RunSummary) -> str:
         f"C (m×{record.n}) = A (m×{record.k}) · B ({record.k}×{record.n}), {record.dtype}",
         *aligned_lines([HEADER, *point_rows(record)], {0, 2, 7}),
         "",
-        *aligned_lines([CROSSING_HEADER, *crossing_rows(record)], {0, 1, 8}),
+        *aligned_lines([CROSSING_HEADER, *crossing_rows(record)], {0, 1, 9}),
         "  measured m (marked *): the first batch whose GFLOP/s fell to half its share of the "
         "bandwidth slope at the smallest batch, or below; predicted m: where the intensity "
-        "reaches the ridge (peak / bandwidth)",
+        "reaches the ridge (peak / bandwidth); modelled m: the same rule on a call modelled as "
+        "packing B (measured packing rate) plus the micro-kernel on whole MR-row blocks at "
+        "the peak",
     ]
     failed = [p for p in record.points if p.status != "ok"]
     lines += [f"  {p.scenario} at m={p.m}: {p.status} — {p.error}" for p in failed]

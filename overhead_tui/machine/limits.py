@@ -223,6 +223,7 @@ def machine_limits(
         cgroup_cpu_quota=quota,
         clock_ghz=clock,
         bandwidth_gbs=bandwidth,
+        packing_gbs=probe_value(probes, "stream_triad", "pack_one_thread_gbs"),
         peak_gflops=peaks,
         limit_warnings=warnings,
         fact_checks=checks,

@@ -94,6 +94,9 @@ class MachineLimits:
     """{nominal, max, measured} (GHz)."""
     bandwidth_gbs: dict[str, float | None] = field(default_factory=dict)
     """{one_core, all_cores}: STREAM triad (GB/s)."""
+    packing_gbs: float | None = None
+    """One thread packing a B beyond the caches into BLIS-style micro-panels, bytes read and
+    written (GB/s; ``stream_triad`` detail ``pack_one_thread_gbs``)."""
     peak_gflops: dict[str, PeakEntry] = field(default_factory=dict)
     """{float64|float32: peak}."""
     limit_warnings: list[str] = field(default_factory=list)

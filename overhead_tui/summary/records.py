@@ -126,6 +126,9 @@ class MachineInfo:
     clock."""
     bandwidth_gbs: dict[str, float | None] = field(default_factory=dict)
     """{one_core, all_cores}: STREAM triad (GB/s)."""
+    packing_gbs: float | None = field(default=None, metadata=OMIT)
+    """One thread packing a B beyond the caches into BLIS-style micro-panels (GB/s, read +
+    written); absent from older files."""
     limit_warnings: list[str] = field(default_factory=list)
     """Implausible measured limits (e.g. all-core bandwidth below one core's), as text."""
     fact_checks: list[FactCheck] = field(default_factory=list, metadata=OMIT)

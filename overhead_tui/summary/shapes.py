@@ -2,8 +2,9 @@
 
 A batch sweep (``overhead-tui shapes``) multiplies A (m×k) by a fixed B (k×n) for growing
 batches m.  JSON: ``{"k", "n", "dtype", "batches" [m], "budget_s" (s), "size_reason",
-"points" [point], "crossing" {scenario: {"measured_m", "predicted_m"}}, "roofs" {scenario:
-{"threads", "peak_gflops" (GFLOP/s), "bandwidth_gbs" (GB/s)}}, "stopped" {scenario:
+"points" [point], "crossing" {scenario: {"measured_m", "predicted_m", "modelled_m"}}, "roofs"
+{scenario: {"threads", "peak_gflops" (GFLOP/s), "bandwidth_gbs" (GB/s), "packing_gbs" (GB/s),
+"micro_kernel_rows"}}, "stopped" {scenario:
 reason}}``, a point ``{"scenario", "m", "status", "median_s" (s), "gflops" (GFLOP/s),
 "intensity" (flop/byte), "attainable_gflops" (GFLOP/s), "bound", "error", "wall_s" (s),
 "warnings" [str]}``: the field names are the keys, so :meth:`ShapesRecord.to_json` is
@@ -37,12 +38,16 @@ class ShapePoint(BudgetedPoint):
 
 @dataclass(frozen=True)
 class Roofs:
-    """A scenario's roofs: the measured peak (GFLOP/s) and bandwidth (GB/s) on its threads."""
+    """A scenario's roofs: the measured peak (GFLOP/s) and bandwidth (GB/s) on its threads, and
+    what a BLAS-style call pays besides (``analysis.shapes.modelled_crossing``): packing B
+    (GB/s read + written, on its threads) and the micro-kernel's rows (MR)."""
 
     threads: str
     """``all cores`` (a rung with the ``parallel`` layer) or ``one core``."""
     peak_gflops: float | None
     bandwidth_gbs: float | None
+    packing_gbs: float | None = None
+    micro_kernel_rows: int | None = None
 
 
 NO_ROOFS = Roofs("", None, None)
@@ -52,10 +57,13 @@ NO_ROOFS = Roofs("", None, None)
 @dataclass(frozen=True)
 class Crossing:
     """Where a scenario's curve leaves the bandwidth slope: ``measured_m`` (a measured batch,
-    None if it never left it) and ``predicted_m`` (from the ridge point; None if unknown)."""
+    None if it never left it), ``predicted_m`` (from the ridge point; None if unknown) and
+    ``modelled_m`` (the batch of the sweep at which a curve modelled from packing B, the
+    micro-kernel's rows and the peak leaves it; None without those costs)."""
 
     measured_m: int | None
     predicted_m: float | None
+    modelled_m: int | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -77,14 +85,37 @@ class ShapesRecord(BudgetedRecord):
     def _load(cls, name: str, value: Any) -> Any:
         if name == "crossing":
             return {
-                k: Crossing(c.get("measured_m"), c.get("predicted_m")) for k, c in value.items()
+                k: Crossing(c.get("measured_m"), c.get("predicted_m"), c.get("modelled_m"))
+                for k, c in value.items()
             }
         if name == "roofs":
             return {
-                k: Roofs(r.get("threads", ""), r.get("peak_gflops"), r.get("bandwidth_gbs"))
+                k: Roofs(
+                    r.get("threads", ""),
+                    r.get("peak_gflops"),
+                    r.get("bandwidth_gbs"),
+                    r.get("packing_gbs"),
+                    r.get("micro_kernel_rows"),
+                )
                 for k, r in value.items()
             }
         return super()._load(name, value)
+
+    OPTIONAL_KEYS: ClassVar[dict[str, tuple[str, ...]]] = {
+        "crossing": ("modelled_m",),
+        "roofs": ("packing_gbs", "micro_kernel_rows"),
+    }
+    """Keys newer than the first files, left out while they are None (older files round-trip
+    unchanged)."""
+
+    def to_json(self) -> dict[str, Any]:
+        data = super().to_json()
+        for part, keys in self.OPTIONAL_KEYS.items():
+            for entry in data.get(part, {}).values():
+                for key in keys:
+                    if entry.get(key) is None:
+                        entry.pop(key, None)
+        return data
 
     @property
     def itemsize(self) -> int:

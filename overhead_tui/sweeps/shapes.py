@@ -37,6 +37,7 @@ from overhead_tui.summary.records import MachineInfo, ScenarioResult, Settings
 from overhead_tui.summary.shapes import Roofs, ShapePoint, ShapesRecord
 from overhead_tui.sweeps.budget import PointCost, point_overhead_s, timed_calls
 from overhead_tui.sweeps.budgeted import BudgetedSweep, PointMeasured
+from overhead_tui.worker.packed_gemm import gemm_blocking
 
 DEFAULT_SCENARIOS: tuple[str, ...] = ("numpy_matmul", "numpy_matmul_1thread", "numba_ikj")
 """The dense kernel, the 1-thread BLAS and a compiled loop without cache blocking."""
@@ -125,9 +126,25 @@ def scenario_roofs(spec: ScenarioSpec, machine: MachineInfo, dtype: str) -> Roof
     bandwidth for a rung with the ``parallel`` layer, one core's for the others."""
     peak = machine.peak_gflops.get(dtype)
     bandwidth = machine.bandwidth_gbs or {}
+    # a BLAS (the dense kernel) packs B every call; a kernel that does not is not modelled so
+    blas = "dense_kernel" in spec.layers
+    rows = micro_kernel_rows(machine) if blas else None
+    packing = (machine.packing_gbs or None) if blas else None
     if "parallel" in spec.layers:
-        return Roofs("all cores", peak.measured if peak else None, roofline_bandwidth(bandwidth))
-    return Roofs("one core", peak.one_core if peak else None, bandwidth.get("one_core"))
+        every, one = roofline_bandwidth(bandwidth), bandwidth.get("one_core")
+        # threads pack their share of B: one thread's packing rate × all cores' bandwidth gain
+        packing_all = packing * every / one if packing and every and one else None
+        return Roofs("all cores", peak.measured if peak else None, every, packing_all, rows)
+    one_peak = peak.one_core if peak else None
+    return Roofs("one core", one_peak, bandwidth.get("one_core"), packing, rows)
+
+
+def micro_kernel_rows(machine: MachineInfo) -> int | None:
+    """MR of ``c_blocked_packed``'s register block on this machine's ISA (``worker
+    .packed_gemm``), or None for an unknown CPU."""
+    if not machine.isa:
+        return None
+    return gemm_blocking({}, set(machine.isa)).mr
 
 
 class ShapesSweep(BudgetedSweep):

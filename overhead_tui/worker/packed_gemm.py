@@ -64,6 +64,11 @@ class Blocking:
     """Columns of B per packed panel: a KC × NC panel fills half of the L3 (a multiple of NR,
     at most :data:`MAX_NC`)."""
 
+    @property
+    def packed_b_values(self) -> int:
+        """Values of the buffer one packed B panel takes: KC × (NC + NR)."""
+        return self.kc * (self.nc + self.nr)
+
     def defines(self) -> list[str]:
         """The compiler flags that build the source with this blocking."""
         return [
@@ -179,6 +184,19 @@ static void pack_b(int kc, int nc, int j0, int j1, const real_t *b, long ldb, re
 
 static size_t rounded(size_t bytes) { return (bytes + 63) / 64 * 64; }
 
+/* Every KC x NC panel of a k x n B packed as matmul packs it, into the caller's bp (KC x
+   (NC + NR) values, so the stores are observable), and nothing else: what packing B costs
+   one call (the stream_triad probe times it). */
+void pack_all(const real_t *b, int k, int n, real_t *bp) {
+    for (int jc = 0; jc < n; jc += NC) {
+        const int nc = min_int(NC, n - jc);
+        const int strips = (nc + NR - 1) / NR;
+        for (int pc = 0; pc < k; pc += KC)
+            for (int s = 0; s < strips; s++)
+                pack_b(min_int(KC, k - pc), nc, s * NR, s * NR + NR, b + (long)pc * n + jc, n, bp);
+    }
+}
+
 void matmul(const real_t *a, const real_t *b, real_t *c, int n) {
     memset(c, 0, sizeof(real_t) * (size_t)n * n);
     real_t *bp = aligned_alloc(64, rounded(sizeof(real_t) * KC * (NC + NR)));
@@ -212,6 +230,10 @@ void matmul(const real_t *a, const real_t *b, real_t *c, int n) {
     free(ap);
 }
 """
-"""The C source of both ``c_blocked_packed`` rungs: without ``-fopenmp`` its ``omp``
+"""The C source of the ``c_blocked_packed`` rungs: without ``-fopenmp`` its ``omp``
 pragmas are ignored and it runs on one thread; with it the packing of B and the micro-kernel
-calls of each A block are shared among the threads (the JR loop, as BLIS parallelises)."""
+calls of each A block are shared among the threads (the JR loop, as BLIS parallelises).
+``pack_all`` (:data:`PACK_CDEF`) packs a B alone: the ``stream_triad`` probe times it."""
+
+PACK_CDEF = "void pack_all(const double *b, int k, int n, double *bp);"
+"""The packing routine's C signature (float64)."""

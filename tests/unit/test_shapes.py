@@ -246,3 +246,26 @@ def test_a_point_above_its_roof_says_so_in_its_bound():
     record = ShapesRecord(dtype="float64", k=64, n=64, points=[point(1, 13.0), point(2, 10.2)])
     rows = point_rows(record)
     assert rows[0][-1] == "memory, 1.30× above it" and rows[1][-1] == "memory"
+
+
+def test_the_modelled_crossing_prices_packing_b_and_whole_register_blocks():
+    from overhead_tui.analysis.shapes import modelled_crossing, modelled_seconds
+    from overhead_tui.summary.shapes import Roofs
+
+    roofs = Roofs("one core", 50.0, 25.0, 20.0, 8)  # GFLOP/s, GB/s, packing GB/s, MR
+    k = n = 1000
+    packing = 2 * k * n * 8 / 20e9  # read and write B once: 0.8 ms
+    block = 2 * 8 * k * n / 50e9  # 8 rows of the micro-kernel: 0.32 ms
+    # every batch up to MR costs one full block; 9 rows cost two
+    assert modelled_seconds(1, k, n, 8, roofs) == pytest.approx(packing + block)
+    assert modelled_seconds(8, k, n, 8, roofs) == modelled_seconds(1, k, n, 8, roofs)
+    assert modelled_seconds(9, k, n, 8, roofs) == pytest.approx(packing + 2 * block)
+    # the efficiency halves once the call takes twice its 1.12 ms at m = 1 (B's traffic
+    # barely grows with m): 0.8 + 0.32·⌈m/8⌉ ≥ 2.24 ms → ⌈m/8⌉ ≥ 5 → m ≥ 33: the batch 64
+    batches = [1, 2, 4, 8, 16, 32, 64, 128, 256]
+    assert modelled_crossing(batches, k, n, 8, roofs) == 64
+    # twice the packing rate: 0.4 + 0.32·⌈m/8⌉ ≥ 1.44 ms → m ≥ 25: the batch 32
+    faster = Roofs("one core", 50.0, 25.0, 40.0, 8)
+    assert modelled_crossing(batches, k, n, 8, faster) == 32
+    # without a packing rate (an older file) there is no model
+    assert modelled_crossing(batches, k, n, 8, Roofs("one core", 50.0, 25.0)) is None
