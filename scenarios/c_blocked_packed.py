@@ -3,9 +3,9 @@ NC) sized from this CPU's caches, and a micro-kernel that keeps an MR × NR bloc
 vector registers at the CPU's widest FMA (GotoBLAS/BLIS, one thread).
 
 This is the step from `c_tiled_simd` to the dense kernel: packing makes every load of the
-micro-kernel unit-stride and conflict-free, the blocks keep B's micro-panel in L1, A's block
-in L2 and B's panel in L3, and the register block does MR × NR / W FMAs per MR + NR / W loads.
-Packing runs inside the timed call.
+micro-kernel unit-stride and conflict-free, the blocks keep A's micro-panel in L1, A's block
+in L2 and B's panel in L3 (`worker.packed_gemm` says why not B's micro-panel in L1), and the
+register block does MR × NR / W FMAs per MR + NR / W loads. Packing runs inside the timed call.
 """
 
 from overhead_tui.api import (
