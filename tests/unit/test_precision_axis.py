@@ -171,3 +171,20 @@ def test_each_precision_family_has_a_roof_that_bounds_only_its_own_dtype():
     own = {c.label: c for c in ceilings(summary("bfloat16"))}
     assert own["AMX BF16 all cores"].bounds_the_run
     assert roofline(summary("bfloat16")).peak == 6000.0
+
+
+@pytest.mark.skipif(not X86_GCC12, reason="x86 with gcc")
+@pytest.mark.parametrize(
+    ("dtype", "family"), [("bfloat16", "avx512_bf16"), ("int8", "avx512_vnni")]
+)
+def test_the_packed_dot_product_micro_kernels_are_sixteen_zmm_dot_products(dtype, family):
+    """bfloat16 and int8 of c_avx512_dot keep an 8 × 32 block of C in 16 zmm accumulators:
+    16 dot products a step of k (a pair or a quad), each its own chain."""
+    from overhead_tui.summary.vocabulary import PRECISION_FAMILIES
+    from overhead_tui.worker.cbuild import assembly
+    from overhead_tui.worker.hotloop import hot_loop
+
+    rung = _rung("c_avx512_dot")
+    code = hot_loop(assembly(rung.SOURCE, rung.FLAGS), PRECISION_FAMILIES[dtype])
+    assert (code.family, code.width_bits, code.fp_instructions) == (family, 512, 16)
+    assert len(code.chains) == 16
