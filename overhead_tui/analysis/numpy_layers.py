@@ -38,7 +38,8 @@ from overhead_tui.summary.vocabulary import GENERIC_OPS
 def _priced(
     layer: str, events: float, unit_ns: float, unit: str, unit_interval: unc.Interval | None = None
 ) -> BreakdownRow:
-    low, high = unit_interval or (unit_ns, unit_ns)
+    low, high = sorted(unit_interval or (unit_ns, unit_ns))
+    low, high = min(low, unit_ns), max(high, unit_ns)  # the median process inside its range
     return BreakdownRow(
         layer=layer,
         events_per_fma=events,
@@ -77,12 +78,14 @@ def numpy_rows(
             continue
         elements = op.calls_per_fma * op.elements
         size = f"{op.elements:,.0f} elements"
+        fast, slow = rate.bounds()  # the probe processes' lowest and highest rates
         rows.append(
             _priced(
                 "simd_compute",
                 elements,
                 rate.in_cache,
                 f"ns/element: {what}'s inner loop at its best rate",
+                (fast.in_cache, slow.in_cache),
             )
         )
         beyond = max(0.0, rate.at(op.elements) - rate.in_cache)
@@ -93,6 +96,10 @@ def numpy_rows(
                     elements,
                     beyond,
                     f"ns/element: {what} at {size} per call, beyond the cache",
+                    (
+                        max(0.0, fast.at(op.elements) - fast.in_cache),
+                        max(0.0, slow.at(op.elements) - slow.in_cache),
+                    ),
                 )
             )
     return rows

@@ -150,6 +150,17 @@ class NumpyRate:
     """The sweep's sizes (float64 elements, ascending)."""
     ns_per_element: tuple[float, ...] = ()
     """Time per element beyond the fixed cost at each size (ns)."""
+    low: tuple[float, ...] = ()
+    """At each size, the lowest time per element of the probe's processes (ns); empty: none
+    recorded (then :attr:`ns_per_element` is both bounds)."""
+    high: tuple[float, ...] = ()
+    """At each size, the highest (ns)."""
+
+    def bounds(self) -> tuple[NumpyRate, NumpyRate]:
+        """This rate at its processes' lowest and highest times per element."""
+        low = self.low if len(self.low) == len(self.elements) else self.ns_per_element
+        high = self.high if len(self.high) == len(self.elements) else self.ns_per_element
+        return replace(self, ns_per_element=low), replace(self, ns_per_element=high)
 
     @property
     def in_cache(self) -> float:
@@ -194,7 +205,11 @@ def numpy_rates(probes: Probes) -> dict[str, NumpyRate]:
         sizes, per_element = details.get(f"{kind}_elements"), details.get(f"{kind}_ns_per_element")
         if call is None or not isinstance(sizes, list) or not isinstance(per_element, list):
             continue
-        rates[kind] = NumpyRate(call[0], call[1], tuple(sizes), tuple(per_element))
+        spread = stored.get(f"{kind}_ns_per_element") or []
+        low, high = spread[: len(sizes)], spread[len(sizes) :]
+        rates[kind] = NumpyRate(
+            call[0], call[1], tuple(sizes), tuple(per_element), tuple(low), tuple(high)
+        )
     for kind, key in (("view", "view_ns"), ("scalar_operand", "scalar_operand_ns")):
         if (found := fixed(key)) is not None:
             rates[kind] = NumpyRate(*found)

@@ -203,6 +203,11 @@ def measure_probe(
         ):
             found = [float(x) for r in runs if isinstance(x := r.details.get(key), (int, float))]
             result.detail_intervals[key] = [min(found), max(found)]
+        elif isinstance(v, list) and v and all(isinstance(x, (int, float)) for x in v):
+            lists = [x for r in runs if isinstance(x := r.details.get(key), list)]
+            if all(len(x) == len(v) for x in lists):  # per position: the L minima, L maxima
+                columns = list(zip(*lists, strict=True))
+                result.detail_intervals[key] = [min(c) for c in columns] + [max(c) for c in columns]
     return result
 
 

@@ -42,7 +42,9 @@ class ProbeResult:
     """[min, max] of the per-process values: a distribution-free interval for the median
     process value (coverage 1 − 2·0.5ⁿ for n processes, ``analysis.uncertainty``)."""
     detail_intervals: dict[str, list[float]] = ABSENT
-    """[min, max] over the processes of each numeric detail (e.g. ``store_ns``)."""
+    """[min, max] over the processes of each numeric detail (e.g. ``store_ns``); for a detail
+    that is a list of L numbers (``outer_ns_per_element``), its L minima then its L maxima,
+    position by position."""
     other_cpu_fraction: float | None = ABSENT
     """Share of all CPUs that other processes used while this probe was measured (the tool
     and its probe workers excluded), from ``machine.host.read_cpu_times``; None where unknown."""

@@ -176,3 +176,39 @@ def test_broadcasting_and_outer_axis_reductions_are_kinds_of_their_own():
     assert found[("reduce_outer", "add.reduce", 25.0)] == 5
     flat = census(lambda x: (x * x).sum(), (np.ones((5, 5)),))
     assert flat == {("elementwise", "multiply", 25.0): 1, ("reduce", "add.reduce", 25.0): 1}
+
+
+def test_each_sizes_rate_carries_the_range_of_the_probes_processes():
+    probe = {
+        "value": 0.3,
+        "details": {**SWEEP},
+        "detail_intervals": {"outer_ns_per_element": [0.4, 0.7, 0.6, 0.9]},  # 2 minima, 2 maxima
+    }
+    rates = numpy_rates(probe_records({"numpy_call": probe}))
+    fast, slow = rates["outer"].bounds()
+    assert fast.ns_per_element == (0.4, 0.7) and slow.ns_per_element == (0.6, 0.9)
+    rows = numpy_rows([NumpyOperations("outer", "multiply.outer", 1e-5, 1e5)], rates)
+    loop = next(r for r in rows if r.layer == "simd_compute")
+    assert loop.unit_interval == (0.4, 0.6)  # the best rate of each bound, around the median 0.5
+    memory = next(r for r in rows if r.layer == "memory")
+    assert memory.unit_interval == pytest.approx((0.3, 0.3))  # 0.7 − 0.4, 0.9 − 0.6 at 1e5
+
+
+def test_a_list_detail_gets_its_range_position_by_position(monkeypatch):
+    from overhead_tui.engine import probe_runs
+    from overhead_tui.worker.protocol import Probe
+
+    runs = iter(
+        [
+            Probe(value=1.0, spread=0.0, samples=[1.0], details={"r": [1.0, 5.0]}),
+            Probe(value=2.0, spread=0.0, samples=[2.0], details={"r": [3.0, 4.0]}),
+            Probe(value=3.0, spread=0.0, samples=[3.0], details={"r": [2.0, 6.0]}),
+        ]
+    )
+    monkeypatch.setattr(probe_runs, "_measure_once", lambda *a, **k: next(runs))
+    from overhead_tui.plugins.probes import discover_probes
+
+    spec = next(s for s in discover_probes() if s.name == "numpy_call")
+    result = probe_runs.measure_probe(spec, "python3")
+    assert result.details["r"] == [3.0, 4.0]  # the median process's
+    assert result.detail_intervals["r"] == [1.0, 4.0, 3.0, 6.0]
