@@ -28,6 +28,7 @@ def test_map_calling_a_builtin_counts_one_c_call_and_one_float_per_item():
 
 def test_what_the_profile_sees_or_nothing_is_made_is_not_counted_here():
     xs = [1.5, 2.5, 3.5]
+
     # a Python function: its calls are profile events already
     def double(v):
         return v * 2
