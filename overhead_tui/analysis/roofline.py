@@ -63,7 +63,9 @@ class RooflinePoint:
     intensity: float
     gflops: float
     attainable: float | None
-    """min(peak, intensity × bandwidth) (GFLOP/s); None without peak or bandwidth."""
+    """min(peak, intensity × bandwidth) (GFLOP/s) on the rung's threads: one core's measured
+    peak and bandwidth for a rung without the ``parallel`` layer, all cores' for the others;
+    None without peak or bandwidth."""
     bound: str
     """``compute`` or ``memory``: which roof is lower at this intensity ("" when unknown)."""
 
@@ -160,13 +162,21 @@ def roofline(summary: RunSummary) -> Roofline:
     bandwidth = roofline_bandwidth(summary.machine.bandwidth_gbs)
     peak = max((c.gflops for c in found if c.bounds_the_run), default=None)
     ridge = ridge_point(peak, bandwidth)
+    # a rung on one thread is judged against one core's measured roofs, where measured
+    entry = summary.machine.peak_gflops.get(summary.settings.dtype)
+    one_peak = entry.one_core if entry is not None else None
+    one_bandwidth = summary.machine.bandwidth_gbs.get("one_core") or bandwidth
     points = []
     for r in sorted(summary.scenarios, key=lambda r: r.rung):
         if not r.has_speed or not r.gflops:
             continue
         intensity = r.arithmetic_intensity or arithmetic_intensity(r.n, r.dtype)  # older files
-        attainable = min(peak, intensity * bandwidth) if peak and bandwidth else None
-        bound = "" if ridge is None else ("memory" if intensity < ridge else "compute")
+        roof, slope, knee = peak, bandwidth, ridge
+        if "parallel" not in r.layers and one_peak:
+            roof, slope = one_peak, one_bandwidth
+            knee = ridge_point(roof, slope)
+        attainable = min(roof, intensity * slope) if roof and slope else None
+        bound = "" if knee is None else ("memory" if intensity < knee else "compute")
         points.append(RooflinePoint(r.rung, r.name, r.n, intensity, r.gflops, attainable, bound))
     return Roofline(summary.settings.dtype, found, bandwidth, points, trajectories(summary))
 

@@ -19,14 +19,18 @@ from overhead_tui.summary.probes import ProbeResult
 from tests.conftest import FIXTURES, RECORDED_SUMMARY_V3, fixture_summary
 
 
-def _summary(peak=100.0, bandwidth=25.0):
+PARALLEL = ("numba_parallel", "c_openmp", "scipy_blas_direct", "numpy_matmul")
+"""The fixture's ok rungs with the ``parallel`` layer."""
+
+
+def _summary(peak=100.0, bandwidth=25.0, one_core=50.0):
     summary = fixture_summary(RECORDED_SUMMARY_V3)
     peaks = summary.machine.peak_gflops
     peaks["float64"] = replace(
         peaks["float64"],
         measured=peak,
         measured_by="test",
-        one_core=50.0,
+        one_core=one_core,
         one_core_theoretical=60.0,
     )
     summary.machine.bandwidth_gbs.update(all_cores=bandwidth, one_core=bandwidth / 2)
@@ -47,16 +51,19 @@ def test_ceilings_points_and_bounds():
     assert model.peak == 100.0  # a theoretical roof is drawn, never attained
     assert model.ridge_point == pytest.approx(4.0)  # 100 GFLOP/s / 25 GB/s
     by_name = {p.name: p for p in model.points}
+    # one-thread rungs under one core's roofs: 50 GFLOP/s, 12.5 GB/s, ridge 4 flop/B
     small = by_name["numpy_scalar_loop"]  # n = 48: 2·48 / (3·8) = 4 flop/B, at the ridge
     assert small.intensity == pytest.approx(4.0) and small.bound == "compute"
-    assert small.attainable == pytest.approx(100.0)
+    assert small.attainable == pytest.approx(50.0)
     naive = by_name["python_naive"]
-    assert naive.of_attainable == pytest.approx(naive.gflops / 100.0)
+    assert naive.of_attainable == pytest.approx(naive.gflops / 50.0)
+    parallel = [p for p in model.points if p.name in PARALLEL]
+    assert parallel and all(p.attainable == pytest.approx(100.0) for p in parallel)
     assert "torch_matmul" not in by_name  # skipped rungs have no point
 
 
 def test_memory_bound_below_the_ridge():
-    model = roofline(_summary(peak=1000.0, bandwidth=10.0))  # ridge 100 flop/B
+    model = roofline(_summary(peak=1000.0, bandwidth=20.0, one_core=1000.0))  # one core: 10 GB/s
     naive = next(p for p in model.points if p.name == "python_naive")  # n = 128: 10.67 flop/B
     assert naive.bound == "memory"
     assert naive.attainable == pytest.approx(2 * 128 / 24 * 10.0)
