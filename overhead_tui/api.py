@@ -56,6 +56,8 @@ _HOMES = {
     "chain_steps": "overhead_tui.worker.chains",
     "l1_widths": "overhead_tui.worker.chains",
     "L1_KINDS": "overhead_tui.worker.chains",
+    "FMA_WIDTHS": "overhead_tui.worker.chains",
+    "FMA_PER_ITERATION": "overhead_tui.worker.chains",
     "chosen_isa": "overhead_tui.worker.simd",
     "ISA_LEVELS": "overhead_tui.worker.simd",
     "assembly": "overhead_tui.worker.cbuild",

@@ -16,6 +16,10 @@ Details for ``analysis.compiled`` (each interleaved with the clock chain, ns and
   the next load forwarded from the store), as ``-O0`` code keeps its accumulator.
 * ``issue_per_ns`` / ``issue_per_cycle``: independent simple instructions retired per ns and
   per cycle (``issue_kernel``: 16 adds on 8 registers plus the loop's own 3): the issue bound.
+* ``fma_per_ns_W`` / ``fma_per_cycle_W``: independent ``vfmadd231pd`` of W bits (128, 256,
+  512 where the CPU has them) one core retires (``fma_throughput``): the FP bound of code of
+  that width.  Zen 4 runs 2 of 256 bits a cycle but 1 of 512 (two halves on its 256-bit
+  pipes); Intel's server cores 2 of 512.
 * ``l1_loads_per_ns_W`` / ``l1_loads_per_cycle_W``, ``l1_stores_…`` and ``l1_mixed_…``:
   independent loads, stores, or both two to one, of W bits (64, 128, 256, 512 where the CPU
   has them) one core sustains on a buffer in L1 (``l1_kernel``): the L1 bound.  Zen 4 does
@@ -26,6 +30,8 @@ Details for ``analysis.compiled`` (each interleaved with the clock chain, ns and
 import statistics
 
 from overhead_tui.api import (
+    FMA_PER_ITERATION,
+    FMA_WIDTHS,
     L1_KINDS,
     chain_call,
     chain_ghz,
@@ -87,6 +93,14 @@ def measure(ctx):
     details["issue_per_ns"] = 1.0 / ns
     if cycles is not None:
         details["issue_per_cycle"] = 1.0 / cycles
+    for width in FMA_WIDTHS if l1_widths() else ():
+        if lib.fma_throughput(1, width) < 0:  # no FMA3 or no such width
+            continue
+        run = lambda w=width: lib.fma_throughput(L1_ITERATIONS, w)  # noqa: E731
+        ns, cycles = _per_step(ctx, run, L1_ITERATIONS * FMA_PER_ITERATION, clock)
+        details[f"fma_per_ns_{width}"] = 1.0 / ns
+        if cycles is not None:
+            details[f"fma_per_cycle_{width}"] = 1.0 / cycles
     for width in l1_widths():
         for kind, (code, per_iteration) in L1_KINDS.items():
             if lib.l1_kernel(1, width, code) < 0:  # the CPU lacks that width

@@ -149,6 +149,10 @@ def in_core_rows(
     # all cores' FP rate at the machine's cores (its all-cores probe rate), a share of it at fewer
     fp_rate = costs.fp_issue_one * cores if costs.fp_issue_one else None
     fp_method = "at the simd_fma probe's FP instruction rate"
+    width_rate = costs.fma_rates.get(code.width_bits or 128)  # scalar FP: the 128-bit pipes
+    if width_rate:
+        fp_rate = width_rate * cores
+        fp_method = f"at the scalar_fma probe's rate of {code.width_bits or 'scalar'}-bit FMAs"
     one_core = costs.family_rates.get(code.family, (None, None))[0] if code.family else None
     if one_core and code.flops_per_instruction:  # a lower-precision dot product's own rate
         fp_rate = one_core / code.flops_per_instruction * cores

@@ -90,6 +90,24 @@ def l1_rates(probes: Probes) -> dict[str, dict[int, float]]:
     return rates
 
 
+def fma_rates(probes: Probes) -> dict[int, float]:
+    """{width bits: FMA instructions per ns} one core retires at each vector width
+    (``scalar_fma`` details ``fma_per_ns_W``); empty from probes before them."""
+    probe = probes.get("scalar_fma")
+    details = (probe.details or {}) if probe is not None else {}
+    rates = {}
+    for key, v in details.items():
+        width = key.removeprefix("fma_per_ns_")
+        if (
+            key.startswith("fma_per_ns_")
+            and width.isdigit()
+            and isinstance(v, int | float)
+            and v > 0
+        ):
+            rates[int(width)] = float(v)
+    return rates
+
+
 def dense_rates(probes: Probes) -> dict[str, tuple[float | None, float | None]]:
     """:attr:`UnitCosts.dense_rates` from the probes (a dtype without either figure: absent)."""
     rates: dict[str, tuple[float | None, float | None]] = {
@@ -289,6 +307,9 @@ class UnitCosts:
     """{dtype: (one thread, all threads)} GFLOP/s (GOP/s for int8) of the best kernel measured
     for it: the BLAS GEMM of the ``dense_peak`` probe for float64 and float32, the best
     instruction family of the ``precision_peak`` probe for the lower precisions."""
+    fma_rates: dict[int, float] = field(default_factory=dict)
+    """{width bits: FMA instructions per ns} of one core (``scalar_fma`` details): code of a
+    width is priced at its own rate (Zen 4: 512-bit at half the 256-bit rate)."""
     family_rates: dict[str, tuple[float | None, float | None]] = field(default_factory=dict)
     """{lower-precision instruction family: (one core, all cores)} GFLOP/s of the
     ``precision_peak`` probe (:func:`family_rates`)."""
@@ -436,6 +457,7 @@ class UnitCosts:
             dense_rates=dense_rates(probes),
             numpy_rates=numpy_rates(probes),
             family_rates=family_rates(probes),
+            fma_rates=fma_rates(probes),
             peak_one_gflops=max(one, default=None),
             peak_all_gflops=max(every + one, default=None),
             **fp_issue_rates(probes),

@@ -154,6 +154,35 @@ static char l1_buffer[4096] __attribute__((aligned(64)));
 #define VZEROUPPER __asm__ volatile("vzeroupper")
 #endif
 
+#if defined(__x86_64__)
+/* 12 independent FMAs (accumulators 0-11, operands 12 and 13): more than latency x pipes
+   (4 x 2) on the cores of the corpus, so the loop runs at the FMA throughput of the width */
+#define F(r, i) "vfmadd231pd %%" r "12, %%" r "13, %%" r #i "\n\t"
+#define TWELVE(r) F(r, 0) F(r, 1) F(r, 2) F(r, 3) F(r, 4) F(r, 5) \
+    F(r, 6) F(r, 7) F(r, 8) F(r, 9) F(r, 10) F(r, 11)
+#define FMA_LOOP(body) \
+    for (uint64_t i = 0; i < iterations; i++) \
+        __asm__ volatile(body : "+r"(i) : : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", \
+                         "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13")
+#endif
+
+/* FMA instructions of ``width`` bits (128, 256, 512) at their throughput, 12 an iteration;
+   -1 where the CPU lacks FMA3 or that width */
+int64_t fma_throughput(uint64_t iterations, int width) {
+#if defined(__x86_64__)
+    if (!__builtin_cpu_supports("fma")) return -1;
+    if (width == 128) FMA_LOOP(TWELVE("xmm"));
+    else if (width == 256 && __builtin_cpu_supports("avx2")) FMA_LOOP(TWELVE("ymm"));
+    else if (width == 512 && __builtin_cpu_supports("avx512f")) FMA_LOOP(TWELVE("zmm"));
+    else return -1;
+    __asm__ volatile("vzeroupper");
+    return (int64_t)iterations;
+#else
+    (void)iterations; (void)width;
+    return -1;
+#endif
+}
+
 /* kind 0: 8 loads, 1: 8 stores, 2: 8 loads and 4 stores interleaved (2 loads, 1 store) */
 int64_t l1_kernel(uint64_t iterations, int width, int kind) {
 #if defined(__x86_64__)
@@ -182,6 +211,7 @@ int64_t l1_kernel(uint64_t iterations, int width, int kind) {
 }
 """
 CDEF = """
+int64_t fma_throughput(uint64_t iterations, int width);
 uint64_t imul_chain(uint64_t iterations, uint64_t x, uint64_t m);
 uint64_t add_xor_chain(uint64_t iterations, uint64_t x, uint64_t m, uint64_t a);
 double fp_chain(uint64_t iterations, double x, double y);
@@ -202,6 +232,11 @@ IMUL_ARGS = (3, 0x9E3779B97F4A7C15)
 ADD_XOR_ARGS = (3, 0x5555, 0x1234567)
 """(start, xor mask, addend) of the add/xor chain."""
 
+
+FMA_PER_ITERATION = 12
+"""Independent FMAs an iteration of ``fma_throughput`` issues."""
+FMA_WIDTHS = (128, 256, 512)
+"""Vector widths (bits) ``fma_throughput`` has on x86-64."""
 
 L1_KINDS = {"loads": (0, 8), "stores": (1, 8), "mixed": (2, 12)}
 """{kind: (``l1_kernel``'s kind argument, accesses per iteration)}."""

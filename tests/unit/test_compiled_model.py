@@ -454,3 +454,21 @@ def test_a_lower_precision_loop_is_priced_at_its_families_measured_rate():
     # 256 GFLOP/s over 64 flops an instruction: 4 instructions/ns; 16 per 512 multiply-adds
     assert b.predicted_ns_per_fma == pytest.approx(16 / 512 / 4)
     assert "avx512_bf16" in b.compiled.methods["fp_ns"]
+
+
+def test_each_vector_width_is_priced_at_its_own_measured_fma_rate():
+    """Zen 4 (measured 2026-12-06): 7.2 FMA instructions/ns at 128 and 256 bits, 3.7 at 512
+    (its 512-bit FMAs run as two halves): a 512-bit loop is not twice a 256-bit one's speed."""
+    probes = {**PROBES, "scalar_fma": {"value": 1.0, "details": {
+        **PROBES["scalar_fma"]["details"], "fma_per_ns_256": 8.0, "fma_per_ns_512": 4.0}}}  # fmt: skip
+    costs = UnitCosts.from_probes(probe_records(probes))
+    assert costs.fma_rates == {256: 8.0, 512: 4.0}
+    for width, lanes in ((256, 4), (512, 8)):
+        code = GeneratedCode(
+            fp_instructions=12, fma_instructions=12, width_bits=width,
+            flops_per_instruction=2.0 * lanes, instructions=14, flops=24.0 * lanes,
+        )  # fmt: skip
+        b = breakdown(_rung(f"w{width}", ["simd_compute"], 1.0, code), costs)
+        # 12 instructions per 12·lanes multiply-adds at the width's rate
+        assert b.predicted_ns_per_fma == pytest.approx(1 / lanes / (8.0 if width == 256 else 4.0))
+        assert f"{width}-bit FMAs" in b.compiled.methods["fp_ns"]

@@ -18,7 +18,6 @@ from overhead_tui.machine.reference import (
 from overhead_tui.summary.probes import ProbeResult
 from tests.conftest import FIXTURES, RECORDED_SUMMARY_V3, fixture_summary
 
-
 PARALLEL = ("numba_parallel", "c_openmp", "scipy_blas_direct", "numpy_matmul")
 """The fixture's ok rungs with the ``parallel`` layer."""
 
