@@ -28,8 +28,9 @@ streams a second array between two calls on the first finds less of it there.
 from __future__ import annotations
 
 from overhead_tui.analysis import uncertainty as unc
+from overhead_tui.analysis.rates import NumpyRate
 from overhead_tui.analysis.rows import priced_row
-from overhead_tui.analysis.unit_costs import NumpyRate, UnitCosts
+from overhead_tui.analysis.unit_costs import UnitCosts
 from overhead_tui.summary.breakdown import BreakdownRow
 from overhead_tui.summary.measured import EventsPerFma, NumpyOperations
 from overhead_tui.summary.vocabulary import GENERIC_OPS

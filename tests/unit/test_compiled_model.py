@@ -459,8 +459,8 @@ def test_a_lower_precision_loop_is_priced_at_its_families_measured_rate():
 def test_each_vector_width_is_priced_at_its_own_measured_fma_rate():
     """Zen 4 (measured 2026-12-06): 7.2 FMA instructions/ns at 128 and 256 bits, 3.7 at 512
     (its 512-bit FMAs run as two halves): a 512-bit loop is not twice a 256-bit one's speed."""
-    probes = {**PROBES, "scalar_fma": {"value": 1.0, "details": {
-        **PROBES["scalar_fma"]["details"], "fma_per_ns_256": 8.0, "fma_per_ns_512": 4.0}}}  # fmt: skip
+    details = {**PROBES["scalar_fma"]["details"], "fma_per_ns_256": 8.0, "fma_per_ns_512": 4.0}
+    probes = {**PROBES, "scalar_fma": {"value": 1.0, "details": details}}
     costs = UnitCosts.from_probes(probe_records(probes))
     assert costs.fma_rates == {256: 8.0, 512: 4.0}
     for width, lanes in ((256, 4), (512, 8)):

@@ -8,7 +8,8 @@ import pytest
 
 from overhead_tui.analysis.attribution import breakdown
 from overhead_tui.analysis.numpy_layers import numpy_rows
-from overhead_tui.analysis.unit_costs import NumpyRate, UnitCosts, numpy_rates
+from overhead_tui.analysis.rates import NumpyRate, numpy_rates
+from overhead_tui.analysis.unit_costs import UnitCosts
 from overhead_tui.summary.codec import from_json
 from overhead_tui.summary.measured import EventsPerFma, NumpyOperations
 from overhead_tui.summary.probes import probe_records
