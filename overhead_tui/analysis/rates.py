@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 
 from overhead_tui.analysis import uncertainty as unc
 from overhead_tui.summary.probes import Probes, probe_value
-from overhead_tui.summary.vocabulary import PRECISION_FAMILIES
+from overhead_tui.summary.vocabulary import NUMPY_SWEPT_KINDS, PRECISION_FAMILIES
 
 
 def fp_issue_rates(probes: Probes) -> dict[str, float]:
@@ -101,20 +101,6 @@ def family_rates(probes: Probes) -> dict[str, tuple[float | None, float | None]]
     return {k: v for k, v in rates.items() if v != (None, None)}
 
 
-SWEPT_KINDS = (
-    "elementwise",
-    "elementwise_out",
-    "broadcast",
-    "outer",
-    "reduce",
-    "reduce_outer",
-    "einsum",
-    "create",
-)
-"""Kinds the ``numpy_call`` probe times at a sweep of sizes (``KIND_call_ns``, ``KIND_elements``,
-``KIND_ns_per_element``)."""
-
-
 @dataclass(frozen=True)
 class NumpyRate:
     """One kind's measured costs: a fixed cost per call and a time per element by size."""
@@ -176,7 +162,7 @@ def numpy_rates(probes: Probes) -> dict[str, NumpyRate]:
         low, high = stored.get(key) or (value, value)
         return float(value), (min(low, value), max(high, value))
 
-    for kind in SWEPT_KINDS:
+    for kind in NUMPY_SWEPT_KINDS:
         call = fixed(f"{kind}_call_ns")
         sizes, per_element = details.get(f"{kind}_elements"), details.get(f"{kind}_ns_per_element")
         if call is None or not isinstance(sizes, list) or not isinstance(per_element, list):

@@ -74,3 +74,27 @@ the ladder's sizes.  The model prices each at the ``boxing`` probe's ``int_ns``.
 GENERATOR_RESUMPTIONS = frozenset({"YIELD_VALUE"})
 """One per item a generator hands to its consumer (CPython 3.11–3.13): the model prices each at
 the ``call_overhead`` probe's ``generator_item_ns`` instead of a function call."""
+
+
+NUMPY_SWEPT_KINDS: tuple[str, ...] = (
+    "elementwise",
+    "elementwise_out",
+    "broadcast",
+    "outer",
+    "reduce",
+    "reduce_outer",
+    "einsum",
+    "create",
+)
+"""Kinds of numpy operation the ``numpy_call`` probe times at a sweep of sizes (``KIND_call_ns``,
+``KIND_elements``, ``KIND_ns_per_element``)."""
+NUMPY_KINDS: tuple[str, ...] = (
+    *NUMPY_SWEPT_KINDS,
+    "view",
+    "scalar_index",
+    "scalar_operand",
+    "blas",
+    "other",
+)
+"""Every kind of numpy operation the counting phase tells apart (``worker.counting
+.numpy_census``): the swept ones, then those with a fixed cost only, BLAS, and the rest."""

@@ -39,21 +39,9 @@ from typing import Any
 
 import numpy as np
 
-KINDS = (
-    "elementwise",
-    "elementwise_out",
-    "broadcast",
-    "outer",
-    "reduce",
-    "reduce_outer",
-    "einsum",
-    "create",
-    "view",
-    "scalar_index",
-    "scalar_operand",
-    "blas",
-    "other",
-)
+from overhead_tui.summary.vocabulary import NUMPY_KINDS
+
+KINDS = NUMPY_KINDS
 """The operation kinds of :func:`census` (module docstring)."""
 
 CREATORS = ("zeros", "empty", "ones", "full", "zeros_like", "empty_like", "ones_like", "full_like")
