@@ -409,3 +409,23 @@ def test_the_loop_mix_fit_recovers_known_costs_and_says_how_well_they_carry():
     times[0] *= 1.2  # one loop that three costs cannot describe
     _, fit_error, left_out = probe.fit(counts, times)
     assert 0.01 < fit_error < left_out
+
+
+def test_a_builtin_driven_loop_pays_each_c_call_and_the_float_it_makes():
+    # sum(map(operator.mul, row, col)): per multiply-add one builtin called from C, one float
+    events = {**PYTHON_EVENTS, "dispatches": 0.0, "floats": 0.0, "c_calls": 1.0, "c_floats": 1.0}
+    events["by_opcode"] = {}
+    details = {"builtin_ns": 4.0, "c_call_item_ns": 12.0}
+    with_c_api = {
+        **PROBES,
+        "call_overhead": {"value": 10.0, "details": details},
+        "boxing": {"value": 5.0, "details": {"c_api_float_ns": 8.0}},
+    }
+    result = _result("map", 2, ["boxing", "call_overhead"], [], 10, 25e-9 * 1000, events)
+    b = breakdown(result, UnitCosts.from_probes(probe_records(with_c_api)))
+    assert b.predicted_ns_per_fma == pytest.approx(12.0 + 8.0)
+    # an interpreter without Cython has no C-API probe: the float's creation alone
+    without = {**with_c_api, "boxing": {"value": 5.0}}
+    b = breakdown(result, UnitCosts.from_probes(probe_records(without)))
+    assert b.predicted_ns_per_fma == pytest.approx(12.0 + 5.0)
+    assert any("creation only" in r.unit for r in b.rows)
