@@ -213,3 +213,26 @@ def test_a_list_detail_gets_its_range_position_by_position(monkeypatch):
     result = probe_runs.measure_probe(spec, "python3")
     assert result.details["r"] == [3.0, 4.0]  # the median process's
     assert result.detail_intervals["r"] == [1.0, 4.0, 3.0, 6.0]
+
+
+def test_the_counting_phase_records_numpy_operations_and_survives_a_kernel_refusing_them():
+    from types import SimpleNamespace
+
+    from overhead_tui.plugins.scenarios import discover
+    from overhead_tui.worker.counting.phase import count_phase
+    from overhead_tui.worker.protocol import worker_task
+
+    def picky(a, b):  # refuses anything but a plain ndarray, as some C extensions do
+        if type(a) is not np.ndarray:
+            raise TypeError("plain arrays only")
+        return _outer_accumulate(a, b)
+
+    spec = next(s for s in discover([]) if s.name == "numpy_outer_accumulate")
+    task = worker_task("run", spec, n=64, dtype="float64", seed=0, max_size=512)
+    setup = lambda a, b: (a, b)  # noqa: E731
+    counted = count_phase(SimpleNamespace(setup=setup, kernel=_outer_accumulate), task)
+    ops = {(o.kind, o.operation): o for o in counted.per_fma.numpy_operations}
+    assert ops[("outer", "multiply.outer")].elements == 64 * 64
+    assert ops[("outer", "multiply.outer")].calls_per_fma == pytest.approx(64 / 64**3)
+    refused = count_phase(SimpleNamespace(setup=setup, kernel=picky), task)
+    assert refused.per_fma is not None and refused.per_fma.numpy_operations == []

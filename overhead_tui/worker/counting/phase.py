@@ -5,8 +5,10 @@ the timed n (after the timed samples: tracing would perturb them).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import replace
 from types import ModuleType
+from typing import Any
 
 from overhead_tui.summary.measured import COUNTERS, EventsPerFma, NumpyOperations
 from overhead_tui.worker.protocol import BytecodeLine, Counted, WorkerTask
@@ -35,16 +37,12 @@ def count_phase(module: ModuleType, task: WorkerTask) -> Counted:
         kernel = counted or module.kernel
         per_size.append(count_events(kernel, args if isinstance(args, tuple) else (args,)))
         if per_size[-1].builtin_calls > per_size[-1].numpy_calls:  # builtins may loop in C
-            from overhead_tui.worker.counting.builtin_census import c_level_calls
-
-            args = module.setup(*make_inputs(size, task.dtype, task.seed))
-            c_calls, c_floats = c_level_calls(kernel, args if isinstance(args, tuple) else (args,))
+            c_calls, c_floats = _c_level(module, kernel, size, task)
             per_size[-1] = replace(per_size[-1], c_calls=c_calls, c_floats=c_floats)
         if counted is None and (per_size[-1].numpy_calls or per_size[-1].numpy_scalars):
-            from overhead_tui.worker.counting.numpy_census import census
-
-            args = module.setup(*make_inputs(size, task.dtype, task.seed))
-            censuses.append(census(module.kernel, args if isinstance(args, tuple) else (args,)))
+            found = _numpy_census(module, size, task)
+            if found is not None:
+                censuses.append(found)
     n = task.n
     fmas = float(n) ** 3
     if len(sizes) < 4:
@@ -109,3 +107,37 @@ def _operations(
         )
         for (kind, operation, power, factor), calls in sorted(grouped.items())
     ]
+
+
+def _inputs(module: ModuleType, size: int, task: WorkerTask) -> tuple[Any, ...]:
+    """Fresh arguments of the kernel at ``size`` (a counting pass may write into them)."""
+    from overhead_tui.worker.inputs import make_inputs
+
+    args = module.setup(*make_inputs(size, task.dtype, task.seed))
+    return args if isinstance(args, tuple) else (args,)
+
+
+def _c_level(
+    module: ModuleType, kernel: Callable[..., Any], size: int, task: WorkerTask
+) -> tuple[int, int]:
+    """(builtins called from C, floats they made) of one call at ``size``; (0, 0) when the
+    kernel fails under the recording ``map`` (its events were counted without it)."""
+    from overhead_tui.worker.counting.builtin_census import c_level_calls
+
+    try:
+        return c_level_calls(kernel, _inputs(module, size, task))
+    except Exception:
+        return 0, 0
+
+
+def _numpy_census(
+    module: ModuleType, size: int, task: WorkerTask
+) -> dict[tuple[str, str, float], int] | None:
+    """The numpy operations of one call at ``size``; None when the kernel refuses a subclass
+    of ndarray (the rung keeps its bytecode model; the timed run is never touched)."""
+    from overhead_tui.worker.counting.numpy_census import census
+
+    try:
+        return census(module.kernel, _inputs(module, size, task))
+    except Exception:
+        return None
