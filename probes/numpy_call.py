@@ -12,8 +12,9 @@ priced every numpy scalar instruction at it).
 
 numpy's layers by kind of operation (the kinds of ``worker.counting.numpy_census``): each kind
 is timed at a sweep of sizes, 1 to 4·10⁶ elements (einsum: n = 2 … 512, n³ multiply-adds;
-``outer``, ``broadcast`` (an m × 1 column times an m × m matrix) and ``reduce_outer`` (an
-m × m matrix summed over axis 0): m = 1 … 2048),
+``outer``, ``broadcast`` (an m × 1 column times an m × m matrix), ``reduce_outer`` (an
+m × m matrix summed over axis 0) and ``gemv`` (a vector times an m × m matrix, BLAS's
+dgemv): m = 1 … 2048; ``dot``: two vectors, BLAS's ddot),
 so its per-element rate is measured in every cache level and in memory.  Per kind: the fixed
 cost of a call (``KIND_call_ns``, the intercept of a + b·E over the sizes with E ≤ 4096), the
 sizes (``KIND_elements``) and the time per element beyond the fixed cost at each
@@ -103,6 +104,8 @@ def _kinds():
     kinds["reduce_outer"] = [
         (m * m, partial(np.add.reduce, axis=0), (squares[m],)) for m in OUTER_SIDES
     ]
+    kinds["dot"] = [(e, np.dot, (ones[e], twos[e])) for e in ELEMENTS]
+    kinds["gemv"] = [(m * m, np.dot, (np.full(m, 1.5), squares[m])) for m in OUTER_SIDES]
     einsum = partial(np.einsum, "ij,jk->ik", optimize=False)
     kinds["einsum"] = [
         (n**3, einsum, (np.full((n, n), 1.5), np.full((n, n), 2.5))) for n in EINSUM_SIDES

@@ -7,8 +7,9 @@ sizes from one element to far beyond the caches.  Three rows per operation:
 
 * ``library_layers``, *numpy call overhead*: calls × the kind's fixed cost per call (the
   intercept of its small sizes; ``view_ns`` for an index returning a view, the probe's
-  ``scalar_load_ns`` + ``index_tuple_ns`` for one returning an element,
-  ``scalar_operand_ns`` for converting a scalar operand of a ufunc);
+  ``scalar_load_ns`` + ``index_tuple_ns`` for one returning an element, ``scalar_store_ns``
+  for one writing an element, ``scalar_operand_ns`` for converting a scalar operand of a
+  ufunc);
 * ``simd_compute``, *numpy inner loop*: elements × the kind's lowest time per element over
   the sweep (its inner loop at its best: for the one-dimensional kinds the data in the
   nearest cache; for einsum, whose inner loop restarts once per output row and summed index,

@@ -172,7 +172,12 @@ def numpy_rates(probes: Probes) -> dict[str, NumpyRate]:
         rates[kind] = NumpyRate(
             call[0], call[1], tuple(sizes), tuple(per_element), tuple(low), tuple(high)
         )
-    for kind, key in (("view", "view_ns"), ("scalar_operand", "scalar_operand_ns")):
+    fixed_kinds = (
+        ("view", "view_ns"),
+        ("scalar_operand", "scalar_operand_ns"),
+        ("scalar_store", "scalar_store_ns"),
+    )
+    for kind, key in fixed_kinds:
         if (found := fixed(key)) is not None:
             rates[kind] = NumpyRate(*found)
     load, tuple_ns = fixed("scalar_load_ns"), fixed("index_tuple_ns")

@@ -85,6 +85,8 @@ NUMPY_SWEPT_KINDS: tuple[str, ...] = (
     "reduce_outer",
     "einsum",
     "create",
+    "dot",
+    "gemv",
 )
 """Kinds of numpy operation the ``numpy_call`` probe times at a sweep of sizes (``KIND_call_ns``,
 ``KIND_elements``, ``KIND_ns_per_element``)."""
@@ -92,6 +94,7 @@ NUMPY_KINDS: tuple[str, ...] = (
     *NUMPY_SWEPT_KINDS,
     "view",
     "scalar_index",
+    "scalar_store",
     "scalar_operand",
     "blas",
     "other",

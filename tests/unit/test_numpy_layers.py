@@ -236,3 +236,26 @@ def test_the_counting_phase_records_numpy_operations_and_survives_a_kernel_refus
     assert ops[("outer", "multiply.outer")].calls_per_fma == pytest.approx(64 / 64**3)
     refused = count_phase(SimpleNamespace(setup=setup, kernel=picky), task)
     assert refused.per_fma is not None and refused.per_fma.numpy_operations == []
+
+
+def test_products_of_vectors_and_writes_into_arrays_are_kinds_of_their_own():
+    def per_element(a, b):
+        bt, c = b.T.copy(), np.empty((a.shape[0], b.shape[1]))
+        for i in range(a.shape[0]):
+            for j in range(b.shape[1]):
+                c[i, j] = np.dot(a[i], bt[j])
+        return c
+
+    def per_row(a, b):
+        c = np.empty((a.shape[0], b.shape[1]))
+        for i in range(a.shape[0]):
+            c[i] = a[i] @ b
+        return c
+
+    a, b = np.ones((4, 4)), np.ones((4, 4))
+    found = census(per_element, (a, b))
+    assert found[("dot", "dot", 4.0)] == 16 and found[("scalar_store", "index", 1.0)] == 16
+    found = census(per_row, (a, b))
+    assert found[("gemv", "matmul", 16.0)] == 4
+    assert found[("elementwise_out", "setitem", 4.0)] == 4
+    assert census(lambda x, y: x @ y, (a, b)) == {("blas", "matmul", 64.0): 1}

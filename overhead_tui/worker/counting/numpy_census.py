@@ -23,10 +23,14 @@ Kinds (:data:`KINDS`, what the ``numpy_call`` probe measures one of each of):
 * ``einsum``: ``numpy.einsum``: elements = multiply-adds (the product of every label's size).
 * ``create``: a new array from a creation function (output size).
 * ``view``: an index that returns an array (``b[k]``; no elements touched).
-* ``scalar_index``: an index that returns one element (``a[i, k]``).
+* ``scalar_index``: an index that returns one element (``a[i, k]``); ``scalar_store`` one
+  that writes one (``c[i, j] = s``); writing a slice (``c[i] = row``) is an
+  ``elementwise_out`` ``setitem`` of its elements.
 * ``scalar_operand``: a ufunc call with a scalar operand (``a[i, k] * b[k]``), counted besides
   its ``elementwise`` kind: numpy converts the scalar to an array first.
-* ``blas``: ``matmul``/``dot``/``@`` and the linear-algebra calls BLAS runs (multiply-adds).
+* ``dot``: a product of two vectors (``np.dot(x, y)``, ``x @ y``): n multiply-adds.
+* ``gemv``: a product of a vector and a matrix (``x @ M``): the matrix's size.
+* ``blas``: ``matmul``/``dot``/``@`` of matrices, priced at the dense kernel (multiply-adds).
 * ``other``: anything else (``ufunc.at``, ``accumulate``, other functions): counted, not priced.
 """
 
@@ -126,14 +130,24 @@ def _has_out(kwargs: dict[str, Any]) -> bool:
     return out is not None
 
 
+def _product_kind(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[str, int]:
+    """The kind and multiply-adds of a product of arrays of these shapes: two vectors a
+    ``dot`` (n), a vector and a matrix a ``gemv`` (the matrix's size), else ``blas``."""
+    if len(a) == 1 and len(b) == 1:
+        return "dot", a[0]
+    if min(len(a), len(b)) == 1 and max(len(a), len(b)) == 2:
+        return "gemv", _size(a if len(a) == 2 else b)
+    if not a or not b:
+        return "blas", 0
+    return "blas", _size(a) * (b[-1] if len(b) > 1 else 1)
+
+
 def _ufunc_kind(
     ufunc: np.ufunc, method: str, inputs: tuple[Any, ...], kwargs: dict[str, Any]
 ) -> tuple[str, int]:
     shapes = [_shape(x) for x in inputs]
     if ufunc.__name__ == "matmul":
-        if len(shapes) == 2 and len(shapes[0]) >= 1 and len(shapes[1]) >= 1:
-            return "blas", _size(shapes[0]) * (shapes[1][-1] if len(shapes[1]) > 1 else 1)
-        return "blas", 0
+        return _product_kind(shapes[0], shapes[1]) if len(shapes) == 2 else ("blas", 0)
     if method == "__call__":
         elements = _size(np.broadcast_shapes(*shapes)) if shapes else 0
         arrays = [s for x, s in zip(inputs, shapes, strict=True) if isinstance(x, np.ndarray)]
@@ -193,14 +207,24 @@ class _Census(np.ndarray):
         if name == "einsum":
             recorder.add("einsum", name, _einsum_work(args[0], args[1:]) * _itemsize(*args))
         elif name in BLAS_FUNCTIONS:
-            a, b = (_shape(x) for x in args[:2])
-            work = _size(a) * (b[-1] if len(b) > 1 else 1)
-            recorder.add("blas", name, work * _itemsize(*args[:2]))
+            kind, work = _product_kind(_shape(args[0]), _shape(args[1]))
+            recorder.add(kind, name, work * _itemsize(*args[:2]))
         elif name in CREATORS:
             recorder.add("create", name, _size(_shape(args[0])) * _itemsize(args[0]))
         else:
             arrays = [a for a in args if isinstance(a, np.ndarray)]
             recorder.add("other", name, sum(a.size for a in arrays) * _itemsize(*arrays))
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        recorder = _RECORDER
+        if recorder is not None and not recorder.active:
+            target = np.ndarray.__getitem__(self.view(np.ndarray), index)
+            if isinstance(target, np.ndarray):  # a slice: its elements copied in
+                size = float(target.size) * _itemsize(target)
+                recorder.calls[("elementwise_out", "setitem", size)] += 1
+            else:
+                recorder.calls[("scalar_store", "index", 1.0)] += 1
+        super().__setitem__(index, _plain(value))
 
     def __getitem__(self, index: Any) -> Any:
         result = super().__getitem__(index)
