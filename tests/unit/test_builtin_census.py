@@ -55,7 +55,12 @@ def _load(path: Path):
 
 def test_the_example_kernels_are_scenarios_that_multiply_matrices():
     found = {s.name: s for s in discover([EXAMPLES], include_builtin=False)}
-    assert set(found) == {"user_while_indices", "user_sum_map_mul", "user_numpy_per_row"}
+    assert set(found) == {
+        "user_while_indices",
+        "user_sum_map_mul",
+        "user_numpy_per_row",
+        "user_numpy_dot_per_element",
+    }
     rng = np.random.default_rng(0)
     a, b = rng.random((9, 9)), rng.random((9, 9))
     for path in sorted(EXAMPLES.glob("*.py")):
