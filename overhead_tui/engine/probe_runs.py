@@ -260,6 +260,11 @@ def _is_range(x: object) -> bool:
     return isinstance(x, list) and len(x) == 2 and all(map(_is_number, x))
 
 
+def _is_detail_range(x: object) -> bool:
+    """A detail's range: [low, high], or for a list detail its L lows then its L highs."""
+    return isinstance(x, list) and len(x) >= 2 and len(x) % 2 == 0 and all(map(_is_number, x))
+
+
 def _well_formed(probe: object) -> bool:
     """True when a cached probe's JSON has the field types :class:`ProbeResult` declares: a
     cache edited by hand or by another tool version is measured again, not read into a crash."""
@@ -278,7 +283,7 @@ def _well_formed(probe: object) -> bool:
         and isinstance(details, dict)
         and (probe.get("interval") is None or _is_range(probe["interval"]))
         and isinstance(ranges, dict)
-        and all(map(_is_range, ranges.values()))
+        and all(map(_is_detail_range, ranges.values()))
         and (probe.get("error") is None or isinstance(probe["error"], str))
     )
 

@@ -141,3 +141,24 @@ def test_the_time_left_comes_from_each_probes_last_cost_here_else_the_mean_so_fa
     assert left(pending, {"a": 3.0}, {"x": 2.0, "y": 4.0}) == 6.0  # b: the mean so far
     probe_runs.write_costs({"a": 1.5})
     assert probe_runs.read_costs() == {"a": 1.5}
+
+
+def test_a_probe_with_a_list_details_range_is_read_back_from_the_cache(tmp_path):
+    """numpy_call's per-size rates carry their lows then highs: the cache must keep them (a
+    cache that refused them measured every probe again on every run)."""
+    cache = tmp_path / "probes.json"
+    result = ProbeResult(
+        "numpy_call", "numpy call layers", "µs/call", "library_layers", value=0.3,
+        details={"outer_ns_per_element": [0.5, 0.8]},
+        detail_intervals={"outer_ns_per_element": [0.4, 0.7, 0.6, 0.9], "view_ns": [50.0, 60.0]},
+    )  # fmt: skip
+    write_cache("k", {"numpy_call": result}, cache)
+    found = read_cache("k", cache)
+    assert found is not None
+    assert found["numpy_call"].detail_intervals["outer_ns_per_element"] == [0.4, 0.7, 0.6, 0.9]
+    odd = json.loads(cache.read_text())
+    for entry in (odd["entries"]["k"], odd.get("probes") or {}):  # the newest is at the top too
+        if "numpy_call" in entry:
+            entry["numpy_call"]["detail_intervals"]["view_ns"] = [1.0, 2.0, 3.0]
+    cache.write_text(json.dumps(odd))
+    assert read_cache("k", cache) is None  # an odd-length range is no range: measured again
