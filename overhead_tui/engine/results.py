@@ -230,6 +230,8 @@ def _last_phase(events: list[Message]) -> str:
     kinds = [e.kind for e in events]
     if "sample" in kinds or "calibrated" in kinds:
         return "timing"
+    if "validated" in kinds:  # the first call returned and was checked: warming up, calibrating
+        return "warming up or calibrating after its first call"
     if "environment" in kinds:
         return "in its first call (compiling or running the kernel)"
     if "started" in kinds:

@@ -130,3 +130,20 @@ def test_a_run_without_probes_still_gets_its_waterfall():
     derive(summary, None)
     ok = [r for r in summary.scenarios if r.has_speed]
     assert len(summary.waterfall) == len(ok) - 1  # one step between consecutive ok rungs
+
+
+@pytest.mark.parametrize(
+    ("kinds", "phase"),
+    [
+        (["started"], "importing or setting up"),
+        (["started", "environment"], "in its first call"),
+        (["started", "environment", "compiled", "validated"], "warming up or calibrating"),
+        (["started", "environment", "compiled", "validated", "calibrated"], "timing"),
+    ],
+)
+def test_a_timeout_names_the_phase_the_worker_was_in(kinds, phase):
+    from types import SimpleNamespace
+
+    result = _result()
+    finish(result, [SimpleNamespace(kind=k) for k in kinds], None, True, 8.0, "")
+    assert result.status == "timeout" and f"(was {phase}" in result.error
