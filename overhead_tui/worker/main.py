@@ -17,6 +17,7 @@ one home; this module only sends them (``protocol.encode``).
 
 from __future__ import annotations
 
+import errno
 import faulthandler
 import importlib.util
 import os
@@ -147,6 +148,14 @@ def _missing_module(channel: _Channel, task: WorkerTask, exc: ModuleNotFoundErro
 def _error(channel: _Channel, kind: ErrorCause, exc: BaseException) -> int:
     tb = "".join(traceback.format_exception(exc)[-6:])
     message = f"{type(exc).__name__}: {exc}".strip()
+    if isinstance(exc, OSError) and exc.errno == errno.EFBIG:  # _cap_file_sizes' limit
+        import resource
+
+        limit = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+        message = (
+            f"the worker wrote a file past its limit of {limit / 2**20:.3g} MiB (its stderr "
+            "log, from printing in the kernel, most likely); fix: print less in the kernel"
+        )
     module = getattr(exc, "name", None) if isinstance(exc, ImportError) else None
     channel.emit(Error(cause=kind, message=message, traceback=tb, module=module))
     channel.error_cause = kind
@@ -394,10 +403,35 @@ def run_probe(task: WorkerTask, channel: _Channel) -> int:
     return 0
 
 
+FILE_LIMIT_BYTES = 256 * 2**20
+"""The largest file a worker may write (``RLIMIT_FSIZE``): its stderr log above all, which a
+kernel printing in its loop would otherwise grow by a gigabyte a second; builds stay far
+below it.  ``OVERHEAD_TUI_WORKER_FILE_LIMIT`` (bytes) sets another."""
+
+
+def _cap_file_sizes() -> None:
+    """Writes past :data:`FILE_LIMIT_BYTES` fail with ``OSError: File too large`` (the rung
+    ends with that error) instead of filling the disk; SIGXFSZ, which would kill the worker
+    silently, is ignored.  Nothing where the platform has no such limit."""
+    try:
+        import resource
+        import signal
+
+        limit = int(os.environ.get("OVERHEAD_TUI_WORKER_FILE_LIMIT", FILE_LIMIT_BYTES))
+        _, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+        if hard != resource.RLIM_INFINITY:
+            limit = min(limit, hard)
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, hard))
+    except (ImportError, ValueError, OSError, AttributeError):
+        pass
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: ``python -m overhead_tui.worker.main TASK_JSON``."""
     argv = sys.argv[1:] if argv is None else argv
     faulthandler.enable()  # a segfault prints the Python stack to stderr (the worker's log)
+    _cap_file_sizes()
     channel = _Channel()
     try:
         task = WorkerTask.from_json(argv[0])

@@ -39,10 +39,12 @@ FAULTS = {
     "setup_fails": ("error", "KeyError"),
     "needs_missing": ("skipped", "pip install not_a_real_module_xyz"),
     "noisy": ("ok", None),
+    "floods_stderr": ("error", "the worker wrote a file past its limit of 3.81 MiB"),
 }
 
 
-def test_every_fault_is_reported_and_the_run_goes_on(cli, tmp_path):
+def test_every_fault_is_reported_and_the_run_goes_on(cli, tmp_path, monkeypatch):
+    monkeypatch.setenv("OVERHEAD_TUI_WORKER_FILE_LIMIT", str(4_000_000))  # floods_stderr's cap
     args = [a for name in FAULTS for a in ("--scenario", name)]
     proc = cli(
         "run",
