@@ -196,17 +196,13 @@ def measure_probe(
     result.details["within_process_spread"] = middle.spread
     result.interval = [min(values), max(values)]
     for key, v in middle.details.items():
-        if (
-            isinstance(v, (int, float))
-            and not isinstance(v, bool)
-            and key != "within_process_spread"
-        ):
-            found = [float(x) for r in runs if isinstance(x := r.details.get(key), (int, float))]
-            result.detail_intervals[key] = [min(found), max(found)]
-        elif isinstance(v, list) and v and all(isinstance(x, (int, float)) for x in v):
-            lists = [x for r in runs if isinstance(x := r.details.get(key), list)]
-            if all(len(x) == len(v) for x in lists):  # per position: the L minima, L maxima
-                columns = list(zip(*lists, strict=True))
+        found = [r.details.get(key) for r in runs]
+        if _is_number(v) and key != "within_process_spread":
+            numbers = [float(x) for x in found if isinstance(x, int | float)]
+            result.detail_intervals[key] = [min(numbers), max(numbers)]
+        elif isinstance(v, list) and all(isinstance(x, list) and len(x) == len(v) for x in found):
+            columns = list(zip(*found, strict=True))  # per position: the L minima, L maxima
+            if v and all(map(_is_number, v)):
                 result.detail_intervals[key] = [min(c) for c in columns] + [max(c) for c in columns]
     return result
 
@@ -256,10 +252,6 @@ def _is_number(x: object) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool)
 
 
-def _is_range(x: object) -> bool:
-    return isinstance(x, list) and len(x) == 2 and all(map(_is_number, x))
-
-
 def _is_detail_range(x: object) -> bool:
     """A detail's range: [low, high], or for a list detail its L lows then its L highs."""
     return isinstance(x, list) and len(x) >= 2 and len(x) % 2 == 0 and all(map(_is_number, x))
@@ -281,7 +273,10 @@ def _well_formed(probe: object) -> bool:
         and isinstance(samples, list)
         and all(map(_is_number, samples))
         and isinstance(details, dict)
-        and (probe.get("interval") is None or _is_range(probe["interval"]))
+        and (
+            probe.get("interval") is None
+            or (_is_detail_range(probe["interval"]) and len(probe["interval"]) == 2)
+        )
         and isinstance(ranges, dict)
         and all(map(_is_detail_range, ranges.values()))
         and (probe.get("error") is None or isinstance(probe["error"], str))

@@ -312,20 +312,27 @@ def ceiling_warnings(peaks: dict[str, PeakEntry], summary: RunSummary) -> list[s
     measured low (a disturbed probe, or code that misses the hardware).
     """
     peak = peaks.get(summary.settings.dtype) or PeakEntry()
+    one_thread = {r.name for r in summary.scenarios if "parallel" not in r.layers}
     warnings = []
     for result in summary.scenarios:
         if not result.has_speed or not result.gflops:
             continue
+        if "parallel" in result.layers and peak.measured_by in one_thread:
+            continue  # an all-cores "peak" that is a one-thread rung's speed bounds nothing
         if "parallel" in result.layers:
             threads, name, ceiling = "all threads", "all-cores peak", peak.measured
         else:
             threads, name, ceiling = "one thread", "one-core SIMD peak", peak.one_core
         if ceiling and result.gflops > ABOVE_CEILING * ceiling:
+            fix = (
+                "re-measure with `overhead-tui probes --refresh`"
+                if summary.probes
+                else "run with the probes (without --no-probes) to measure it"
+            )
             warnings.append(
                 f"{result.name} ({threads}) runs at {result.gflops:.3g} GFLOP/s, above the "
                 f"{name} ({ceiling:.3g} GFLOP/s): that ceiling was measured low (a disturbed "
-                "probe, or its code misses the hardware); re-measure with `overhead-tui "
-                "probes --refresh`"
+                f"probe, or its code misses the hardware); {fix}"
             )
     return warnings
 

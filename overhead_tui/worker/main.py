@@ -17,7 +17,6 @@ one home; this module only sends them (``protocol.encode``).
 
 from __future__ import annotations
 
-import errno
 import faulthandler
 import importlib.util
 import os
@@ -31,6 +30,7 @@ from typing import IO, Any, Literal
 from overhead_tui.summary.codec import from_json
 from overhead_tui.summary.measured import BuildInfo
 from overhead_tui.worker.observer import own_cpu_s
+from overhead_tui.worker.process import cap_file_sizes, die_with_parent, file_limit_error
 from overhead_tui.worker.protocol import (
     BlasLibrary,
     BlasReport,
@@ -148,14 +148,7 @@ def _missing_module(channel: _Channel, task: WorkerTask, exc: ModuleNotFoundErro
 def _error(channel: _Channel, kind: ErrorCause, exc: BaseException) -> int:
     tb = "".join(traceback.format_exception(exc)[-6:])
     message = f"{type(exc).__name__}: {exc}".strip()
-    if isinstance(exc, OSError) and exc.errno == errno.EFBIG:  # _cap_file_sizes' limit
-        import resource
-
-        limit = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
-        message = (
-            f"the worker wrote a file past its limit of {limit / 2**20:.3g} MiB (its stderr "
-            "log, from printing in the kernel, most likely); fix: print less in the kernel"
-        )
+    message = file_limit_error(exc) or message
     module = getattr(exc, "name", None) if isinstance(exc, ImportError) else None
     channel.emit(Error(cause=kind, message=message, traceback=tb, module=module))
     channel.error_cause = kind
@@ -353,26 +346,6 @@ def run_callgrind(task: WorkerTask, channel: _Channel) -> int:
     return 0
 
 
-def _die_with_parent(parent_pid: int | None) -> None:
-    """Ask Linux to SIGKILL this worker when the process that started it dies.
-
-    The worker runs in its own session (so a terminal's signals reach only the parent); this
-    keeps a killed or crashed parent (SIGTERM, SIGHUP, closed terminal) from leaving it behind.
-    """
-    if not sys.platform.startswith("linux"):
-        return
-    import ctypes
-    import signal
-
-    pr_set_pdeathsig = 1
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGKILL)
-    except (OSError, AttributeError):
-        return
-    if parent_pid is not None and os.getppid() != parent_pid:  # the parent died already
-        os._exit(1)
-
-
 def run_probe(task: WorkerTask, channel: _Channel) -> int:
     """Measure one probe module and emit a ``probe`` event (or ``error``)."""
     import statistics
@@ -403,42 +376,18 @@ def run_probe(task: WorkerTask, channel: _Channel) -> int:
     return 0
 
 
-FILE_LIMIT_BYTES = 256 * 2**20
-"""The largest file a worker may write (``RLIMIT_FSIZE``): its stderr log above all, which a
-kernel printing in its loop would otherwise grow by a gigabyte a second; builds stay far
-below it.  ``OVERHEAD_TUI_WORKER_FILE_LIMIT`` (bytes) sets another."""
-
-
-def _cap_file_sizes() -> None:
-    """Writes past :data:`FILE_LIMIT_BYTES` fail with ``OSError: File too large`` (the rung
-    ends with that error) instead of filling the disk; SIGXFSZ, which would kill the worker
-    silently, is ignored.  Nothing where the platform has no such limit."""
-    try:
-        import resource
-        import signal
-
-        limit = int(os.environ.get("OVERHEAD_TUI_WORKER_FILE_LIMIT", FILE_LIMIT_BYTES))
-        _, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
-        if hard != resource.RLIM_INFINITY:
-            limit = min(limit, hard)
-        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, hard))
-    except (ImportError, ValueError, OSError, AttributeError):
-        pass
-
-
 def main(argv: list[str] | None = None) -> int:
     """Entry point: ``python -m overhead_tui.worker.main TASK_JSON``."""
     argv = sys.argv[1:] if argv is None else argv
     faulthandler.enable()  # a segfault prints the Python stack to stderr (the worker's log)
-    _cap_file_sizes()
+    cap_file_sizes()
     channel = _Channel()
     try:
         task = WorkerTask.from_json(argv[0])
     except ProtocolError as exc:  # a parent of another version, or a hand-written task
         channel.emit(Error(cause="task", message=str(exc)))
         return 2
-    _die_with_parent(task.parent_pid)
+    die_with_parent(task.parent_pid)
     started = time.perf_counter()
     modes = {"probe": run_probe, "profile": run_profile, "callgrind": run_callgrind}
     code = modes.get(task.mode, run)(task, channel)

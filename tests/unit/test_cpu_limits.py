@@ -280,6 +280,24 @@ def test_a_ceiling_below_a_rung_on_the_same_threads_is_flagged():
     assert len(machine_limits(None, probe_records(probes), summary).limit_warnings) == 1
 
 
+def test_without_probes_a_one_thread_rung_is_no_all_cores_ceiling_to_flag_against():
+    """--no-probes with numpy_matmul_1thread and c_blocked_packed_threads: the all-cores
+    "peak" is the one-thread BLAS rung's speed, which a threaded rung may well beat."""
+    from overhead_tui.summary.records import RunSummary
+
+    summary = RunSummary(
+        scenarios=[
+            _rung("numpy_matmul_1thread", ["dense_kernel"], 50.2),
+            _rung("c_blocked_packed_threads", ["simd_compute", "memory", "parallel"], 88.0),
+        ],
+    )
+    assert machine_limits(None, {}, summary).limit_warnings == []
+    summary.scenarios.append(_rung("numpy_matmul", ["dense_kernel", "parallel"], 70.0))
+    warnings = machine_limits(None, {}, summary).limit_warnings
+    assert len(warnings) == 1 and "above the all-cores peak (70 GFLOP/s)" in warnings[0]
+    assert "run with the probes (without --no-probes)" in warnings[0]
+
+
 def test_a_dense_kernel_that_scales_less_than_the_cores_is_flagged():
     """Emerald Rapids: BLAS 60.8 → 77.9 GFLOP/s (1.28×) where two FMA loops scaled 1.73×."""
     from overhead_tui.summary.records import RunSummary
