@@ -20,7 +20,8 @@ sizes from one element to far beyond the caches.  Three rows per operation:
   write-back.
 
 BLAS calls (``blas``) are priced at the measured compute peak as before
-(``attribution._peak_rows``); ``other`` operations are counted and left unexplained.
+(``attribution._peak_rows``); ``other`` operations (``ufunc.at``, ``np.vectorize`` …) are
+shown as rows without a price: their time stays *unexplained*, and the row says why.
 Source of every constant: the probe (``probes/numpy_call.py``), measured on this machine.
 Limits: a kind's rate is measured with its operands alone in the caches; a kernel that
 streams a second array between two calls on the first finds less of it there.
@@ -61,7 +62,11 @@ def numpy_rows(
     none is priced here (BLAS calls only)."""
     rows: list[BreakdownRow] = []
     for op in operations:
-        if op.kind in ("blas", "other") or not op.calls_per_fma:
+        if op.kind == "other" and op.calls_per_fma:  # shown, with no price: outside the model
+            unit = f"numpy call outside the model: {op.operation} (no probe prices it)"
+            rows.append(BreakdownRow("library_layers", op.calls_per_fma, None, unit, None))
+            continue
+        if op.kind == "blas" or not op.calls_per_fma:
             continue
         rate = rates.get(op.kind)
         if rate is None:

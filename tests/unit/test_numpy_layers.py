@@ -259,3 +259,17 @@ def test_products_of_vectors_and_writes_into_arrays_are_kinds_of_their_own():
     assert found[("gemv", "matmul", 16.0)] == 4
     assert found[("elementwise_out", "setitem", 4.0)] == 4
     assert census(lambda x, y: x @ y, (a, b)) == {("blas", "matmul", 64.0): 1}
+
+
+def test_an_operation_no_probe_prices_is_shown_without_a_price():
+    rates = numpy_rates(probe_records({"numpy_call": {"value": 0.3, "details": SWEEP}}))
+    ops = [
+        NumpyOperations("view", "index", 1e-3, 0.0),
+        NumpyOperations("other", "add.at", 1e-3, 100.0),
+    ]
+    rows = numpy_rows(ops, rates)
+    unpriced = [r for r in rows if "outside the model" in r.unit]
+    assert len(unpriced) == 1 and "add.at" in unpriced[0].unit
+    assert unpriced[0].ns_per_fma is None and unpriced[0].events_per_fma == 1e-3
+    found = census(lambda x: np.add.at(x, [0, 1], 1.0), (np.zeros(4),))
+    assert found == {("other", "add.at", 4.0): 1}
