@@ -206,7 +206,9 @@ class BreakdownTab(ScenarioTab):
             header_style="bold",
         )
         for row in b.rows:
-            if abs(row.share or 0.0) < HIDDEN_SHARE:
+            # a negligible share is hidden, but not an operation no probe prices (its share is
+            # no measurement: its time is in "unexplained", and the row says why)
+            if abs(row.share or 0.0) < HIDDEN_SHARE and row.unit_cost is not None:
                 continue
             unit = row.unit_cost
             said = row.unit
