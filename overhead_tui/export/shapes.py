@@ -111,11 +111,12 @@ def render_shapes_table(summary: RunSummary) -> str:
         *aligned_lines([HEADER, *point_rows(record)], {0, 2, 7}),
         "",
         *aligned_lines([CROSSING_HEADER, *crossing_rows(record)], {0, 1, 9}),
-        "  measured m (marked *): the first batch whose GFLOP/s fell to half its share of the "
-        "bandwidth slope at the smallest batch, or below; predicted m: where the intensity "
-        "reaches the ridge (peak / bandwidth); modelled m: the same rule on a call modelled as "
-        "packing B (measured packing rate) plus the micro-kernel on whole MR-row blocks at "
-        "the peak",
+        "  measured m (marked *): the first batch from which on every point's share of the "
+        "bandwidth slope is at most half of that at the three smallest batches (their median)",
+        "  predicted m: where the intensity reaches the ridge (peak / bandwidth)",
+        "  modelled m: the measured rule applied to a modelled call: packing all of B (at the "
+        "measured packing rate) plus the micro-kernel on whole blocks of MR rows (MR: the rows "
+        "of c_blocked_packed's register block here) at the peak",
     ]
     failed = [p for p in record.points if p.status != "ok"]
     lines += [f"  {p.scenario} at m={p.m}: {p.status} — {p.error}" for p in failed]
@@ -147,10 +148,12 @@ def shapes_markdown_lines(summary: RunSummary, machines: list[ReferenceMachine])
         "",
         *markdown_table(CROSSING_HEADER, crossing_rows(record)),
         "",
-        "Measured m: the first batch whose GFLOP/s fell to half (or less) of its share of the "
-        "bandwidth slope at the smallest batch. Predicted m: where the arithmetic intensity "
-        "2mkn / (itemsize·(mk + kn + mn)) reaches the ridge point (peak / bandwidth) of the "
-        "scenario's roofs.",
+        "Measured m: the first batch from which on every point's share of the bandwidth "
+        "slope is at most half of that at the three smallest batches (their median). "
+        "Predicted m: where the arithmetic intensity 2mkn / (itemsize·(mk + kn + mn)) reaches "
+        "the ridge point (peak / bandwidth) of the scenario's roofs. Modelled m: the measured "
+        "rule applied to a modelled call, packing all of B at the measured packing rate plus "
+        "the micro-kernel on whole blocks of MR rows at the peak.",
     ]
     rows = reference_crossings(machines, record.k, record.n, record.dtype)
     if rows:
