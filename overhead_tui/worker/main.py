@@ -24,6 +24,7 @@ import platform
 import sys
 import time
 import traceback
+from collections.abc import Sequence
 from types import ModuleType
 from typing import IO, Any, Literal
 
@@ -138,6 +139,14 @@ def _import_scenario(path: str, name: str) -> ModuleType:
     return module
 
 
+def _require(names: Sequence[str]) -> None:
+    """Every module the file ``REQUIRES`` is importable here, whether or not its code imports
+    it (ModuleNotFoundError naming the first one missing)."""
+    for name in names:
+        if importlib.util.find_spec(name) is None:
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+
+
 def _missing_module(channel: _Channel, task: WorkerTask, exc: ModuleNotFoundError) -> int:
     """A module the scenario or probe imports is missing: ``missing_dependency`` when it is
     one its file ``REQUIRES`` (the fix is to install it), else a plain ``import`` error."""
@@ -168,6 +177,7 @@ def run(task: WorkerTask, channel: _Channel) -> int:
     # a rectangular product when the task has m/k: A (m×k), B (k×n)
     a, b = make_inputs(task.n, task.dtype, task.seed, task.m, task.k)
     try:
+        _require(task.requires)
         module = _import_scenario(task.path, task.name)
     except ModuleNotFoundError as exc:
         return _missing_module(channel, task, exc)

@@ -39,6 +39,7 @@ FAULTS = {
     "setup_fails": ("error", "KeyError"),
     "needs_missing": ("skipped", "pip install not_a_real_module_xyz"),
     "noisy": ("ok", None),
+    "requires_unused": ("skipped", "pip install not_a_real_module_abc"),
     "floods_stderr": ("error", "the worker wrote a file past its limit of 3.81 MiB"),
 }
 
