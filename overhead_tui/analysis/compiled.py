@@ -49,6 +49,7 @@ import statistics
 from dataclasses import replace
 
 from overhead_tui.analysis import uncertainty as unc
+from overhead_tui.analysis.rows import ranged_row
 from overhead_tui.analysis.unit_costs import UnitCosts
 from overhead_tui.summary.breakdown import BreakdownRow, CompiledQuantities
 from overhead_tui.summary.measured import GeneratedCode
@@ -60,19 +61,6 @@ L1_UNITS = {"loads": "L1-load", "stores": "L1-store", "mixed": "L1-access (loads
 """What one priced L1 access is, by the kind of rate that binds."""
 DTYPE_BYTES = {"float64": 8, "float32": 4}
 """Bytes of one scalar operand (a scalar load or store moves one)."""
-
-
-def _point(layer: str, events: float, unit_ns: float, unit: str) -> BreakdownRow:
-    ns = events * unit_ns
-    return BreakdownRow(
-        layer=layer,
-        events_per_fma=events,
-        unit_cost=unit_ns,
-        unit=unit,
-        ns_per_fma=ns,
-        unit_interval=(unit_ns, unit_ns),
-        ns_interval=(ns, ns),
-    )
 
 
 def _chain_ns(code: GeneratedCode, costs: UnitCosts) -> tuple[float, float] | None:
@@ -176,20 +164,20 @@ def in_core_rows(
     layer = "simd_compute" if code.width_bits else "scalar_compute"
     width = f"{code.width_bits}-bit" if code.width_bits else "scalar"
     if bound == "issue":
-        row = _point(
+        row = ranged_row(
             layer,
             instructions,
             1.0 / (costs.issue_per_ns * cores),
             f"ns/instruction, issue bound ({width})",
         )
     elif bound == "fp":
-        row = _point(
+        row = ranged_row(
             layer, fp_instructions, 1.0 / fp_rate, f"ns/FP instruction at its FP rate ({width})"
         )
     elif bound == "l1":
         assert l1 is not None
         accesses = l1[2] / code.fmas_per_iteration
-        row = _point(
+        row = ranged_row(
             layer,
             accesses,
             bounds["l1"] / accesses,
@@ -198,7 +186,7 @@ def in_core_rows(
     else:
         assert chain is not None
         steps = chain[1] / code.fmas_per_iteration
-        row = _point(layer, steps, bounds["chain"] / steps, "ns/step of its loop-carried chain")
+        row = ranged_row(layer, steps, bounds["chain"] / steps, "ns/step of its loop-carried chain")
     operand = (code.width_bits or 8 * DTYPE_BYTES.get(result.dtype, 8)) // 8
     widths = code.load_widths + code.store_widths
     if len(widths) == code.loads + code.stores:  # each access's own width, where read
@@ -273,7 +261,7 @@ def dense_row(result: ScenarioResult, costs: UnitCosts) -> BreakdownRow | None:
     if not rate:
         return None
     layers = [x for x in ("dense_kernel", "simd_compute") if x in result.layers]
-    return _point(
+    return ranged_row(
         layers[0] if layers else "scalar_compute",
         2.0,
         1.0 / rate,

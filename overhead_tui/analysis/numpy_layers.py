@@ -29,29 +29,12 @@ streams a second array between two calls on the first finds less of it there.
 
 from __future__ import annotations
 
-from overhead_tui.analysis import uncertainty as unc
 from overhead_tui.analysis.rates import NumpyRate
-from overhead_tui.analysis.rows import priced_row
+from overhead_tui.analysis.rows import priced_row, ranged_row
 from overhead_tui.analysis.unit_costs import UnitCosts
 from overhead_tui.summary.breakdown import BreakdownRow
 from overhead_tui.summary.measured import EventsPerFma, NumpyOperations
 from overhead_tui.summary.vocabulary import GENERIC_OPS
-
-
-def _priced(
-    layer: str, events: float, unit_ns: float, unit: str, unit_interval: unc.Interval | None = None
-) -> BreakdownRow:
-    low, high = sorted(unit_interval or (unit_ns, unit_ns))
-    low, high = min(low, unit_ns), max(high, unit_ns)  # the median process inside its range
-    return BreakdownRow(
-        layer=layer,
-        events_per_fma=events,
-        unit_cost=unit_ns,
-        unit=unit,
-        ns_per_fma=events * unit_ns,
-        unit_interval=(low, high),
-        ns_interval=(events * low, events * high),
-    )
 
 
 def numpy_rows(
@@ -73,7 +56,7 @@ def numpy_rows(
             return None
         what = f"{op.operation} ({op.kind.replace('_', ' ')})"
         rows.append(
-            _priced(
+            ranged_row(
                 "library_layers",
                 op.calls_per_fma,
                 rate.call_ns,
@@ -87,7 +70,7 @@ def numpy_rows(
         size = f"{op.elements:,.0f} elements"
         fast, slow = rate.bounds()  # the probe processes' lowest and highest rates
         rows.append(
-            _priced(
+            ranged_row(
                 "simd_compute",
                 elements,
                 rate.in_cache,
@@ -98,7 +81,7 @@ def numpy_rows(
         beyond = max(0.0, rate.at(op.elements) - rate.in_cache)
         if beyond > 0:
             rows.append(
-                _priced(
+                ranged_row(
                     "memory",
                     elements,
                     beyond,

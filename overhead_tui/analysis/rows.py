@@ -1,4 +1,5 @@
-"""One priced row of the model: events × a unit cost, with the unit cost's interval."""
+"""One priced row of the model: events × a unit cost, with the unit cost's interval (from a
+named unit cost of :class:`UnitCosts`, or given)."""
 
 from __future__ import annotations
 
@@ -28,4 +29,26 @@ def priced_row(
         unit_interval=interval if priced else None,
         ns_interval=unc.times(events, interval) if priced and events is not None else None,  # type: ignore[arg-type]
         below_resolution=costs is not None and cost in costs.below_resolution,
+    )
+
+
+def ranged_row(
+    layer: str,
+    events: float,
+    unit_ns: float,
+    unit: str,
+    unit_interval: unc.Interval | None = None,
+) -> BreakdownRow:
+    """One model row whose unit cost's interval is given (a point without one); the interval
+    is widened to hold the unit cost itself (the median process inside its range)."""
+    low, high = sorted(unit_interval or (unit_ns, unit_ns))
+    low, high = min(low, unit_ns), max(high, unit_ns)
+    return BreakdownRow(
+        layer=layer,
+        events_per_fma=events,
+        unit_cost=unit_ns,
+        unit=unit,
+        ns_per_fma=events * unit_ns,
+        unit_interval=(low, high),
+        ns_interval=(events * low, events * high),
     )

@@ -24,7 +24,6 @@ def count_phase(module: ModuleType, task: WorkerTask) -> Counted:
     """
     from overhead_tui.worker.counting.opcodes import METHOD, count_events
     from overhead_tui.worker.counting.scaling import COUNT_SIZES, extrapolate
-    from overhead_tui.worker.inputs import make_inputs
 
     sizes = [s for s in COUNT_SIZES if s <= task.max_size]
     # a compiled rung's Python twin (the same source run as bytecode) where it has one
@@ -32,10 +31,8 @@ def count_phase(module: ModuleType, task: WorkerTask) -> Counted:
     per_size = []
     censuses = []
     for size in sizes:
-        a, b = make_inputs(size, task.dtype, task.seed)
-        args = module.setup(a, b)
         kernel = counted or module.kernel
-        per_size.append(count_events(kernel, args if isinstance(args, tuple) else (args,)))
+        per_size.append(count_events(kernel, _inputs(module, size, task)))
         if per_size[-1].builtin_calls > per_size[-1].numpy_calls:  # builtins may loop in C
             c_calls, c_floats = _c_level(module, kernel, size, task)
             per_size[-1] = replace(per_size[-1], c_calls=c_calls, c_floats=c_floats)
