@@ -405,6 +405,8 @@ def compiled_text(q: CompiledQuantities) -> list[str]:
     bounds += f" ({BOUND_NAMES.get(q.in_core_bound, q.in_core_bound)} binds)"
     if q.resident_n is not None:
         bounds += f"; with A and B resident in L1 {fmt_number(q.resident_ns)} ns/FMA"
+    if q.placement_ns is not None:
+        bounds += f"; placement of A and B {fmt_number(q.placement_ns)} ns/FMA"
     lines.append(bounds)
     return lines
 

@@ -110,7 +110,12 @@ class CompiledQuantities:
     resident_ns: float | None = None
     """ns per multiply-add with A and B resident in L1."""
     memory_ns: float | None = None
-    """Its time beyond the resident time (≥ 0)."""
+    """Its time beyond the resident time (≥ 0): from its time with A and B placed afresh
+    where that was measured (:attr:`placement_ns`), else from its own time."""
+    placement_ns: float | None = None
+    """Its time beyond the same kernel's on copies of A and B placed afresh (2 MiB-aligned, on
+    2 MiB pages; ≥ 0): what where its arrays landed cost (TLB misses, cache-line splits, 4K
+    aliasing); None where transparent huge pages were not granted."""
     callgrind_instructions_per_fma: float | None = None
     """The second method: callgrind's count of one whole kernel call (loop overheads
     included) over its multiply-adds, at :attr:`callgrind_n` (when callgrind profiled it)."""

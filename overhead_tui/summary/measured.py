@@ -186,7 +186,7 @@ class ResidentTiming:
     (``worker.compiled_rung``, after the samples): every page of A and B is one physical page,
     so the same code walks the same addresses with every load of them an L1 hit.  The rung's
     time per multiply-add minus this is what the model calls the memory hierarchy's cost
-    (``analysis.compiled``)."""
+    (``analysis.compiled``).  The same kernel on A and B placed afresh prices their placement."""
 
     n: int = 0
     """The order it was timed at (the rung's own)."""
@@ -194,6 +194,13 @@ class ResidentTiming:
     """The one page A and B are made of."""
     samples_s_per_fma: list[float] = field(default_factory=list)
     """Each sample's seconds per multiply-add."""
+    huge_page_samples_s_per_fma: list[float] = field(default_factory=list)
+    """Each sample's seconds per multiply-add of the same kernel on copies of the run's A and
+    B placed afresh: 2 MiB-aligned, on 2 MiB pages (``worker.compiled_rung.huge_page_inputs``);
+    empty where transparent huge pages were not granted.  The rung's time beyond it is the
+    cost of its arrays' placement (TLB misses, cache-line splits, 4K aliasing)."""
+    huge_page_share: float | None = None
+    """The share of those copies' bytes the kernel put on huge pages (``/proc/self/smaps``)."""
 
 
 @dataclass(frozen=True)

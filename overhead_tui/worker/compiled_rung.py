@@ -65,27 +65,51 @@ MAP_ANONYMOUS, MAP_FIXED, MAP_FAILED, PROT_RW = 0x20, 0x10, 2**64 - 1, 0x3
 """Linux's mmap flags (``<sys/mman.h>``; ``mmap`` has no MAP_FIXED) and PROT_READ|PROT_WRITE."""
 
 
-def time_resident(module: Any, task: WorkerTask) -> ResidentTiming | None:
+def time_resident(
+    module: Any, task: WorkerTask, a: Any = None, b: Any = None
+) -> ResidentTiming | None:
     """The rung's kernel timed at its own n with A and B resident in L1
     (:func:`resident_inputs`), after its samples and in the same worker: the same code, loops
     and trip counts as the timed run, without its memory traffic for A and B.  The
-    compiled-rung model measures the memory hierarchy's cost against it.  Arrays the rung's
-    set-up copied are swapped for the resident ones.  None when the inputs cannot be made
-    resident or the set-up fails with them (never an error)."""
-    import numpy as np
-
-    from overhead_tui.worker.timing import RESIDENT_SAMPLES, calibrate, time_calls
-
+    compiled-rung model measures the memory hierarchy's cost against it.  Then, given the
+    run's own ``a`` and ``b``, the same kernel on copies of them placed afresh
+    (:func:`huge_page_inputs`): 2 MiB-aligned, on 2 MiB pages.  The rung's time beyond that
+    is the cost of where the allocator put its arrays: TLB misses, cache-line splits, and
+    false store-to-load dependencies between C's stores and loads of A or B whose addresses
+    match in their low bits (4K aliasing).  Arrays the rung's set-up copied
+    are swapped for the new ones.  None when the inputs cannot be made resident or the set-up
+    fails with them (never an error)."""
     if task.m is not None or task.k is not None or task.dtype not in ("float64", "float32"):
         return None
     inputs = resident_inputs(task.n, task.dtype)
     if inputs is None:
         return None
+    samples = _timed_with(module, task, inputs)
+    if samples is None:
+        return None
+    timing = ResidentTiming(task.n, mmap_page(), samples)
+    huge = huge_page_inputs(a, b) if a is not None and b is not None else None
+    if huge is None:
+        return timing
+    arrays, share = huge
+    huge_samples = _timed_with(module, task, arrays)
+    if huge_samples is None:
+        return timing
+    return replace(timing, huge_page_samples_s_per_fma=huge_samples, huge_page_share=share)
+
+
+def _timed_with(module: Any, task: WorkerTask, inputs: tuple[Any, Any]) -> list[float] | None:
+    """Seconds per multiply-add of ``RESIDENT_SAMPLES`` samples of the rung's kernel set up on
+    ``inputs`` (A, B) instead of the run's; None when its set-up or kernel fails with them."""
+    import numpy as np
+
+    from overhead_tui.worker.timing import RESIDENT_SAMPLES, calibrate, time_calls
+
     try:
         args = module.setup(*inputs)
         args = list(args if isinstance(args, tuple) else (args,))
         waiting = list(inputs)
-        for index, arg in enumerate(args):  # copies the set-up made: the resident ones instead
+        for index, arg in enumerate(args):  # copies the set-up made: the given ones instead
             copied = isinstance(arg, np.ndarray) and arg.shape == inputs[0].shape
             if copied and waiting and not any(np.shares_memory(arg, x) for x in inputs):
                 args[index] = waiting.pop(0)
@@ -96,7 +120,70 @@ def time_resident(module: Any, task: WorkerTask) -> ResidentTiming | None:
         ]
     except Exception:
         return None
-    return ResidentTiming(task.n, mmap_page(), [s / task.n**3 for s in samples])
+    return [s / task.n**3 for s in samples]
+
+
+HUGE_PAGE = 2 * 1024 * 1024
+"""Bytes of an x86-64 transparent huge page (a PMD mapping; Linux ``HPAGE_PMD_SIZE``)."""
+
+
+def huge_page_inputs(a: Any, b: Any) -> tuple[tuple[Any, Any], float] | None:
+    """Copies of A and B in anonymous memory aligned to 2 MiB and advised ``MADV_HUGEPAGE``,
+    and the share of their bytes the kernel really put on huge pages: ``AnonHugePages`` of
+    their mappings in ``/proc/self/smaps`` (the second method: advice is not a guarantee).
+    None where transparent huge pages are off, not granted to most of the bytes (under half),
+    or not Linux."""
+    import mmap
+
+    import numpy as np
+
+    if not hasattr(mmap, "MADV_HUGEPAGE"):
+        return None
+    copies, maps = [], []
+    try:
+        for source in (a, b):
+            size = -(-source.nbytes // HUGE_PAGE) * HUGE_PAGE
+            region = mmap.mmap(-1, size + HUGE_PAGE, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+            start = -_address(region) % HUGE_PAGE
+            region.madvise(mmap.MADV_HUGEPAGE, start, size)
+            array = np.frombuffer(region, dtype=source.dtype, count=source.size, offset=start)
+            array = array.reshape(source.shape)
+            array[...] = source  # first touch: faulted in on huge pages where granted
+            copies.append(array)
+            maps.append((_address(region) + start, source.nbytes))
+    except (OSError, ValueError):
+        return None
+    share = sum(_huge_bytes(base, length) for base, length in maps) / sum(n for _, n in maps)
+    return ((copies[0], copies[1]), share) if share >= 0.5 else None
+
+
+def _address(region: Any) -> int:
+    """The address of an ``mmap`` object's first byte."""
+    import ctypes
+
+    return ctypes.addressof(ctypes.c_char.from_buffer(region))
+
+
+def _huge_bytes(base: int, length: int, text: str | None = None) -> int:
+    """Bytes of [base, base + length) on transparent huge pages per ``text`` (default: this
+    process's ``/proc/self/smaps``; 0 when it cannot be read): each mapping overlapping the
+    range counts its ``AnonHugePages`` in proportion to the overlap."""
+    if text is None:
+        try:
+            with open("/proc/self/smaps") as smaps:
+                text = smaps.read()
+        except OSError:
+            return 0
+    total, overlap = 0.0, 0
+    for line in text.splitlines():
+        head = line.split()[0] if line else ""
+        if "-" in head and not head.endswith(":"):
+            low, high = (int(x, 16) for x in head.split("-"))
+            overlap = max(0, min(high, base + length) - max(low, base))
+            span = high - low
+        elif head == "AnonHugePages:" and overlap:
+            total += int(line.split()[1]) * 1024 * overlap / span
+    return int(total)
 
 
 def mmap_page() -> int:

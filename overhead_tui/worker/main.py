@@ -230,7 +230,7 @@ def run(task: WorkerTask, channel: _Channel) -> int:
         _reference(task, channel, "after")
         check = validate(module.to_numpy(result), a, b, task.dtype)
         channel.emit(_validated("last", check))
-        resident = time_resident(module, task) if task.count and code is not None else None
+        resident = time_resident(module, task, a, b) if task.count and code is not None else None
         if resident is not None:
             channel.emit(Resident(resident))
         if task.count:
