@@ -116,9 +116,15 @@ def _l1_ns(code: GeneratedCode, costs: UnitCosts) -> tuple[float, str, float] | 
 
 def timed_cores(result: ScenarioResult) -> float | None:
     """The cores a rung's threads got while its samples were timed: the median over its
-    samples of the worker's CPU seconds over wall seconds (``sample_cores``); None from older
-    files.  Under 1 when another process took part of its core."""
-    return statistics.median(result.sample_cores) if result.sample_cores else None
+    samples of its busy threads × the smallest share of runnable time one of them got
+    (``sample_thread_cores``: the slowest thread sets an evenly split kernel's time), else of
+    the worker's CPU seconds over wall seconds (``sample_cores``: counts a thread spinning at
+    a barrier as working); None from older files.  Under 1 when another process took part
+    of its core."""
+    for cores in (result.sample_thread_cores, result.sample_cores):
+        if cores:
+            return statistics.median(cores)
+    return None
 
 
 def _cores(result: ScenarioResult, costs: UnitCosts) -> float:
@@ -194,6 +200,9 @@ def in_core_rows(
         assert chain is not None
         steps = chain[1] / code.fmas_per_iteration
         row = ranged_row(layer, steps, bounds["chain"] / steps, "ns/step of its loop-carried chain")
+    if "parallel" in result.layers and costs.fp_issue_one and costs.fp_issue_all:
+        machine = max(1.0, costs.fp_issue_all / costs.fp_issue_one)
+        row = replace(row, unit=f"{row.unit}; threads got {cores:.2f} of {machine:.2g} cores")
     operand = (code.width_bits or 8 * DTYPE_BYTES.get(result.dtype, 8)) // 8
     widths = code.load_widths + code.store_widths
     if len(widths) == code.loads + code.stores:  # each access's own width, where read

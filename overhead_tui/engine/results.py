@@ -131,6 +131,8 @@ def apply_message(result: ScenarioResult, message: Message) -> None:
             result.samples_s.append(message.value_s)
             if message.cores is not None:
                 result.sample_cores.append(message.cores)
+            if message.thread_cores is not None:
+                result.sample_thread_cores.append(message.thread_cores)
         case Reference():
             result.reference_dispatch_ns.extend(message.dispatch_ns)
         case Environment():

@@ -30,7 +30,7 @@ from typing import IO, Any, Literal
 
 from overhead_tui.summary.codec import from_json
 from overhead_tui.summary.measured import BuildInfo
-from overhead_tui.worker.observer import own_cpu_s
+from overhead_tui.worker.observer import own_cpu_s, straggler_cores, thread_schedstat
 from overhead_tui.worker.process import cap_file_sizes, die_with_parent, file_limit_error
 from overhead_tui.worker.protocol import (
     BlasLibrary,
@@ -222,10 +222,12 @@ def run(task: WorkerTask, channel: _Channel) -> int:
         channel.emit(TimingStarted())
         time.sleep(SETTLE_S)  # the observer's last repaint ends before the first sample
         for index in range(task.repeats):
+            threads = thread_schedstat()
             wall, cpu = time.perf_counter(), own_cpu_s()
             value, result = time_calls(module.kernel, args, loops)
-            cores = (own_cpu_s() - cpu) / (time.perf_counter() - wall)
-            channel.emit(Sample(index, value, cores))
+            wall, cpu = time.perf_counter() - wall, own_cpu_s() - cpu
+            got = straggler_cores(threads, thread_schedstat(), wall)
+            channel.emit(Sample(index, value, cpu / wall, got))
         channel.emit(TimingEnded())
         _reference(task, channel, "after")
         check = validate(module.to_numpy(result), a, b, task.dtype)

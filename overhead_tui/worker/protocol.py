@@ -1,9 +1,7 @@
 """The worker protocol: the task a worker starts with and every message it sends back, as
 typed records with the package's one JSON codec (``summary.codec``, reading strictly).  The
-one home of this vocabulary.
-
-Standard library only (dataclasses + json; the codec and the records the summary stores as
-sent come from ``summary``): a worker under any ``--python`` imports it.
+one home of this vocabulary.  Standard library only (dataclasses + json; the codec and the
+records the summary stores as sent come from ``summary``): any ``--python`` imports it.
 
 The parent builds a :class:`WorkerTask` with :func:`worker_task` and passes
 ``task.to_json()`` as the worker's argument; the worker reads it back with
@@ -26,10 +24,10 @@ Messages (kind: record), in the order a ladder worker (``mode: run``) sends them
     reference      :class:`Reference`      {dispatch_ns [ns], phase before|after}: the dispatch
                                             probe's loop, right before and after the samples
     timing_started :class:`TimingStarted`  {}: the samples begin (the parent keeps quiet)
-    sample         :class:`Sample`         {index, value_s, cores}: s per call, CPU/wall
+    sample         :class:`Sample`         {index, value_s, cores, thread_cores}: s per call
     timing_ended   :class:`TimingEnded`    {}: the timed window closes
     resident       :class:`Resident`       {timing (``ResidentTiming``)}: a compiled rung's
-                                            kernel with its data in L1, after the samples
+                                            kernel on A and B in L1 and placed afresh
     counted        :class:`Counted`        {sizes, per_fma (``EventsPerFma``), bytecode,
                                             bytecode_n, method}
     done           :class:`Done`           {numba_threading_layer, blas, cpu_s [s]}
@@ -329,6 +327,8 @@ class Sample(Message, kind="sample"):
     value_s: float = 0.0
     cores: float | None = None
     """The worker's CPU seconds (all threads) over the sample's wall seconds (older: None)."""
+    thread_cores: float | None = field(default=None, metadata=OMIT)
+    """The cores its slowest thread implies (``worker.observer.straggler_cores``)."""
 
 
 @dataclass(frozen=True)

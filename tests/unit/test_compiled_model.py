@@ -530,3 +530,31 @@ def test_fresh_placement_copies_the_inputs_2mib_aligned_or_says_huge_pages_are_o
     assert share >= 0.5
     assert np.array_equal(x, a) and np.array_equal(y, a * 2)
     assert x.ctypes.data % HUGE_PAGE == 0 and y.ctypes.data % HUGE_PAGE == 0
+
+
+def test_the_cores_threads_got_are_set_by_the_slowest_busy_thread():
+    from overhead_tui.worker.observer import straggler_cores
+
+    # recorded beside a busy loop on CPU 0 (Zen 4, 2026-12-06), 0.1 s of wall time: one
+    # thread ran 88 ms and waited 10, the other ran 51 and waited 50; a pipe reader ran 1 ms
+    before = {1: (0, 0), 2: (0, 0), 3: (0, 0)}
+    after = {1: (88_000_000, 10_000_000), 2: (51_000_000, 50_000_000), 3: (1_000_000, 0)}
+    assert straggler_cores(before, after, 0.1) == pytest.approx(2 * 51 / 101)
+    # a quiet machine: both threads on a CPU all the time
+    assert straggler_cores(before, {1: (99_000_000, 0), 2: (98_000_000, 0)}, 0.1) == 2.0
+    assert straggler_cores(before, {4: (99_000_000, 0)}, 0.1) is None  # a thread born since
+    assert straggler_cores({}, {}, 0.1) is None
+
+
+def test_a_parallel_rung_is_priced_on_the_cores_its_slowest_thread_implies():
+    # PROBES: 8 FMA instructions per ns on one core, 16 on all (two cores)
+    code = GeneratedCode("cc -S", 1, 1, 256, 8.0, True, 2, 8.0, 0, 0, [])
+    rung = _rung("par", ["simd_compute", "parallel"], 0.1, code)
+    rung.sample_cores = [1.4, 1.4, 1.4]  # spinning at the barrier counts as CPU time
+    rung.sample_thread_cores = [1.0, 1.02, 0.98]
+    b = breakdown(rung, _costs())
+    row = next(r for r in b.rows if r.layer == "simd_compute")
+    assert b.compiled.fp_ns == pytest.approx(1 / 4 / 8)  # one core's rate × 1.0 cores
+    assert row.unit.endswith("threads got 1.00 of 2 cores")
+    rung.sample_thread_cores = []  # older files: the process's CPU over wall time
+    assert breakdown(rung, _costs()).compiled.fp_ns == pytest.approx(1 / 4 / (8 * 1.4))
