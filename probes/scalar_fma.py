@@ -20,6 +20,12 @@ Details for ``analysis.compiled`` (each interleaved with the clock chain, ns and
   512 where the CPU has them) one core retires (``fma_throughput``): the FP bound of code of
   that width.  Zen 4 runs 2 of 256 bits a cycle but 1 of 512 (two halves on its 256-bit
   pipes); Intel's server cores 2 of 512.
+* ``loop_entry_ns`` / ``loop_entry_cycles``: entering a short vectorised loop once (its set-up
+  and its leaving: ``ROWS_SOURCE``, ``c[i, :] += a[i, p] * b[p, :]`` over rows of 16 and 64
+  elements in L1, built ``-O3 -march=native`` as the C rungs are): the per-entry time at 16
+  elements minus 16 elements at the per-element time the two lengths differ by.  The
+  compiled-rung model prices each entry of a rung's hot loop (its loop nest counted by
+  ``worker.loop_nest``) at it: the loops around the hot loop.
 * ``l1_loads_per_ns_W`` / ``l1_loads_per_cycle_W``, ``l1_stores_…`` and ``l1_mixed_…``:
   independent loads, stores, or both two to one, of W bits (64, 128, 256, 512 where the CPU
   has them) one core sustains on a buffer in L1 (``l1_kernel``): the L1 bound.  Zen 4 does
@@ -33,12 +39,35 @@ from overhead_tui.api import (
     FMA_PER_ITERATION,
     FMA_WIDTHS,
     L1_KINDS,
+    build,
     chain_call,
     chain_ghz,
     chain_library,
     chain_steps,
     l1_widths,
 )
+
+ROWS_SOURCE = r"""
+void rows_axpy(const double *a, const double *b, double *c, int rows, int depth, int length,
+               long repeats) {
+    for (long r = 0; r < repeats; r++)
+        for (int i = 0; i < rows; i++)
+            for (int p = 0; p < depth; p++) {
+                const double aip = a[i * depth + p];
+                const double *restrict brow = b + (long)p * length;
+                double *restrict crow = c + (long)i * length;
+                for (int j = 0; j < length; j++) crow[j] += aip * brow[j];
+            }
+}
+"""
+ROWS_CDEF = "void rows_axpy(const double *, const double *, double *, int, int, int, long);"
+ROWS, DEPTH, SHORT, LONG = 4, 4, 16, 64
+"""Rows of C, rows of B, and the two loop lengths: B (4 × 64 doubles, 2 KiB) and C (2 KiB)
+share one 4 KiB page, B in its first half and C in its second, so no load of B has the low
+12 address bits of a store to C (no 4K aliasing: the probe's time does not depend on where
+the allocator put them)."""
+ROWS_FMAS = 1 << 21
+"""Multiply-adds of one timed call at either length (about 0.2 ms)."""
 
 NAME = "scalar_fma"
 TITLE = "compiled scalar chain"
@@ -110,4 +139,40 @@ def measure(ctx):
             details[f"l1_{kind}_per_ns_{width}"] = 1.0 / ns
             if cycles is not None:
                 details[f"l1_{kind}_per_cycle_{width}"] = 1.0 / cycles
+    details.update(_loop_entry(ctx, clock))
     return {"samples": samples, "details": details}
+
+
+def _loop_entry(ctx, clock):
+    """``loop_entry_ns`` (and ``_cycles``) from ``rows_axpy`` at the two lengths; none when it
+    cannot be built or the per-entry time does not grow with the length (no fit)."""
+    import numpy as np
+
+    try:
+        ffi, lib, _ = build("loop_entry", ROWS_SOURCE, ["-O3", "-march=native"], "float64",
+                            cdef=ROWS_CDEF)  # fmt: skip
+    except Exception:
+        return {}
+    a = np.full(ROWS * DEPTH, 1e-3)
+    page = np.zeros(1024)  # 8 KiB: one 4 KiB page of it holds B, then C
+    start = (-page.ctypes.data % 4096) // 8
+    b = page[start : start + DEPTH * LONG]
+    c = page[start + 256 : start + 256 + ROWS * LONG]
+    b[:] = 1e-3
+    pa, pb, pc = (ffi.from_buffer("double[]", x) for x in (a, b, c))
+    per_entry = {}
+    for length in (SHORT, LONG):
+        repeats = ROWS_FMAS // (ROWS * DEPTH * length)
+        run = lambda n=length, r=repeats: lib.rows_axpy(pa, pb, pc, ROWS, DEPTH, n, r)  # noqa: E731
+        per_entry[length] = _per_step(ctx, run, repeats * ROWS * DEPTH, clock)
+    ns_short, cycles_short = per_entry[SHORT]
+    ns_long, cycles_long = per_entry[LONG]
+    per_element = (ns_long - ns_short) / (LONG - SHORT)
+    entry = ns_short - SHORT * per_element
+    if per_element <= 0 or entry <= 0:
+        return {}
+    found = {"loop_entry_ns": entry}
+    if cycles_short is not None and cycles_long is not None:
+        slope = (cycles_long - cycles_short) / (LONG - SHORT)
+        found["loop_entry_cycles"] = cycles_short - SHORT * slope
+    return found

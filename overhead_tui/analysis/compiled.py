@@ -22,6 +22,11 @@ Wellein, *Introduction to High Performance Computing for Scientists and Engineer
   store, and one zmm access of a two-loads-one-store mix per cycle (measured 2026-12-04; two
   loads and one store per cycle on Golden Cove).
 
+Beside the bound, the loops around the hot loop: each entry of it (its loop nest counted at
+the rung's n by gcc's arc profiling, ``worker.loop_nest``) at the measured cost of entering
+and leaving a short vectorised loop (``scalar_fma``: ``loop_entry_ns``).  c_tiled enters
+its 32-element ``j`` loop once per 32 multiply-adds.
+
 Memory (measured, not modelled): the rung's own kernel timed again at its own n with A and B
 resident in L1 (``ResidentTiming``: every page of A and B is the same physical page, so the
 same loops with the same trip counts run with every load of A and B an L1 hit; after the
@@ -30,14 +35,16 @@ hierarchy for A and B at that n (cache misses, conflict misses, bandwidth) and g
 ``memory``.  This is the in-cache vs out-of-cache comparison of Hager and Wellein §3.1, at
 the very n of the timed run.  C keeps its own memory (aliasing stores would make false
 dependencies).  Before it, where transparent huge pages are granted, a first step: the
-kernel on copies of A and B placed afresh (2 MiB-aligned, on 2 MiB pages); its time beyond
-that is the cost of where the allocator put them (``placement``: TLB misses, cache-line
-splits, and 4K aliasing between C's stores and loads of A or B).  Found on Zen 4
-(2026-12-06): c_tiled at n = 512 took 0.30–0.34 ns/FMA on numpy's arrays (16 bytes past a
-page), 0.15 on fresh copies, 0.18 on fresh copies at the same page offset, so the placement
-of the three arrays, not the loop, cost half its time.  The memory hierarchy's row then
-starts from the fresh placement's time.  What the in-core bounds miss of the resident time
-(store forwarding, loop overheads) stays *unexplained*.
+kernel on copies of A and B on fresh 2 MiB pages, so 64-byte aligned (a C rung's C follows
+A's alignment: ``worker.cbuild.prepare``); its time beyond that is the cost of where the
+allocator put them (``placement``: 512-bit accesses split across two cache lines, TLB
+misses).  Found on Zen 4 (2026-12-06): c_tiled at n = 512 takes 0.33 ns/FMA on numpy's
+arrays (16 bytes past a page: every zmm access of A, B and C spans two lines), 0.31 with
+only C so placed, 0.23 with only A and B, 0.175 with all three aligned, and 0.145 with C
+also 256 bytes off B's page offset (no 4K aliasing between C's stores and B's loads, which
+stays unexplained): the placement, not the loop, cost half its time.  The memory
+hierarchy's row then starts from the aligned time.  What the in-core bounds miss of the
+resident time (store forwarding) stays *unexplained*.
 
 A BLAS rung (no code of its own to read) has its flops at the dense kernel's own measured
 rate: the ``dense_peak`` probe's GEMM at n = 1536 in the rung's dtype, on one thread for a
@@ -203,6 +210,16 @@ def in_core_rows(
     if "parallel" in result.layers and costs.fp_issue_one and costs.fp_issue_all:
         machine = max(1.0, costs.fp_issue_all / costs.fp_issue_one)
         row = replace(row, unit=f"{row.unit}; threads got {cores:.2f} of {machine:.2g} cores")
+    rows = [row]
+    nest = code.loop_nest
+    entries = nest.entries(code.loop_line) if nest is not None else 0
+    if nest is not None and entries and costs.loop_entry_ns:
+        entry = costs.loop_entry_ns / cores
+        low, high = costs.interval("loop_entry_ns") or (entry * cores, entry * cores)
+        unit = f"ns/entry of its hot loop (the loops around it; gcov's count at n={nest.n})"
+        rows.append(
+            ranged_row(layer, entries / nest.n**3, entry, unit, (low / cores, high / cores))
+        )
     operand = (code.width_bits or 8 * DTYPE_BYTES.get(result.dtype, 8)) // 8
     widths = code.load_widths + code.store_widths
     if len(widths) == code.loads + code.stores:  # each access's own width, where read
@@ -220,11 +237,21 @@ def in_core_rows(
         l1_ns=bounds.get("l1"),
         in_core_bound=bound,
         threads=round(cores),
+        loop_entries_per_fma=entries / nest.n**3 if nest and entries else None,
+        loop_nest_n=nest.n if nest and entries else None,
         methods={
             "instructions_per_fma": code.method + " (one iteration of the hot loop)",
             "issue_ns": "at the scalar_fma probe's issue rate (independent adds)",
             "fp_ns": fp_method,
             "chain_ns": "loop-carried chains at the scalar_fma probe's latencies",
+            **(
+                {
+                    "loop_entries_per_fma": "gcc's arc counts of one call at its n (gcov), each "
+                    "entry at the scalar_fma probe's loop_entry_ns"
+                }
+                if len(rows) > 1
+                else {}
+            ),
             **(
                 {"l1_ns": "its loads, stores or both at the scalar_fma probe's L1 rates"}
                 if l1 is not None
@@ -232,7 +259,7 @@ def in_core_rows(
             ),
         },
     )
-    return [row], quantities
+    return rows, quantities
 
 
 def _beyond(
@@ -263,7 +290,7 @@ def memory_rows(
     result: ScenarioResult, measured: unc.Interval
 ) -> tuple[list[BreakdownRow], float, int, float | None] | None:
     """The ``memory`` rows, one step each: the placement of A and B (the time beyond the
-    same kernel on copies of them placed afresh on 2 MiB pages, where it was timed), then
+    same kernel on 64-byte aligned copies of them on 2 MiB pages, where it was timed), then
     the memory hierarchy (the time beyond the L1-resident time, from the fresh placement's
     time where there is one); the resident ns per FMA, its order and the placement's ns.
     None without a resident timing."""
@@ -278,8 +305,8 @@ def memory_rows(
             measured,
             resident.huge_page_samples_s_per_fma,
             "memory",
-            "ns/FMA beyond its time with A and B placed afresh on 2 MiB pages "
-            "(TLB misses, cache-line splits, 4K aliasing)",
+            "ns/FMA beyond its time with A and B (and a C set up like them) on fresh "
+            "2 MiB pages, 64-byte aligned (cache-line splits, TLB misses)",
         )
         rows.append(placed)
         placement_ns = placed.ns_per_fma
@@ -332,13 +359,13 @@ def compiled_rows(
         more, in_l1, n, placement_ns = memory
         methods = {
             **quantities.methods,
-            "memory_ns": "its time (or its time with A and B placed afresh) minus the same "
+            "memory_ns": "its time (or its time with A and B aligned) minus the same "
             "kernel's with A and B resident in L1",
         }
         if placement_ns is not None:
             methods["placement_ns"] = (
-                "its time minus the same kernel's on copies of A and B placed afresh "
-                "(2 MiB-aligned, on 2 MiB pages)"
+                "its time minus the same kernel's on copies of A and B on fresh 2 MiB "
+                "pages (64-byte aligned)"
             )
         memory_ns = more[-1].ns_per_fma or 0.0
         quantities = replace(quantities, placement_ns=placement_ns)

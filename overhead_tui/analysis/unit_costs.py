@@ -126,6 +126,9 @@ class UnitCosts:
     """A sum kept in a stack slot: load, add, store, forwarded (``scalar_fma`` detail)."""
     issue_per_ns: float | None = None
     """Independent simple instructions one core retires per ns (``scalar_fma`` detail)."""
+    loop_entry_ns: float | None = None
+    """Entering and leaving a short vectorised loop once (``scalar_fma`` detail): what each
+    entry of a compiled rung's hot loop costs beyond its iterations."""
     l1_rates: dict[str, dict[int, float]] = field(default_factory=dict)
     """{"loads" | "stores" | "mixed": {width bits: accesses per ns}} one core sustains in L1
     (``scalar_fma`` details, ``worker.chains.l1_kernel``): the L1 bound of a compiled loop."""
@@ -279,6 +282,7 @@ class UnitCosts:
             fma_ns=detail("scalar_fma", "fma_ns", "fma_ns"),
             stack_fadd_ns=detail("scalar_fma", "stack_fadd_ns", "stack_fadd_ns"),
             issue_per_ns=detail("scalar_fma", "issue_per_ns"),
+            loop_entry_ns=detail("scalar_fma", "loop_entry_ns", "loop_entry_ns"),
             l1_rates=l1_rates(probes),
             dense_rates=dense_rates(probes),
             numpy_rates=numpy_rates(probes),

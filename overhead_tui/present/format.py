@@ -405,6 +405,11 @@ def compiled_text(q: CompiledQuantities) -> list[str]:
     bounds += f" ({BOUND_NAMES.get(q.in_core_bound, q.in_core_bound)} binds)"
     if q.resident_n is not None:
         bounds += f"; with A and B resident in L1 {fmt_number(q.resident_ns)} ns/FMA"
+    if q.loop_entries_per_fma:
+        bounds += (
+            f"; its hot loop entered once per {fmt_number(1 / q.loop_entries_per_fma)} FMAs "
+            f"(gcov, n={q.loop_nest_n})"
+        )
     if q.placement_ns is not None:
         bounds += f"; placement of A and B {fmt_number(q.placement_ns)} ns/FMA"
     lines.append(bounds)

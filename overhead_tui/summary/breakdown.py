@@ -110,12 +110,16 @@ class CompiledQuantities:
     resident_ns: float | None = None
     """ns per multiply-add with A and B resident in L1."""
     memory_ns: float | None = None
-    """Its time beyond the resident time (≥ 0): from its time with A and B placed afresh
-    where that was measured (:attr:`placement_ns`), else from its own time."""
+    """Its time beyond the resident time (≥ 0): from its time with A and B aligned on fresh
+    2 MiB pages where that was measured (:attr:`placement_ns`), else from its own time."""
+    loop_entries_per_fma: float | None = None
+    """Entries of its hot loop per multiply-add, counted at :attr:`loop_nest_n` by gcc's arc
+    profiling (``worker.loop_nest``); None where it was not counted."""
+    loop_nest_n: int | None = None
     placement_ns: float | None = None
-    """Its time beyond the same kernel's on copies of A and B placed afresh (2 MiB-aligned, on
-    2 MiB pages; ≥ 0): what where its arrays landed cost (TLB misses, cache-line splits, 4K
-    aliasing); None where transparent huge pages were not granted."""
+    """Its time beyond the same kernel's on copies of A and B on fresh 2 MiB pages, 64-byte
+    aligned (≥ 0): what where its arrays landed cost (cache-line splits, TLB misses); None
+    where transparent huge pages were not granted."""
     callgrind_instructions_per_fma: float | None = None
     """The second method: callgrind's count of one whole kernel call (loop overheads
     included) over its multiply-adds, at :attr:`callgrind_n` (when callgrind profiled it)."""

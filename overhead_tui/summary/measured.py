@@ -134,6 +134,21 @@ class EventsPerFma(Counters):
 
 
 @dataclass(frozen=True)
+class LoopNest:
+    """How often each loop of a C rung's kernel ran in one call at :attr:`n`, counted by
+    gcc's arc profiling (``worker.loop_nest``)."""
+
+    n: int = 0
+    loops: list[list[int]] = field(default_factory=list)
+    """[source line, iterations, entries] of each loop, the most iterated first."""
+
+    def entries(self, line: int | None) -> int:
+        """How many times the loop whose condition is on ``line`` was entered (0 when no loop
+        was counted there)."""
+        return next((entries for at, _, entries in self.loops if at == line), 0)
+
+
+@dataclass(frozen=True)
 class GeneratedCode:
     """One iteration of a compiled rung's hot loop, read from its own code
     (``worker.hotloop.hot_loop``): what the compiled-rung model (``analysis.compiled``) counts.
@@ -165,6 +180,11 @@ class GeneratedCode:
     """The bits each load of an iteration moves (64 for a scalar or a broadcast)."""
     store_widths: list[int] = field(default_factory=list, metadata=OMIT)
     """The bits each store of an iteration moves."""
+    loop_line: int | None = field(default=None, metadata=OMIT)
+    """The source line of its closing branch (a ``.loc`` of ``cc -g``): its loop's condition,
+    where ``worker.loop_nest`` counts it; None without debug lines."""
+    loop_nest: LoopNest | None = field(default=None, metadata=OMIT)
+    """Its loops' counts at the rung's n (C rungs with gcc; ``worker.loop_nest``)."""
     family: str = field(default="", metadata=OMIT)
     """The lower-precision instruction family of its FP instructions (``avx512_bf16``,
     ``avx512_vnni``, ``avx512_fp16``: the ``precision_peak`` probe's names); empty for
@@ -186,7 +206,8 @@ class ResidentTiming:
     (``worker.compiled_rung``, after the samples): every page of A and B is one physical page,
     so the same code walks the same addresses with every load of them an L1 hit.  The rung's
     time per multiply-add minus this is what the model calls the memory hierarchy's cost
-    (``analysis.compiled``).  The same kernel on A and B placed afresh prices their placement."""
+    (``analysis.compiled``).  The same kernel on aligned copies on 2 MiB pages prices their
+    placement."""
 
     n: int = 0
     """The order it was timed at (the rung's own)."""
@@ -196,9 +217,9 @@ class ResidentTiming:
     """Each sample's seconds per multiply-add."""
     huge_page_samples_s_per_fma: list[float] = field(default_factory=list)
     """Each sample's seconds per multiply-add of the same kernel on copies of the run's A and
-    B placed afresh: 2 MiB-aligned, on 2 MiB pages (``worker.compiled_rung.huge_page_inputs``);
+    B on fresh 2 MiB pages, 64-byte aligned (``worker.compiled_rung.huge_page_inputs``);
     empty where transparent huge pages were not granted.  The rung's time beyond it is the
-    cost of its arrays' placement (TLB misses, cache-line splits, 4K aliasing)."""
+    cost of its arrays' placement (cache-line splits, TLB misses)."""
     huge_page_share: float | None = None
     """The share of those copies' bytes the kernel put on huge pages (``/proc/self/smaps``)."""
 

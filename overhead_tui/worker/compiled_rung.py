@@ -72,11 +72,10 @@ def time_resident(
     (:func:`resident_inputs`), after its samples and in the same worker: the same code, loops
     and trip counts as the timed run, without its memory traffic for A and B.  The
     compiled-rung model measures the memory hierarchy's cost against it.  Then, given the
-    run's own ``a`` and ``b``, the same kernel on copies of them placed afresh
-    (:func:`huge_page_inputs`): 2 MiB-aligned, on 2 MiB pages.  The rung's time beyond that
-    is the cost of where the allocator put its arrays: TLB misses, cache-line splits, and
-    false store-to-load dependencies between C's stores and loads of A or B whose addresses
-    match in their low bits (4K aliasing).  Arrays the rung's set-up copied
+    run's own ``a`` and ``b``, the same kernel on copies of them on fresh 2 MiB pages
+    (:func:`huge_page_inputs`), so 64-byte aligned (a C rung's C follows A).  The rung's time
+    beyond that is the cost of where the allocator put its arrays: vector accesses split
+    across two cache lines, TLB misses.  Arrays the rung's set-up copied
     are swapped for the new ones.  None when the inputs cannot be made resident or the set-up
     fails with them (never an error)."""
     if task.m is not None or task.k is not None or task.dtype not in ("float64", "float32"):
@@ -197,13 +196,16 @@ PYTHON_COMPILERS = ("Cython", "mypyc", "Pythran")
 """The ``compiler`` of a build by ``worker.pybuild``: its module's assembly is read, not made."""
 
 
-def generated_code(module: Any, dtype: str) -> GeneratedCode | None:
+def generated_code(module: Any, dtype: str, n: int | None = None) -> GeneratedCode | None:
     """One iteration of a compiled rung's hot loop (``worker.hotloop.hot_loop``), before
     its samples: a C rung's ``SOURCE`` compiled with its ``FLAGS`` to assembly (``cc -S``,
     cached), or the assembly of the numba functions its kernel compiled.  None for other
-    rungs, for code that is not x86, or when the assembly cannot be had (never an error)."""
+    rungs, for code that is not x86, or when the assembly cannot be had (never an error).
+    With ``n`` (a square run), a C rung's loop nest is counted at it too
+    (``worker.loop_nest``)."""
     from overhead_tui.worker.hotloop import hot_loop
 
+    nest = None
     try:
         built = getattr(module, "BUILD_INFO", None) or {}
         if built.get("compiler") in PYTHON_COMPILERS:
@@ -221,8 +223,15 @@ def generated_code(module: Any, dtype: str) -> GeneratedCode | None:
         elif isinstance(getattr(module, "SOURCE", None), str) and hasattr(module, "BUILD_INFO"):
             from overhead_tui.worker.cbuild import assembly
 
-            asm = assembly(module.SOURCE, list(module.FLAGS), dtype)
+            # -g: the .loc lines name the hot loop's source line (the same code: gcc's debug
+            # information does not change what it generates)
+            asm = assembly(module.SOURCE, [*module.FLAGS, "-g"], dtype)
             method = "cc -S of the rung's source with its flags"
+            if n is not None:
+                from overhead_tui.worker.loop_nest import count_loops
+
+                link = list(getattr(module, "LINK_FLAGS", []))
+                nest = count_loops(module.SOURCE, list(module.FLAGS), link, dtype, n)
         else:
             jitted = [
                 f for f in vars(module).values() if hasattr(f, "inspect_asm") and f.signatures
@@ -234,4 +243,4 @@ def generated_code(module: Any, dtype: str) -> GeneratedCode | None:
     except Exception:  # the rung still runs; its breakdown falls back to the peak
         return None
     found = hot_loop(asm, PRECISION_FAMILIES.get(dtype, ()))
-    return replace(found, method=method) if found.fp_instructions else None
+    return replace(found, method=method, loop_nest=nest) if found.fp_instructions else None

@@ -260,13 +260,13 @@ def hot_loop(asm: str, families: tuple[str, ...] = ()) -> GeneratedCode:
     ``GeneratedCode`` (its ``method`` left for the caller to name); with ``families`` (a
     lower-precision dtype's instruction families) only loops of those are candidates: one
     source may hold a kernel per precision."""
-    lines = asm.splitlines()
+    lines, locs = _without_debug_lines(asm)
     # FP instructions up to each line: a loop without one is no candidate, and is not read
     # (a Cython module's 40,000 lines hold 2,600 loops, nearly all of them in its utility code)
     fp_before = [0]
     for line in lines:
         fp_before.append(fp_before[-1] + _is_fp(line.split("#", 1)[0]))
-    best: tuple[tuple[float, int, int], GeneratedCode] | None = None
+    best: tuple[tuple[float, int, int], GeneratedCode, int | None] | None = None
     for start, end in asm_loops(lines):
         if fp_before[end + 1] == fp_before[start]:
             continue
@@ -275,10 +275,36 @@ def hot_loop(asm: str, families: tuple[str, ...] = ()) -> GeneratedCode:
             continue
         rank = (found.flops / (end - start + 1), found.width_bits or 0, start - end)
         if found.fp_instructions and (best is None or rank > best[0]):
-            best = (rank, found)
+            best = (rank, found, locs[end])
     if best is None:
         return GeneratedCode() if families else profile_loop(lines)
-    return replace(best[1], hot_loop=True)
+    return replace(best[1], hot_loop=True, loop_line=best[2])
+
+
+_LOC = re.compile(r"^\s*\.loc\s+(\d+)\s+(\d+)")
+"""A ``.loc`` directive (``cc -g``): the file number and source line of the code that follows
+(file 1: the compiled source itself)."""
+_DEBUG_LABEL = re.compile(r"^\.L(?:VL|BB|BE|BI|FB|FE|VU)\d+:")
+"""Labels ``-g`` adds for its location lists and lexical blocks (never a jump's target)."""
+
+
+def _without_debug_lines(asm: str) -> tuple[list[str], list[int | None]]:
+    """The assembly's lines without what ``-g`` adds (``.loc`` directives, debug labels), so
+    a loop reads the same with debug information as without; and beside each line the source
+    line of the compiled file in effect there (None before any)."""
+    lines: list[str] = []
+    locs: list[int | None] = []
+    current: int | None = None
+    for line in asm.splitlines():
+        if match := _LOC.match(line):
+            if match.group(1) == "1":  # a header's inlined code keeps the source line
+                current = int(match.group(2))
+            continue
+        if _DEBUG_LABEL.match(line):
+            continue
+        lines.append(line)
+        locs.append(current)
+    return lines, locs
 
 
 _OBJDUMP_LINE = re.compile(r"^\s*([0-9a-f]+):\s+(\S.*)$")

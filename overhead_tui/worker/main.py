@@ -204,7 +204,8 @@ def run(task: WorkerTask, channel: _Channel) -> int:
         channel.emit(Compiled(first_call_s))
         from overhead_tui.worker.compiled_rung import generated_code, time_resident
 
-        if (code := generated_code(module, task.dtype)) is not None:
+        square = task.n if task.m is None and task.k is None else None
+        if (code := generated_code(module, task.dtype, square)) is not None:
             channel.emit(Generated(code))
         check = validate(module.to_numpy(result), a, b, task.dtype)
         channel.emit(_validated("first", check))

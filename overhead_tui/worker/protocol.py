@@ -27,7 +27,7 @@ Messages (kind: record), in the order a ladder worker (``mode: run``) sends them
     sample         :class:`Sample`         {index, value_s, cores, thread_cores}: s per call
     timing_ended   :class:`TimingEnded`    {}: the timed window closes
     resident       :class:`Resident`       {timing (``ResidentTiming``)}: a compiled rung's
-                                            kernel on A and B in L1 and placed afresh
+                                            kernel on A and B in L1 and on huge pages
     counted        :class:`Counted`        {sizes, per_fma (``EventsPerFma``), bytecode,
                                             bytecode_n, method}
     done           :class:`Done`           {numba_threading_layer, blas, cpu_s [s]}

@@ -479,14 +479,14 @@ def test_each_vector_width_is_priced_at_its_own_measured_fma_rate():
 
 
 def test_placement_is_the_time_beyond_a_fresh_placement_and_memory_the_rest_beyond_l1():
-    # measured 0.34 ns/FMA; A and B placed afresh 0.15; resident in L1 0.13 (c_tiled, Zen 4)
+    # measured 0.34 ns/FMA; A and B aligned on huge pages 0.15; resident in L1 0.13
     code = GeneratedCode("cc -S", 1, 1, 256, 8.0, True, 6, 8.0, 2, 1, [])
     rung = _rung("tiled", ["simd_compute", "memory"], 0.34, code, resident_ns=0.13)
     rung.resident = ResidentTiming(64, 4096, [0.13e-9] * 3, [0.15e-9] * 3, 1.0)
     b = breakdown(rung, _costs())
     memory = [r for r in b.rows if r.layer == "memory"]
     assert [r.ns_per_fma for r in memory] == pytest.approx([0.19, 0.02])
-    assert "placed afresh" in memory[0].unit and "resident in L1" in memory[1].unit
+    assert "2 MiB pages, 64-byte aligned" in memory[0].unit and "resident in L1" in memory[1].unit
     assert b.compiled.placement_ns == pytest.approx(0.19)
     assert b.compiled.memory_ns == pytest.approx(0.02)
     # a fresh placement slower than the run: no placement cost, memory from the run's time
@@ -558,3 +558,83 @@ def test_a_parallel_rung_is_priced_on_the_cores_its_slowest_thread_implies():
     assert row.unit.endswith("threads got 1.00 of 2 cores")
     rung.sample_thread_cores = []  # older files: the process's CPU over wall time
     assert breakdown(rung, _costs()).compiled.fp_ns == pytest.approx(1 / 4 / (8 * 1.4))
+
+
+def test_c_tiled_loop_nest_is_counted_exactly_at_a_fixed_n():
+    import shutil
+
+    from overhead_tui.worker.loop_nest import count_loops
+
+    if shutil.which("gcov") is None or shutil.which("cc") is None:
+        pytest.skip("no gcc and gcov here: the loops around the hot loop stay unexplained")
+    source = (FIXTURES.parent.parent / "scenarios" / "c_tiled.py").read_text()
+    source = source.split('SOURCE = r"""', 1)[1].split('"""', 1)[0]
+    nest = count_loops(source, ["-O3", "-march=native"], [], "float64", 64)
+    assert nest is not None and nest.n == 64
+    line, iterations, entries = nest.loops[0]
+    # the j loop: 64³ multiply-adds, entered once per (i, k) of each 32 × 32 tile
+    assert (iterations, entries) == (64**3, 64**3 // 32) and nest.entries(line) == 8192
+    assert "crow[j] += aik * brow[j]" in source.splitlines()[line]  # the line after the for
+    # an edge tile: n = 40 gives tiles of 32 and 8, the j loop entered once per (i, k, jj)
+    edge = count_loops(source, ["-O3", "-march=native"], [], "float64", 40)
+    assert edge is not None and edge.loops[0][1:] == [40**3, 40 * 40 * 2]
+    assert count_loops("void f(void) {}", [], [], "float64", 8) is None  # another signature
+
+
+def test_loops_are_read_from_a_gcov_report_hot_loop_first():
+    from overhead_tui.worker.loop_nest import loops_of
+
+    report = {
+        "files": [
+            {
+                "file": "kernel.c",
+                "lines": [
+                    {"line_number": 9, "count": 5, "branches": [{"count": 4}, {"count": 1}]},
+                    {"line_number": 18, "branches": [{"count": 2048}, {"count": 64}]},
+                    {"line_number": 19, "count": 2048, "branches": []},
+                    {"line_number": 20, "branches": [{"count": 7}, {"count": 0}]},  # never left
+                ],
+            },
+            {"file": "driver.c", "lines": [{"line_number": 1, "branches": [{"count": 9}] * 2}]},
+        ]
+    }
+    nest = loops_of(report, 16)
+    assert nest is not None and nest.loops == [[18, 2048, 64], [9, 4, 1]]
+    assert loops_of({"files": []}, 16) is None
+
+
+def test_each_entry_of_the_hot_loop_is_priced_at_the_probes_loop_entry_cost():
+    from dataclasses import replace
+
+    from overhead_tui.summary.measured import LoopNest
+
+    probes = {**PROBES, "scalar_fma": {"value": 1.0, "details": {
+        **PROBES["scalar_fma"]["details"], "loop_entry_ns": 1.25}}}  # fmt: skip
+    costs = UnitCosts.from_probes(probe_records(probes))
+    nest = LoopNest(64, [[17, 64**3, 64**3 // 32]])
+    code = GeneratedCode("cc -S", 1, 1, 256, 8.0, True, 6, 8.0, 2, 1, [], loop_line=17,
+                         loop_nest=nest)  # fmt: skip
+    b = breakdown(_rung("tiled", ["simd_compute"], 0.3, code), costs)
+    entry = next(r for r in b.rows if "entry of its hot loop" in r.unit)
+    assert entry.events_per_fma == pytest.approx(1 / 32)
+    assert entry.ns_per_fma == pytest.approx(1.25 / 32)
+    assert b.compiled.loop_entries_per_fma == pytest.approx(1 / 32)
+    # the hot loop's line not among the counted loops (an unrolled inner loop is): no row
+    other = replace(code, loop_line=30)
+    assert not any("entry of" in r.unit for r in breakdown(_rung("t", ["simd_compute"], 0.3,
+                   other), costs).rows)  # fmt: skip
+    # no loop nest counted (numba, clang): no row, the loops stay in the unexplained rest
+    plain = GeneratedCode("cc -S", 1, 1, 256, 8.0, True, 6, 8.0, 2, 1, [])
+    rows = breakdown(_rung("tiled", ["simd_compute"], 0.3, plain), costs).rows
+    assert not any("entry of its hot loop" in r.unit for r in rows)
+
+
+def test_the_hot_loops_source_line_is_its_closing_branchs_debug_line():
+    asm = (
+        ".L7:\n\t.loc 1 10 20\n\tvmovupd\t(%rdx,%rax), %zmm0\n\t.loc 1 10 13\n"
+        "\tvfmadd213pd\t(%rcx,%rax), %zmm1, %zmm0\n\tvmovupd\t%zmm0, (%rcx,%rax)\n"
+        "\t.loc 1 9 31\n\taddq\t$64, %rax\n\t.loc 2 3 1\n\tcmpq\t%rax, %rbx\n\tjne\t.L7\n"
+    )
+    assert hot_loop(asm).loop_line == 9  # file 2 is a header, not the kernel's source
+    assert hot_loop(asm.replace("\t.loc 1 9 31\n", "").replace("\t.loc 1 10", "\t.loc 2 10"))\
+        .loop_line is None  # fmt: skip
