@@ -372,3 +372,12 @@ def attribute(summary: RunSummary, probes: Probes) -> None:
         result.breakdown = breakdown(result, costs)
         attach_agreement(result)
     summary.waterfall = waterfall(summary)
+
+
+def attach_profile(result: ScenarioResult, summary: RunSummary) -> None:
+    """A rung whose profile just arrived: what the profile adds (``attach_agreement``), and
+    its breakdown derived again with the summary's probes, which a perf profile changes for a
+    parallel rung (the cores its threads spent waiting: ``compiled.runtime_wait_share``)."""
+    if summary.probes and "parallel" in result.layers:
+        result.breakdown = breakdown(result, UnitCosts.from_probes(summary.probes, summary))
+    attach_agreement(result)

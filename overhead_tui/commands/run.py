@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TextIO
 
-from overhead_tui.analysis.agreement import attach_agreement
+from overhead_tui.analysis.attribution import attach_profile
 from overhead_tui.commands.common import (
     add_export_options,
     add_run_options,
@@ -146,7 +146,7 @@ def profile_all(
             blas_threads=result.blas_threads,
         )
         result.profile = profile
-        attach_agreement(result)
+        attach_profile(result, summary)
 
 
 def render_table(summary: RunSummary) -> str:

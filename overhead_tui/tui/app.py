@@ -24,7 +24,7 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.worker import get_current_worker
 
-from overhead_tui.analysis.agreement import attach_agreement
+from overhead_tui.analysis.attribution import attach_profile
 from overhead_tui.analysis.derive import complete_loaded
 from overhead_tui.engine.events import Event, RunFinished
 from overhead_tui.engine.plan import new_run_dir, planned_summary
@@ -368,7 +368,7 @@ class OverheadApp(StopActions, SweepActions, InterpreterActions):
             return
         result = copy.copy(row.result)  # a new result: the screens showing it recompose
         result.profile = profile
-        attach_agreement(result)
+        attach_profile(result, self.ladder.summary)
         self.ladder.land(result)
         run_dir = self.ladder.summary.run_dir
         if run_dir:

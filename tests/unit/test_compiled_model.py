@@ -9,7 +9,7 @@ from overhead_tui.analysis.unit_costs import UnitCosts
 from overhead_tui.summary.codec import from_json, to_json
 from overhead_tui.summary.measured import EventsPerFma, GeneratedCode, ResidentTiming
 from overhead_tui.summary.probes import probe_records
-from overhead_tui.summary.records import ScenarioResult
+from overhead_tui.summary.records import RunSummary, ScenarioResult
 from overhead_tui.worker.hotloop import hot_loop
 from tests.conftest import FIXTURES, fixture_summary
 
@@ -638,3 +638,40 @@ def test_the_hot_loops_source_line_is_its_closing_branchs_debug_line():
     assert hot_loop(asm).loop_line == 9  # file 2 is a header, not the kernel's source
     assert hot_loop(asm.replace("\t.loc 1 9 31\n", "").replace("\t.loc 1 10", "\t.loc 2 10"))\
         .loop_line is None  # fmt: skip
+
+
+def test_a_parallel_rung_is_priced_on_the_cores_left_after_perfs_runtime_wait_share():
+    from overhead_tui.summary.profile import PerfResult, ProfileRecord
+
+    code = GeneratedCode("cc -S", 1, 1, 256, 8.0, True, 2, 8.0, 0, 0, [])
+    rung = _rung("par", ["simd_compute", "parallel"], 0.1, code)
+    rung.sample_thread_cores = [1.0, 1.0, 1.0]
+    # recorded beside a busy loop: 65 % of perf's samples in libgomp's barrier waits
+    rung.profile = ProfileRecord(backends={"perf": PerfResult(layers={"parallel": 0.65})})
+    b = breakdown(rung, _costs())
+    assert b.compiled.fp_ns == pytest.approx(1 / 4 / (8 * 0.35))
+    row = next(r for r in b.rows if r.layer == "simd_compute")
+    assert "threads got 1.00 of 2 cores, 0.35 working (perf: 65% of their samples" in row.unit
+    # a library rung: its dense kernel at one thread's rate × the cores left working
+    blas = _rung("blas", ["dense_kernel", "parallel"], 0.1)
+    blas.sample_thread_cores, blas.profile = [1.0], rung.profile
+    dense = next(r for r in breakdown(blas, _costs()).rows if r.layer == "dense_kernel")
+    assert dense.unit_cost == pytest.approx(1 / (75.0 * 0.35))
+    assert "0.35 cores it got working (perf: 65% waiting" in dense.unit
+    rung.profile = None  # no perf profile: the cores the threads got, unreduced
+    assert breakdown(rung, _costs()).compiled.fp_ns == pytest.approx(1 / 4 / 8)
+
+
+def test_a_perf_profile_arriving_after_the_run_derives_a_parallel_rungs_breakdown_again():
+    from overhead_tui.analysis.attribution import attach_profile
+    from overhead_tui.summary.profile import PerfResult, ProfileRecord
+
+    code = GeneratedCode("cc -S", 1, 1, 256, 8.0, True, 2, 8.0, 0, 0, [])
+    rung = _rung("par", ["simd_compute", "parallel"], 0.1, code)
+    rung.sample_thread_cores = [1.0]
+    summary = RunSummary(scenarios=[rung], probes=probe_records(PROBES))
+    rung.breakdown = breakdown(rung, _costs())
+    assert rung.breakdown.compiled.fp_ns == pytest.approx(1 / 4 / 8)
+    rung.profile = ProfileRecord(backends={"perf": PerfResult(layers={"parallel": 0.5})})
+    attach_profile(rung, summary)
+    assert rung.breakdown.compiled.fp_ns == pytest.approx(1 / 4 / 4)  # half its core working
