@@ -30,6 +30,7 @@ from overhead_tui.engine.events import (
     ScenarioFinished,
     ScenarioProgress,
     ScenarioStarted,
+    snapshot,
 )
 from overhead_tui.engine.plan import (
     planned_summary,
@@ -144,7 +145,7 @@ class Runner(RunControl):
         with open(self.run_dir / "log.jsonl", "a", encoding="utf-8") as log:
             log_line(log, "run_started", created=self.summary.created)
             self.summary.save(self.run_dir / "summary.json")
-            yield RunStarted(self.summary)
+            yield RunStarted(snapshot(self.summary))
             yield from self._load_probes(log)
             total = len(self.specs)
             try:
@@ -159,14 +160,15 @@ class Runner(RunControl):
                     self.summary.scenarios[position] = result
                     self._derive()
                     self.summary.save(self.run_dir / "summary.json")
-                    yield ScenarioFinished(result, index, total)
+                    copied = snapshot(self.summary)
+                    yield ScenarioFinished(copied.scenarios[position], index, total, copied)
             finally:
                 self.summary.finished = not self.cancelled
                 self.summary.wall_s = self.clock() - started
                 self._derive()
                 self.summary.save(self.run_dir / "summary.json")
                 log_line(log, "run_finished", cancelled=self.cancelled)
-        yield RunFinished(self.summary, cancelled=self.cancelled)
+        yield RunFinished(snapshot(self.summary), cancelled=self.cancelled)
 
     def _derive(self) -> None:
         """Recompute what depends on several results: × dense, breakdowns, waterfall (after

@@ -127,6 +127,11 @@ class LiveLadder:
             return event.name
         if isinstance(event, ScenarioFinished):
             self.timed_window = False
+            if event.summary is not None:  # every rung's derived figures may have moved
+                self.summary = event.summary
+                for result in event.summary.scenarios:
+                    if result.name in self.rows:
+                        self.rows[result.name].result = result
             row = self.rows[event.result.name]
             row.result, row.state = event.result, event.result.status
             return event.result.name

@@ -19,7 +19,13 @@ from pathlib import Path
 from typing import IO, Any, ClassVar
 
 from overhead_tui.analysis.derive import derive
-from overhead_tui.engine.events import ProbeStarted, RunFinished, RunStarted, ScenarioProgress
+from overhead_tui.engine.events import (
+    ProbeStarted,
+    RunFinished,
+    RunStarted,
+    ScenarioProgress,
+    snapshot,
+)
 from overhead_tui.engine.probe_runs import load_run_probes
 from overhead_tui.engine.run_log import log_line
 from overhead_tui.engine.runner import Runner
@@ -247,7 +253,7 @@ class BudgetedSweep(RunControl):
         with open(self.run_dir / "log.jsonl", "a", encoding="utf-8") as log:
             self._log_started(log)
             self._save()
-            yield RunStarted(self.summary)
+            yield RunStarted(snapshot(self.summary))
             try:
                 probes = yield from load_run_probes(self.settings, self.cancellation, log)
                 if probes is not None:  # the probes, as ``run`` loads them (not per point)
@@ -269,7 +275,7 @@ class BudgetedSweep(RunControl):
                 self._derive()
                 self._save()
                 log_line(log, f"{self.kind}_finished", cancelled=self.cancelled)
-        yield RunFinished(self.summary, cancelled=self.cancelled)
+        yield RunFinished(snapshot(self.summary), cancelled=self.cancelled)
 
     def _sweep_one(
         self, spec: ScenarioSpec, index: int, share_s: float, log: IO[str]
