@@ -3,8 +3,10 @@
 They flow one way: runner -> consumers.  Each is a small frozen dataclass; consumers match on
 the type.  A summary or result an event carries is a copy made for that event
 (:func:`snapshot`): the runner goes on deriving its own summary on its thread (× dense,
-breakdowns, the waterfall) while a consumer on another thread reads what it was handed.  ``ScenarioProgress.phase`` is one of ``starting``, ``compiling`` (the first call,
-JIT compilation included), ``validating``, ``running`` (the timed samples) and ``counting``
+breakdowns, the waterfall) while a consumer on another thread reads what it was handed.
+
+``ScenarioProgress.phase`` is one of ``starting``, ``compiling`` (the first call, JIT
+compilation included), ``validating``, ``running`` (the timed samples) and ``counting``
 (exact event counts after the timed samples).
 """
 
