@@ -6,13 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from overhead_tui.commands.common import (
-    check_runs_parent,
-    check_settings,
-    plan,
-    prepare_cache,
-    run_app,
-)
+from overhead_tui.commands.common import check_settings, plan, prepare_cache, run_app
+from overhead_tui.engine.run_dir import SUMMARY_FILE, check_runs_parent
 from overhead_tui.summary.interpreters import InterpretersSummary, is_interpreters_summary
 from overhead_tui.summary.records import MAX_SUMMARY_BYTES, RunSummary
 
@@ -77,7 +72,7 @@ LARGE_SUMMARY_BYTES = 5_000_000
 
 def announce_large(path: Path) -> None:
     """Say on stderr that a large summary is being read (nothing for a usual one)."""
-    file = path / "summary.json" if path.is_dir() else path
+    file = path / SUMMARY_FILE if path.is_dir() else path
     try:
         size = file.stat().st_size
     except OSError:

@@ -24,7 +24,7 @@ from overhead_tui.interpreters.check import check_python
 from overhead_tui.machine.host import available_memory_bytes
 from overhead_tui.plugins.scenarios import SUPPORTED_DTYPES, ScenarioSpec, discover, select
 from overhead_tui.summary.records import Settings
-from overhead_tui.worker.folders import ensure_cache, lock_run_dir, writable_problem
+from overhead_tui.worker.folders import ensure_cache
 from overhead_tui.worker.inputs import estimated_bytes
 
 if TYPE_CHECKING:
@@ -196,99 +196,6 @@ def plan(args: argparse.Namespace) -> tuple[list[ScenarioSpec], Settings]:
     if settings.python is not None:
         settings.python = check_python(settings.python)
     return specs, settings
-
-
-RUN_FILES = frozenset({"summary.json", "log.jsonl", "logs", "run.lock", "points"})
-"""What a run writes in its directory (a folder holding anything else is not a run's)."""
-
-
-def prepare_run_dir(out: Path | None, as_parent: bool = False) -> Path:
-    """Create the run directory: ``out`` itself, or a new one under ``out`` / the default;
-    check it is writable and take its lock (one run per directory) before anything runs.
-
-    Raises:
-        UsageError: ``out`` is a file, already holds a run, is in use by another run, or
-            cannot be created or written (naming the folder and the option or variable
-            that moves it).
-    """
-    from overhead_tui.engine.plan import new_run_dir
-
-    if out is None or as_parent:
-        parent = check_runs_parent(out)
-        try:
-            return new_run_dir(parent)
-        except OSError as exc:
-            raise _cannot_create_in(parent, out, exc.strerror or str(exc)) from None
-    if out.exists() and not out.is_dir():
-        raise UsageError(f"--out {out} is a file; fix: give a folder for the run")
-    if out.is_dir() and (problem := writable_problem(out)) is not None:
-        raise UsageError(
-            f"cannot write the run folder {out}: {problem}; fix: give --out a writable folder"
-        )
-    foreign = (
-        sorted(p.name for p in out.iterdir() if p.name not in RUN_FILES) if out.exists() else []
-    )
-    if foreign and not (out / "summary.json").exists():
-        shown = ", ".join(foreign[:3]) + (
-            f" and {len(foreign) - 3} more" if len(foreign) > 3 else ""
-        )
-        raise UsageError(
-            f"--out {out} is a folder with other files in it ({shown}); fix: give a new or "
-            "empty folder for the run (a run writes summary.json, log.jsonl and logs/ there)"
-        )
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise UsageError(
-            f"cannot create the run folder {out}: {exc.strerror or exc}; "
-            "fix: give --out a folder that can be created"
-        ) from None
-    try:
-        holder = lock_run_dir(out)
-    except OSError as exc:
-        raise UsageError(
-            f"cannot write the run folder {out}: {exc.strerror or exc}; "
-            "fix: give --out a writable folder"
-        ) from None
-    if holder is not None:
-        by = f" (pid {holder})" if holder else ""
-        raise UsageError(
-            f"--out {out} is in use by another run{by}; fix: give each run its own --out "
-            "folder, or wait for that run to finish"
-        )
-    if (out / "summary.json").exists():
-        raise UsageError(f"--out {out} already holds a run; fix: choose a new folder")
-    problem = writable_problem(out)
-    if problem is not None:
-        raise UsageError(
-            f"cannot write the run folder {out}: {problem}; fix: give --out a writable folder"
-        )
-    return out
-
-
-def check_runs_parent(out: Path | None) -> Path:
-    """The folder new run directories go in (``out``, else the default under the user data
-    dir), created and checked writable.
-
-    Raises:
-        UsageError: it cannot be created or written, naming it and what moves it.
-    """
-    from overhead_tui.engine.plan import default_runs_dir
-
-    parent = out if out is not None else default_runs_dir()
-    problem = writable_problem(parent)
-    if problem is not None:
-        raise _cannot_create_in(parent, out, problem)
-    return parent
-
-
-def _cannot_create_in(parent: Path, out: Path | None, problem: str) -> UsageError:
-    fix = (
-        "fix: give --out a writable folder"
-        if out is not None
-        else "fix: give --out DIR, or set XDG_DATA_HOME to a writable folder"
-    )
-    return UsageError(f"cannot create a run folder in {parent}: {problem}; {fix}")
 
 
 def prepare_cache(note: Callable[[str], None] | None = None) -> None:

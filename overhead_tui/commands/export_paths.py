@@ -6,7 +6,7 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
-from overhead_tui.commands.common import RUN_FILES
+from overhead_tui.engine.run_dir import refuse_run_files, refuse_saved_run_files
 from overhead_tui.errors import UsageError
 from overhead_tui.worker.folders import writable_problem
 
@@ -73,47 +73,4 @@ def check_export_paths(
             raise UsageError(
                 f"cannot write {option} {path}: files cannot be created in {folder} "
                 f"({problem}); fix: give a path in a writable folder"
-            )
-
-
-def refuse_saved_run_files(option: str, path: Path) -> None:
-    """Refuse an export that would replace a saved run's own file (its ``summary.json``,
-    ``log.jsonl``, ``run.lock`` or a file under ``logs/`` or ``points/``): a run folder is one
-    holding ``log.jsonl`` or ``run.lock``, which every run writes and an export folder lacks.
-
-    Raises:
-        UsageError: naming the run folder and the fix.
-    """
-    resolved = path.resolve()
-    for folder in list(resolved.parents)[:3]:  # the file, logs/FILE, points/NAME/FILE
-        if not ((folder / "log.jsonl").is_file() or (folder / "run.lock").is_file()):
-            continue
-        own = resolved.relative_to(folder).parts[0]
-        if own in RUN_FILES:
-            raise UsageError(
-                f"{option} {path} would replace the {own} of the saved run in {folder}; fix: "
-                "give a file name outside that run's own files"
-            )
-
-
-def refuse_run_files(paths: dict[str, Path | None], out: Path | None) -> None:
-    """Fail before measuring when an export would replace one of the run's own files.
-
-    Args:
-        paths: {option: the path given to it, or None}, e.g. ``{"--json": args.json}``.
-        out: the run's ``--out`` folder (None: a new run folder, no export can be in it).
-
-    Raises:
-        UsageError: a path is ``summary.json``, ``log.jsonl``, ``run.lock`` or inside
-            ``logs/`` or ``points/`` of ``out``.
-    """
-    folder = out.resolve() if out is not None else None
-    for option, path in paths.items():
-        if path is None or folder is None or not path.resolve().is_relative_to(folder):
-            continue
-        own = path.resolve().relative_to(folder).parts[:1]
-        if own and own[0] in RUN_FILES:
-            raise UsageError(
-                f"{option} {path} would replace the run's own {own[0]}; fix: give another "
-                f"file name (a run writes {', '.join(sorted(RUN_FILES))} in --out)"
             )

@@ -21,7 +21,6 @@ from overhead_tui.commands.common import (
     add_export_options,
     add_measurement_options,
     add_scenario_choice,
-    check_runs_parent,
     check_sizes,
     prepare_cache,
     settings_from,
@@ -30,7 +29,7 @@ from overhead_tui.commands.common import (
 )
 from overhead_tui.commands.export_paths import check_export_paths
 from overhead_tui.engine.events import RunFinished
-from overhead_tui.engine.plan import new_run_dir
+from overhead_tui.engine.run_dir import check_runs_parent, new_run_dir
 from overhead_tui.engine.runner import Runner
 from overhead_tui.errors import EXIT_INTERRUPTED, UsageError
 from overhead_tui.export.interpreters import render_table

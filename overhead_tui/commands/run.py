@@ -14,7 +14,6 @@ from overhead_tui.commands.common import (
     add_run_options,
     plan,
     prepare_cache,
-    prepare_run_dir,
     stderr_is_tty,
     stop_on_signals,
 )
@@ -27,6 +26,7 @@ from overhead_tui.engine.events import (
     ScenarioProgress,
     ScenarioStarted,
 )
+from overhead_tui.engine.run_dir import SUMMARY_FILE, prepare_run_dir
 from overhead_tui.engine.runner import Runner
 from overhead_tui.errors import EXIT_INTERRUPTED, UsageError
 from overhead_tui.export import export
@@ -106,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
                 summary = event.summary
     if args.profile and not runner.cancelled:
         profile_all(summary, specs, tuple(args.profile), progress)
-        summary.save(run_dir / "summary.json")
+        summary.save(run_dir / SUMMARY_FILE)
     export_failed = False  # exports first: nothing printed below can lose them
     for path, fmt in ((args.json, "json"), (args.markdown, "markdown"), (args.csv, "csv")):
         if path is not None:

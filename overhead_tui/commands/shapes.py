@@ -7,12 +7,7 @@ import argparse
 import sys
 
 from overhead_tui.commands.arguments import positive_int
-from overhead_tui.commands.common import (
-    add_export_options,
-    prepare_cache,
-    prepare_run_dir,
-    stderr_is_tty,
-)
+from overhead_tui.commands.common import add_export_options, prepare_cache, stderr_is_tty
 from overhead_tui.commands.export_paths import check_export_paths
 from overhead_tui.commands.sweep import (
     PointProgress,
@@ -25,6 +20,7 @@ from overhead_tui.commands.sweep import (
     show_in_app,
     swept_scenarios,
 )
+from overhead_tui.engine.run_dir import prepare_run_dir
 from overhead_tui.errors import UsageError
 from overhead_tui.export.shapes import render_shapes_markdown, render_shapes_table
 from overhead_tui.interpreters.check import check_python

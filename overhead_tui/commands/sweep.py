@@ -13,13 +13,13 @@ from overhead_tui.commands.common import (
     add_scenario_choice,
     check_sizes,
     prepare_cache,
-    prepare_run_dir,
     settings_from,
     stderr_is_tty,
     stop_on_signals,
 )
 from overhead_tui.commands.run import Progress
 from overhead_tui.engine.events import ProbeStarted, ScenarioProgress
+from overhead_tui.engine.run_dir import prepare_run_dir
 from overhead_tui.errors import EXIT_INTERRUPTED, UsageError
 from overhead_tui.interpreters.check import check_python
 from overhead_tui.plugins.scenarios import ScenarioSpec, discover, select

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 
 from overhead_tui.engine.results import machine_blas, new_result
@@ -28,26 +26,6 @@ def size_for(spec: ScenarioSpec, settings: Settings) -> int:
 def is_rectangular(settings: Settings, n: int) -> bool:
     """True when ``settings`` ask for A (m×k)·B (k×n) with m or k other than ``n``."""
     return (settings.m or n) != n or (settings.k or n) != n
-
-
-def default_runs_dir() -> Path:
-    """Where run directories go by default: the user data dir (platformdirs) / runs."""
-    import platformdirs
-
-    return platformdirs.user_data_path("overhead-tui", appauthor=False) / "runs"
-
-
-def new_run_dir(parent: Path | None = None) -> Path:
-    """Create and return a fresh run directory ``YYYYmmdd-HHMMSS-PID`` under ``parent``."""
-    parent = parent or default_runs_dir()
-    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-    path = parent / f"{stamp}-{os.getpid()}"
-    suffix = 0
-    while path.exists():
-        suffix += 1
-        path = parent / f"{stamp}-{os.getpid()}-{suffix}"
-    path.mkdir(parents=True)
-    return path
 
 
 def planned_summary(

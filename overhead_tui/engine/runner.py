@@ -43,6 +43,7 @@ from overhead_tui.engine.results import (
     merge_environment,
     rung_result,
 )
+from overhead_tui.engine.run_dir import LOG_FILE, LOGS_DIR, SUMMARY_FILE, stderr_log
 from overhead_tui.engine.run_log import (
     WORKER_END_LINES,
     append_outcome,
@@ -141,10 +142,10 @@ class Runner(RunControl):
         """Run every scenario and yield events as they happen (see ``engine.events``)."""
         started = self.clock()
         self.run_dir.mkdir(parents=True, exist_ok=True)
-        (self.run_dir / "logs").mkdir(exist_ok=True)
-        with open(self.run_dir / "log.jsonl", "a", encoding="utf-8") as log:
+        (self.run_dir / LOGS_DIR).mkdir(exist_ok=True)
+        with open(self.run_dir / LOG_FILE, "a", encoding="utf-8") as log:
             log_line(log, "run_started", created=self.summary.created)
-            self.summary.save(self.run_dir / "summary.json")
+            self.summary.save(self.run_dir / SUMMARY_FILE)
             yield RunStarted(snapshot(self.summary))
             yield from self._load_probes(log)
             total = len(self.specs)
@@ -159,14 +160,14 @@ class Runner(RunControl):
                     result = yield from self._run_one(spec, planned, log)
                     self.summary.scenarios[position] = result
                     self._derive()
-                    self.summary.save(self.run_dir / "summary.json")
+                    self.summary.save(self.run_dir / SUMMARY_FILE)
                     copied = snapshot(self.summary)
                     yield ScenarioFinished(copied.scenarios[position], index, total, copied)
             finally:
                 self.summary.finished = not self.cancelled
                 self.summary.wall_s = self.clock() - started
                 self._derive()
-                self.summary.save(self.run_dir / "summary.json")
+                self.summary.save(self.run_dir / SUMMARY_FILE)
                 log_line(log, "run_finished", cancelled=self.cancelled)
         yield RunFinished(snapshot(self.summary), cancelled=self.cancelled)
 
@@ -232,7 +233,7 @@ class Runner(RunControl):
         stopped = (
             self.cancelled and result.status != "ok"
         )  # rung_result's "cancelled while running"
-        log_path = self.run_dir / "logs" / f"{spec.name}.stderr.txt"
+        log_path = stderr_log(self.run_dir, spec.name)
         append_outcome(
             log_path, outcome_line(result.status, last.returncode, last.timed_out, stopped)
         )
@@ -345,7 +346,7 @@ class Runner(RunControl):
         self, spec: ScenarioSpec, worker: WorkerTask, append: bool = False
     ) -> Iterator[Message | _Exit]:
         python = self.settings.python or sys.executable
-        stderr_path = self.run_dir / "logs" / f"{spec.name}.stderr.txt"
+        stderr_path = stderr_log(self.run_dir, spec.name)
         with open(stderr_path, "ab" if append else "wb") as stderr_file:
             child = Child(
                 worker_command(python, worker),
@@ -368,7 +369,7 @@ class Runner(RunControl):
         yield _Exit(ended.returncode, ended.timed_out, self._stderr_tail(spec))
 
     def _stderr_tail(self, spec: ScenarioSpec) -> str:
-        path = self.run_dir / "logs" / f"{spec.name}.stderr.txt"
+        path = stderr_log(self.run_dir, spec.name)
         try:
             with open(path, "rb") as fh:
                 fh.seek(max(0, path.stat().st_size - STDERR_TAIL_BYTES))

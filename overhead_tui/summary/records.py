@@ -66,6 +66,8 @@ def tool_stamp() -> dict[str, str]:
     return {"name": "overhead-tui", "version": overhead_tui.__version__}
 
 
+SUMMARY_FILE = "summary.json"
+"""The summary's file in a run directory (``engine.run_dir`` owns the rest of its layout)."""
 MAX_SUMMARY_BYTES = 200_000_000
 """Largest summary file :meth:`RunSummary.load` reads (bytes); a run's is usually under 1 MB."""
 
@@ -377,12 +379,12 @@ class RunSummary:
         """
         path = Path(path)
         if path.is_dir():
-            if not (path / "summary.json").exists():
+            if not (path / SUMMARY_FILE).exists():
                 raise SummaryError(
                     f"{path} is not a run directory (no summary.json in it); fix: give a run "
                     "directory or a summary.json file"
                 )
-            path = path / "summary.json"
+            path = path / SUMMARY_FILE
         try:
             if (size := path.stat().st_size) > MAX_SUMMARY_BYTES:
                 raise SummaryError(

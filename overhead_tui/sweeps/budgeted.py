@@ -27,6 +27,7 @@ from overhead_tui.engine.events import (
     snapshot,
 )
 from overhead_tui.engine.probe_runs import load_run_probes
+from overhead_tui.engine.run_dir import LOG_FILE, POINTS_DIR, SUMMARY_FILE
 from overhead_tui.engine.run_log import log_line
 from overhead_tui.engine.runner import Runner
 from overhead_tui.engine.spawn import Cancel, RunControl
@@ -250,7 +251,7 @@ class BudgetedSweep(RunControl):
         """
         started = self.clock()
         self.run_dir.mkdir(parents=True, exist_ok=True)
-        with open(self.run_dir / "log.jsonl", "a", encoding="utf-8") as log:
+        with open(self.run_dir / LOG_FILE, "a", encoding="utf-8") as log:
             self._log_started(log)
             self._save()
             yield RunStarted(snapshot(self.summary))
@@ -316,7 +317,7 @@ class BudgetedSweep(RunControl):
         runner = Runner(
             [plan.spec],
             plan.settings,
-            self.run_dir / "points" / plan.folder,
+            self.run_dir / POINTS_DIR / plan.folder,
             cancellation=self.cancellation,
         )
         for event in runner.events():
@@ -360,4 +361,4 @@ class BudgetedSweep(RunControl):
         return ScenarioStopped(name, reason, detail)
 
     def _save(self) -> None:
-        self.summary.save(self.run_dir / "summary.json")
+        self.summary.save(self.run_dir / SUMMARY_FILE)

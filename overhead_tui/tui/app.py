@@ -27,7 +27,8 @@ from textual.worker import get_current_worker
 from overhead_tui.analysis.attribution import attach_profile
 from overhead_tui.analysis.derive import complete_loaded
 from overhead_tui.engine.events import Event, RunFinished
-from overhead_tui.engine.plan import new_run_dir, planned_summary
+from overhead_tui.engine.plan import planned_summary
+from overhead_tui.engine.run_dir import SUMMARY_FILE, new_run_dir
 from overhead_tui.engine.runner import Runner
 from overhead_tui.engine.spawn import Cancel
 from overhead_tui.errors import UsageError
@@ -373,7 +374,7 @@ class OverheadApp(StopActions, SweepActions, InterpreterActions):
         run_dir = self.ladder.summary.run_dir
         if run_dir:
             try:
-                self.ladder.summary.save(Path(run_dir) / "summary.json")
+                self.ladder.summary.save(Path(run_dir) / SUMMARY_FILE)
             except OSError as exc:
                 self.notify(f"Profile kept in memory only: {exc}", severity="warning")
         states = {k: v.status for k, v in profile.backends.items()}

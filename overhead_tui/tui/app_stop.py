@@ -72,7 +72,7 @@ class StopActions(App[None]):
             folder = self.sweep.run_dir
             return f"the finished points are kept in {folder} ({_open(folder)})"
         if self.others is not None:
-            from overhead_tui.engine.plan import default_runs_dir
+            from overhead_tui.engine.run_dir import default_runs_dir
 
             folder = self.runs_dir or default_runs_dir()
             return f"the other Pythons' finished runs are kept in {folder}"

@@ -18,7 +18,7 @@ from textual import work
 from textual.app import App
 from textual.worker import get_current_worker
 
-from overhead_tui.engine.plan import new_run_dir
+from overhead_tui.engine.run_dir import new_run_dir
 from overhead_tui.errors import UsageError
 from overhead_tui.plugins.scenarios import ScenarioSpec, select
 from overhead_tui.present.live import LiveLadder
@@ -129,7 +129,7 @@ class InterpreterActions(App[None]):
         pythons = list(request.pythons)
         import sys
 
-        from overhead_tui.engine.plan import default_runs_dir
+        from overhead_tui.engine.run_dir import default_runs_dir
         from overhead_tui.engine.spawn import Cancel
 
         parent = self.runs_dir or default_runs_dir()

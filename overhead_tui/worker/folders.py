@@ -1,17 +1,14 @@
-"""The folders a run writes to: checked before any measuring, locked while in use.
+"""The cache folders the tool and its workers write to, checked before any measuring.
 
-Three places are written: the run directory (``--out``, else a new one under the user data
-dir, moved by ``XDG_DATA_HOME``), and the user cache dir (moved by ``XDG_CACHE_HOME``) that
-holds the probe cache and the built C rungs.  A run directory is owned by one run at a time
-(an ``fcntl.flock`` on its ``run.lock``, held for the life of the process).  An unwritable
-cache is not fatal: a private temporary one is used instead, with a warning, so the run is
-still measured and saved.
+The user cache dir (moved by ``XDG_CACHE_HOME``) holds the probe cache and the built C rungs.
+An unwritable cache is not fatal: a private temporary one is used instead, with a warning,
+so the run is still measured and saved.  (The run directory has its own home:
+``engine.run_dir``.)
 """
 
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 import stat
 import tempfile
@@ -19,48 +16,11 @@ from pathlib import Path
 
 from overhead_tui.errors import UsageError
 
-LOCK_NAME = "run.lock"
-"""The lock file inside a run directory (holds the owning process's pid)."""
 CACHE_ENV = "XDG_CACHE_HOME"
 """The variable that moves the user cache dir (platformdirs on Linux)."""
 
 WORKER_CACHE_ENV = "OVERHEAD_TUI_CACHE_DIR"
 """The variable that hands the parent's user cache dir to its workers."""
-
-_held: dict[Path, int] = {}
-"""Run directories locked by this process: resolved path -> the lock file's descriptor."""
-
-
-def lock_run_dir(path: Path) -> int | None:
-    """Take ``path``'s run lock for the rest of this process's life.
-
-    Returns None when taken (or already held by this process), else the pid recorded by the
-    run that holds it (0 when unknown).
-
-    Raises:
-        OSError: the lock file cannot be created (the folder is not writable).
-    """
-    key = path.resolve()
-    if key in _held:
-        return None
-    fd = os.open(path / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        text = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
-        os.close(fd)
-        return int(text) if text.isdigit() else 0
-    os.ftruncate(fd, 0)
-    os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
-    _held[key] = fd
-    return None
-
-
-def unlock_run_dir(path: Path) -> None:
-    """Release ``path``'s run lock if this process holds it (the lock file stays)."""
-    fd = _held.pop(path.resolve(), None)
-    if fd is not None:
-        os.close(fd)
 
 
 def writable_problem(folder: Path) -> str | None:

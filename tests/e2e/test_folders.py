@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from overhead_tui.commands.common import prepare_run_dir
+from overhead_tui.engine.run_dir import prepare_run_dir, unlock_run_dir
 from overhead_tui.errors import UsageError
 from overhead_tui.worker import cbuild, folders
 from tests.conftest import FAST, FAULTY, FIXTURES
@@ -81,7 +81,7 @@ def test_a_run_dir_taken_by_a_starting_run_is_refused(tmp_path):
             sys.executable,
             "-c",
             "import sys, pathlib, time\n"
-            "from overhead_tui.commands.common import prepare_run_dir\n"
+            "from overhead_tui.engine.run_dir import prepare_run_dir\n"
             "prepare_run_dir(pathlib.Path(sys.argv[1]))\n"
             "print('taken', flush=True)\n"
             "time.sleep(300)\n",
@@ -104,7 +104,7 @@ def test_a_run_dir_taken_by_a_starting_run_is_refused(tmp_path):
 
 def test_the_same_process_may_prepare_its_run_dir_again(tmp_path):
     assert prepare_run_dir(tmp_path / "run") == tmp_path / "run"
-    folders.unlock_run_dir(tmp_path / "run")
+    unlock_run_dir(tmp_path / "run")
 
 
 def _not_a_folder(tmp_path: Path) -> Path:

@@ -202,3 +202,40 @@ def test_the_worker_folder_rule_can_fail(tmp_path):
         "overhead_tui",
     }
     assert {_part(m) for m in _imports(bad)} == {"engine"}
+
+
+RUN_DIR_HOME = "overhead_tui.engine.run_dir"
+"""The one module that knows a run directory's layout and owns its lock."""
+
+
+def _run_dir_knowledge(path: Path) -> set[str]:
+    """What in ``path`` belongs to the run directory's home: the lock and log file names as
+    string literals, and the ``fcntl`` module (its lock)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Constant) and node.value in ("run.lock", "log.jsonl"):
+            found.add(repr(node.value))
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module]
+            found |= {"import fcntl" for name in names if name == "fcntl"}
+    return found
+
+
+def test_the_run_directory_has_one_home():
+    elsewhere = {
+        module: found
+        for module, path in MODULES.items()
+        if module != RUN_DIR_HOME and (found := _run_dir_knowledge(path))
+    }
+    assert not elsewhere, elsewhere
+    assert _run_dir_knowledge(MODULES[RUN_DIR_HOME]) == {
+        "'run.lock'",
+        "'log.jsonl'",
+        "import fcntl",
+    }
+
+
+def test_the_run_directory_rule_can_fail(tmp_path):
+    stray = tmp_path / "stray.py"
+    stray.write_text('import fcntl\nLOG = "log.jsonl"\n')
+    assert _run_dir_knowledge(stray) == {"import fcntl", "'log.jsonl'"}
