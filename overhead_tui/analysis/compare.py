@@ -308,7 +308,9 @@ def recorded_only(a: RunSummary, b: RunSummary) -> list[SettingDifference]:
 
 def _time_per_unit(result: ScenarioResult, per_flop: bool) -> float:
     """Median time per call (s), or per flop (s/flop) when ``per_flop``."""
-    median = float(result.median_s)  # type: ignore[arg-type]
+    if result.median_s is None:
+        raise ValueError(f"{result.name} has no median time")
+    median = float(result.median_s)
     return median / result.flops if per_flop else median
 
 

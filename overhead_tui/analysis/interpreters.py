@@ -129,9 +129,9 @@ class LayerDiff:
     def from_events(self) -> float | None:
         """The part of :attr:`delta_ns` due to the count changing (ΔE × unit A); None without
         both rows.  The rest (:attr:`from_unit_cost`) is each event costing more or less."""
-        if None in (self.events_a, self.events_b, self.unit_a):
+        if self.events_a is None or self.events_b is None or self.unit_a is None:
             return None
-        return (self.events_b - self.events_a) * self.unit_a  # type: ignore[operator]
+        return (self.events_b - self.events_a) * self.unit_a
 
     @property
     def events_change(self) -> str | None:
@@ -158,9 +158,9 @@ class LayerDiff:
     @property
     def from_unit_cost(self) -> float | None:
         """The part of :attr:`delta_ns` due to the unit cost changing (E B × Δunit)."""
-        if None in (self.events_b, self.unit_a, self.unit_b):
+        if self.events_b is None or self.unit_a is None or self.unit_b is None:
             return None
-        return self.events_b * (self.unit_b - self.unit_a)  # type: ignore[operator]
+        return self.events_b * (self.unit_b - self.unit_a)
 
 
 @dataclass(frozen=True)

@@ -19,15 +19,16 @@ def priced_row(
     """One model row; with ``costs`` and ``cost`` (a field name) it carries intervals."""
     ns = events * unit if events is not None and unit is not None else None
     interval = costs.interval(cost) if costs is not None and cost is not None else None
-    priced = interval is not None and unit is not None
+    if unit is None:
+        interval = None
     return BreakdownRow(
         layer=layer,
         events_per_fma=events,
         unit_cost=unit,
         unit=unit_name,
         ns_per_fma=ns,
-        unit_interval=interval if priced else None,
-        ns_interval=unc.times(events, interval) if priced and events is not None else None,  # type: ignore[arg-type]
+        unit_interval=interval,
+        ns_interval=unc.times(events, interval) if interval and events is not None else None,
         below_resolution=costs is not None and cost in costs.below_resolution,
     )
 

@@ -190,8 +190,9 @@ class UnitCosts:
             if probe is None or probe.value is None:
                 return None
             v, stored = probe.value, probe.interval
-            interval = tuple(stored) if stored else unc.probe_interval(probe.samples or [])
-            return float(v), (interval or (float(v), float(v)))  # type: ignore[return-value]
+            found = unc.probe_interval(probe.samples or [])
+            interval = (float(stored[0]), float(stored[1])) if stored else found
+            return float(v), (interval or (float(v), float(v)))
 
         dispatch = main_interval("dispatch")
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import io
 import os
 import select
 import signal
@@ -20,7 +21,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, TypeVar
+from typing import IO, Any, TypeVar, cast
 
 from overhead_tui.engine.interrupts import recording_start
 from overhead_tui.engine.package import package_dir
@@ -427,14 +428,14 @@ class _Reader:
     """Read a pipe to its end in a daemon thread (so neither pipe can fill and block)."""
 
     def __init__(self, pipe: IO[bytes]) -> None:
-        self._pipe = pipe
+        self._pipe = cast(io.BufferedReader, pipe)  # subprocess's pipes are buffered
         self._chunks: list[bytes] = []
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
 
     def _run(self) -> None:
         with contextlib.suppress(OSError, ValueError):
-            while chunk := self._pipe.read1(65536):  # type: ignore[attr-defined]  # a BufferedReader
+            while chunk := self._pipe.read1(65536):
                 self._chunks.append(chunk)
 
     def result(self, seconds: float) -> bytes:

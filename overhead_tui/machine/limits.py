@@ -25,6 +25,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from overhead_tui.machine.cgroup import cgroup_cpu_quota, effective_cores
@@ -38,6 +39,7 @@ from overhead_tui.machine.facts import (
     scaling_warnings,
 )
 from overhead_tui.machine.precision import precision_peaks, precision_warnings
+from overhead_tui.summary.codec import from_json
 from overhead_tui.summary.limits import MachineLimits, PeakEntry
 from overhead_tui.summary.probes import Probes, probe_value
 from overhead_tui.summary.records import RunSummary, ScenarioResult
@@ -165,7 +167,7 @@ def _peak_entry(
                 "measured above the theoretical peak: the clock used is too "
                 "low (turbo?) or the FMA table row is wrong"
             )
-    return PeakEntry(**entry)  # type: ignore[arg-type]
+    return from_json(PeakEntry, entry)
 
 
 def machine_limits(
@@ -205,20 +207,7 @@ def machine_limits(
         warnings += precision_warnings(lower)
     if summary is not None:
         warnings += ceiling_warnings(peaks, summary) + scaling_warnings(checks, summary)
-    cpu_fields = (
-        {
-            "physical_cores": cpu.physical_cores,
-            "microarchitecture": cpu.microarchitecture,
-            "table_source": cpu.source,
-            "isa": cpu.isa,
-            "simd_width_bits": cpu.simd_width_bits,
-            "fma_units": cpu.fma_units,
-            "fma_width_bits": cpu.fma_width_bits,
-        }
-        if cpu is not None
-        else {}
-    )
-    return MachineLimits(
+    limits = MachineLimits(
         effective_cores=effective,
         cgroup_cpu_quota=quota,
         clock_ghz=clock,
@@ -228,7 +217,18 @@ def machine_limits(
         limit_warnings=warnings,
         fact_checks=checks,
         precision_peaks=lower,
-        **cpu_fields,  # type: ignore[arg-type]
+    )
+    if cpu is None:
+        return limits
+    return replace(
+        limits,
+        physical_cores=cpu.physical_cores,
+        microarchitecture=cpu.microarchitecture,
+        table_source=cpu.source,
+        isa=cpu.isa,
+        simd_width_bits=cpu.simd_width_bits,
+        fma_units=cpu.fma_units,
+        fma_width_bits=cpu.fma_width_bits,
     )
 
 

@@ -128,9 +128,10 @@ def from_json(cls: type[T], data: Any, *, strict: bool = False, where: str = "")
     check = (where or cls.__name__) if strict else None
     if check is not None and not isinstance(data, dict):
         raise DecodeError(f"{check}: expected an object, got {data!r:.80}")
-    hints = _hints(cls)  # type: ignore[arg-type]  # a class is hashable
+    record: Any = cls  # a dataclass: hashable (cached hints) and with fields
+    hints = _hints(record)
     kwargs = {}
-    for f in dataclasses.fields(cls):  # type: ignore[arg-type]
+    for f in dataclasses.fields(record):
         name = f.metadata.get(JSON_NAME, f.name)
         if f.metadata.get("in_memory"):
             continue

@@ -230,14 +230,15 @@ def bindings(actions: tuple[Action, ...] = ACTIONS) -> list[BindingType]:
     """The app's ``BINDINGS``: one per record with both a key and an app action."""
     return [
         Binding(
-            a.key,  # type: ignore[arg-type]  # is_binding: not None
-            a.action,  # type: ignore[arg-type]
+            a.key,
+            a.action,
             a.label,
             show=a.show,
             key_display=a.key_display,
             priority=a.priority,
         )
         for a in actions
+        if a.key is not None and a.action is not None
         if a.is_binding
     ]
 

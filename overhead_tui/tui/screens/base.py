@@ -26,8 +26,8 @@ class BaseScreen(Screen[None]):
     """
 
     # textual declares these per instance; a class-wide value is how its docs set them
-    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = BREAKPOINTS_WIDTH  # type: ignore[misc]
-    VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]] | None] = BREAKPOINTS_HEIGHT  # type: ignore[misc]
+    HORIZONTAL_BREAKPOINTS = BREAKPOINTS_WIDTH
+    VERTICAL_BREAKPOINTS = BREAKPOINTS_HEIGHT
 
     def __init__(
         self, name: str | None = None, id: str | None = None, classes: str | None = None
