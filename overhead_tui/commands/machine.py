@@ -18,12 +18,12 @@ from overhead_tui.present.format import (
     PRECISION_HEADER,
     aligned_lines,
     fact_check_rows,
-    fmt_number,
     precision_rows,
     vector_clock_text,
 )
 from overhead_tui.summary.codec import to_json
 from overhead_tui.summary.limits import MachineLimits
+from overhead_tui.summary.units import fmt_number
 
 HELP = "print the CPU model, theoretical peaks and measured limits"
 DESCRIPTION = (

@@ -9,8 +9,8 @@ from overhead_tui.commands.common import prepare_cache
 from overhead_tui.engine.probe_runs import PROCESSES, cache_path, load_probes
 from overhead_tui.interpreters.check import check_python
 from overhead_tui.machine.facts import probe_load_warnings
-from overhead_tui.present.format import fmt_number
 from overhead_tui.summary.probes import ProbeResult
+from overhead_tui.summary.units import fmt_number
 
 SPREAD_WARN = 0.10
 """Run-to-run spread at or above which a probe is flagged (10 %)."""

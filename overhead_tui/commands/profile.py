@@ -19,7 +19,6 @@ from overhead_tui.engine.spawn import Cancel
 from overhead_tui.errors import EXIT_INTERRUPTED, UsageError
 from overhead_tui.export.stacks import to_collapsed, to_speedscope
 from overhead_tui.plugins.scenarios import SUPPORTED_DTYPES, discover, select
-from overhead_tui.present.format import fmt_number, fmt_percent
 from overhead_tui.profilers.profile import (
     INTERRUPTED,
     NOT_RUN,
@@ -38,6 +37,7 @@ from overhead_tui.summary.profile import (
     ScaleneResult,
 )
 from overhead_tui.summary.records import Settings
+from overhead_tui.summary.units import fmt_number, fmt_percent
 
 HELP = "profile one scenario with perf, py-spy, callgrind and Scalene"
 DESCRIPTION = (

@@ -35,8 +35,6 @@ from overhead_tui.present.format import (
     aligned_lines,
     below_dense_note,
     dense_reference_note,
-    fmt_gflops,
-    fmt_seconds,
     ladder_headers,
     ladder_row,
     probe_progress,
@@ -45,6 +43,7 @@ from overhead_tui.present.format import (
 from overhead_tui.profilers.profile import profile_scenario
 from overhead_tui.profilers.registry import BACKENDS
 from overhead_tui.summary.records import RunSummary
+from overhead_tui.summary.units import fmt_gflops, fmt_seconds
 from overhead_tui.summary.vocabulary import rate_unit
 
 if TYPE_CHECKING:

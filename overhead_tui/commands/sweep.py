@@ -23,10 +23,10 @@ from overhead_tui.engine.run_dir import prepare_run_dir
 from overhead_tui.errors import EXIT_INTERRUPTED, UsageError
 from overhead_tui.interpreters.check import check_python
 from overhead_tui.plugins.scenarios import ScenarioSpec, discover, select
-from overhead_tui.present.format import fmt_gflops, fmt_seconds
 from overhead_tui.present.sweep_rows import point_cell, sweep_rows
 from overhead_tui.summary.records import RunSummary, Settings
 from overhead_tui.summary.sweep import BudgetedPoint
+from overhead_tui.summary.units import fmt_gflops, fmt_seconds
 from overhead_tui.summary.vocabulary import FAILED
 from overhead_tui.sweeps.budgeted import PointMeasured, PointStarting, ScenarioStopped
 from overhead_tui.sweeps.sizes import (

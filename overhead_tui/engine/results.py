@@ -15,12 +15,10 @@ from dataclasses import dataclass, fields
 from overhead_tui.engine.stats import describe, stability_warnings
 from overhead_tui.plugins.scenarios import ScenarioSpec
 from overhead_tui.summary.codec import ABSENT
-from overhead_tui.summary.measured import BuildInfo, EventsPerFma
+from overhead_tui.summary.measured import Blas, BlasLibrary, BuildInfo, EventsPerFma
 from overhead_tui.summary.records import BlasInfo, MachineInfo, PythonInfo, ScenarioResult
 from overhead_tui.worker.inputs import flops_of
 from overhead_tui.worker.protocol import (
-    Blas,
-    BlasLibrary,
     BlasReport,
     Build,
     Calibrated,

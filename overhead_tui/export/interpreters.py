@@ -7,8 +7,8 @@ the app's *Interpreters* screen shows.  The figures come from ``analysis.interpr
 from __future__ import annotations
 
 from overhead_tui.analysis.interpreters import BreakdownPair, GridCell, LayerDiff, grid
-from overhead_tui.present.format import fmt_gflops, fmt_number
 from overhead_tui.summary.interpreters import InterpretersSummary
+from overhead_tui.summary.units import fmt_gflops, fmt_number
 
 CELL_LEGEND = (
     "Cells: GFLOP/s · bytecodes executed per multiply-add · the layer whose modelled cost "

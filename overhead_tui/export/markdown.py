@@ -13,11 +13,6 @@ from overhead_tui.present.format import (
     compiled_text,
     compiles,
     dense_reference_note,
-    fmt_gflops,
-    fmt_number,
-    fmt_percent,
-    fmt_ratio,
-    fmt_seconds,
     fmt_share,
     ladder_headers,
     ladder_row,
@@ -31,6 +26,7 @@ from overhead_tui.present.waterfall_text import NOTE, credits_text, declared_tex
 from overhead_tui.profilers.profile import SLOWDOWN_NOISE, baseline_source_text, slowdown_text
 from overhead_tui.summary.layers import LAYERS, SHORT_LABELS
 from overhead_tui.summary.records import RunSummary
+from overhead_tui.summary.units import fmt_gflops, fmt_number, fmt_percent, fmt_ratio, fmt_seconds
 
 
 def _pooled_note(summary: RunSummary) -> str:

@@ -6,9 +6,10 @@ from __future__ import annotations
 from overhead_tui.analysis.roofline import ridge_point
 from overhead_tui.analysis.shapes import fmt_batch, large_weights_crossing, reference_crossings
 from overhead_tui.machine.reference import ReferenceMachine
-from overhead_tui.present.format import aligned_lines, fmt_gflops, markdown_table
+from overhead_tui.present.format import aligned_lines, markdown_table
 from overhead_tui.summary.records import RunSummary
 from overhead_tui.summary.shapes import ShapesRecord
+from overhead_tui.summary.units import fmt_gflops
 
 HEADER = ("scenario", "m", "status", "median", "GFLOP/s", "flop/B", "roof GFLOP/s", "bound")
 

@@ -79,6 +79,14 @@ def _default(f: dataclasses.Field[Any]) -> Any:
     return dataclasses.MISSING
 
 
+def record_json(record: Any) -> dict[str, Any]:
+    """A record (a dataclass instance) as a JSON object: :func:`to_json` typed for records."""
+    found = to_json(record)
+    if not isinstance(found, dict):
+        raise TypeError(f"{type(record).__name__} is not a record")
+    return found
+
+
 def to_json(value: Any) -> Any:
     """``value`` as JSON-ready data: records become dicts (by their fields' keys), tuples
     lists; dicts and lists are copied."""

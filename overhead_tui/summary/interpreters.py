@@ -163,7 +163,8 @@ def is_interpreters_summary(path: Path) -> bool:
 def schema() -> dict[str, Any]:
     """The combined summary's JSON Schema (``interpreters.schema.json``)."""
     text = resources.files(__package__).joinpath("interpreters.schema.json").read_text("utf-8")
-    return json.loads(text)
+    data: dict[str, Any] = json.loads(text)
+    return data
 
 
 def validate(data: Any) -> None:

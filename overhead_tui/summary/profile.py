@@ -17,7 +17,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from overhead_tui.summary.codec import ABSENT, IN_MEMORY, JSON_NAME, OMIT, from_json, to_json
+from overhead_tui.summary.codec import (
+    ABSENT,
+    IN_MEMORY,
+    JSON_NAME,
+    OMIT,
+    from_json,
+    record_json,
+)
 
 
 @dataclass(frozen=True)
@@ -93,7 +100,7 @@ class BackendResult:
 
     def to_json(self) -> dict[str, Any]:
         """The part's JSON: ``status``, ``version``, then what this part carries."""
-        return to_json(self)
+        return record_json(self)
 
 
 @dataclass(frozen=True)
@@ -183,7 +190,7 @@ class ProfileRecord:
 
     def to_json(self) -> dict[str, Any]:
         """The profile JSON (the keys the profile run wrote; see the module docstring)."""
-        return to_json(self)
+        return record_json(self)
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ProfileRecord:

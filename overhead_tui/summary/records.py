@@ -32,7 +32,7 @@ from typing import Any
 
 from overhead_tui.summary import measured
 from overhead_tui.summary.breakdown import Breakdown, WaterfallStep
-from overhead_tui.summary.codec import OMIT, from_json, to_json, write_atomic
+from overhead_tui.summary.codec import OMIT, from_json, record_json, write_atomic
 from overhead_tui.summary.limits import FactCheck, MachineLimits, PeakEntry, PrecisionPeak
 from overhead_tui.summary.probes import ProbeResult
 from overhead_tui.summary.profile import ProfileRecord
@@ -340,7 +340,7 @@ class RunSummary:
 
     def to_json(self) -> dict[str, Any]:
         """Return the summary as a JSON-ready dict (schema ``SCHEMA_VERSION``)."""
-        return to_json(self)
+        return record_json(self)
 
     def dumps(self) -> str:
         """Serialise as sorted, indented UTF-8 JSON text ending in a newline."""

@@ -22,13 +22,11 @@ from overhead_tui.present.format import (
     FACT_CHECK_HEADER,
     PRECISION_HEADER,
     fact_check_rows,
-    fmt_gflops,
-    fmt_number,
-    fmt_ratio,
     per_core_claims,
     precision_rows,
 )
 from overhead_tui.summary.records import RunSummary
+from overhead_tui.summary.units import fmt_gflops, fmt_number, fmt_ratio
 from overhead_tui.tui.screens.base import SummaryScreen
 
 DEFAULT_TILE = 64

@@ -10,8 +10,9 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from overhead_tui.analysis.roofline import Roofline, RooflinePoint, roofline
-from overhead_tui.present.format import fmt_gflops, fmt_number, roofline_row
+from overhead_tui.present.format import roofline_row
 from overhead_tui.summary.records import RunSummary
+from overhead_tui.summary.units import fmt_gflops, fmt_number
 from overhead_tui.summary.vocabulary import rate_unit
 from overhead_tui.tui.screens.base import DrillScreen
 from overhead_tui.tui.widgets.column_table import column_table

@@ -11,7 +11,6 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from overhead_tui.present.format import fmt_number, fmt_ratio
 from overhead_tui.present.waterfall_text import (
     NOISE_HEADER,
     NOTE,
@@ -21,6 +20,7 @@ from overhead_tui.present.waterfall_text import (
     step_lead,
 )
 from overhead_tui.summary.breakdown import WaterfallStep
+from overhead_tui.summary.units import fmt_number, fmt_ratio
 from overhead_tui.tui.screens.base import SummaryScreen
 from overhead_tui.tui.widgets.column_table import column_table
 from overhead_tui.tui.widgets.layer_bar import LAYER_GLYPHS

@@ -5,9 +5,9 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import DataTable
 
-from overhead_tui.present.format import fmt_gflops, fmt_ratio, fmt_seconds
 from overhead_tui.present.live import LadderRow, LiveLadder
 from overhead_tui.summary.records import ScenarioResult
+from overhead_tui.summary.units import fmt_gflops, fmt_ratio, fmt_seconds
 from overhead_tui.summary.vocabulary import FAILED, rate_unit
 from overhead_tui.tui.widgets.layer_bar import stacked_bar
 from overhead_tui.tui.widgets.log_bar import log_bar

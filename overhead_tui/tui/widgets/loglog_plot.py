@@ -15,7 +15,7 @@ from typing import Any
 
 from textual_plotext import PlotextPlot
 
-from overhead_tui.present.format import fmt_number
+from overhead_tui.summary.units import fmt_number
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Label, Static
 
-from overhead_tui.present.format import fmt_number, fmt_percent, fmt_share
+from overhead_tui.present.format import fmt_share
 from overhead_tui.profilers.profile import baseline_text, slowdown_text
 from overhead_tui.summary.layers import LAYERS, layer_label
 from overhead_tui.summary.profile import (
@@ -22,6 +22,7 @@ from overhead_tui.summary.profile import (
     SymbolRow,
 )
 from overhead_tui.summary.records import ScenarioResult
+from overhead_tui.summary.units import fmt_number, fmt_percent
 from overhead_tui.tui.widgets.column_table import column_table
 from overhead_tui.tui.widgets.layer_bar import LAYER_GLYPHS, stacked_bar
 from overhead_tui.tui.widgets.scenario_tab import ScenarioTab

@@ -10,8 +10,8 @@ from dataclasses import replace
 from types import ModuleType
 from typing import Any
 
-from overhead_tui.summary.measured import COUNTERS, EventsPerFma, NumpyOperations
-from overhead_tui.worker.protocol import BytecodeLine, Counted, WorkerTask
+from overhead_tui.summary.measured import COUNTERS, BytecodeLine, EventsPerFma, NumpyOperations
+from overhead_tui.worker.protocol import Counted, WorkerTask
 
 
 def count_phase(module: ModuleType, task: WorkerTask) -> Counted:
