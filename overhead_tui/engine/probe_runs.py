@@ -37,7 +37,7 @@ from overhead_tui.plugins.probes import ProbeSpec, discover_probes
 from overhead_tui.summary.codec import to_json, write_atomic
 from overhead_tui.summary.probes import ProbeResult, probe_records
 from overhead_tui.summary.records import Settings
-from overhead_tui.worker.observer import own_cpu_s
+from overhead_tui.worker.cpu_time import own_cpu_s
 from overhead_tui.worker.protocol import Probe, worker_task
 from overhead_tui.worker.simd import PEAK_ISA_VARIABLE, best_isa, chosen_isa
 

@@ -32,6 +32,7 @@ from overhead_tui.engine.events import (
     ScenarioStarted,
     snapshot,
 )
+from overhead_tui.engine.observer import TimedWindow
 from overhead_tui.engine.plan import (
     planned_summary,
     run_order,
@@ -68,7 +69,7 @@ from overhead_tui.machine.host import (
 )
 from overhead_tui.plugins.scenarios import ScenarioSpec
 from overhead_tui.summary.records import ScenarioResult, Settings
-from overhead_tui.worker.observer import TimedWindow, own_cpu_s
+from overhead_tui.worker.cpu_time import own_cpu_s
 from overhead_tui.worker.protocol import (
     Compiled,
     Done,

@@ -222,7 +222,7 @@ class ScenarioResult:
     the kernel got while timed (``worker.protocol.Sample.cores``)."""
     sample_thread_cores: list[float] = field(default_factory=list, metadata=OMIT)
     """Each sample's busy threads × the smallest share of its runnable time one of them spent
-    on a CPU (``worker.observer.straggler_cores``): the cores an evenly split kernel got,
+    on a CPU (``worker.cpu_time.straggler_cores``): the cores an evenly split kernel got,
     spinning at barriers not counted as work."""
     min_s: float | None = None
     median_s: float | None = None

@@ -7,7 +7,7 @@ C rungs and probes) and only ``overhead_tui.worker``, ``overhead_tui.summary`` a
 ``overhead_tui.errors`` of the tool itself — ``tests/unit/test_architecture.py`` enforces it.
 
 ``main`` is the worker's entry (its modes: run, probe, profile, callgrind); ``protocol`` the
-task and every message; ``timing``, ``validate``, ``inputs``, ``observer`` what a rung's
+task and every message; ``timing``, ``validate``, ``inputs``, ``cpu_time`` what a rung's
 worker does; ``counting/`` the exact bytecode events; ``probing``, ``simd``, ``chains`` and
 ``cbuild`` the helpers scenario and probe files use (through ``overhead_tui.api``);
 ``folders`` where builds and caches go.

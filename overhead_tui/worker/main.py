@@ -30,7 +30,7 @@ from typing import IO, Any, Literal
 
 from overhead_tui.summary.codec import from_json
 from overhead_tui.summary.measured import BlasLibrary, BuildInfo
-from overhead_tui.worker.observer import own_cpu_s, straggler_cores, thread_schedstat
+from overhead_tui.worker.cpu_time import own_cpu_s, straggler_cores, thread_schedstat
 from overhead_tui.worker.process import cap_file_sizes, die_with_parent, file_limit_error
 from overhead_tui.worker.protocol import (
     BlasReport,

@@ -328,7 +328,7 @@ class Sample(Message, kind="sample"):
     cores: float | None = None
     """The worker's CPU seconds (all threads) over the sample's wall seconds (older: None)."""
     thread_cores: float | None = field(default=None, metadata=OMIT)
-    """The cores its slowest thread implies (``worker.observer.straggler_cores``)."""
+    """The cores its slowest thread implies (``worker.cpu_time.straggler_cores``)."""
 
 
 @dataclass(frozen=True)

@@ -30,16 +30,15 @@ LAYERS: dict[str, int] = {
     "interpreters": 5,
     "present": 6,
     "export": 7,
-    "commands": 8,
     "tui": 8,
-    "cli": 9,
-    "__main__": 10,
+    "commands": 9,
+    "cli": 10,
+    "__main__": 11,
 }
 """Each part of the package and its level: a part imports only parts of a lower level (and
-``errors`` and ``summary`` import only each other).  ``commands`` and ``tui`` are peers: the
-app is opened by a command and the app's settings dialog checks settings with a command
-helper, through function-local imports in both directions only at that boundary."""
-PEERS = {frozenset({"errors", "summary"}), frozenset({"commands", "tui"})}
+``errors`` and ``summary`` import only each other).  A command opens the app (``tui``); the
+app never calls a command."""
+PEERS = {frozenset({"errors", "summary"})}
 WORKER_IMPORTS = {"worker", "summary", "errors"}
 """What a module of ``overhead_tui/worker`` may import of the tool: it runs in the child,
 under any ``--python`` that has only numpy (the rest of the tool imports platformdirs,
@@ -253,3 +252,39 @@ def test_few_type_ignores():
         if "type: ignore" in line
     ]
     assert len(found) <= MAX_TYPE_IGNORES, found
+
+
+def _kit_modules() -> set[str]:
+    """The worker modules ``overhead_tui.api`` hands to scenario and probe files (its map of
+    names to modules, read from its source)."""
+    tree = ast.parse(MODULES["overhead_tui.api"].read_text(encoding="utf-8"))
+    return {
+        node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and node.value.startswith("overhead_tui.worker.")
+        and node.value in MODULES
+    }
+
+
+def _reachable(roots: set[str]) -> set[str]:
+    seen, todo = set(), list(roots)
+    while todo:
+        module = todo.pop()
+        if module in seen:
+            continue
+        seen.add(module)
+        todo.extend(_imports(MODULES[module]))
+    return seen
+
+
+def test_every_worker_module_runs_in_the_worker():
+    """worker/ holds the child and the kit, nothing only the parent uses: each of its
+    modules is reached from the worker's entry (``worker.main``, ``worker.__main__``) or from
+    a module ``api`` hands to scenario and probe files."""
+    worker = {m for m in MODULES if _part(m) == "worker"}
+    entry = {"overhead_tui.worker.main", "overhead_tui.worker.__main__", "overhead_tui.worker"}
+    reached = _reachable(entry | _kit_modules())
+    reached |= {m.rsplit(".", 1)[0] for m in reached}  # a package runs its __init__
+    assert worker - reached == set(), "parent-only code in worker/: move it beside its users"

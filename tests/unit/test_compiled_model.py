@@ -533,7 +533,7 @@ def test_fresh_placement_copies_the_inputs_2mib_aligned_or_says_huge_pages_are_o
 
 
 def test_the_cores_threads_got_are_set_by_the_slowest_busy_thread():
-    from overhead_tui.worker.observer import straggler_cores
+    from overhead_tui.worker.cpu_time import straggler_cores
 
     # recorded beside a busy loop on CPU 0 (Zen 4, 2026-12-06), 0.1 s of wall time: one
     # thread ran 88 ms and waited 10, the other ran 51 and waited 50; a pipe reader ran 1 ms

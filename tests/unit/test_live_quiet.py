@@ -12,13 +12,14 @@ from overhead_tui.engine.events import (
     ScenarioProgress,
     ScenarioStarted,
 )
+from overhead_tui.engine.observer import TimedWindow
 from overhead_tui.engine.plan import planned_summary, run_order
 from overhead_tui.engine.stats import OBSERVER_WARN, describe, stability_warnings
 from overhead_tui.plugins.scenarios import discover
 from overhead_tui.present.format import probe_progress
 from overhead_tui.present.live import LiveLadder
 from overhead_tui.summary.records import Settings
-from overhead_tui.worker.observer import TimedWindow, own_cpu_s
+from overhead_tui.worker.cpu_time import own_cpu_s
 from tests.conftest import FIXTURES, fixture_summary
 
 
