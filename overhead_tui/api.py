@@ -1,9 +1,9 @@
 """The public module of scenario and probe files: the one part of the package they import.
 
 Scenario files (``scenarios/*.py`` and your own ``--scenarios-dir``):
-    ``prepare`` / ``matmul``   build a C rung with cffi and call it (``worker.cbuild``);
+    ``prepare`` / ``matmul``   build a C rung with cffi and call it (``kit.cbuild``);
     ``compile_python``         build a rung's Python or Cython source with Cython, mypyc or Pythran
-                               and import it (``worker.pybuild``);
+                               and import it (``kit.pybuild``);
     ``python_twin``            that source run as bytecode: what the counting phase counts;
     ``Unavailable``            raise it from ``setup`` when the rung cannot run here;
     ``BuildError``             what a build raises when the compiler rejects the source;
@@ -13,14 +13,14 @@ Scenario files (``scenarios/*.py`` and your own ``--scenarios-dir``):
     ``compile_keeping_code``   an XLA compile that keeps its machine code, disassembled;
     ``PACKED_GEMM_SOURCE``     the BLIS-style C source, built with ``gemm_blocking(...)``'s
                                defines from ``read_cache_sizes()`` and ``cpu_flags()``
-                               (``worker.packed_gemm``, ``machine.caches``).
+                               (``kit.packed_gemm``, ``machine.caches``).
 Probe files (``probes/*.py``): ``measure(ctx)`` receives a ``ProbeContext``; the timing helpers
 ``paired_samples``, ``baseline_loop`` and ``dispatch_samples`` and the SIMD helpers
 ``isa_target``, ``ISA_LEVELS``, ``chosen_isa``, ``choose_accumulators``, ``analyse_asm`` and
-``asm_warning`` (``worker.probing``, ``worker.simd``); ``build`` and ``assembly`` compile a
-probe's own C (``worker.cbuild``); ``chain_library``, ``chain_call``, ``chain_instructions``
+``asm_warning`` (``kit.probing``, ``kit.simd``); ``build`` and ``assembly`` compile a
+probe's own C (``kit.cbuild``); ``chain_library``, ``chain_call``, ``chain_instructions``
 and ``chain_ghz`` are the dependent chains that measure the clock, ``l1_widths`` and
-``L1_KINDS`` describe its L1 kernels (``worker.chains``).
+``L1_KINDS`` describe its L1 kernels (``kit.chains``).
 
 Names are resolved on first use, so a probe worker never imports cffi and a scenario never
 imports the probe helpers.
@@ -32,45 +32,45 @@ import importlib
 from typing import Any
 
 _HOMES = {
-    "prepare": "overhead_tui.worker.cbuild",
-    "compile_python": "overhead_tui.worker.pybuild",
-    "python_twin": "overhead_tui.worker.pybuild",
-    "prepare_low_precision": "overhead_tui.worker.low_precision",
+    "prepare": "overhead_tui.kit.cbuild",
+    "compile_python": "overhead_tui.kit.pybuild",
+    "python_twin": "overhead_tui.kit.pybuild",
+    "prepare_low_precision": "overhead_tui.kit.low_precision",
     "dtype_name": "overhead_tui.worker.inputs",
-    "cpu_flags": "overhead_tui.worker.cbuild",
-    "low_precision_matmul": "overhead_tui.worker.low_precision",
-    "matmul": "overhead_tui.worker.cbuild",
-    "Unavailable": "overhead_tui.worker.cbuild",
-    "BuildError": "overhead_tui.worker.cbuild",
-    "ProbeContext": "overhead_tui.worker.probing",
-    "paired_samples": "overhead_tui.worker.probing",
-    "baseline_loop": "overhead_tui.worker.probing",
-    "dispatch_samples": "overhead_tui.worker.probing",
-    "isa_target": "overhead_tui.worker.probing",
-    "usable_cpus": "overhead_tui.worker.probing",
-    "build": "overhead_tui.worker.cbuild",
-    "chain_library": "overhead_tui.worker.chains",
-    "chain_instructions": "overhead_tui.worker.chains",
-    "chain_ghz": "overhead_tui.worker.chains",
-    "chain_call": "overhead_tui.worker.chains",
-    "chain_steps": "overhead_tui.worker.chains",
-    "l1_widths": "overhead_tui.worker.chains",
-    "L1_KINDS": "overhead_tui.worker.chains",
-    "FMA_WIDTHS": "overhead_tui.worker.chains",
-    "FMA_PER_ITERATION": "overhead_tui.worker.chains",
-    "chosen_isa": "overhead_tui.worker.simd",
-    "ISA_LEVELS": "overhead_tui.worker.simd",
-    "assembly": "overhead_tui.worker.cbuild",
+    "cpu_flags": "overhead_tui.kit.cbuild",
+    "low_precision_matmul": "overhead_tui.kit.low_precision",
+    "matmul": "overhead_tui.kit.cbuild",
+    "Unavailable": "overhead_tui.kit.cbuild",
+    "BuildError": "overhead_tui.kit.cbuild",
+    "ProbeContext": "overhead_tui.kit.probing",
+    "paired_samples": "overhead_tui.kit.probing",
+    "baseline_loop": "overhead_tui.kit.probing",
+    "dispatch_samples": "overhead_tui.kit.probing",
+    "isa_target": "overhead_tui.kit.probing",
+    "usable_cpus": "overhead_tui.kit.probing",
+    "build": "overhead_tui.kit.cbuild",
+    "chain_library": "overhead_tui.kit.chains",
+    "chain_instructions": "overhead_tui.kit.chains",
+    "chain_ghz": "overhead_tui.kit.chains",
+    "chain_call": "overhead_tui.kit.chains",
+    "chain_steps": "overhead_tui.kit.chains",
+    "l1_widths": "overhead_tui.kit.chains",
+    "L1_KINDS": "overhead_tui.kit.chains",
+    "FMA_WIDTHS": "overhead_tui.kit.chains",
+    "FMA_PER_ITERATION": "overhead_tui.kit.chains",
+    "chosen_isa": "overhead_tui.kit.simd",
+    "ISA_LEVELS": "overhead_tui.kit.simd",
+    "assembly": "overhead_tui.kit.cbuild",
     "disassemble": "overhead_tui.worker.hotloop",
-    "require_cpu_backend": "overhead_tui.worker.xla",
-    "compile_keeping_code": "overhead_tui.worker.xla",
-    "choose_accumulators": "overhead_tui.worker.probing",
-    "analyse_asm": "overhead_tui.worker.probing",
-    "asm_warning": "overhead_tui.worker.probing",
-    "SimdTarget": "overhead_tui.worker.probing",
-    "gemm_blocking": "overhead_tui.worker.packed_gemm",
-    "PACKED_GEMM_SOURCE": "overhead_tui.worker.packed_gemm",
-    "PACK_CDEF": "overhead_tui.worker.packed_gemm",
+    "require_cpu_backend": "overhead_tui.kit.xla",
+    "compile_keeping_code": "overhead_tui.kit.xla",
+    "choose_accumulators": "overhead_tui.kit.probing",
+    "analyse_asm": "overhead_tui.kit.probing",
+    "asm_warning": "overhead_tui.kit.probing",
+    "SimdTarget": "overhead_tui.kit.probing",
+    "gemm_blocking": "overhead_tui.kit.packed_gemm",
+    "PACKED_GEMM_SOURCE": "overhead_tui.kit.packed_gemm",
+    "PACK_CDEF": "overhead_tui.kit.packed_gemm",
     "read_cache_sizes": "overhead_tui.machine.caches",
 }
 __all__ = sorted(_HOMES)

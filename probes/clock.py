@@ -1,6 +1,6 @@
 """The clock the cores actually run at (GHz), from two dependent chains no renamer can fold.
 
-Two methods on different execution units (``worker.chains``: inline assembly, so no compiler
+Two methods on different execution units (``kit.chains``: inline assembly, so no compiler
 can change them, and the generated code is checked for the instructions): a dependent
 ``imul`` chain (3 cycles a step on every x86 since Nehalem) and a dependent ``add``/``xor``
 chain of registers (2 cycles a step; never an add of an immediate, which Golden Cove folds at

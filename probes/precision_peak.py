@@ -17,7 +17,7 @@ amx_int8     ``tdpbssd`` on tiles         16 × 16 × 64 s8 products: 32,768 OP 
 AMX needs the kernel's permission first (``arch_prctl(ARCH_REQ_XCOMP_PERM,
 XFEATURE_XTILEDATA)``, Linux ≥ 5.16); the four tile products are independent and their
 operands stay in tiles (the loop measures the matrix unit, not memory). Each family runs on
-one core, beside the ``imul`` chain (``worker.chains``) for the clock of that moment
+one core, beside the ``imul`` chain (``kit.chains``) for the clock of that moment
 (``<family>_per_scalar_cycle``: operations per scalar cycle; wide code may run at a lower
 licence clock, see ``simd_fma``'s ``vector_clock_ghz``, which ``machine.precision`` uses),
 and on every usable CPU at once. int8 families count OP (a multiply or an add), the others

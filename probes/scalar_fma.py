@@ -1,7 +1,7 @@
 """Latency-bound GFLOP/s of compiled scalar code: a dependent multiply-add chain, and the
 latencies and issue rate the compiled-rung model prices a hot loop with.
 
-``acc = acc * x + y`` repeated in C (``worker.chains.fp_chain``, built with
+``acc = acc * x + y`` repeated in C (``kit.chains.fp_chain``, built with
 ``-ffp-contract=off``: a multiply, then an add, no FMA contraction or reassociation), each
 step waiting for the previous one: the rate of scalar code that the hardware cannot overlap
 (2 flops per step).  ``cycles_per_step`` divides by the clock measured in the same process

@@ -1,6 +1,6 @@
 """Measured compute peak: independent vector FMAs in registers, written for the CPU's ISA.
 
-The kernels are C intrinsics (built with ``worker.cbuild``), one per instruction set, so the
+The kernels are C intrinsics (built with ``kit.cbuild``), one per instruction set, so the
 vector width and the number of accumulators are fixed by construction, not left to a
 compiler's tuning (LLVM and GCC prefer 256-bit vectors on Intel AVX-512 targets: the numba
 probe this replaces reached half the peak on an Emerald Rapids core):
@@ -14,7 +14,7 @@ sse        ``_mm_mul_pd`` + ``_mm_add_pd``      128           12 (no FMA)
 neon       ``vfmaq_f64`` / ``vfmaq_f32``        128           16
 =========  ==================================  ============  ============
 
-Accumulators: ``worker.simd.choose_accumulators`` (twice FMA latency × pipes, capped at the
+Accumulators: ``kit.simd.choose_accumulators`` (twice FMA latency × pipes, capped at the
 registers minus 4); a test checks the C counts against it.  The ISA is the best the CPU has
 (``__builtin_cpu_supports``), or the one ``OVERHEAD_TUI_PEAK_ISA`` names (``avx2``, ``sse``)
 when it is at most that: the way to measure the peak of older code on a newer CPU.  The
@@ -22,7 +22,7 @@ generated assembly of the kernel run is checked (``analyse_asm``): packed FMAs o
 of the ISA's width, none scalar, no stack access in the hot loop.
 
 The clock under FMA load (``vector_clock_ghz``): a kernel of 12 independent FMAs of the ISA's
-width beside a dependent chain of 8 ``imul`` (3 cycles each, ``worker.chains``) a step, so the
+width beside a dependent chain of 8 ``imul`` (3 cycles each, ``kit.chains``) a step, so the
 chain sets its pace while the vector units work.  Cores with frequency licences run wide
 vector code slower than scalar code (an Emerald/Granite Rapids vCPU, 2026-12-02: zmm code at
 3.51 GHz against 3.79 for the plain chain, ymm code at the full clock); ``scalar_clock_ghz``
@@ -280,7 +280,7 @@ CLOCK_MULTIPLIER = 0x9E3779B97F4A7C15
 def loaded_clock(ctx, lib, chains, isa, code):
     """(a call of the loaded-clock kernel, its details: ``vector_clock_ghz`` under this ISA's
     FMA load, ``scalar_clock_ghz`` of the plain chain beside it, …): GHz from the loaded
-    kernel's 8 dependent imuls a step (the same 8 × 3 cycles as ``worker.chains``' imul
+    kernel's 8 dependent imuls a step (the same 8 × 3 cycles as ``kit.chains``' imul
     chain, so ``chain_ghz`` converts both); (None, {}) where imul has no tabulated latency."""
     level = ISA_LEVELS[isa]
 

@@ -7,7 +7,7 @@ a BLAS-style GEMM, whatever its batch (``analysis.shapes``).
 
 Arrays of 2²³ float64 (64 MiB each, far beyond the caches); 24 bytes move per element (read b
 and c, write a), as STREAM counts them (McCalpin, STREAM benchmark rules; write-allocate
-traffic is not counted).  The loop is C (``worker.cbuild``, ``-O3 -march=native``); all
+traffic is not counted).  The loop is C (``kit.cbuild``, ``-O3 -march=native``); all
 threads: one slice of the arrays per usable CPU, on as many threads at once (cffi releases
 the GIL).
 """

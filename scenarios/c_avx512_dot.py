@@ -35,7 +35,7 @@ SOURCE = r"""
 #include <stdlib.h>
 #include <string.h>
 
-/* bfloat16 the way BLAS is written (worker.packed_gemm): B packed into micro-panels of
+/* bfloat16 the way BLAS is written (kit.packed_gemm): B packed into micro-panels of
    BF_NR columns of k-pairs, A into micro-panels of BF_MR rows of k-pairs, KC pairs per block
    (an A micro-panel of 8 x 512 pairs is 16 KiB: half an L1d), and an 8 x 32 block of C in 16
    zmm accumulators: per pair of k, 2 loads of B, 8 broadcasts of A, 16 vdpbf16ps. m, k and n

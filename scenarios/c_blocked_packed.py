@@ -4,7 +4,7 @@ vector registers at the CPU's widest FMA (GotoBLAS/BLIS, one thread).
 
 This is the step from `c_tiled_simd` to the dense kernel: packing makes every load of the
 micro-kernel unit-stride and conflict-free, the blocks keep A's micro-panel in L1, A's block
-in L2 and B's panel in L3 (`worker.packed_gemm` says why not B's micro-panel in L1), and the
+in L2 and B's panel in L3 (`kit.packed_gemm` says why not B's micro-panel in L1), and the
 register block does MR × NR / W FMAs per MR + NR / W loads. Packing runs inside the timed call.
 """
 

@@ -36,7 +36,7 @@ hierarchy for A and B at that n (cache misses, conflict misses, bandwidth) and g
 the very n of the timed run.  C keeps its own memory (aliasing stores would make false
 dependencies).  Before it, where transparent huge pages are granted, a first step: the
 kernel on copies of A and B on fresh 2 MiB pages, so 64-byte aligned (a C rung's C follows
-A's alignment: ``worker.cbuild.prepare``); its time beyond that is the cost of where the
+A's alignment: ``kit.cbuild.prepare``); its time beyond that is the cost of where the
 allocator put them (``placement``: 512-bit accesses split across two cache lines, TLB
 misses).  Found on Zen 4 (2026-12-06): c_tiled at n = 512 takes 0.33 ns/FMA on numpy's
 arrays (16 bytes past a page: every zmm access of A, B and C spans two lines), 0.31 with

@@ -131,7 +131,7 @@ class UnitCosts:
     entry of a compiled rung's hot loop costs beyond its iterations."""
     l1_rates: dict[str, dict[int, float]] = field(default_factory=dict)
     """{"loads" | "stores" | "mixed": {width bits: accesses per ns}} one core sustains in L1
-    (``scalar_fma`` details, ``worker.chains.l1_kernel``): the L1 bound of a compiled loop."""
+    (``scalar_fma`` details, ``kit.chains.l1_kernel``): the L1 bound of a compiled loop."""
     dense_rates: dict[str, tuple[float | None, float | None]] = field(default_factory=dict)
     """{dtype: (one thread, all threads)} GFLOP/s (GOP/s for int8) of the best kernel measured
     for it: the BLAS GEMM of the ``dense_peak`` probe for float64 and float32, the best

@@ -44,7 +44,7 @@ clocks it is handed to (``select``: OverflowError)."""
 
 MAX_MIN_TIME_S = 60.0
 """The longest ``--min-time`` accepted: a sample of a minute already takes ``--repeats``
-minutes per rung; longer ones would be cut short by the loop cap (``worker.timing.MAX_LOOPS``)
+minutes per rung; longer ones would be cut short by the loop cap (``kit.timing.MAX_LOOPS``)
 and the recorded setting would not be what ran."""
 
 

@@ -21,10 +21,10 @@ from overhead_tui.engine.interrupts import STOP_SIGNALS
 from overhead_tui.engine.plan import size_for
 from overhead_tui.errors import UsageError
 from overhead_tui.interpreters.check import check_python
+from overhead_tui.kit.folders import ensure_cache
 from overhead_tui.machine.host import available_memory_bytes
 from overhead_tui.plugins.scenarios import SUPPORTED_DTYPES, ScenarioSpec, discover, select
 from overhead_tui.summary.records import Settings
-from overhead_tui.worker.folders import ensure_cache
 from overhead_tui.worker.inputs import estimated_bytes
 
 if TYPE_CHECKING:

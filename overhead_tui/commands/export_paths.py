@@ -8,7 +8,7 @@ from pathlib import Path
 
 from overhead_tui.engine.run_dir import refuse_run_files, refuse_saved_run_files
 from overhead_tui.errors import UsageError
-from overhead_tui.worker.folders import writable_problem
+from overhead_tui.kit.folders import writable_problem
 
 EXPORT_EXAMPLES = {
     "--json": "summary.json",

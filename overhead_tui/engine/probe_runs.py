@@ -31,6 +31,7 @@ from overhead_tui.engine.spawn import (
     worker_env,
 )
 from overhead_tui.errors import UsageError
+from overhead_tui.kit.simd import PEAK_ISA_VARIABLE, best_isa, chosen_isa
 from overhead_tui.machine.cgroup import cpus_seen
 from overhead_tui.machine.host import cpu_model, other_cpu_fraction, read_cpu_times
 from overhead_tui.plugins.probes import ProbeSpec, discover_probes
@@ -39,7 +40,6 @@ from overhead_tui.summary.probes import ProbeResult, probe_records
 from overhead_tui.summary.records import Settings
 from overhead_tui.worker.cpu_time import own_cpu_s
 from overhead_tui.worker.protocol import Probe, worker_task
-from overhead_tui.worker.simd import PEAK_ISA_VARIABLE, best_isa, chosen_isa
 
 PROBE_TIMEOUT_S = 120.0
 """Seconds before a probe's worker is killed."""
@@ -72,7 +72,7 @@ def peak_isa() -> str | None:
 
 def check_peak_isa() -> None:
     """Refuse, before anything is measured, an ``OVERHEAD_TUI_PEAK_ISA`` the peak kernels
-    would refuse on this CPU (``worker.simd.chosen_isa``, best ISA from /proc/cpuinfo).
+    would refuse on this CPU (``kit.simd.chosen_isa``, best ISA from /proc/cpuinfo).
 
     Raises:
         UsageError: one line naming the value and the fix.
@@ -89,10 +89,10 @@ def check_peak_isa() -> None:
         raise UsageError(str(exc)) from None
 
 
-PROBE_CODE = ("overhead_tui.api", "overhead_tui.worker")
-"""The package's code the probes run on: ``api`` and the whole worker package (the timing,
-counting, chains, SIMD and C-build helpers it hands to probe files and the worker's own entry),
-every ``.py`` file in it.  A change to any of them changes the probe cache's key, so the probes
+PROBE_CODE = ("overhead_tui.api", "overhead_tui.kit", "overhead_tui.worker")
+"""The package's code the probes run on: ``api``, the whole kit (the timing, chains, SIMD and
+C-build helpers it hands to probe files) and the whole worker package (its entry, the bytecode
+counting), every ``.py`` file in them.  A change to any of them changes the probe cache's key, so the probes
 are measured again; a module here that moved is an error, never skipped."""
 
 

@@ -15,8 +15,8 @@ from datetime import datetime
 from pathlib import Path
 
 from overhead_tui.errors import UsageError
+from overhead_tui.kit.folders import writable_problem
 from overhead_tui.summary.records import SUMMARY_FILE
-from overhead_tui.worker.folders import writable_problem
 
 LOCK_NAME = "run.lock"
 """The lock file inside a run directory (holds the owning process's pid)."""

@@ -26,7 +26,7 @@ from typing import IO, Any, TypeVar, cast
 from overhead_tui.engine.interrupts import recording_start
 from overhead_tui.engine.package import package_dir
 from overhead_tui.engine.run_log import parse_message_line
-from overhead_tui.worker.folders import WORKER_CACHE_ENV, user_cache_dir
+from overhead_tui.kit.folders import WORKER_CACHE_ENV, user_cache_dir
 from overhead_tui.worker.protocol import Done, Error, Message, WorkerTask
 
 M = TypeVar("M", bound=Message)
@@ -161,7 +161,7 @@ def worker_path_dir(package: Path | None = None) -> Path:
     (``user cache dir / workerpath / HASH``), created atomically and reused; when the cache dir
     is not writable, this user's private temporary cache is used.
     """
-    from overhead_tui.worker.folders import private_temp_cache
+    from overhead_tui.kit.folders import private_temp_cache
 
     package = (package or package_dir()).resolve()
     digest = hashlib.sha256(str(package).encode()).hexdigest()[:16]

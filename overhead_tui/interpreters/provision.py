@@ -25,8 +25,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from overhead_tui.kit.folders import user_cache_dir
 from overhead_tui.summary.interpreters import Provisioned
-from overhead_tui.worker.folders import user_cache_dir
 
 REQUIRED = ("numpy", "threadpoolctl")
 """Packages every worker imports."""

@@ -226,7 +226,7 @@ class ResidentTiming:
 
 @dataclass(frozen=True)
 class BuildInfo:
-    """How a compiled rung was built (``worker.cbuild.build``)."""
+    """How a compiled rung was built (``kit.cbuild.build``)."""
 
     compiler: str = ""
     compiler_version: str = ""

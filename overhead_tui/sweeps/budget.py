@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from overhead_tui.kit.timing import calibrate_loops
 from overhead_tui.summary.records import ScenarioResult
-from overhead_tui.worker.timing import calibrate_loops
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,7 @@ from typing import IO
 
 from overhead_tui.analysis.shapes import recompute
 from overhead_tui.engine.run_log import log_line
+from overhead_tui.kit.packed_gemm import gemm_blocking
 from overhead_tui.machine.caches import FALLBACK_LLC_BYTES
 from overhead_tui.machine.limits import roofline_bandwidth
 from overhead_tui.plugins.scenarios import ScenarioSpec
@@ -37,7 +38,6 @@ from overhead_tui.summary.records import MachineInfo, ScenarioResult, Settings
 from overhead_tui.summary.shapes import Roofs, ShapePoint, ShapesRecord
 from overhead_tui.sweeps.budget import PointCost, point_overhead_s, timed_calls
 from overhead_tui.sweeps.budgeted import BudgetedSweep, PointMeasured
-from overhead_tui.worker.packed_gemm import gemm_blocking
 
 DEFAULT_SCENARIOS: tuple[str, ...] = ("numpy_matmul", "numpy_matmul_1thread", "numba_ikj")
 """The dense kernel, the 1-thread BLAS and a compiled loop without cache blocking."""

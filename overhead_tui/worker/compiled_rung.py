@@ -102,7 +102,7 @@ def _timed_with(module: Any, task: WorkerTask, inputs: tuple[Any, Any]) -> list[
     ``inputs`` (A, B) instead of the run's; None when its set-up or kernel fails with them."""
     import numpy as np
 
-    from overhead_tui.worker.timing import RESIDENT_SAMPLES, calibrate, time_calls
+    from overhead_tui.kit.timing import RESIDENT_SAMPLES, calibrate, time_calls
 
     try:
         args = module.setup(*inputs)
@@ -193,7 +193,7 @@ def mmap_page() -> int:
 
 
 PYTHON_COMPILERS = ("Cython", "mypyc", "Pythran")
-"""The ``compiler`` of a build by ``worker.pybuild``: its module's assembly is read, not made."""
+"""The ``compiler`` of a build by ``kit.pybuild``: its module's assembly is read, not made."""
 
 
 def generated_code(module: Any, dtype: str, n: int | None = None) -> GeneratedCode | None:
@@ -209,7 +209,7 @@ def generated_code(module: Any, dtype: str, n: int | None = None) -> GeneratedCo
     try:
         built = getattr(module, "BUILD_INFO", None) or {}
         if built.get("compiler") in PYTHON_COMPILERS:
-            from overhead_tui.worker.pybuild import built_assembly
+            from overhead_tui.kit.pybuild import built_assembly
 
             if (asm := built_assembly(built)) is None:
                 return None
@@ -221,7 +221,7 @@ def generated_code(module: Any, dtype: str, n: int | None = None) -> GeneratedCo
                 return None
             asm, method = found_asm
         elif isinstance(getattr(module, "SOURCE", None), str) and hasattr(module, "BUILD_INFO"):
-            from overhead_tui.worker.cbuild import assembly
+            from overhead_tui.kit.cbuild import assembly
 
             # -g: the .loc lines name the hot loop's source line (the same code: gcc's debug
             # information does not change what it generates)

@@ -40,8 +40,8 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from overhead_tui.kit.simd import ASM_LABEL, asm_loops
 from overhead_tui.summary.measured import GeneratedCode
-from overhead_tui.worker.simd import ASM_LABEL, asm_loops
 
 _X86_FP = re.compile(
     r"^\s*(v?fn?m(?:add|sub)(?:132|213|231)|v?(?:mul|add|sub))([ps])([sdh])\s+(.*)$"
@@ -305,47 +305,3 @@ def _without_debug_lines(asm: str) -> tuple[list[str], list[int | None]]:
         lines.append(line)
         locs.append(current)
     return lines, locs
-
-
-_OBJDUMP_LINE = re.compile(r"^\s*([0-9a-f]+):\s+(\S.*)$")
-_OBJDUMP_JUMP = re.compile(r"^(j[a-z]+)\s+([0-9a-f]+)\s+<[^>]*>$")
-
-
-def labelled(disassembly: str) -> str:
-    """``objdump -d --no-show-raw-insn`` text (AT&T) as assembler text: every jump target gets
-    a label (``.L2d0:``) and every jump names it, so :func:`hot_loop` reads machine code that
-    came without its assembly (XLA's kernels) as it reads gcc's."""
-    rows = [(m.group(1), m.group(2).strip()) for m in map(_OBJDUMP_LINE.match,
-            disassembly.splitlines()) if m]  # fmt: skip
-    targets: set[str] = set()
-    code = []
-    for address, text in rows:
-        if jump := _OBJDUMP_JUMP.match(text):
-            targets.add(jump.group(2))
-            text = f"{jump.group(1)} .L{jump.group(2)}"
-        code.append((address, text))
-    lines = []
-    for address, text in code:
-        if address in targets:
-            lines.append(f".L{address}:")
-        lines.append(f"\t{text}")
-    return "\n".join(lines)
-
-
-def disassemble(paths: list[str]) -> str | None:
-    """The labelled disassembly (:func:`labelled`) of object files, one after the other; None
-    without ``objdump`` (binutils) or when it fails."""
-    import shutil
-    import subprocess
-
-    objdump = shutil.which("objdump")
-    if objdump is None or not paths:
-        return None
-    try:
-        proc = subprocess.run(
-            [objdump, "-d", "--no-show-raw-insn", *paths],
-            capture_output=True, text=True, timeout=60, check=False,
-        )  # fmt: skip
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return labelled(proc.stdout) if proc.returncode == 0 else None

@@ -53,13 +53,6 @@ def dtype_name(x: np.ndarray[Any, Any]) -> str:
     return str((x.dtype.metadata or {}).get("dtype", x.dtype.name))
 
 
-def bfloat16_bits(x: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-    """The bfloat16 bit patterns (uint16) of a float32 array from :func:`to_bfloat16`."""
-    return np.ascontiguousarray(
-        (np.asarray(x, dtype=np.float32).view(np.uint32) >> 16).astype(np.uint16)
-    )
-
-
 def flops_of(n: int, m: int | None = None, k: int | None = None) -> int:
     """Floating-point operations of C (m×n) = A (m×k)·B (k×n): 2·m·k·n (``m``, ``k``
     default to ``n``: 2n³)."""

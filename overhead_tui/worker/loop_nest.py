@@ -35,7 +35,7 @@ MATMUL = re.compile(
     r"void\s+matmul\s*\(\s*const\s+real_t\s*\*\s*(?:restrict\s+)?\w+\s*,\s*const\s+real_t\s*\*"
     r"\s*(?:restrict\s+)?\w+\s*,\s*real_t\s*\*\s*(?:restrict\s+)?\w+\s*,\s*int\s+\w+\s*\)"
 )
-"""The ladder's C kernel signature (``worker.cbuild.prepare`` calls it)."""
+"""The ladder's C kernel signature (``kit.cbuild.prepare`` calls it)."""
 
 DRIVER = r"""
 #include <stdlib.h>
@@ -65,7 +65,7 @@ def count_loops(
     signature, the compiler is not gcc, or the build, run or ``gcov`` fails (never an error:
     the model then leaves the loops around the hot loop unexplained).  Kept in the build
     cache under the build's key and n."""
-    from overhead_tui.worker.cbuild import (
+    from overhead_tui.kit.cbuild import (
         Unavailable,
         build_key,
         compiler,

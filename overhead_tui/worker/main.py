@@ -168,8 +168,8 @@ def run(task: WorkerTask, channel: _Channel) -> int:
     """Measure one scenario described by ``task`` and emit events; returns the exit code."""
     import numpy as np
 
+    from overhead_tui.kit.timing import calibrate, quicken, time_calls
     from overhead_tui.worker.inputs import make_inputs
-    from overhead_tui.worker.timing import calibrate, quicken, time_calls
     from overhead_tui.worker.validate import validate
 
     channel.emit(Started(os.getpid(), task.name, task.n, task.dtype))
@@ -259,9 +259,11 @@ def _reference(task: WorkerTask, channel: _Channel, phase: Literal["before", "af
 def reference_samples() -> list[float]:
     """ns/dispatch of the dispatch probe's reference loop, three short samples (about 40 ms):
     the machine's speed of the moment, in the same loop everywhere it is taken."""
-    from overhead_tui.worker.probing import ProbeContext, dispatch_samples
+    from overhead_tui.kit.probing import ProbeContext, dispatch_samples
+    from overhead_tui.worker.counting.opcodes import count_events
 
-    return dispatch_samples(ProbeContext(repeats=3, min_sample_s=0.01), trips=50_000)[0]
+    context = ProbeContext(repeats=3, min_sample_s=0.01, counter=count_events)
+    return dispatch_samples(context, trips=50_000)[0]
 
 
 def _validated(phase: Literal["first", "last"], check: Any) -> Validated:
@@ -362,13 +364,16 @@ def run_probe(task: WorkerTask, channel: _Channel) -> int:
     """Measure one probe module and emit a ``probe`` event (or ``error``)."""
     import statistics
 
-    from overhead_tui.worker.probing import ProbeContext
+    from overhead_tui.kit.probing import ProbeContext
+    from overhead_tui.worker.counting.opcodes import count_events
 
     channel.emit(Started(os.getpid(), task.name))
     try:
         module = _import_scenario(task.path, f"probe_{task.name}")
         reference = reference_samples() if task.reference_dispatch else []
-        measured = module.measure(ProbeContext(task.repeats, task.min_sample_s))
+        measured = module.measure(
+            ProbeContext(task.repeats, task.min_sample_s, counter=count_events)
+        )
         reference += reference_samples() if task.reference_dispatch else []
     except ModuleNotFoundError as exc:
         return _missing_module(channel, task, exc)

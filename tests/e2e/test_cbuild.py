@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from overhead_tui.worker import cbuild
+from overhead_tui.kit import cbuild
 
 SOURCE = """
 void matmul(const real_t *a, const real_t *b, real_t *c, int n) {

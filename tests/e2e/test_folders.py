@@ -13,7 +13,7 @@ import pytest
 
 from overhead_tui.engine.run_dir import prepare_run_dir, unlock_run_dir
 from overhead_tui.errors import UsageError
-from overhead_tui.worker import cbuild, folders
+from overhead_tui.kit import cbuild, folders
 from tests.conftest import FAST, FAULTY, FIXTURES
 
 

@@ -7,8 +7,8 @@ import sys
 
 import pytest
 
+from overhead_tui.kit import cbuild, pybuild
 from overhead_tui.summary.records import RunSummary
-from overhead_tui.worker import cbuild, pybuild
 from tests.conftest import FAST
 
 RUNGS = {

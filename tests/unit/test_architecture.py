@@ -19,7 +19,8 @@ PACKAGE = Path(overhead_tui.__file__).resolve().parent
 LAYERS: dict[str, int] = {
     "errors": 0,
     "summary": 0,
-    "worker": 1,
+    "kit": 1,
+    "worker": 2,
     "machine": 1,
     "analysis": 2,
     "plugins": 3,
@@ -39,7 +40,10 @@ LAYERS: dict[str, int] = {
 ``errors`` and ``summary`` import only each other).  A command opens the app (``tui``); the
 app never calls a command."""
 PEERS = {frozenset({"errors", "summary"})}
-WORKER_IMPORTS = {"worker", "summary", "errors"}
+WORKER_IMPORTS = {"worker", "kit", "summary", "errors"}
+KIT_IMPORTS = {"kit", "summary", "errors"}
+"""What a module of ``overhead_tui/kit`` may import of the tool: the kit runs in the worker
+too, and the worker builds on it (the kit never imports the worker)."""
 """What a module of ``overhead_tui/worker`` may import of the tool: it runs in the child,
 under any ``--python`` that has only numpy (the rest of the tool imports platformdirs,
 psutil, rich, Textual …)."""
@@ -171,13 +175,15 @@ def _top_level_imports(path: Path) -> set[str]:
     return names
 
 
-@pytest.mark.parametrize("module", sorted(m for m in MODULES if _part(m) == "worker"))
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if _part(m) in ("worker", "kit")))
 def test_the_worker_folder_imports_only_what_an_only_numpy_python_has(module):
-    """Every module of ``overhead_tui/worker``: of the tool only worker, summary and errors;
-    of the rest the standard library, numpy, and :data:`WORKER_THIRD_PARTY` where used."""
+    """Every module of ``overhead_tui/worker`` and ``overhead_tui/kit``: of the tool only
+    :data:`WORKER_IMPORTS` (the kit: :data:`KIT_IMPORTS`); of the rest the standard library,
+    numpy, and :data:`WORKER_THIRD_PARTY` where used."""
     path = MODULES[module]
     tool = {_part(m) for m in _imports(path)}
-    assert tool <= WORKER_IMPORTS, (module, tool - WORKER_IMPORTS)
+    allowed = KIT_IMPORTS if _part(module) == "kit" else WORKER_IMPORTS
+    assert tool <= allowed, (module, tool - allowed)
     own = set(sys.stdlib_module_names) | {"overhead_tui", "__future__"}
     top = {m.split(".")[0] for m in _top_level_imports(path)} - own
     assert top <= {"numpy"}, (module, top)
@@ -263,7 +269,7 @@ def _kit_modules() -> set[str]:
         for node in ast.walk(tree)
         if isinstance(node, ast.Constant)
         and isinstance(node.value, str)
-        and node.value.startswith("overhead_tui.worker.")
+        and node.value.startswith(("overhead_tui.worker.", "overhead_tui.kit."))
         and node.value in MODULES
     }
 
@@ -283,7 +289,7 @@ def test_every_worker_module_runs_in_the_worker():
     """worker/ holds the child and the kit, nothing only the parent uses: each of its
     modules is reached from the worker's entry (``worker.main``, ``worker.__main__``) or from
     a module ``api`` hands to scenario and probe files."""
-    worker = {m for m in MODULES if _part(m) == "worker"}
+    worker = {m for m in MODULES if _part(m) in ("worker", "kit")}
     entry = {"overhead_tui.worker.main", "overhead_tui.worker.__main__", "overhead_tui.worker"}
     reached = _reachable(entry | _kit_modules())
     reached |= {m.rsplit(".", 1)[0] for m in reached}  # a package runs its __init__

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from overhead_tui.worker.cbuild import build_key, cpu_signature
+from overhead_tui.kit.cbuild import build_key, cpu_signature
 from tests.conftest import FIXTURES
 
 CPUINFO = FIXTURES / "cpuinfo"

@@ -403,7 +403,7 @@ def test_xlas_machine_code_is_read_as_assembly_with_its_jumps_labelled():
     """objdump's text (addresses, ``jl 2d0 <call.9_kernel+0x2d0>``) becomes labelled assembly,
     and the hot loop found in it is XLA's innermost trip: one scalar FMA on a sum kept in
     XLA's buffer, the loop state stored back every trip."""
-    from overhead_tui.worker.hotloop import labelled
+    from overhead_tui.kit.simd import labelled
 
     text = (FIXTURES / "asm" / "xla_fori_naive.objdump.txt").read_text()
     asm = labelled(text)

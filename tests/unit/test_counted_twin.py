@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+from overhead_tui.kit.pybuild import python_twin
 from overhead_tui.plugins.scenarios import discover
 from overhead_tui.worker.counting.phase import count_phase
 from overhead_tui.worker.protocol import worker_task
-from overhead_tui.worker.pybuild import python_twin
 
 SOURCE = """
 def kernel(a, b):

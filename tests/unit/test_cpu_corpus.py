@@ -15,13 +15,13 @@ from pathlib import Path
 
 import pytest
 
+from overhead_tui.kit.simd import best_isa, choose_accumulators, isa_target
 from overhead_tui.machine import limits as limits_module
 from overhead_tui.machine.cpu import parse_cpuinfo
 from overhead_tui.machine.limits import IMPOSSIBLE_MARGIN, machine_limits, speed_bound
 from overhead_tui.plugins.scenarios import discover
 from overhead_tui.summary.probes import probe_records
 from overhead_tui.sweeps.shapes import DEFAULT_SCENARIOS, default_weights_order
-from overhead_tui.worker.simd import best_isa, choose_accumulators, isa_target
 
 CORPUS = Path(__file__).resolve().parent.parent / "fixtures" / "cpus"
 MACHINES = sorted(p.name for p in CORPUS.iterdir() if (p / "machine.json").exists())

@@ -103,7 +103,7 @@ def _is_module(name: str) -> bool:
 
 
 @pytest.mark.parametrize(
-    "module", ["overhead_tui.worker.main", "overhead_tui.api", "overhead_tui.worker.cbuild"]
+    "module", ["overhead_tui.worker.main", "overhead_tui.api", "overhead_tui.kit.cbuild"]
 )
 def test_the_worker_side_imports_no_tool_only_package(module):
     """The worker may run under another interpreter with only numpy and threadpoolctl (and the

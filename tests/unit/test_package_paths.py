@@ -44,7 +44,8 @@ def test_the_probe_cache_key_hashes_the_measuring_code_that_exists():
     assert all(path.is_file() for path in files)
     names = {path.relative_to(PACKAGE).as_posix() for path in files}
     for helper in ("probing.py", "simd.py", "timing.py", "cbuild.py", "chains.py"):
-        assert f"worker/{helper}" in names
+        assert f"kit/{helper}" in names
+    assert "worker/main.py" in names and "worker/counting/opcodes.py" in names
     assert "api.py" in names
 
 
@@ -53,7 +54,7 @@ def test_a_change_to_a_probe_helper_changes_the_probe_cache_key(monkeypatch, tmp
     before = probe_runs.cache_key(specs, "python3")
     changed = tmp_path / "probing.py"
     changed.write_text(
-        (PACKAGE / "worker" / "probing.py").read_text() + "\n# changed\n", encoding="utf-8"
+        (PACKAGE / "kit" / "probing.py").read_text() + "\n# changed\n", encoding="utf-8"
     )
     real = probe_runs.probe_code_files
 

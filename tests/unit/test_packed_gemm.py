@@ -11,11 +11,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from overhead_tui.kit.cbuild import assembly, build
+from overhead_tui.kit.packed_gemm import KC_RANGE, MAX_NC, PACKED_GEMM_SOURCE, gemm_blocking
+from overhead_tui.kit.simd import best_isa, isa_target
 from overhead_tui.machine.cpu import parse_cpuinfo
-from overhead_tui.worker.cbuild import assembly, build
 from overhead_tui.worker.hotloop import hot_loop
-from overhead_tui.worker.packed_gemm import KC_RANGE, MAX_NC, PACKED_GEMM_SOURCE, gemm_blocking
-from overhead_tui.worker.simd import best_isa, isa_target
 
 CORPUS = Path(__file__).resolve().parent.parent / "fixtures" / "cpus"
 MACHINES = sorted(p.name for p in CORPUS.iterdir() if (p / "machine.json").exists())

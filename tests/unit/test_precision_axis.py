@@ -13,10 +13,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from overhead_tui.kit.low_precision import bfloat16_bits
 from overhead_tui.machine.cpu import parse_cpuinfo
 from overhead_tui.plugins.scenarios import discover
 from overhead_tui.summary.vocabulary import rate_unit
-from overhead_tui.worker.inputs import bfloat16_bits, dtype_name, make_inputs, to_bfloat16
+from overhead_tui.worker.inputs import dtype_name, make_inputs, to_bfloat16
 from overhead_tui.worker.validate import validate
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -137,7 +138,7 @@ X86_GCC12 = platform.machine() in ("x86_64", "AMD64") and shutil.which("gcc")
 @pytest.mark.skipif(not X86_GCC12, reason="x86 with gcc")
 @pytest.mark.parametrize("rung_name", ["c_avx512_dot", "c_amx_tiles"])
 def test_the_lower_precision_sources_compile_on_any_x86_machine(rung_name):
-    from overhead_tui.worker.cbuild import BuildError, assembly
+    from overhead_tui.kit.cbuild import BuildError, assembly
 
     rung = _rung(rung_name)
     try:
@@ -180,8 +181,8 @@ def test_each_precision_family_has_a_roof_that_bounds_only_its_own_dtype():
 def test_the_packed_dot_product_micro_kernels_are_sixteen_zmm_dot_products(dtype, family):
     """bfloat16 and int8 of c_avx512_dot keep an 8 × 32 block of C in 16 zmm accumulators:
     16 dot products a step of k (a pair or a quad)."""
+    from overhead_tui.kit.cbuild import assembly
     from overhead_tui.summary.vocabulary import PRECISION_FAMILIES
-    from overhead_tui.worker.cbuild import assembly
     from overhead_tui.worker.hotloop import hot_loop
 
     rung = _rung("c_avx512_dot")

@@ -90,7 +90,7 @@ def test_without_the_probe_or_the_families_there_are_no_rows():
 def test_the_kernels_are_built_as_written_on_any_x86_host():
     """cc -S of the probe (compiled, not run): 12 vdpbf16ps, vfmadd…ph and vpdpbusd on zmm
     registers, and the four tile products, whatever CPU builds it."""
-    from overhead_tui.worker.cbuild import Unavailable, assembly
+    from overhead_tui.kit.cbuild import Unavailable, assembly
 
     probe = _probe()
     try:

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from overhead_tui.worker.timing import QUICKEN_CALLS, quicken
+from overhead_tui.kit.timing import QUICKEN_CALLS, quicken
 
 
 def _while_kernel(n):

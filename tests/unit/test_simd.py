@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-from overhead_tui.worker.probing import (
+from overhead_tui.kit.probing import (
     SimdTarget,
     analyse_asm,
     asm_warning,
@@ -69,7 +69,7 @@ def test_the_c_kernels_hold_the_accumulators_the_rule_chooses():
 def test_the_generated_code_is_as_wide_as_the_isa_on_any_host(isa, width):
     """gcc -S of the probe's source (compiled, not run: the AVX-512 kernel is checked on a CPU
     without AVX-512 too): one packed FMA per accumulator on the ISA's registers, in registers."""
-    from overhead_tui.worker.cbuild import assembly
+    from overhead_tui.kit.cbuild import assembly
 
     probe = _load_probe()
     code = assembly(probe.SOURCE, probe.FLAGS)
@@ -86,7 +86,7 @@ def test_the_generated_code_is_as_wide_as_the_isa_on_any_host(isa, width):
 def test_the_loaded_clock_kernel_runs_imuls_beside_fmas_of_the_isa(isa, width):
     """The clock under FMA load: 8 dependent imuls (the chain that sets the pace) and 12
     packed FMAs of the ISA's width in one loop, nothing spilled, on any x86 host."""
-    from overhead_tui.worker.cbuild import assembly
+    from overhead_tui.kit.cbuild import assembly
 
     probe = _load_probe()
     body = probe.function_asm(assembly(probe.SOURCE, probe.FLAGS), f"{isa}_clock")
@@ -99,9 +99,9 @@ def test_the_loaded_clock_kernel_runs_imuls_beside_fmas_of_the_isa(isa, width):
 def test_the_l1_kernels_move_their_accesses_of_each_width_and_refuse_a_width_the_cpu_lacks():
     """The L1 bound's kernels: 8 loads, 8 stores, and 8 loads with 4 stores of each width in
     the generated code; a width this CPU has runs, one it lacks answers -1 (no SIGILL)."""
+    from overhead_tui.kit import chains
+    from overhead_tui.kit.cbuild import assembly
     from overhead_tui.machine.cpu import read_cpu_model
-    from overhead_tui.worker import chains
-    from overhead_tui.worker.cbuild import assembly
 
     lines = [line.split() for line in assembly(chains.SOURCE, chains.FLAGS).splitlines()]
     for op, register in (("movq", "%xmm"), ("movupd", "%xmm"), ("vmovupd", "%ymm")):
@@ -126,7 +126,7 @@ def test_the_l1_kernels_move_their_accesses_of_each_width_and_refuse_a_width_the
 
 
 def test_a_forced_isa_is_taken_only_when_the_cpu_has_it():
-    from overhead_tui.worker.simd import chosen_isa
+    from overhead_tui.kit.simd import chosen_isa
 
     assert chosen_isa("avx512", None) == ("avx512", "host")
     assert chosen_isa("avx512", "AVX2") == ("avx2", "OVERHEAD_TUI_PEAK_ISA=avx2")
@@ -343,9 +343,9 @@ def test_the_probe_cache_key_follows_the_target_variables(monkeypatch):
 @pytest.mark.skipif(platform.machine() not in ("x86_64", "AMD64"), reason="x86 kernels")
 def test_the_kernels_isa_and_the_cpuinfo_flags_agree_on_this_host():
     """Two ways to the ISA: the C library's ``__builtin_cpu_supports`` and /proc/cpuinfo."""
+    from overhead_tui.kit.cbuild import build
+    from overhead_tui.kit.simd import best_isa
     from overhead_tui.machine.cpu import read_cpu_model
-    from overhead_tui.worker.cbuild import build
-    from overhead_tui.worker.simd import best_isa
 
     probe = _load_probe()
     _, lib, _ = build(probe.NAME, probe.SOURCE, probe.FLAGS, "float64", cdef=probe.CDEF)
@@ -383,8 +383,8 @@ CROSS = "aarch64-linux-gnu-gcc"
 def test_the_arm_kernels_and_chains_are_built_as_written(monkeypatch):
     """Cross-compiled (not run): 16 fmla per NEON kernel accumulating in place (no register
     moves, no spills), and 8 mul and 8 eor in the clock chains."""
-    from overhead_tui.worker import chains
-    from overhead_tui.worker.cbuild import assembly
+    from overhead_tui.kit import chains
+    from overhead_tui.kit.cbuild import assembly
 
     monkeypatch.setenv("CC", CROSS)
     probe = _load_probe()

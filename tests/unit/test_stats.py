@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from overhead_tui.engine.stats import describe, stability_warnings
-from overhead_tui.worker.timing import calibrate, calibrate_loops, time_calls
+from overhead_tui.kit.timing import calibrate, calibrate_loops, time_calls
 
 
 def test_describe_known_values():

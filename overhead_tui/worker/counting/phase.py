@@ -20,7 +20,7 @@ def count_phase(module: ModuleType, task: WorkerTask) -> Counted:
     Runs after the timed samples (tracing would perturb them), with fresh inputs per size;
     ``sys.settrace`` on 3.11, ``sys.monitoring`` from 3.12 (see ``counting.opcodes``).  A
     scenario that defines ``counted_kernel`` (called as ``kernel`` is) is counted on it: a
-    compiled rung's Python twin (``worker.pybuild.python_twin``).
+    compiled rung's Python twin (``kit.pybuild.python_twin``).
     """
     from overhead_tui.worker.counting.opcodes import METHOD, count_events
     from overhead_tui.worker.counting.scaling import COUNT_SIZES, extrapolate

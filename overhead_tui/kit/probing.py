@@ -6,7 +6,7 @@ the worker adds the median (``value``) and the relative IQR (``spread``).  Each 
 its own worker process, like a scenario.
 
 Probes import from the package only through this module; the SIMD helpers of
-:mod:`overhead_tui.worker.simd` (target ISA, accumulator choice, asm check) are re-exported here.
+:mod:`overhead_tui.kit.simd` (target ISA, accumulator choice, asm check) are re-exported here.
 """
 
 from __future__ import annotations
@@ -16,15 +16,14 @@ from collections.abc import Callable
 from itertools import repeat
 from typing import Any
 
-from overhead_tui.worker.counting.opcodes import EventCounts, count_events
-from overhead_tui.worker.simd import (
+from overhead_tui.kit.simd import (
     SimdTarget,
     analyse_asm,
     asm_warning,
     choose_accumulators,
     isa_target,
 )
-from overhead_tui.worker.timing import Timer, calibrate, time_calls
+from overhead_tui.kit.timing import Timer, calibrate, time_calls
 
 __all__ = [
     "ProbeContext",
@@ -58,14 +57,21 @@ class ProbeContext:
         repeats: samples per timing.
         min_sample_s: calibrated shortest sample (s).
         timer: integer-nanosecond clock.
+        counter: ``counter(fn, args)``, the exact events of one call (the worker hands in
+            its ``counting.opcodes.count_events``; the kit never imports the worker).
     """
 
     def __init__(
-        self, repeats: int = 7, min_sample_s: float = 0.05, timer: Timer = time.perf_counter_ns
+        self,
+        repeats: int = 7,
+        min_sample_s: float = 0.05,
+        timer: Timer = time.perf_counter_ns,
+        counter: Callable[[Callable[..., Any], tuple[Any, ...]], Any] | None = None,
     ) -> None:
         self.repeats = repeats
         self.min_sample_s = min_sample_s
         self.timer = timer
+        self.counter = counter
 
     def time(self, fn: Callable[..., Any], *args: Any) -> list[float]:
         """Per-call times (s) of ``fn(*args)``: a warm call, calibration, ``repeats`` samples."""
@@ -88,10 +94,16 @@ class ProbeContext:
             pairs.append((a, b))
         return pairs
 
-    @staticmethod
-    def count(fn: Callable[..., Any], *args: Any) -> EventCounts:
-        """Exact events of one call of ``fn(*args)`` (see ``counting.opcodes``)."""
-        return count_events(fn, args)
+    def count(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """Exact events of one call of ``fn(*args)`` (the worker's ``EventCounts``: see
+        ``worker.counting.opcodes``).
+
+        Raises:
+            RuntimeError: the context was made without a counter.
+        """
+        if self.counter is None:
+            raise RuntimeError("this probe context counts nothing: make it with counter=")
+        return self.counter(fn, args)
 
 
 def baseline_loop(n: int, x: Any, z: Any) -> Any:

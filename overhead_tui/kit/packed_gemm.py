@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from overhead_tui.worker.simd import best_isa, isa_target
+from overhead_tui.kit.simd import best_isa, isa_target
 
 REGISTER_SHAPES = {
     # ISA: (MR rows, NV vectors of columns)
@@ -37,7 +37,7 @@ REGISTER_SHAPES = {
     "sse": (4, 2),  # 8 + 2 + 1 of 16 xmm
 }
 """Register blocks that leave the accumulators, one vector of B per NV and a broadcast of A
-in the ISA's registers (``worker.simd.ISA_TARGETS``): the micro-kernel's FMAs per k
+in the ISA's registers (``kit.simd.ISA_TARGETS``): the micro-kernel's FMAs per k
 (MR × NV) outnumber its loads (NV + MR)."""
 
 KC_RANGE = (64, 1024)
@@ -88,7 +88,7 @@ def gemm_blocking(caches: dict[str, int], flags: set[str], real_bytes: int = 8) 
         caches: {``L1d``, ``L2``, ``L3``: bytes} (``machine.caches.read_cache_sizes``); a
             missing level takes the one below it (no L3: the L2), a missing L1d 32 KiB.
         flags: the CPU's instruction-set flags (``cbuild.cpu_flags``): the ISA
-            ``-march=native`` compiles for (``worker.simd.best_isa``).
+            ``-march=native`` compiles for (``kit.simd.best_isa``).
     """
     target = isa_target(best_isa(flags))
     vector_bytes = target.width_bits // 8

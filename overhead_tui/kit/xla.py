@@ -11,8 +11,8 @@ import os
 import tempfile
 from typing import Any
 
-from overhead_tui.worker.cbuild import Unavailable
-from overhead_tui.worker.hotloop import disassemble
+from overhead_tui.kit.cbuild import Unavailable
+from overhead_tui.kit.simd import disassemble
 
 
 def require_cpu_backend() -> None:

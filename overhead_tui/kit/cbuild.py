@@ -165,7 +165,7 @@ def usable_cache_dir() -> tuple[Path, str | None]:
     Raises:
         Unavailable: no writable folder at all.
     """
-    from overhead_tui.worker.folders import private_temp_cache, user_cache_dir, writable_problem
+    from overhead_tui.kit.folders import private_temp_cache, user_cache_dir, writable_problem
 
     path = user_cache_dir() / "cbuild"
     problem = writable_problem(path)

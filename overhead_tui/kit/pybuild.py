@@ -9,15 +9,15 @@ export`` lines give the argument types) into C++ (``pythran.dist.PythranExtensio
 Pythran's ``PythranBuildExt``, with ``CXX``: cbuild's ``compiler("C++")``).  Either way
 setuptools' ``build_ext --inplace`` builds it, run as a subprocess of this very interpreter
 in a private folder inside the build cache (cbuild's
-:func:`~overhead_tui.worker.cbuild.usable_cache_dir`: the user cache dir, or a private
+:func:`~overhead_tui.kit.cbuild.usable_cache_dir`: the user cache dir, or a private
 temporary one, with a warning, when that is not writable), with ``CC`` set to cbuild's
-:func:`~overhead_tui.worker.cbuild.compiler` and ``CFLAGS`` to Python's own, then the rung's.  The
+:func:`~overhead_tui.kit.cbuild.compiler` and ``CFLAGS`` to Python's own, then the rung's.  The
 extension is moved into the cache last, with one ``os.replace`` (cbuild does the same):
 concurrent workers building the same key each build in their own folder, the cache only ever
 holds a complete module, and a worker that loaded an earlier copy keeps its mapping.
 
 The cache key (:func:`python_build_key`, made by cbuild's
-:func:`~overhead_tui.worker.cbuild.build_key`) hashes the source, the tool and its version,
+:func:`~overhead_tui.kit.cbuild.build_key`) hashes the source, the tool and its version,
 the C compiler's version, the rung's flags, the interpreter's ABI (:func:`interpreter_abi`)
 and the CPU.  A warm build imports the cached file (under 1 ms; importing the tool for its
 version and ``cc --version`` cost about 50 ms before it), once per process: later set-ups (the
@@ -28,7 +28,7 @@ of it gcc on Cython's memoryview code).
 Cython, mypy (mypyc), Pythran and setuptools are imported only inside functions or by the
 build's own process (a worker runs under any ``--python`` that has only numpy); a missing one,
 or a missing C (C++ for Pythran) compiler, raises
-:class:`~overhead_tui.worker.cbuild.Unavailable` with the fix, so the rung is skipped with one
+:class:`~overhead_tui.kit.cbuild.Unavailable` with the fix, so the rung is skipped with one
 line.
 """
 
@@ -48,7 +48,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from overhead_tui.worker.cbuild import (
+from overhead_tui.kit.cbuild import (
     BuildError,
     Unavailable,
     _load,

@@ -1,6 +1,6 @@
 """Dependent instruction chains in C: the clock in cycles, and the latency of scalar code.
 
-One small C library (built with :mod:`overhead_tui.worker.cbuild`, cached) used by the
+One small C library (built with :mod:`overhead_tui.kit.cbuild`, cached) used by the
 ``clock``, ``scalar_fma`` and ``simd_fma`` probes:
 
 * ``imul_chain(iterations, x, m)``: ``x = x * m``, 8 per iteration, in inline assembly
@@ -261,7 +261,7 @@ def chain_library() -> Any:
     Raises:
         Unavailable: no compiler, or an architecture without chains.
     """
-    from overhead_tui.worker.cbuild import Unavailable, build
+    from overhead_tui.kit.cbuild import Unavailable, build
 
     if architecture() not in CYCLES:
         raise Unavailable(f"no clock chains for {architecture()} (x86-64 and aarch64 only)")
@@ -272,7 +272,7 @@ def chain_library() -> Any:
 def chain_instructions() -> dict[str, int]:
     """How many times each chain's instruction appears in the generated code (``cc -S``):
     :data:`UNROLL` each when the chains were built as written."""
-    from overhead_tui.worker.cbuild import assembly
+    from overhead_tui.kit.cbuild import assembly
 
     lines = [line.split() for line in assembly(SOURCE, FLAGS).splitlines()]
     mnemonics = MNEMONICS.get(architecture(), {})

@@ -1,13 +1,13 @@
 """The lower-precision C rungs' shared ABI (``c_avx512_dot``, ``c_amx_tiles``): one exported
 ``matmul_lowp`` per rung, inputs padded to the tiles' block, and room for B in the
-instruction's packed layout.  Built with :func:`overhead_tui.worker.cbuild.build`.
+instruction's packed layout.  Built with :func:`overhead_tui.kit.cbuild.build`.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from overhead_tui.worker.cbuild import Unavailable, build
+from overhead_tui.kit.cbuild import Unavailable, build
 
 LOW_PRECISION = {"bfloat16": 0, "float16": 1, "int8": 2}
 """The dtype code a lower-precision C rung's ``matmul_lowp`` takes."""
@@ -24,6 +24,16 @@ LOW_PRECISION_BLOCK = 64
 """Every dimension is padded with zeros to a multiple of this (the AMX tiles' 64-byte rows)."""
 
 
+def bfloat16_bits(x: Any) -> Any:
+    """The bfloat16 bit patterns (uint16 array) of a float32 array holding bfloat16 values
+    (``worker.inputs.to_bfloat16``)."""
+    import numpy as np
+
+    return np.ascontiguousarray(
+        (np.asarray(x, dtype=np.float32).view(np.uint32) >> 16).astype(np.uint16)
+    )
+
+
 def prepare_low_precision(
     build_info: dict[str, Any], name: str, source: str, flags: list[str], a: Any, b: Any,
     dtype: str, cdef_extra: str = "",
@@ -37,8 +47,6 @@ def prepare_low_precision(
         Unavailable: ``dtype`` is not one of :data:`LOW_PRECISION`.
     """
     import numpy as np
-
-    from overhead_tui.worker.inputs import bfloat16_bits
 
     if dtype not in LOW_PRECISION:
         raise Unavailable(f"{name} computes {', '.join(LOW_PRECISION)} only, not {dtype}")
