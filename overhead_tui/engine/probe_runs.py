@@ -92,8 +92,8 @@ def check_peak_isa() -> None:
 PROBE_CODE = ("overhead_tui.api", "overhead_tui.kit", "overhead_tui.worker")
 """The package's code the probes run on: ``api``, the whole kit (the timing, chains, SIMD and
 C-build helpers it hands to probe files) and the whole worker package (its entry, the bytecode
-counting), every ``.py`` file in them.  A change to any of them changes the probe cache's key, so the probes
-are measured again; a module here that moved is an error, never skipped."""
+counting), every ``.py`` file in them.  A change to any of them changes the probe cache's
+key, so the probes are measured again; a module here that moved is an error, never skipped."""
 
 
 def probe_code_files() -> list[Path]:
