@@ -65,6 +65,38 @@ Xeon, 2026-12-02, and 0.09–0.21 predicting a loop left out of the fit): beyond
 costs do not describe this interpreter's loops, and the one-at-a-time probes are used."""
 
 
+UNIT_COST_SOURCES: dict[str, tuple[str, str | None]] = {
+    "dispatch_ns": ("dispatch", None),
+    "boxing_ns": ("boxing", None),
+    "load_ns": ("container_access", None),
+    "store_ns": ("container_access", "store_ns"),
+    "array_load_ns": ("container_access", "array_load_ns"),
+    "array_store_ns": ("container_access", "array_store_ns"),
+    "c_api_load_ns": ("container_access", "c_api_load_ns"),
+    "c_api_float_ns": ("boxing", "c_api_float_ns"),
+    "call_ns": ("call_overhead", None),
+    "builtin_ns": ("call_overhead", "builtin_ns"),
+    "numpy_scalar_ns": ("numpy_call", "scalar_op_ns"),
+    "int_ns": ("boxing", "int_ns"),
+    "generator_item_ns": ("call_overhead", "generator_item_ns"),
+    "c_call_item_ns": ("call_overhead", "c_call_item_ns"),
+    "numpy_load_ns": ("numpy_call", "scalar_load_ns"),
+    "numpy_store_ns": ("numpy_call", "scalar_store_ns"),
+    "numpy_multiply_ns": ("numpy_call", "scalar_multiply_ns"),
+    "index_tuple_ns": ("numpy_call", "index_tuple_ns"),
+    "fadd_ns": ("scalar_fma", "fadd_ns"),
+    "fma_ns": ("scalar_fma", "fma_ns"),
+    "stack_fadd_ns": ("scalar_fma", "stack_fadd_ns"),
+    "issue_per_ns": ("scalar_fma", "issue_per_ns"),
+    "loop_entry_ns": ("scalar_fma", "loop_entry_ns"),
+}
+"""Where each measured unit cost of :class:`UnitCosts` comes from, as data: {field: (probe,
+its detail key, or None for the probe's own value)}.  ``from_probes`` reads them in one loop,
+each with its interval; a test checks the table against the class's fields.  The fields not
+here are derived (the peaks, the FP issue rates, the per-width and per-family rate tables),
+converted (``numpy_call_ns``: the probe's µs) or conditional (the ``loop_mix`` fit)."""
+
+
 @dataclass(frozen=True)
 class UnitCosts:
     """Unit costs from the probes (ns, except GFLOP/s and µs as named)."""
@@ -259,31 +291,13 @@ class UnitCosts:
         if numpy_us is not None:
             low, high = intervals["numpy_call_ns"]
             intervals["numpy_call_ns"] = (low * 1e3, high * 1e3)
+        measured = {
+            name: value(probe, name) if key is None else detail(probe, key, name)
+            for name, (probe, key) in UNIT_COST_SOURCES.items()
+        }
         return cls(
-            dispatch_ns=value("dispatch", "dispatch_ns"),
-            boxing_ns=value("boxing", "boxing_ns"),
-            load_ns=value("container_access", "load_ns"),
-            store_ns=detail("container_access", "store_ns", "store_ns"),
-            array_load_ns=detail("container_access", "array_load_ns", "array_load_ns"),
-            array_store_ns=detail("container_access", "array_store_ns", "array_store_ns"),
-            c_api_load_ns=detail("container_access", "c_api_load_ns", "c_api_load_ns"),
-            c_api_float_ns=detail("boxing", "c_api_float_ns", "c_api_float_ns"),
-            call_ns=value("call_overhead", "call_ns"),
-            builtin_ns=detail("call_overhead", "builtin_ns", "builtin_ns"),
+            **measured,
             numpy_call_ns=numpy_us * 1e3 if numpy_us is not None else None,
-            numpy_scalar_ns=detail("numpy_call", "scalar_op_ns", "numpy_scalar_ns"),
-            int_ns=detail("boxing", "int_ns", "int_ns"),
-            generator_item_ns=detail("call_overhead", "generator_item_ns", "generator_item_ns"),
-            c_call_item_ns=detail("call_overhead", "c_call_item_ns", "c_call_item_ns"),
-            numpy_load_ns=detail("numpy_call", "scalar_load_ns", "numpy_load_ns"),
-            numpy_store_ns=detail("numpy_call", "scalar_store_ns", "numpy_store_ns"),
-            numpy_multiply_ns=detail("numpy_call", "scalar_multiply_ns", "numpy_multiply_ns"),
-            index_tuple_ns=detail("numpy_call", "index_tuple_ns", "index_tuple_ns"),
-            fadd_ns=detail("scalar_fma", "fadd_ns", "fadd_ns"),
-            fma_ns=detail("scalar_fma", "fma_ns", "fma_ns"),
-            stack_fadd_ns=detail("scalar_fma", "stack_fadd_ns", "stack_fadd_ns"),
-            issue_per_ns=detail("scalar_fma", "issue_per_ns"),
-            loop_entry_ns=detail("scalar_fma", "loop_entry_ns", "loop_entry_ns"),
             l1_rates=l1_rates(probes),
             dense_rates=dense_rates(probes),
             numpy_rates=numpy_rates(probes),

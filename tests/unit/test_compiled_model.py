@@ -675,3 +675,22 @@ def test_a_perf_profile_arriving_after_the_run_derives_a_parallel_rungs_breakdow
     rung.profile = ProfileRecord(backends={"perf": PerfResult(layers={"parallel": 0.5})})
     attach_profile(rung, summary)
     assert rung.breakdown.compiled.fp_ns == pytest.approx(1 / 4 / 4)  # half its core working
+
+
+def test_the_unit_cost_sources_table_names_every_measured_field_once():
+    import dataclasses
+
+    from overhead_tui.analysis.unit_costs import UNIT_COST_SOURCES
+
+    fields = {f.name: f.type for f in dataclasses.fields(UnitCosts)}
+    derived = {"numpy_call_ns", "mix_dispatch_ns", "mix_float_ns", "mix_load_ns",
+               "peak_one_gflops", "peak_all_gflops", "fp_issue_one", "fp_issue_all"}  # fmt: skip
+    plain = {name for name, kind in fields.items() if kind == "float | None"}
+    assert set(UNIT_COST_SOURCES) == plain - derived
+    assert set(UNIT_COST_SOURCES) <= set(fields)
+    # each read from its probe with its interval: a detail at the value's relative spread
+    probes = {**PROBES, "scalar_fma": {"value": 1.0, "spread": 0.1, "details": {
+        **PROBES["scalar_fma"]["details"], "loop_entry_ns": 1.25}}}  # fmt: skip
+    costs = UnitCosts.from_probes(probe_records(probes))
+    assert costs.loop_entry_ns == 1.25 and costs.issue_per_ns == 20.0
+    assert costs.dispatch_ns == 1.5 and costs.interval("loop_entry_ns") is not None
