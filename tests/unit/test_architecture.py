@@ -294,3 +294,46 @@ def test_every_worker_module_runs_in_the_worker():
     reached = _reachable(entry | _kit_modules())
     reached |= {m.rsplit(".", 1)[0] for m in reached}  # a package runs its __init__
     assert worker - reached == set(), "parent-only code in worker/: move it beside its users"
+
+
+FILES = (".py", ".json", ".jsonl", ".md", ".tcss")
+"""Endings of file names the page quotes (``summary.json``), not code names."""
+
+
+def _documented_names() -> set[str]:
+    """Dotted names of the package in ARCHITECTURE.md's backticks (``engine.runner.Runner``,
+    ``present.live.LiveLadder.changed``): a part of the package, then modules and attributes."""
+    import re
+
+    text = (PACKAGE.parent / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    names = set()
+    for quoted in re.findall(r"`([A-Za-z_][\w.]*)`", text):
+        if "." in quoted and quoted.split(".")[0] in LAYERS and not quoted.endswith(FILES):
+            names.add(quoted)
+    return names
+
+
+def _resolves(dotted: str) -> bool:
+    """True when ``overhead_tui.<dotted>`` is a module, or an attribute of one (at any depth)."""
+    import importlib
+
+    parts = dotted.split(".")
+    for cut in range(len(parts), 0, -1):
+        module = "overhead_tui." + ".".join(parts[:cut])
+        if module not in MODULES:
+            continue
+        found: object = importlib.import_module(module)
+        for attribute in parts[cut:]:
+            if not hasattr(found, attribute):
+                return False
+            found = getattr(found, attribute)
+        return True
+    return False
+
+
+def test_every_code_name_in_the_architecture_page_exists():
+    names = _documented_names()
+    assert {"engine.runner.Runner", "engine.events.snapshot"} <= names
+    missing = sorted(n for n in names if not _resolves(n))
+    assert not missing, missing
+    assert not _resolves("engine.runner.NoSuchRunner")  # the check can fail
