@@ -241,7 +241,7 @@ class BudgetedSweep(RunControl):
         """The swept scenarios' names, in order."""
         return [s.name for s in self.specs]
 
-    def events(self) -> Iterator[Any]:
+    def events(self) -> Iterator[BudgetedEvent]:
         """Run the sweep and yield its events (``ProbeStarted`` while probes are measured,
         the workers' ``ScenarioProgress``).  ``summary.wall_s`` (s) includes the probes; the
         budget starts after them.
@@ -280,7 +280,7 @@ class BudgetedSweep(RunControl):
 
     def _sweep_one(
         self, spec: ScenarioSpec, index: int, share_s: float, log: IO[str]
-    ) -> Iterator[Any]:
+    ) -> Iterator[BudgetedEvent]:
         began = self.clock()
         last = None
         for x in self.points:
@@ -311,7 +311,7 @@ class BudgetedSweep(RunControl):
                 yield self._stop(spec.name, "cancelled", "stopped by the user", log)
                 return
 
-    def _run_point(self, plan: PointPlan) -> Generator[Any, None, ScenarioResult]:
+    def _run_point(self, plan: PointPlan) -> Generator[ScenarioProgress, None, ScenarioResult]:
         """Execute one point's plan through a Runner (one worker, the sweep's cancellation);
         returns (via StopIteration) its result."""
         runner = Runner(
