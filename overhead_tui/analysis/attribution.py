@@ -139,71 +139,27 @@ def interpreted_rows(
     load_unit = "ns/load" + suffix
     if events.python_twin and (c_api := twin.c_api_load(costs, compiler)) is not None:
         load_field, load_unit = c_api
-    rows = [
-        _row(
-            "interpreter_dispatch",
-            events.dispatches,
-            getattr(costs, dispatch_field),
-            "ns/dispatch" + suffix,
-            costs,
-            dispatch_field,
-        ),
-        _row(
-            "boxing", floats, getattr(costs, float_field), "ns/float" + suffix, costs, float_field
-        ),
-        _row("boxing", ints, costs.int_ns, "ns/int (above the small-int cache)", costs, "int_ns"),
-        _row(
-            "container_access",
-            loads,
-            getattr(costs, load_field),
-            load_unit,
-            costs,
-            load_field,
-        ),
-        _row("container_access", stores, costs.store_ns, "ns/store", costs, "store_ns"),
-        _row(
-            "container_access",
-            array_loads,
-            costs.array_load_ns,
-            "ns/array read (its float included)",
-            costs,
-            "array_load_ns",
-        ),
-        _row(
-            "container_access",
-            array_stores,
-            costs.array_store_ns,
-            "ns/array write",
-            costs,
-            "array_store_ns",
-        ),
-        _row("call_overhead", calls - resumptions, costs.call_ns, "ns/call", costs, "call_ns"),
-        _row(
-            "call_overhead",
-            resumptions,
-            costs.generator_item_ns,
-            "ns/generator item (resume, zip and sum steps)",
-            costs,
-            "generator_item_ns",
-        ),
-        _row(
-            "call_overhead",
-            float(events.c_calls or 0.0),
-            costs.c_call_item_ns,
-            "ns/builtin called from C (a map item, its iterator and sum steps)",
-            costs,
-            "c_call_item_ns",
-        ),
-        _c_float_row(float(events.c_floats or 0.0), costs),
-        _row(
-            "call_overhead",
-            other_builtins,
-            costs.builtin_ns,
-            "ns/builtin call",
-            costs,
-            "builtin_ns",
-        ),
-    ]
+    # (layer, events per FMA, the UnitCosts field that prices one, its unit): each cost once
+    table: list[tuple[str, float, str, str]] = [
+        ("interpreter_dispatch", events.dispatches, dispatch_field, "ns/dispatch" + suffix),
+        ("boxing", floats, float_field, "ns/float" + suffix),
+        ("boxing", ints, "int_ns", "ns/int (above the small-int cache)"),
+        ("container_access", loads, load_field, load_unit),
+        ("container_access", stores, "store_ns", "ns/store"),
+        ("container_access", array_loads, "array_load_ns", "ns/array read (its float included)"),
+        ("container_access", array_stores, "array_store_ns", "ns/array write"),
+        ("call_overhead", calls - resumptions, "call_ns", "ns/call"),
+        ("call_overhead", resumptions, "generator_item_ns",
+         "ns/generator item (resume, zip and sum steps)"),
+        ("call_overhead", float(events.c_calls or 0.0), "c_call_item_ns",
+         "ns/builtin called from C (a map item, its iterator and sum steps)"),
+    ]  # fmt: skip
+    rows = [_row(layer, n, getattr(costs, f), unit, costs, f) for layer, n, f, unit in table]
+    rows.append(_c_float_row(float(events.c_floats or 0.0), costs))
+    rows.append(
+        _row("call_overhead", other_builtins, costs.builtin_ns, "ns/builtin call", costs,
+             "builtin_ns")
+    )  # fmt: skip
     if events.python_twin and (protocol := twin.number_protocol_ns(costs, compiler)) is not None:
         float_ops = sum(v for k, v in ops.items() if k in FLOAT_RESULT_OPS)
         unit = f"ns/float op through the generic number protocol ({compiler})"
