@@ -6,12 +6,18 @@ import argparse
 import sys
 from pathlib import Path
 
-from overhead_tui.commands.common import check_settings, plan, prepare_cache, run_app
+from overhead_tui.commands.common import (
+    EXIT_NO_TTY,
+    check_settings,
+    open_interpreters,
+    plan,
+    prepare_cache,
+    require_terminal,
+    run_app,
+)
 from overhead_tui.engine.run_dir import SUMMARY_FILE, check_runs_parent
 from overhead_tui.summary.interpreters import InterpretersSummary, is_interpreters_summary
 from overhead_tui.summary.records import MAX_SUMMARY_BYTES, RunSummary
-
-EXIT_NO_TTY = 2
 
 
 def add_app_options(parser: argparse.ArgumentParser) -> None:
@@ -34,19 +40,6 @@ def add_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _require_terminal(
-    instead: str = "for a headless run use `overhead-tui run` (see `overhead-tui run --help`)",
-) -> bool:
-    """True on a terminal; else one line saying what to use ``instead`` (and False)."""
-    if sys.stdin.isatty() and sys.stdout.isatty():
-        return True
-    print(
-        f"overhead-tui: the app needs a terminal (stdin and stdout are not a TTY); {instead}",
-        file=sys.stderr,
-    )
-    return False
-
-
 OPEN_INSTEAD = "open it from a terminal; without one, its summary.json is plain JSON to read"
 """What ``open`` suggests without a terminal."""
 
@@ -54,7 +47,7 @@ OPEN_INSTEAD = "open it from a terminal; without one, its summary.json is plain 
 def launch(args: argparse.Namespace) -> int:
     """Open the app on a new run with the command-line settings."""
     _, settings = plan(args)  # bad input fails here, before the terminal is taken over
-    if not _require_terminal():
+    if not require_terminal():
         return EXIT_NO_TTY
     check_runs_parent(args.out)  # the app makes one run folder per run inside --out
     prepare_cache()
@@ -86,14 +79,12 @@ def run(args: argparse.Namespace) -> int:
     opens on the *Interpreters* screen)."""
     announce_large(args.path)
     if is_interpreters_summary(args.path):
-        from overhead_tui.commands.interpreters import show_in_app
-
         combined = InterpretersSummary.load(args.path)  # SummaryError -> one line, exit 2
-        if not _require_terminal(OPEN_INSTEAD):
+        if not require_terminal(OPEN_INSTEAD):
             return EXIT_NO_TTY
-        return show_in_app(combined)
+        return open_interpreters(combined)
     summary = RunSummary.load(args.path)  # SummaryError -> one line, exit 2
-    if not _require_terminal(OPEN_INSTEAD):
+    if not require_terminal(OPEN_INSTEAD):
         return EXIT_NO_TTY
     from overhead_tui.tui.app import OverheadApp
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import signal
 import sys
 from collections.abc import Callable, Iterator
@@ -24,7 +25,9 @@ from overhead_tui.interpreters.check import check_python
 from overhead_tui.kit.folders import ensure_cache
 from overhead_tui.machine.host import available_memory_bytes
 from overhead_tui.plugins.scenarios import SUPPORTED_DTYPES, ScenarioSpec, discover, select
-from overhead_tui.summary.records import Settings
+from overhead_tui.summary.interpreters import InterpretersSummary
+from overhead_tui.summary.records import RunSummary, Settings
+from overhead_tui.summary.validation import SummaryError
 from overhead_tui.worker.inputs import estimated_bytes
 
 if TYPE_CHECKING:
@@ -308,3 +311,55 @@ def run_app(app: OverheadApp) -> int:
     if app.farewell:
         print(app.farewell, file=sys.stderr)
     return app.return_code or 0
+
+
+def open_summary(summary: RunSummary) -> int:
+    """Open the app on ``summary``: a summary with a sweep opens on the Sweep screen, one
+    with ``shapes`` on the Shapes screen; the app's exit code (``commands.common.run_app``)."""
+    from overhead_tui.tui.app import OverheadApp
+
+    return run_app(OverheadApp(summary=summary, check_settings=check_settings))
+
+
+EXIT_NO_TTY = 2
+"""The exit status of a command that needs the app without a terminal."""
+
+
+def require_terminal(
+    instead: str = "for a headless run use `overhead-tui run` (see `overhead-tui run --help`)",
+) -> bool:
+    """True on a terminal; else one line saying what to use ``instead`` (and False)."""
+    if sys.stdin.isatty() and sys.stdout.isatty():
+        return True
+    print(
+        f"overhead-tui: the app needs a terminal (stdin and stdout are not a TTY); {instead}",
+        file=sys.stderr,
+    )
+    return False
+
+
+def open_interpreters(combined: InterpretersSummary) -> int:
+    """Open the app on the baseline's run with the *Interpreters* screen on top; its exit code
+    (130 when interrupted, see ``commands.common.run_app``)."""
+    from overhead_tui.tui.app import OverheadApp
+
+    return run_app(
+        OverheadApp(
+            summary=baseline_summary(combined), interpreters=combined, check_settings=check_settings
+        )
+    )
+
+
+def baseline_summary(combined: InterpretersSummary) -> RunSummary:
+    """The baseline interpreter's run: its ``summary.json`` when its run directory is still
+    there, else a summary of its scenarios from the combined file."""
+    first = combined.interpreters[0] if combined.interpreters else None
+    if first is not None and first.run_dir:
+        try:
+            return RunSummary.load(Path(first.run_dir))
+        except SummaryError:
+            pass
+    summary = RunSummary(settings=dataclasses.replace(combined.settings))
+    summary.scenarios = list(first.scenarios) if first is not None else []
+    summary.run_dir = first.run_dir if first is not None else None
+    return summary

@@ -129,10 +129,9 @@ def render_table(comparison: Comparison) -> list[str]:
 
 def open_in_app(comparison: Comparison, run_a: RunSummary) -> int:
     """Open the app on run A with the *Compare* screen on top (Textual is imported here)."""
-    from overhead_tui.commands.app import EXIT_NO_TTY, _require_terminal
-    from overhead_tui.commands.common import check_settings, run_app
+    from overhead_tui.commands.common import EXIT_NO_TTY, check_settings, require_terminal, run_app
 
-    if not _require_terminal():
+    if not require_terminal():
         return EXIT_NO_TTY
     from overhead_tui.tui.screens.compare import compare_app
 

@@ -13,7 +13,6 @@ import argparse
 import dataclasses
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 from overhead_tui.commands.arguments import positive_int
@@ -22,6 +21,7 @@ from overhead_tui.commands.common import (
     add_measurement_options,
     add_scenario_choice,
     check_sizes,
+    open_interpreters,
     prepare_cache,
     settings_from,
     stderr_is_tty,
@@ -44,8 +44,7 @@ from overhead_tui.interpreters.resolve import (
 )
 from overhead_tui.plugins.scenarios import discover, select
 from overhead_tui.summary.interpreters import InterpreterRun, InterpretersSummary, PythonInfo
-from overhead_tui.summary.records import RunSummary, created_now
-from overhead_tui.summary.validation import SummaryError
+from overhead_tui.summary.records import created_now
 
 HELP = "the same ladder on several Pythons side by side"
 DESCRIPTION = (
@@ -83,7 +82,7 @@ def add_options(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run every interpreter's ladder; exit 0 when every one ran with every rung ok or
     skipped, 1 otherwise, 2 for a ``--python`` that names nothing, 130 when interrupted."""
-    from overhead_tui.commands.run import Progress
+    from overhead_tui.present.progress import Progress
 
     pythons = [
         resolve_python(requested) for requested in args.python
@@ -148,7 +147,7 @@ def run(args: argparse.Namespace) -> int:
     table = render_table(combined)
     _write(combined, args, progress.note)
     print(table)
-    if args.app and (code := show_in_app(combined)):
+    if args.app and (code := open_interpreters(combined)):
         return code  # 130: Ctrl-C in the app
     return 1 if failed else 0
 
@@ -162,34 +161,6 @@ def _columns(entry: InterpreterRun) -> list[tuple[InterpreterRun, dict[str, str]
         (dataclasses.replace(entry, python=column.info, scenarios=[]), column.env)
         for column in plan_columns(entry.python)
     ]
-
-
-def show_in_app(combined: InterpretersSummary) -> int:
-    """Open the app on the baseline's run with the *Interpreters* screen on top; its exit code
-    (130 when interrupted, see ``commands.common.run_app``)."""
-    from overhead_tui.commands.common import check_settings, run_app
-    from overhead_tui.tui.app import OverheadApp
-
-    return run_app(
-        OverheadApp(
-            summary=baseline_summary(combined), interpreters=combined, check_settings=check_settings
-        )
-    )
-
-
-def baseline_summary(combined: InterpretersSummary) -> RunSummary:
-    """The baseline interpreter's run: its ``summary.json`` when its run directory is still
-    there, else a summary of its scenarios from the combined file."""
-    first = combined.interpreters[0] if combined.interpreters else None
-    if first is not None and first.run_dir:
-        try:
-            return RunSummary.load(Path(first.run_dir))
-        except SummaryError:
-            pass
-    summary = RunSummary(settings=dataclasses.replace(combined.settings))
-    summary.scenarios = list(first.scenarios) if first is not None else []
-    summary.run_dir = first.run_dir if first is not None else None
-    return summary
 
 
 def _refuse_too_old(python: str, requested: str) -> None:

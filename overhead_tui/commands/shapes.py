@@ -7,19 +7,22 @@ import argparse
 import sys
 
 from overhead_tui.commands.arguments import positive_int
-from overhead_tui.commands.common import add_export_options, prepare_cache, stderr_is_tty
-from overhead_tui.commands.export_paths import check_export_paths
-from overhead_tui.commands.sweep import (
-    PointProgress,
+from overhead_tui.commands.budgeted import (
     add_budgeted_options,
     add_points_option,
     add_swept_scenarios,
     drive,
     exit_status,
     point_settings,
-    show_in_app,
     swept_scenarios,
 )
+from overhead_tui.commands.common import (
+    add_export_options,
+    open_summary,
+    prepare_cache,
+    stderr_is_tty,
+)
+from overhead_tui.commands.export_paths import check_export_paths
 from overhead_tui.engine.run_dir import prepare_run_dir
 from overhead_tui.errors import UsageError
 from overhead_tui.export.shapes import render_shapes_markdown, render_shapes_table
@@ -27,6 +30,7 @@ from overhead_tui.interpreters.check import check_python
 from overhead_tui.machine.caches import read_cache_sizes
 from overhead_tui.machine.host import available_memory_bytes
 from overhead_tui.plugins.scenarios import ScenarioSpec
+from overhead_tui.present.progress import PointProgress
 from overhead_tui.summary.records import RunSummary, Settings
 from overhead_tui.summary.vocabulary import DTYPE_ITEMSIZE
 from overhead_tui.sweeps.shapes import (
@@ -159,7 +163,7 @@ def run(args: argparse.Namespace) -> int:
     progress.note(f"run directory: {run_dir}")
     if summary.wall_s is not None:
         progress.note(f"wall time: {summary.wall_s:.1f} s")
-    if args.app and (code := show_in_app(summary)):
+    if args.app and (code := open_summary(summary)):
         return code  # 130: Ctrl-C in the app
     return exit_status(sweep, sweep.record.points)
 

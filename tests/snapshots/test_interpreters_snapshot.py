@@ -13,7 +13,7 @@ from dataclasses import replace
 
 import pytest
 
-from overhead_tui.commands.interpreters import baseline_summary
+from overhead_tui.commands.common import baseline_summary
 from overhead_tui.summary.interpreters import InterpretersSummary
 from overhead_tui.tui.app import OverheadApp
 from tests.conftest import FIXTURES

@@ -337,3 +337,24 @@ def test_every_code_name_in_the_architecture_page_exists():
     missing = sorted(n for n in names if not _resolves(n))
     assert not missing, missing
     assert not _resolves("engine.runner.NoSuchRunner")  # the check can fail
+
+
+SHARED_COMMAND_MODULES = {"common", "arguments", "export_paths", "budgeted"}
+"""The command modules others compose (options, checks, the budgeted sweeps' shared parts);
+a subcommand's own module imports no other subcommand."""
+
+
+def test_no_command_imports_another_command():
+    found = {}
+    for module, path in MODULES.items():
+        parts = module.split(".")
+        if parts[1:2] != ["commands"] or len(parts) < 3 or parts[2] in SHARED_COMMAND_MODULES:
+            continue
+        others = {
+            m.split(".")[2]
+            for m in _imports(path)
+            if m.startswith("overhead_tui.commands.") and m.split(".")[2] != parts[2]
+        }
+        if others - SHARED_COMMAND_MODULES:
+            found[module] = sorted(others - SHARED_COMMAND_MODULES)
+    assert not found, found

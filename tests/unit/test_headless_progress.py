@@ -8,7 +8,6 @@ import io
 
 import pytest
 
-from overhead_tui.commands.run import Progress
 from overhead_tui.engine.events import (
     RunFinished,
     ScenarioFinished,
@@ -16,6 +15,7 @@ from overhead_tui.engine.events import (
     ScenarioStarted,
 )
 from overhead_tui.present.format import fmt_gflops, fmt_seconds
+from overhead_tui.present.progress import Progress
 from tests.conftest import RECORDED_SUMMARY, fixture_summary
 
 

@@ -120,8 +120,8 @@ def test_the_theory_per_dtype_on_each_corpus_cpu(name):
 
 
 def test_a_lower_precision_run_skips_the_float_rungs_with_one_line():
-    from overhead_tui.commands.run import render_table
     from overhead_tui.engine.plan import planned_summary
+    from overhead_tui.present.tables import render_table
     from overhead_tui.summary.records import Settings
 
     summary = planned_summary(discover(), Settings(dtype="int8"))

@@ -121,7 +121,7 @@ def test_a_dispatch_probe_whose_processes_differ_widely_is_said():
 
 
 def test_the_headless_table_ends_with_the_machines_warnings():
-    from overhead_tui.commands.run import render_table
+    from overhead_tui.present.tables import render_table
     from tests.conftest import RECORDED_SUMMARY, fixture_summary
 
     summary = fixture_summary(RECORDED_SUMMARY)

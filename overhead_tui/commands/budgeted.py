@@ -1,0 +1,122 @@
+"""What the budgeted sweep commands (``sweep`` over n, ``shapes`` over the batch m) share:
+their point and budget options, their scenarios, driving a sweep with its progress, and the
+exit status.  Composed into both commands (neither imports the other)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from overhead_tui.commands.arguments import positive_int, seconds_to_wait
+from overhead_tui.commands.common import (
+    add_measurement_options,
+    add_scenario_choice,
+    settings_from,
+    stop_on_signals,
+)
+from overhead_tui.errors import EXIT_INTERRUPTED, UsageError
+from overhead_tui.plugins.scenarios import ScenarioSpec, discover, select
+from overhead_tui.present.progress import PointProgress
+from overhead_tui.summary.records import Settings
+from overhead_tui.summary.sweep import BudgetedPoint
+from overhead_tui.summary.vocabulary import FAILED
+
+if TYPE_CHECKING:
+    from overhead_tui.sweeps.shapes import ShapesSweep
+    from overhead_tui.sweeps.sizes import Sweep
+
+
+def parse_sizes(text: str) -> tuple[int, ...]:
+    """argparse type for ``--sizes 8,16,32``: sorted, distinct matrix orders ≥ 1.
+
+    Raises:
+        argparse.ArgumentTypeError: an empty list or item, or an item that is not a whole
+            number ≥ 1 (one line naming it).
+    """
+    items = [item.strip() for item in text.split(",")]
+    if not any(items):
+        raise argparse.ArgumentTypeError("no sizes given; fix: give sizes like 8,16,32")
+    if not all(items):
+        raise argparse.ArgumentTypeError(
+            f"empty item in {text!r}; fix: give sizes like 8,16,32 (commas between numbers)"
+        )
+    return tuple(sorted({positive_int(item) for item in items}))
+
+
+def add_swept_scenarios(parser: argparse.ArgumentParser, defaults: tuple[str, ...]) -> None:
+    """``--scenario``, repeatable: the scenarios a sweep runs (default: ``defaults``)."""
+    add_scenario_choice(parser, f"sweep this scenario (repeatable; default: {', '.join(defaults)})")
+
+
+def add_points_option(
+    parser: argparse.ArgumentParser,
+    flag: str,
+    letter: str,
+    help: str,
+    default: tuple[int, ...] | None = None,
+) -> None:
+    """The option naming a budgeted sweep's points (``--sizes`` n, ``--batches`` m): whole
+    numbers ≥ 1, comma-separated (``parse_sizes``)."""
+    parser.add_argument(
+        flag, type=parse_sizes, default=default, metavar=f"{letter},{letter},...", help=help
+    )
+
+
+def add_budgeted_options(
+    parser: argparse.ArgumentParser,
+    budget_s: float,
+    repeats: int,
+    min_time_s: float,
+    screen: str,
+) -> None:
+    """The options every budgeted sweep has after its own: ``--budget`` (default
+    ``budget_s``), the measurement options (per point) and ``--app`` (opens ``screen``)."""
+    parser.add_argument(
+        "--budget",
+        type=seconds_to_wait,
+        default=budget_s,
+        metavar="S",
+        help=f"total seconds, split among the scenarios (default: {budget_s:g}; the probes, "
+        "when measured, come on top)",
+    )
+    add_measurement_options(parser, repeats=repeats, min_time_s=min_time_s, unit="point")
+    parser.add_argument(
+        "--app", action="store_true", help=f"afterwards, show the {screen} screen in the app"
+    )
+
+
+def swept_scenarios(args: argparse.Namespace, defaults: tuple[str, ...]) -> list[ScenarioSpec]:
+    """The scenarios a budgeted sweep runs (``--scenario``, or ``defaults``), once ``--app``
+    is known to have a terminal.
+
+    Raises:
+        UsageError: --app without a terminal, an unknown scenario or a broken scenario file.
+    """
+    if args.app and not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise UsageError("--app needs a terminal (stdin and stdout are not a TTY); fix: drop --app")
+    return select(discover(list(args.scenarios_dir)), list(args.scenario or defaults))
+
+
+def drive(sweep: Sweep | ShapesSweep, progress: PointProgress) -> None:
+    """Run ``sweep`` to its end, showing its events; Ctrl-C, SIGTERM or SIGHUP cancel it."""
+    with stop_on_signals(progress.note, sweep.cancel):
+        for event in sweep.events():
+            progress.show(event)
+
+
+def exit_status(sweep: Sweep | ShapesSweep, points: Sequence[BudgetedPoint]) -> int:
+    """130 when ``sweep`` was stopped, 1 when a point failed or none was measured, else 0
+    (budget, size and skipped stops are normal)."""
+    if sweep.cancelled:
+        return EXIT_INTERRUPTED
+    failed = [p for p in points if p.status in FAILED]
+    measured = [p for p in points if p.status == "ok"]
+    return 1 if failed or not measured else 0
+
+
+def point_settings(args: argparse.Namespace, specs: list[ScenarioSpec]) -> Settings:
+    """The settings of every point of a sweep from its options (the point's size is set per
+    point): the run options' settings for the swept scenarios."""
+    return settings_from(args, size=None, scenarios=[s.name for s in specs])

@@ -1,0 +1,67 @@
+"""The tables the CLI prints on stdout (a run's ladder, a sweep's points), as text."""
+
+from __future__ import annotations
+
+from overhead_tui.present.format import (
+    aligned_lines,
+    below_dense_note,
+    dense_reference_note,
+    ladder_headers,
+    ladder_row,
+    skipped_for_dtype,
+)
+from overhead_tui.present.sweep_rows import point_cell, sweep_rows
+from overhead_tui.summary.records import RunSummary
+
+
+def render_table(summary: RunSummary) -> str:
+    """The ladder as an aligned plain-text table, with warnings and errors below it."""
+    headers = ladder_headers(summary.settings.dtype)
+    grouped, failed = skipped_for_dtype(summary)
+    shown = [r for r in summary.scenarios if r.name not in grouped]
+    lines = aligned_lines([headers, *(ladder_row(r) for r in shown)], {1, 7})
+    lines += [f"  {line}" for line in failed]
+    lines += [
+        f"  {r.name}: ! {'; '.join(r.warnings)}" for r in shown if r.status == "ok" and r.warnings
+    ]
+    if (faster := below_dense_note(summary)) is not None:
+        lines.append(f"  ({faster})")
+    if grouped:
+        lines.append(
+            f"  {len(grouped)} rungs skipped: they do not support {summary.settings.dtype} "
+            f"(see `overhead-tui list` for each rung's dtypes)"
+        )
+    note = dense_reference_note(summary)
+    if note is not None:
+        lines.append(f"  ({note})")
+    for warning in summary.machine.limit_warnings or ():
+        lines.append(f"  machine: ! {warning}")
+    return "\n".join(lines)
+
+
+def render_sweep_table(summary: RunSummary) -> str:
+    """GFLOP/s per scenario (rows) and n (columns) as aligned text: ``!`` marks an unstable
+    point, a failed point shows its status, a size not run ``—``; the last column says why a
+    scenario stopped before the last size.  Failed points' errors are listed below."""
+    sizes: list[int] = list(summary.sweep.sizes) if summary.sweep else []
+    rows = sweep_rows(summary)
+    header = ["GFLOP/s", *(f"n={n}" for n in sizes), "stopped"]
+    table = [header]
+    for row in rows:
+        cells = [point_cell(row.points.get(n)) for n in sizes]
+        table.append([row.scenario, *cells, row.stopped or ""])
+    widths = [max(len(cells[i]) for cells in table) for i in range(len(header))]
+    lines = [
+        "  ".join(
+            c.ljust(w) if i in (0, len(header) - 1) else c.rjust(w)
+            for i, (c, w) in enumerate(zip(cells, widths, strict=True))
+        ).rstrip()
+        for cells in table
+    ]
+    for row in rows:
+        for n, point in sorted(row.points.items()):
+            if point.status != "ok":
+                lines.append(f"  {row.scenario} at n={n}: {point.status} — {point.error}")
+    if any(p.warnings for row in rows for p in row.points.values()):
+        lines.append("  ! unstable timing (noise, CPU contention): see points/<scenario>-<n>/")
+    return "\n".join(lines)
