@@ -24,8 +24,7 @@ Wellein, *Introduction to High Performance Computing for Scientists and Engineer
 
 Beside the bound, the loops around the hot loop: each entry of it (its loop nest counted at
 the rung's n by gcc's arc profiling, ``worker.loop_nest``) at the measured cost of entering
-and leaving a short vectorised loop (``scalar_fma``: ``loop_entry_ns``).  c_tiled enters
-its 32-element ``j`` loop once per 32 multiply-adds.
+and leaving a short vectorised loop (``scalar_fma``: ``loop_entry_ns``).
 
 Memory (measured, not modelled): the rung's own kernel timed again at its own n with A and B
 resident in L1 (``ResidentTiming``: every page of A and B is the same physical page, so the
@@ -38,11 +37,8 @@ dependencies).  Before it, where transparent huge pages are granted, a first ste
 kernel on copies of A and B on fresh 2 MiB pages, so 64-byte aligned (a C rung's C follows
 A's alignment: ``kit.cbuild.prepare``); its time beyond that is the cost of where the
 allocator put them (``placement``: 512-bit accesses split across two cache lines, TLB
-misses).  Found on Zen 4 (2026-12-06): c_tiled at n = 512 takes 0.33 ns/FMA on numpy's
-arrays (16 bytes past a page: every zmm access of A, B and C spans two lines), 0.31 with
-only C so placed, 0.23 with only A and B, 0.175 with all three aligned, and 0.145 with C
-also 256 bytes off B's page offset (no 4K aliasing between C's stores and B's loads, which
-stays unexplained): the placement, not the loop, cost half its time.  The memory
+misses; numpy's arrays lie 16 bytes past a cache line, where every 512-bit access spans
+two; measured cases: ``docs/guides/breakdown-and-waterfall.md``).  The memory
 hierarchy's row then starts from the aligned time.  What the in-core bounds miss of the
 resident time (store forwarding) stays *unexplained*.
 
@@ -139,8 +135,8 @@ def runtime_wait_share(result: ScenarioResult) -> float | None:
     barriers, OpenBLAS's thread server, ``sched_yield``: ``profilers.layermap``'s
     ``parallel``), where perf profiled it in the run; None otherwise.  A thread spinning at a
     barrier is on a CPU without working: beside a busy neighbour, with two threads stacked on
-    the one free core, each spins through its partner's time slice (measured 2026-12-06 on
-    Zen 4: 38 % of numba_parallel's samples, 65 % of c_blocked_packed_threads')."""
+    the one free core, each spins through its partner's time slice (figures: ``docs/ladder.md``,
+    "Library rungs and their threads")."""
     if "parallel" not in result.layers or result.profile is None:
         return None
     perf = result.profile.backends.get("perf")
