@@ -238,7 +238,7 @@ def in_core_rows(
         row = replace(
             row,
             unit=f"{row.unit}; threads got {got if got is not None else cores:.2f} of "
-            f"{machine:.2g} cores{working}",
+            f"{machine:.0f} cores{working}",
         )
     rows = [row]
     nest = code.loop_nest
