@@ -37,6 +37,8 @@ COMMANDS = (
     "compare",
     "shapes",
     "interpreters",
+    "new",
+    "watch",
 )
 """Subcommands, in the order ``--help`` lists them; each is a module of ``overhead_tui.commands``
 (``open`` is ``commands.app``) with ``HELP``, ``DESCRIPTION``, optionally ``add_options(parser)``

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from overhead_tui.errors import UsageError
 from overhead_tui.kit.folders import writable_problem
-from overhead_tui.summary.records import SUMMARY_FILE
+from overhead_tui.summary.records import SUMMARY_FILE, RunSummary
 
 LOCK_NAME = "run.lock"
 """The lock file inside a run directory (holds the owning process's pid)."""
@@ -217,3 +217,28 @@ def refuse_run_files(paths: dict[str, Path | None], out: Path | None) -> None:
 def stderr_log(run_dir: Path, name: str) -> Path:
     """Where scenario or probe ``name``'s worker stderr is kept in ``run_dir``."""
     return run_dir / LOGS_DIR / f"{name}.stderr.txt"
+
+
+LADDER_RUNGS = 5
+"""Measured rungs a saved run needs to count as a ladder (``latest_ladder``)."""
+
+
+def latest_ladder(parent: Path | None = None) -> RunSummary | None:
+    """The newest saved run under ``parent`` (default: the user data dir's runs) with at
+    least :data:`LADDER_RUNGS` measured rungs, the dense kernel among them: what ``watch``
+    places a file's speed on; None
+    when there is none (or it cannot be read)."""
+    folder = parent or default_runs_dir()
+    try:
+        runs = sorted(folder.iterdir(), reverse=True)
+    except OSError:
+        return None
+    for run in runs[:50]:
+        try:
+            summary = RunSummary.load(run / SUMMARY_FILE)
+        except Exception:
+            continue
+        measured = {r.name for r in summary.scenarios if r.has_speed}
+        if len(measured) >= LADDER_RUNGS and "numpy_matmul" in measured:
+            return summary
+    return None

@@ -1,0 +1,93 @@
+"""``overhead-tui new NAME``: a scenario file of your own, started from a built-in rung."""
+
+from __future__ import annotations
+
+import argparse
+import keyword
+import re
+from pathlib import Path
+
+from overhead_tui.errors import UsageError
+from overhead_tui.plugins.scenarios import discover, select
+
+HELP = "write a scenario file of your own, started from a built-in rung"
+DESCRIPTION = (
+    "Copy a built-in rung (--from, default python_naive) to DIR/NAME.py with its NAME set to "
+    "NAME and a comment before each declaration saying what it does. Edit its kernel, then run "
+    "it with `overhead-tui run --scenarios-dir DIR --scenario NAME` (or open the app with "
+    "--scenarios-dir DIR)."
+)
+
+DECLARATIONS = {
+    "NAME": "the scenario's name: what --scenario picks and every table shows (unique)",
+    "TITLE": "one line saying how this kernel computes C = A·B",
+    "RUNG": "its place on the ladder (1 = pure Python ... 21 = the dense kernel)",
+    "LAYERS": "the layers of overhead its code carries (`overhead-tui list` shows the names)",
+    "REMOVES": "what it removes against the rung before (declared; the waterfall measures it)",
+    "DEFAULT_SIZE": "the matrix order n it runs at without --size",
+    "MAX_SIZE": "the largest n it may be asked for (a sweep stops there)",
+    "DTYPES": "the element types it computes in",
+    "REQUIRES": "the modules it needs (a missing one skips the rung with the install command)",
+}
+"""What each declaration of a scenario file means: the comment ``new`` writes before it."""
+
+
+def add_options(parser: argparse.ArgumentParser) -> None:
+    """The options of ``new``."""
+    parser.add_argument("name", metavar="NAME", help="the new scenario's name (a Python name)")
+    parser.add_argument(
+        "--from",
+        dest="source",
+        default="python_naive",
+        metavar="RUNG",
+        help="the built-in rung to start from (default: python_naive; `overhead-tui list`)",
+    )
+    parser.add_argument(
+        "--dir",
+        type=Path,
+        default=Path("."),
+        metavar="DIR",
+        help="the folder to write NAME.py in (created if missing; default: here)",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """Write DIR/NAME.py; one line on stdout naming it and how to run it."""
+    path = scaffold(args.name, args.source, args.dir)
+    print(f"wrote {path}; run it with: overhead-tui run --scenarios-dir {args.dir} "
+          f"--scenario {args.name}")  # fmt: skip
+    return 0
+
+
+def scaffold(name: str, source: str, folder: Path) -> Path:
+    """Write ``folder``/``name``.py: the built-in rung ``source``'s file with its ``NAME`` set
+    to ``name`` and :data:`DECLARATIONS`' comment before each declaration; its path.
+
+    Raises:
+        UsageError: ``name`` is not a Python name or is taken by a built-in rung, ``source``
+            is unknown, the file exists already, or ``folder`` cannot be written.
+    """
+    if not name.isidentifier() or keyword.iskeyword(name):
+        raise UsageError(f"{name!r} is not a Python name; fix: use letters, digits and _")
+    builtins = {spec.name: spec for spec in discover([])}
+    if name in builtins:
+        raise UsageError(f"{name} is a built-in rung's name; fix: choose another NAME")
+    spec = select(list(builtins.values()), [source])[0]
+    target = folder / f"{name}.py"
+    if target.exists():
+        raise UsageError(f"{target} exists already; fix: choose another NAME or --dir")
+    text = spec.path.read_text(encoding="utf-8")
+    text = re.sub(r'(?m)^NAME = "[^"]*"', f'NAME = "{name}"', text, count=1)
+    text = re.sub(r'(?m)^TITLE = "', f'TITLE = "{name} (from {source}): ', text, count=1)
+    for declaration, meaning in DECLARATIONS.items():
+        text = re.sub(
+            rf"(?m)^({declaration} = )", rf"# {declaration}: {meaning}\n\1", text, count=1
+        )
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(
+            f"cannot write {target}: {exc.strerror or exc}; fix: give --dir a writable folder"
+        ) from None
+    return target

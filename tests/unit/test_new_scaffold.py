@@ -1,0 +1,43 @@
+"""``overhead-tui new``: a scenario file of one's own from a built-in rung."""
+
+from __future__ import annotations
+
+import pytest
+
+from overhead_tui.commands.new import DECLARATIONS, scaffold
+from overhead_tui.errors import UsageError
+from overhead_tui.plugins.scenarios import read_spec
+
+
+def test_the_scaffold_is_a_scenario_of_its_own_name_with_each_declaration_explained(tmp_path):
+    path = scaffold("my_loop", "python_naive", tmp_path / "mine")
+    spec = read_spec(path)
+    assert spec.name == "my_loop" and spec.title.startswith("my_loop (from python_naive)")
+    text = path.read_text()
+    for declaration in ("NAME", "TITLE", "RUNG", "LAYERS", "DEFAULT_SIZE"):
+        assert f"# {declaration}: {DECLARATIONS[declaration]}\n{declaration} = " in text
+    c_rung = read_spec(scaffold("my_tiles", "c_tiled", tmp_path / "mine"))
+    assert c_rung.name == "my_tiles" and c_rung.rung == 13
+
+
+@pytest.mark.parametrize(
+    ("name", "source", "says"),
+    [
+        ("9lives", "python_naive", "not a Python name"),
+        ("class", "python_naive", "not a Python name"),
+        ("python_naive", "python_naive", "a built-in rung's name"),
+        ("mine", "no_such_rung", "unknown scenario"),
+    ],
+)
+def test_bad_input_is_one_line_naming_the_fix(tmp_path, name, source, says):
+    with pytest.raises(UsageError, match=says):
+        scaffold(name, source, tmp_path)
+    assert not list(tmp_path.iterdir())  # nothing written
+
+
+def test_an_existing_file_is_never_overwritten(tmp_path):
+    scaffold("mine", "python_naive", tmp_path)
+    (tmp_path / "mine.py").write_text("# my edits\n")
+    with pytest.raises(UsageError, match="exists already"):
+        scaffold("mine", "python_hoisted", tmp_path)
+    assert (tmp_path / "mine.py").read_text() == "# my edits\n"
