@@ -41,6 +41,8 @@ DESCRIPTION = (
 )
 DEBOUNCE_MS = 300
 """Saves within this many ms are measured once (an editor's write, rename and touch)."""
+WATCH_STARTED_MS = 100
+"""How soon the watch reports that it is in place (an empty set of changes)."""
 
 
 def add_options(parser: argparse.ArgumentParser) -> None:
@@ -102,6 +104,7 @@ class Watcher:
         self.cancelled = False
         self.runner: Runner | None = None
         self.ladder = latest_ladder()
+        self.measured_text: str | None = None
 
     @property
     def done(self) -> bool:
@@ -121,25 +124,42 @@ class Watcher:
 
     def wait_for_save(self) -> bool:
         """Block until the file is written again (its folder's file events, debounced); False
-        when stopped.  Nothing runs while a measurement does: this is called between them."""
+        when stopped.  Called between measurements only, so nothing wakes while one is timed;
+        a save made while the last one ran (before this watch began) is seen by comparing the
+        file with what was measured, once the watch is in place."""
         import watchfiles
 
         target = str(self.path)
+        placed = False
         for changes in watchfiles.watch(
             self.path.parent,
             debounce=DEBOUNCE_MS,
             stop_event=self.stop,
             raise_interrupt=False,
             recursive=False,
+            rust_timeout=WATCH_STARTED_MS,
+            yield_on_timeout=True,
         ):
+            if not placed:  # the watch is in place: a save from before it is in the file
+                placed = True
+                if self._text() != self.measured_text:
+                    return True
             if any(p == target and c != watchfiles.Change.deleted for c, p in changes):
                 return True
         return False
+
+    def _text(self) -> str | None:
+        """The file's text now (None when it cannot be read)."""
+        try:
+            return self.path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None
 
     def measure(self) -> None:
         """Read the file (one line and no measurement when it does not parse), measure it in
         a worker, print what changed, append it to the history."""
         when = datetime.now().strftime("%H:%M:%S")
+        self.measured_text = self._text()
         try:
             spec = read_spec(self.path)
         except UsageError as exc:
@@ -194,8 +214,8 @@ class Watcher:
             f"[{fmt_seconds(low)}–{fmt_seconds(high)}]  {fmt_gflops(version.gflops)} GFLOP/s"
         )
         last = self._last_good()
-        if last is not None:
-            line += f"  {change(last, version)}"
+        if last is not None and (changed := change(last, version)):
+            line += f"  {changed}"
         self.note(line)
         if version.gflops and (place := ladder_place(version.gflops, self.ladder, spec.name)):
             self.note(f"    ladder: {place}")
