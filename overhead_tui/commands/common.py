@@ -181,10 +181,22 @@ def plan(args: argparse.Namespace) -> tuple[list[ScenarioSpec], Settings]:
             dtype, size out of range or too big for memory, unusable interpreter, an
             ``OVERHEAD_TUI_PEAK_ISA`` this CPU lacks.
     """
-    from overhead_tui.engine.probe_runs import check_peak_isa
-
     settings = settings_from(args)
     specs = select(discover(list(args.scenarios_dir)), list(args.scenario))
+    check_request(specs, settings)
+    return specs, settings
+
+
+def check_request(specs: list[ScenarioSpec], settings: Settings) -> None:
+    """The checks of :func:`plan` on chosen ``specs``: one of them computes the dtype, the
+    sizes fit, the forced peak ISA exists here, the interpreter works (``settings.python``
+    is set to its resolved path).
+
+    Raises:
+        UsageError: naming the problem and the fix.
+    """
+    from overhead_tui.engine.probe_runs import check_peak_isa
+
     if not any(settings.dtype in s.dtypes for s in specs):
         shown = ", ".join(f"{s.name} ({'/'.join(s.dtypes)})" for s in specs[:3])
         raise UsageError(
@@ -198,7 +210,6 @@ def plan(args: argparse.Namespace) -> tuple[list[ScenarioSpec], Settings]:
         check_peak_isa()
     if settings.python is not None:
         settings.python = check_python(settings.python)
-    return specs, settings
 
 
 def prepare_cache(note: Callable[[str], None] | None = None) -> None:

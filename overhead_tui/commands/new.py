@@ -18,6 +18,9 @@ DESCRIPTION = (
     "--scenarios-dir DIR)."
 )
 
+SNAKE_CASE = re.compile(r"^[a-z][a-z0-9_]*$")
+"""A scenario's NAME as the loader takes it (``plugins.scenarios``) and as files are named."""
+
 DECLARATIONS = {
     "NAME": "the scenario's name: what --scenario picks and every table shows (unique)",
     "TITLE": "one line saying how this kernel computes C = A·B",
@@ -54,8 +57,8 @@ def add_options(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Write DIR/NAME.py; one line on stdout naming it and how to run it."""
     path = scaffold(args.name, args.source, args.dir)
-    print(f"wrote {path}; run it with: overhead-tui run --scenarios-dir {args.dir} "
-          f"--scenario {args.name}")  # fmt: skip
+    print(f"wrote {path}; watch it with: overhead-tui watch {path} (or run it with: "
+          f"overhead-tui run --scenarios-dir {args.dir} --scenario {args.name})")  # fmt: skip
     return 0
 
 
@@ -67,18 +70,26 @@ def scaffold(name: str, source: str, folder: Path) -> Path:
         UsageError: ``name`` is not a Python name or is taken by a built-in rung, ``source``
             is unknown, the file exists already, or ``folder`` cannot be written.
     """
-    if not name.isidentifier() or keyword.iskeyword(name):
-        raise UsageError(f"{name!r} is not a Python name; fix: use letters, digits and _")
+    if keyword.iskeyword(name):
+        raise UsageError(f"{name!r} is a Python keyword; fix: choose another NAME")
+    if not SNAKE_CASE.match(name):
+        raise UsageError(
+            f"{name!r} is not snake_case; fix: letters, digits and _, starting with a lower-case "
+            "letter (my_loop)"
+        )
     builtins = {spec.name: spec for spec in discover([])}
     if name in builtins:
         raise UsageError(f"{name} is a built-in rung's name; fix: choose another NAME")
     spec = select(list(builtins.values()), [source])[0]
     target = folder / f"{name}.py"
+    if folder.exists() and not folder.is_dir():
+        raise UsageError(f"--dir {folder} is a file; fix: give a folder")
     if target.exists():
         raise UsageError(f"{target} exists already; fix: choose another NAME or --dir")
     text = spec.path.read_text(encoding="utf-8")
     text = re.sub(r'(?m)^NAME = "[^"]*"', f'NAME = "{name}"', text, count=1)
     text = re.sub(r'(?m)^TITLE = "', f'TITLE = "{name} (from {source}): ', text, count=1)
+    text = re.sub(r"(?m)^DENSE_KERNEL = .*\n", "", text)  # one dense kernel per ladder
     for declaration, meaning in DECLARATIONS.items():
         text = re.sub(
             rf"(?m)^({declaration} = )", rf"# {declaration}: {meaning}\n\1", text, count=1

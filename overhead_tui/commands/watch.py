@@ -17,13 +17,19 @@ from overhead_tui.analysis.watch import Version, change, ladder_place, layer_cha
 from overhead_tui.commands.arguments import positive_int
 from overhead_tui.commands.common import (
     add_measurement_options,
+    check_request,
     prepare_cache,
     settings_from,
     stop_on_signals,
 )
 from overhead_tui.commands.export_paths import check_export_paths
 from overhead_tui.engine.events import RunFinished
-from overhead_tui.engine.run_dir import default_runs_dir, latest_ladder, new_run_dir
+from overhead_tui.engine.run_dir import (
+    check_runs_parent,
+    default_runs_dir,
+    latest_ladder,
+    new_run_dir,
+)
 from overhead_tui.engine.runner import Runner
 from overhead_tui.errors import EXIT_INTERRUPTED, UsageError
 from overhead_tui.plugins.scenarios import ScenarioSpec, read_spec
@@ -65,7 +71,18 @@ def add_options(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Measure, then watch; 130 on Ctrl-C, 0 after --count measurements."""
     path = _check_file(args.file)
-    check_export_paths({"--json": args.json, "--markdown": args.markdown}, None)
+    exports = {"--json": args.json, "--markdown": args.markdown}
+    check_export_paths(exports, None)
+    for option, given in exports.items():
+        if given is not None and given.resolve() == path:
+            raise UsageError(f"{option} {given} is the watched file; fix: give another file name")
+    check_runs_parent(_runs_parent(args))
+    try:
+        spec = read_spec(path)
+    except UsageError:
+        spec = None  # broken from the start: said when measured, then watched for a fix
+    if spec is not None:
+        check_request([spec], settings_from(args, size=args.size, scenarios=[spec.name]))
     prepare_cache()
     stop = threading.Event()
     watcher = Watcher(path, args, stop)
@@ -76,7 +93,16 @@ def run(args: argparse.Namespace) -> int:
                 break
             watcher.measure()
     watcher.export(args.json, args.markdown)
-    return EXIT_INTERRUPTED if watcher.cancelled else 0
+    if watcher.cancelled:
+        return EXIT_INTERRUPTED
+    return 0 if watcher.history and watcher.history[-1].ok else 1
+
+
+def _runs_parent(args: argparse.Namespace) -> Path:
+    """Where each measurement's run folder goes: ``--out``, else ``watch/`` under the user
+    data dir."""
+    out = getattr(args, "out", None)
+    return Path(out) if out is not None else default_runs_dir().parent / "watch"
 
 
 def _check_file(path: Path) -> Path:
@@ -176,12 +202,11 @@ class Watcher:
             return
         self._report(spec, version)
         self.history.append(version)
-        self._append(spec.name, version)
+        self._append(self.path.stem, version)
 
     def _run(self, spec: ScenarioSpec) -> ScenarioResult | None:
         settings = settings_from(self.args, size=self.args.size, scenarios=[spec.name])
-        folder = default_runs_dir().parent / "watch" / spec.name
-        self.runner = Runner([spec], settings, new_run_dir(folder))
+        self.runner = Runner([spec], settings, new_run_dir(_runs_parent(self.args) / spec.name))
         summary = None
         for event in self.runner.events():
             if isinstance(event, RunFinished):
@@ -230,10 +255,17 @@ class Watcher:
     def _append(self, name: str, version: Version) -> None:
         """Append ``version`` to ``watch/NAME.jsonl`` under the user data dir (never fatal)."""
         path = default_runs_dir().parent / "watch" / f"{name}.jsonl"
+        record = {
+            "at": datetime.now().isoformat(timespec="seconds"),
+            "file": str(self.path),
+            "n": self.args.size,
+            "dtype": self.args.dtype,
+            **_as_json(version),
+        }
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             with open(path, "a", encoding="utf-8") as log:
-                log.write(json.dumps(_as_json(version)) + "\n")
+                log.write(json.dumps(record) + "\n")
         except OSError as exc:
             print(f"overhead-tui: history not kept ({exc})", file=sys.stderr)
 

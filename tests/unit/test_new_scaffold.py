@@ -23,8 +23,9 @@ def test_the_scaffold_is_a_scenario_of_its_own_name_with_each_declaration_explai
 @pytest.mark.parametrize(
     ("name", "source", "says"),
     [
-        ("9lives", "python_naive", "not a Python name"),
-        ("class", "python_naive", "not a Python name"),
+        ("9lives", "python_naive", "not snake_case"),
+        ("Kernel", "python_naive", "not snake_case"),
+        ("class", "python_naive", "a Python keyword"),
         ("python_naive", "python_naive", "a built-in rung's name"),
         ("mine", "no_such_rung", "unknown scenario"),
     ],
@@ -41,3 +42,9 @@ def test_an_existing_file_is_never_overwritten(tmp_path):
     with pytest.raises(UsageError, match="exists already"):
         scaffold("mine", "python_hoisted", tmp_path)
     assert (tmp_path / "mine.py").read_text() == "# my edits\n"
+
+
+def test_a_copy_of_the_dense_kernel_does_not_claim_to_be_the_dense_kernel(tmp_path):
+    assert read_spec(scaffold("my_blas", "numpy_matmul", tmp_path)).dense_kernel is False
+    with pytest.raises(UsageError, match="is a file"):
+        scaffold("mine", "python_naive", tmp_path / "my_blas.py")
