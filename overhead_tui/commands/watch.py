@@ -243,7 +243,7 @@ class Watcher:
             line += f"  {changed}"
         self.note(line)
         if version.gflops and (place := ladder_place(version.gflops, self.ladder, spec.name)):
-            self.note(f"    ladder: {place}")
+            self.note(f"    ladder (its rungs each at their own n): {place}")
         if last is not None and (layers := layer_changes(last, version)):
             self.note(f"    why: {', '.join(layers)}")
         times = [v.median_s for v in self.history if v.ok and v.median_s] + [version.median_s]
