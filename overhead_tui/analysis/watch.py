@@ -30,6 +30,8 @@ class Version:
     samples_s: list[float] = field(default_factory=list)
     gflops: float | None = None
     layers_ns: dict[str, float] = field(default_factory=dict)
+    n: int | None = None
+    """The matrix order it ran at (None: not run)."""
 
     @property
     def ok(self) -> bool:
@@ -57,6 +59,7 @@ def version_of(result: ScenarioResult, when: str) -> Version:
         list(result.samples_s) if result.has_speed else [],
         result.gflops if result.has_speed else None,
         layers,
+        result.n,
     )
 
 
@@ -111,11 +114,9 @@ def ladder_place(gflops: float, ladder: RunSummary | None, own: str) -> str:
         place = f"below {above[0][1]} ({above[0][0]:.3g}), the slowest rung"
     else:
         place = f"above {below[-1][1]} ({below[-1][0]:.3g}), the fastest rung"
-    dense = [
-        r.gflops for r in ladder.scenarios if r.has_speed and r.gflops and r.name == "numpy_matmul"
-    ]
-    if dense and gflops:
-        place += f"; {dense[0] / gflops:,.0f}× from the dense kernel"
+    dense = ladder.dense
+    if dense is not None and dense.gflops and gflops:
+        place += f"; {dense.gflops / gflops:,.0f}× from the dense kernel"
     return place
 
 

@@ -13,7 +13,14 @@ import threading
 from datetime import datetime
 from pathlib import Path
 
-from overhead_tui.analysis.watch import Version, change, ladder_place, layer_changes, sparkline
+from overhead_tui.analysis.watch import (
+    Version,
+    change,
+    ladder_place,
+    layer_changes,
+    sparkline,
+    version_of,
+)
 from overhead_tui.commands.arguments import positive_int
 from overhead_tui.commands.common import (
     add_measurement_options,
@@ -194,8 +201,6 @@ class Watcher:
         result = self._run(spec)
         if result is None:
             return
-        from overhead_tui.analysis.watch import version_of
-
         version = version_of(result, when)
         if not version.ok:
             self._failed(when, version.status, version.error or version.status, version)
@@ -258,7 +263,7 @@ class Watcher:
         record = {
             "at": datetime.now().isoformat(timespec="seconds"),
             "file": str(self.path),
-            "n": self.args.size,
+            "n": version.n,
             "dtype": self.args.dtype,
             **_as_json(version),
         }

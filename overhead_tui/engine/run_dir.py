@@ -17,6 +17,7 @@ from pathlib import Path
 from overhead_tui.errors import UsageError
 from overhead_tui.kit.folders import writable_problem
 from overhead_tui.summary.records import SUMMARY_FILE, RunSummary
+from overhead_tui.summary.validation import SummaryError
 
 LOCK_NAME = "run.lock"
 """The lock file inside a run directory (holds the owning process's pid)."""
@@ -236,9 +237,9 @@ def latest_ladder(parent: Path | None = None) -> RunSummary | None:
     for run in runs[:50]:
         try:
             summary = RunSummary.load(run / SUMMARY_FILE)
-        except Exception:
+        except SummaryError:  # a broken or foreign folder is skipped, not fatal
             continue
-        measured = {r.name for r in summary.scenarios if r.has_speed}
-        if len(measured) >= LADDER_RUNGS and "numpy_matmul" in measured:
+        measured = sum(1 for r in summary.scenarios if r.has_speed)
+        if measured >= LADDER_RUNGS and summary.dense is not None:
             return summary
     return None

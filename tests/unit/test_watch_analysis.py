@@ -31,10 +31,10 @@ def test_each_layer_is_said_to_move_or_not_largest_change_first():
     assert layer_changes(before, _version([0.1] * 5)) == []  # no breakdown: nothing said
 
 
-def _rung(name, gflops):
+def _rung(name, gflops, dense=False):
     r = ScenarioResult(name=name, title=name, rung=1, layers=[], removes=[], n=8,
                        dtype="float64", flops=2 * 8**3, status="ok")  # fmt: skip
-    r.median_s, r.samples_s, r.gflops = 1e-3, [1e-3], gflops
+    r.median_s, r.samples_s, r.gflops, r.dense_kernel = 1e-3, [1e-3], gflops, dense
     return r
 
 
@@ -43,7 +43,7 @@ def test_the_place_on_the_ladder_names_its_neighbours_and_the_dense_kernel():
         scenarios=[
             _rung("python_naive", 0.04),
             _rung("cython_untyped", 0.1),
-            _rung("numpy_matmul", 100.0),
+            _rung("numpy_matmul", 100.0, dense=True),
         ]
     )
     place = ladder_place(0.06, ladder, "mine")
