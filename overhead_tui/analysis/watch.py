@@ -43,6 +43,20 @@ class Version:
         """The median time per call (s)."""
         return statistics.median(self.samples_s) if self.samples_s else None
 
+    def to_json(self) -> dict[str, object]:
+        """The version as JSON: the history file's line and ``--json``'s list item (times in
+        s, layers in ns per multiply-add)."""
+        return {
+            "when": self.when,
+            "status": self.status,
+            "error": self.error,
+            "n": self.n,
+            "median_s": self.median_s,
+            "gflops": self.gflops,
+            "samples_s": self.samples_s,
+            "layers_ns_per_fma": self.layers_ns,
+        }
+
 
 def version_of(result: ScenarioResult, when: str) -> Version:
     """The :class:`Version` of a finished result (any status)."""

@@ -161,6 +161,14 @@ ACTIONS: tuple[Action, ...] = (
         "start a size sweep (sizes and budget; the scenarios of the settings, o)",
     ),
     Action(
+        "watch",
+        "W",
+        "Watch",
+        "Watch a scenario file",
+        "Measure your scenario file again on each save (overhead-tui watch)",
+        "watch a scenario file: measured again on each save, with what changed and why",
+    ),
+    Action(
         "paper",
         "y",
         "Paper",

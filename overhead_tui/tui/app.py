@@ -44,6 +44,7 @@ from overhead_tui.summary.records import RunSummary, Settings
 from overhead_tui.tui.actions import ACTIONS, Action, bindings, palette, screen_class
 from overhead_tui.tui.app_stop import StopActions
 from overhead_tui.tui.app_sweep import InterpreterActions, SweepActions
+from overhead_tui.tui.app_watch import WatchActions
 from overhead_tui.tui.screens.capabilities import CapabilitiesScreen
 from overhead_tui.tui.screens.interpreters import InterpretersScreen
 from overhead_tui.tui.screens.ladder import LadderScreen
@@ -96,7 +97,7 @@ def _no_run() -> LiveLadder:
     return LiveLadder(RunSummary(settings=Settings()), finished=True)
 
 
-class OverheadApp(StopActions, SweepActions, InterpreterActions):
+class OverheadApp(StopActions, SweepActions, InterpreterActions, WatchActions):
     """The overhead-tui app.
 
     Args:
@@ -110,6 +111,7 @@ class OverheadApp(StopActions, SweepActions, InterpreterActions):
             *Interpreters* screen, opened on top at launch.
         runner_factory: makes each run (default :func:`real_runner`); tests about the UI
             pass one that replays recorded events without worker processes.
+        watch: a scenario file to watch on launch (``overhead-tui watch FILE.py --app``).
     """
 
     CSS_PATH = "app.tcss"
@@ -141,14 +143,16 @@ class OverheadApp(StopActions, SweepActions, InterpreterActions):
         clock: Callable[[], float] = time.monotonic,
         interpreters: InterpretersSummary | None = None,
         runner_factory: RunnerFactory = real_runner,
+        watch: Path | None = None,
     ) -> None:
         super().__init__()
+        self.watch_on_launch = watch
         self.interpreters = interpreters
         self.settings = settings or (summary.settings if summary else Settings())
         if summary is not None:
             complete_loaded(summary)
         self.saved = summary
-        self.autorun = autorun and summary is None
+        self.autorun = autorun and summary is None and watch is None
         self.runs_dir = runs_dir
         self.check_settings = check_settings or (lambda s: None)
         self.clock = clock
@@ -189,6 +193,8 @@ class OverheadApp(StopActions, SweepActions, InterpreterActions):
             self.notify(self.discovery_error, severity="error", timeout=10)
         elif self.autorun:
             self.start_run()
+        elif self.watch_on_launch is not None:
+            self.start_watch(self.watch_on_launch)
 
     def _planned(self) -> RunSummary:
         try:
@@ -206,8 +212,8 @@ class OverheadApp(StopActions, SweepActions, InterpreterActions):
 
     def start_run(self) -> None:
         """Start a new run of the selected scenarios in a thread worker."""
-        if self.ladder.running:
-            self.notify("A run is already in progress.")
+        if self.ladder.running or self.watching is not None:
+            self.notify("A run or a watch is already in progress.")
             return
         if self.discovery_error:
             self.notify(self.discovery_error, severity="error", timeout=10)

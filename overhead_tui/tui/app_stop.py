@@ -35,6 +35,8 @@ class StopActions(App[None]):
     """The running ladder (``tui.app.RunSource``), or the last one."""
     sweep: Any = None
     others: Any = None
+    watching: Any = None
+    """The running watch (``engine.watch.WatchSession``), or None."""
     runs_dir: Path | None
     ladder: LiveLadder
     stop_interpreters: Callable[[], None]
@@ -52,6 +54,8 @@ class StopActions(App[None]):
             self.runner.cancel()
         if self.sweep is not None:
             self.sweep.cancel()
+        if self.watching is not None:
+            self.watching.cancel()
         self.stop_interpreters()
 
     def action_stop_run(self) -> None:
@@ -71,6 +75,11 @@ class StopActions(App[None]):
         if self.sweep is not None:
             folder = self.sweep.run_dir
             return f"the finished points are kept in {folder} ({_open(folder)})"
+        if self.watching is not None:
+            from overhead_tui.engine.watch import history_dir
+
+            folder = history_dir()
+            return f"every finished save is kept in the watch history in {folder}"
         if self.others is not None:
             from overhead_tui.engine.run_dir import default_runs_dir
 

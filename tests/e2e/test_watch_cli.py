@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 from overhead_tui.commands.new import scaffold
+from overhead_tui.engine.watch import history_path, watch_key
 from tests.conftest import FAST, wait_until
 from tests.e2e.test_cold_start import _children_of
 
@@ -84,7 +85,8 @@ def test_saves_are_measured_a_broken_one_is_one_line_and_the_history_is_kept(tmp
     saved = json.loads(history.read_text())  # exported on Ctrl-C too
     assert [v["status"] for v in saved] == ["ok", "ok", "not measured", "ok"]
     assert all(v["samples_s"] for v in saved if v["status"] == "ok")
-    kept = Path(os.environ["XDG_DATA_HOME"]) / "overhead-tui" / "watch" / "watched.jsonl"
+    kept = history_path(watch_key("watched", path.resolve()))
+    assert kept.is_relative_to(Path(os.environ["XDG_DATA_HOME"]))
     assert len(kept.read_text().splitlines()) == 4  # appended, one line a save
 
 

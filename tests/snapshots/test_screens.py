@@ -114,3 +114,33 @@ def test_roofline(snap_compare, monkeypatch, size):
 )
 def test_machines(snap_compare, monkeypatch, press, size):
     assert snap_compare(_app_v3(monkeypatch), press=press, terminal_size=size)
+
+
+def test_watch_screen(snap_compare):
+    """Two saves of a watched file, from recorded results (python_naive, then the hoisted
+    rung's samples as the next save), placed on the recorded ladder."""
+    from pathlib import Path
+
+    from overhead_tui.analysis.watch import version_of
+    from overhead_tui.engine.watch import SaveMeasured
+    from overhead_tui.present.watch_text import save_lines
+    from overhead_tui.tui.screens.watch import WatchScreen
+
+    ladder = fixture_summary(RECORDED_SUMMARY)
+    first = version_of(ladder.scenario("python_naive"), "10:00:01")
+    second = version_of(ladder.scenario("python_hoisted"), "10:00:09")
+    saves = [SaveMeasured("mine", first, None), SaveMeasured("mine", second, first)]
+
+    async def show(pilot):
+        screen = WatchScreen(Path("/home/me/kernels/mine.py"), "its default n, float64")
+        await pilot.app.push_screen(screen)
+        for count, saved in enumerate(saves, start=1):
+            history = [s.version for s in saves[:count]]
+            screen.show(save_lines(saved, "mine.py", history, ladder))
+        screen.waiting()
+
+    assert snap_compare(_app(), run_before=show, terminal_size=(120, 30))
+
+
+def test_watch_dialog(snap_compare):
+    assert snap_compare(_app(), press=["W"], terminal_size=(100, 24))
