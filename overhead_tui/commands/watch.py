@@ -21,7 +21,12 @@ from overhead_tui.commands.common import (
 )
 from overhead_tui.commands.export_paths import check_export_paths
 from overhead_tui.engine.run_dir import check_runs_parent
-from overhead_tui.engine.watch import WatchSession, check_watched_file, default_watch_runs
+from overhead_tui.engine.watch import (
+    WatchSession,
+    check_watched_file,
+    default_watch_runs,
+    history_dir,
+)
 from overhead_tui.errors import EXIT_INTERRUPTED, UsageError
 from overhead_tui.plugins.scenarios import read_spec
 from overhead_tui.present.watch_text import history_markdown, save_lines
@@ -82,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
         return _in_app(path, settings, runs_parent, args)
     prepare_cache()
     session = WatchSession(path, settings, runs_parent, count=args.count)
-    with stop_on_signals(_say, session.cancel):
+    with stop_on_signals(lambda _: _say(_stopping(session)), session.cancel):
         _measure(session)
         while not session.done and session.wait_for_save():
             _measure(session)
@@ -106,6 +111,12 @@ def _in_app(path: Path, settings: Settings, runs_parent: Path, args: argparse.Na
     app = OverheadApp(settings, autorun=False, check_settings=check_settings, watch=path)
     app.watch_runs = runs_parent
     return run_app(app)
+
+
+def _stopping(session: WatchSession) -> str:
+    """What a stop signal stops: the watch, and the measuring worker when one runs."""
+    what = "the measuring worker is killed; " if session.run is not None else ""
+    return f"interrupted: stopped watching ({what}every save is kept in {history_dir()})"
 
 
 def _say(text: str) -> None:

@@ -103,6 +103,8 @@ def test_ctrl_c_stops_watching_with_130_and_leaves_nothing_running(tmp_path):
         process.kill()
     assert process.returncode == 130
     assert not _children_of(process.pid)
+    said = _lines(out, "stopped watching")
+    assert len(said) == 1 and said[0].startswith("interrupted: stopped watching (every save")
 
 
 def test_a_file_that_is_not_there_is_one_line_and_exit_2(tmp_path, cli):
