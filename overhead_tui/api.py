@@ -1,7 +1,9 @@
 """The public module of scenario and probe files: the one part of the package they import.
 
 Scenario files (``scenarios/*.py`` and your own ``--scenarios-dir``):
-    ``prepare`` / ``matmul``   build a C rung with cffi and call it (``kit.cbuild``);
+    ``prepare`` / ``matmul``   build a C rung with cffi and call it (``kit.c_rung``: a file
+                               that declares ``SOURCE`` and ``FLAGS`` and no functions needs
+                               neither: the worker completes it);
     ``compile_python``         build a rung's Python or Cython source with Cython, mypyc or Pythran
                                and import it (``kit.pybuild``);
     ``python_twin``            that source run as bytecode: what the counting phase counts;
@@ -32,14 +34,14 @@ import importlib
 from typing import Any
 
 _HOMES = {
-    "prepare": "overhead_tui.kit.cbuild",
+    "prepare": "overhead_tui.kit.c_rung",
     "compile_python": "overhead_tui.kit.pybuild",
     "python_twin": "overhead_tui.kit.pybuild",
     "prepare_low_precision": "overhead_tui.kit.low_precision",
     "dtype_name": "overhead_tui.worker.inputs",
     "cpu_flags": "overhead_tui.kit.cbuild",
     "low_precision_matmul": "overhead_tui.kit.low_precision",
-    "matmul": "overhead_tui.kit.cbuild",
+    "matmul": "overhead_tui.kit.c_rung",
     "Unavailable": "overhead_tui.kit.cbuild",
     "BuildError": "overhead_tui.kit.cbuild",
     "ProbeContext": "overhead_tui.kit.probing",

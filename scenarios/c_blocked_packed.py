@@ -12,8 +12,6 @@ from overhead_tui.api import (
     PACKED_GEMM_SOURCE,
     cpu_flags,
     gemm_blocking,
-    matmul,
-    prepare,
     read_cache_sizes,
 )
 
@@ -27,20 +25,4 @@ MAX_SIZE = 8192
 DTYPES = ("float64", "float32")
 BLOCKING = gemm_blocking(read_cache_sizes(), cpu_flags())
 FLAGS = ["-O3", "-march=native", *BLOCKING.defines()]
-LINK_FLAGS = []
 SOURCE = PACKED_GEMM_SOURCE
-
-
-BUILD_INFO: dict = {}
-
-
-def setup(a, b):
-    return prepare(BUILD_INFO, NAME, SOURCE, FLAGS, LINK_FLAGS, a, b)
-
-
-def kernel(lib, pa, pb, pc, c, n):
-    return matmul(lib, pa, pb, pc, c, n)
-
-
-def to_numpy(c):
-    return c

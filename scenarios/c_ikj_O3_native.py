@@ -3,8 +3,6 @@ with -O3 -march=native (the vectorisation report is kept in the summary). No cac
 C's row is re-read for every k.
 """
 
-from overhead_tui.api import matmul, prepare
-
 NAME = "c_ikj_O3_native"
 TITLE = "C, ikj, -O3 -march=native (auto-vectorised)"
 RUNG = 11
@@ -14,7 +12,6 @@ DEFAULT_SIZE = 512
 MAX_SIZE = 4096
 DTYPES = ("float64", "float32")
 FLAGS = ["-O3", "-march=native"]
-LINK_FLAGS = []
 SOURCE = r"""
 void matmul(const real_t *a, const real_t *b, real_t *c, int n) {
     for (int i = 0; i < n * n; i++) c[i] = 0;
@@ -28,18 +25,3 @@ void matmul(const real_t *a, const real_t *b, real_t *c, int n) {
         }
 }
 """
-
-
-BUILD_INFO: dict = {}
-
-
-def setup(a, b):
-    return prepare(BUILD_INFO, NAME, SOURCE, FLAGS, LINK_FLAGS, a, b)
-
-
-def kernel(lib, pa, pb, pc, c, n):
-    return matmul(lib, pa, pb, pc, c, n)
-
-
-def to_numpy(c):
-    return c

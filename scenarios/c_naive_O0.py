@@ -3,8 +3,6 @@ boxing, but every operand is loaded from and stored to memory, as in the paper's
 (Leiserson et al. 2020, Table 1, version 3).
 """
 
-from overhead_tui.api import matmul, prepare
-
 NAME = "c_naive_O0"
 TITLE = "C, ijk triple loop, -O0"
 RUNG = 8
@@ -20,7 +18,6 @@ DEFAULT_SIZE = 192
 MAX_SIZE = 2048
 DTYPES = ("float64", "float32")
 FLAGS = ["-O0"]
-LINK_FLAGS = []
 SOURCE = r"""
 void matmul(const real_t *a, const real_t *b, real_t *c, int n) {
     for (int i = 0; i < n; i++)
@@ -32,18 +29,3 @@ void matmul(const real_t *a, const real_t *b, real_t *c, int n) {
         }
 }
 """
-
-
-BUILD_INFO: dict = {}
-
-
-def setup(a, b):
-    return prepare(BUILD_INFO, NAME, SOURCE, FLAGS, LINK_FLAGS, a, b)
-
-
-def kernel(lib, pa, pb, pc, c, n):
-    return matmul(lib, pa, pb, pc, c, n)
-
-
-def to_numpy(c):
-    return c

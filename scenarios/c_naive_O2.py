@@ -2,8 +2,6 @@
 (stride n), so it is latency- and cache-bound and cannot be vectorised.
 """
 
-from overhead_tui.api import matmul, prepare
-
 NAME = "c_naive_O2"
 TITLE = "C, ijk triple loop, -O2"
 RUNG = 9
@@ -13,7 +11,6 @@ DEFAULT_SIZE = 384
 MAX_SIZE = 4096
 DTYPES = ("float64", "float32")
 FLAGS = ["-O2"]
-LINK_FLAGS = []
 SOURCE = r"""
 void matmul(const real_t *a, const real_t *b, real_t *c, int n) {
     for (int i = 0; i < n; i++)
@@ -25,18 +22,3 @@ void matmul(const real_t *a, const real_t *b, real_t *c, int n) {
         }
 }
 """
-
-
-BUILD_INFO: dict = {}
-
-
-def setup(a, b):
-    return prepare(BUILD_INFO, NAME, SOURCE, FLAGS, LINK_FLAGS, a, b)
-
-
-def kernel(lib, pa, pb, pc, c, n):
-    return matmul(lib, pa, pb, pc, c, n)
-
-
-def to_numpy(c):
-    return c

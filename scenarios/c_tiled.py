@@ -3,8 +3,6 @@ stays in a 32 KiB L1 data cache while it is reused (the paper's divide-and-conqu
 the same recursively).
 """
 
-from overhead_tui.api import matmul, prepare
-
 NAME = "c_tiled"
 TITLE = "C, cache-blocked 32×32 tiles, -O3 -march=native"
 RUNG = 13
@@ -14,7 +12,6 @@ DEFAULT_SIZE = 512
 MAX_SIZE = 4096
 DTYPES = ("float64", "float32")
 FLAGS = ["-O3", "-march=native"]
-LINK_FLAGS = []
 SOURCE = r"""
 #define T 32  /* 3 tiles of 32 x 32 doubles = 24 KiB: fit a 32 KiB L1 data cache */
 
@@ -37,18 +34,3 @@ void matmul(const real_t *a, const real_t *b, real_t *c, int n) {
             }
 }
 """
-
-
-BUILD_INFO: dict = {}
-
-
-def setup(a, b):
-    return prepare(BUILD_INFO, NAME, SOURCE, FLAGS, LINK_FLAGS, a, b)
-
-
-def kernel(lib, pa, pb, pc, c, n):
-    return matmul(lib, pa, pb, pc, c, n)
-
-
-def to_numpy(c):
-    return c

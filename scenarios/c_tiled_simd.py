@@ -3,8 +3,6 @@
 extensions otherwise, as in the paper's AVX-intrinsics step.
 """
 
-from overhead_tui.api import matmul, prepare
-
 NAME = "c_tiled_simd"
 TITLE = "C, tiled + explicit SIMD (AVX2/FMA intrinsics)"
 RUNG = 14
@@ -14,7 +12,6 @@ DEFAULT_SIZE = 768
 MAX_SIZE = 4096
 DTYPES = ("float64", "float32")
 FLAGS = ["-O3", "-march=native"]
-LINK_FLAGS = []
 SOURCE = r"""
 #include <stdlib.h>
 #include <string.h>
@@ -118,18 +115,3 @@ void matmul(const real_t *a, const real_t *b, real_t *c, int n) {
     }
 }
 """
-
-
-BUILD_INFO: dict = {}
-
-
-def setup(a, b):
-    return prepare(BUILD_INFO, NAME, SOURCE, FLAGS, LINK_FLAGS, a, b)
-
-
-def kernel(lib, pa, pb, pc, c, n):
-    return matmul(lib, pa, pb, pc, c, n)
-
-
-def to_numpy(c):
-    return c

@@ -35,7 +35,7 @@ hierarchy for A and B at that n (cache misses, conflict misses, bandwidth) and g
 the very n of the timed run.  C keeps its own memory (aliasing stores would make false
 dependencies).  Before it, where transparent huge pages are granted, a first step: the
 kernel on copies of A and B on fresh 2 MiB pages, so 64-byte aligned (a C rung's C follows
-A's alignment: ``kit.cbuild.prepare``); its time beyond that is the cost of where the
+A's alignment: ``kit.c_rung.prepare``); its time beyond that is the cost of where the
 allocator put them (``placement``: 512-bit accesses split across two cache lines, TLB
 misses; numpy's arrays lie 16 bytes past a cache line, where every 512-bit access spans
 two; measured cases: ``docs/guides/breakdown-and-waterfall.md``).  The memory

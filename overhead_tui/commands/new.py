@@ -31,6 +31,9 @@ DECLARATIONS = {
     "MAX_SIZE": "the largest n it may be asked for (a sweep stops there)",
     "DTYPES": "the element types it computes in",
     "REQUIRES": "the modules it needs (a missing one skips the rung with the install command)",
+    "FLAGS": "the C compiler's flags (a C rung: with SOURCE and no functions it is complete)",
+    "LINK_FLAGS": "the linker's flags (libraries the C source needs)",
+    "SOURCE": "the C source: void matmul(const real_t *a, const real_t *b, real_t *c, int n)",
 }
 """What each declaration of a scenario file means: the comment ``new`` writes before it."""
 

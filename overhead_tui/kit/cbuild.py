@@ -374,41 +374,6 @@ def pointers(ffi: Any, *arrays: Any) -> list[Any]:
     return out
 
 
-PAGE = 4096
-"""Bytes of the page C is placed in like A (x86-64 and most aarch64 kernels' base page)."""
-
-
-def prepare(
-    build_info: dict[str, Any],
-    name: str,
-    source: str,
-    flags: list[str],
-    link_flags: list[str],
-    a: Any,
-    b: Any,
-) -> tuple[Any, ...]:
-    """A C rung's ``setup``: build (or load) it, record how in ``build_info``, and return the
-    kernel's arguments: (lib, views of A, B and C, C itself, n).  C (zeros) lies at A's
-    offset within a 4 KiB page, so its alignment to cache lines is A's."""
-    import numpy as np
-
-    ffi, lib, info = build(name, source, flags, str(a.dtype), link_flags)
-    build_info.update(info)
-    # C at A's offset within a page: its alignment follows the inputs' (numpy's arrays lie 16
-    # bytes past a page; copies of A and B placed on a page boundary take C with them)
-    raw = np.zeros(a.nbytes + 2 * PAGE, dtype=np.uint8)
-    start = (a.ctypes.data - raw.ctypes.data) % PAGE
-    c = raw[start : start + a.nbytes].view(a.dtype).reshape(a.shape)
-    pa, pb, pc = pointers(ffi, a, b, c)
-    return lib, pa, pb, pc, c, a.shape[0]
-
-
-def matmul(lib: Any, pa: Any, pb: Any, pc: Any, c: Any, n: int) -> Any:
-    """A C rung's ``kernel``: one call of the compiled ``matmul``; returns C (numpy)."""
-    lib.matmul(pa, pb, pc, n)
-    return c
-
-
 def assembly(source: str, flags: list[str], dtype: str = "float64") -> str:
     """The assembly the compiler makes of ``source`` on its own (``cc -S``, the same
     ``flags``): the generated code a probe checks (its vector width,

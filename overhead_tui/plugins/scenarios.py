@@ -169,9 +169,13 @@ def read_spec(path: Path) -> ScenarioSpec:
                 f"{path}: {key} has the wrong type ({values[key]!r}); fix: make it a literal of "
                 f"type {want} (see `overhead-tui list --help`)"
             )
+    declared_c = {"SOURCE", "FLAGS"} <= _assigned(tree) and not set(_FUNCTIONS) & set(functions)
     for fn in _FUNCTIONS:
-        if fn not in functions:
-            raise ScenarioFileError(f"{path}: missing function {fn}(); fix: define it")
+        if fn not in functions and not declared_c:
+            raise ScenarioFileError(
+                f"{path}: missing function {fn}(); fix: define it (a C rung may instead "
+                "declare SOURCE and FLAGS and define none of setup, kernel, to_numpy)"
+            )
     spec = ScenarioSpec(
         name=values["NAME"],
         title=values["TITLE"],
@@ -192,6 +196,17 @@ def read_spec(path: Path) -> ScenarioSpec:
     )
     _check(spec)
     return spec
+
+
+def _assigned(tree: ast.Module) -> set[str]:
+    """The names a module assigns at its top level (``NAME = …`` and ``NAME: T = …``)."""
+    names: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.Assign):
+            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names.add(node.target.id)
+    return names
 
 
 def declared_processes(value: Any, path: Path) -> int:

@@ -35,7 +35,7 @@ MATMUL = re.compile(
     r"void\s+matmul\s*\(\s*const\s+real_t\s*\*\s*(?:restrict\s+)?\w+\s*,\s*const\s+real_t\s*\*"
     r"\s*(?:restrict\s+)?\w+\s*,\s*real_t\s*\*\s*(?:restrict\s+)?\w+\s*,\s*int\s+\w+\s*\)"
 )
-"""The ladder's C kernel signature (``kit.cbuild.prepare`` calls it)."""
+"""The ladder's C kernel signature (``kit.c_rung.prepare`` builds it)."""
 
 DRIVER = r"""
 #include <stdlib.h>

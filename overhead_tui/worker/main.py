@@ -128,13 +128,20 @@ def _threading_layer() -> str | None:
         return None
 
 
-def _import_scenario(path: str, name: str) -> ModuleType:
+def _import_scenario(path: str, name: str, probe: bool = False) -> ModuleType:
+    """The scenario (or ``probe``) file at ``path``, imported; a C rung by its declarations
+    gets its functions (``kit.c_rung.complete``)."""
     spec = importlib.util.spec_from_file_location(f"overhead_scenario_{name}", path)
     if spec is None or spec.loader is None:
         raise ImportError(f"cannot load {path}")
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
+    if probe:
+        return module
+    from overhead_tui.kit.c_rung import complete
+
+    complete(module)
     return module
 
 
@@ -369,7 +376,7 @@ def run_probe(task: WorkerTask, channel: _Channel) -> int:
 
     channel.emit(Started(os.getpid(), task.name))
     try:
-        module = _import_scenario(task.path, f"probe_{task.name}")
+        module = _import_scenario(task.path, f"probe_{task.name}", probe=True)
         reference = reference_samples() if task.reference_dispatch else []
         measured = module.measure(
             ProbeContext(task.repeats, task.min_sample_s, counter=count_events)

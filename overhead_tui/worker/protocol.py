@@ -267,7 +267,7 @@ class Environment(Message, kind="environment"):
 @dataclass(frozen=True)
 class Build(Message, kind="build"):
     info: BuildInfo = field(default_factory=BuildInfo)
-    """The scenario's ``BUILD_INFO`` as it filled it (``cbuild.prepare``): the summary's
+    """The scenario's ``BUILD_INFO`` as it filled it (``kit.c_rung.prepare``): the summary's
     ``build``."""
 
 

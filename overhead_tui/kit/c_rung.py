@@ -1,0 +1,88 @@
+"""A C rung: a scenario whose kernel is C ``SOURCE`` built with ``FLAGS`` (and ``LINK_FLAGS``).
+
+A scenario file that declares ``SOURCE`` and ``FLAGS`` and defines none of ``setup``,
+``kernel`` and ``to_numpy`` is a C rung by its declarations alone: the worker completes it
+(:func:`complete`) with the three functions every C rung had written out (build with
+:func:`prepare`, call with :func:`matmul`, C as it is), and its build is recorded in
+``BUILD_INFO``.  A file that needs a step before the build (a thread limit, a CPU check)
+defines its own ``setup`` and calls :func:`prepare` itself.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any
+
+from overhead_tui.kit.cbuild import build, pointers
+
+FUNCTIONS = ("setup", "kernel", "to_numpy")
+"""What a scenario defines, or (a declared C rung) :func:`complete` gives it."""
+
+
+PAGE = 4096
+"""Bytes of the page C is placed in like A (x86-64 and most aarch64 kernels' base page)."""
+
+
+def prepare(
+    build_info: dict[str, Any],
+    name: str,
+    source: str,
+    flags: list[str],
+    link_flags: list[str],
+    a: Any,
+    b: Any,
+) -> tuple[Any, ...]:
+    """A C rung's ``setup``: build (or load) it, record how in ``build_info``, and return the
+    kernel's arguments: (lib, views of A, B and C, C itself, n).  C (zeros) lies at A's
+    offset within a 4 KiB page, so its alignment to cache lines is A's."""
+    import numpy as np
+
+    ffi, lib, info = build(name, source, flags, str(a.dtype), link_flags)
+    build_info.update(info)
+    # C at A's offset within a page: its alignment follows the inputs' (numpy's arrays lie 16
+    # bytes past a page; copies of A and B placed on a page boundary take C with them)
+    raw = np.zeros(a.nbytes + 2 * PAGE, dtype=np.uint8)
+    start = (a.ctypes.data - raw.ctypes.data) % PAGE
+    c = raw[start : start + a.nbytes].view(a.dtype).reshape(a.shape)
+    pa, pb, pc = pointers(ffi, a, b, c)
+    return lib, pa, pb, pc, c, a.shape[0]
+
+
+def matmul(lib: Any, pa: Any, pb: Any, pc: Any, c: Any, n: int) -> Any:
+    """A C rung's ``kernel``: one call of the compiled ``matmul``; returns C (numpy)."""
+    lib.matmul(pa, pb, pc, n)
+    return c
+
+
+def is_declared(module: ModuleType) -> bool:
+    """True when ``module`` is a C rung by its declarations: ``SOURCE`` (str) and ``FLAGS``,
+    and none of :data:`FUNCTIONS` defined."""
+    declared = isinstance(getattr(module, "SOURCE", None), str) and hasattr(module, "FLAGS")
+    return declared and not any(hasattr(module, f) for f in FUNCTIONS)
+
+
+def complete(module: ModuleType) -> None:
+    """Give a declared C rung (:func:`is_declared`) its ``setup`` (:func:`prepare` with its
+    ``NAME``, ``SOURCE``, ``FLAGS`` and ``LINK_FLAGS``, default none), ``kernel``
+    (:func:`matmul`), ``to_numpy`` (C as it is) and an empty ``BUILD_INFO`` that ``setup``
+    fills; anything else is left as it is."""
+    if not is_declared(module):
+        return
+    info: dict[str, Any] = {}
+    source, flags = module.SOURCE, list(module.FLAGS)
+    link_flags = list(getattr(module, "LINK_FLAGS", []))
+
+    def setup(a: Any, b: Any) -> tuple[Any, ...]:
+        return prepare(info, module.NAME, source, flags, link_flags, a, b)
+
+    for name, value in (
+        ("BUILD_INFO", info),
+        ("setup", setup),
+        ("kernel", matmul),
+        ("to_numpy", _as_it_is),
+    ):
+        setattr(module, name, value)
+
+
+def _as_it_is(c: Any) -> Any:
+    return c

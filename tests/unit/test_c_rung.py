@@ -1,0 +1,70 @@
+"""A C rung by its declarations (``kit.c_rung``): the loader takes a file with ``SOURCE`` and
+``FLAGS`` and no functions, the worker completes it, and a half-written one is refused."""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+import numpy as np
+import pytest
+
+from overhead_tui.kit.c_rung import complete, is_declared
+from overhead_tui.plugins.scenarios import ScenarioFileError, read_spec
+from tests.e2e.test_cbuild import SOURCE as C_SOURCE
+
+HEADER = """NAME = "declared"
+TITLE = "t"
+RUNG = 9
+LAYERS = ("scalar_compute",)
+REMOVES = ()
+DEFAULT_SIZE = 8
+MAX_SIZE = 64
+DTYPES = ("float64",)
+"""
+SOURCE = f'SOURCE = r"""{C_SOURCE}"""\n'
+
+
+def test_the_loader_takes_a_declared_c_rung_and_shows_its_source(tmp_path):
+    path = tmp_path / "declared.py"
+    path.write_text(HEADER + 'FLAGS = ["-O2"]\n' + SOURCE)
+    spec = read_spec(path)
+    assert "void matmul" in spec.kernel_source
+
+
+@pytest.mark.parametrize(
+    "body",
+    [SOURCE, 'FLAGS = ["-O2"]\n' + SOURCE + "\n\ndef setup(a, b):\n    return a, b\n"],
+    ids=["no FLAGS", "setup alone"],
+)
+def test_a_half_declared_c_rung_is_refused_with_the_fix(tmp_path, body):
+    path = tmp_path / "half.py"
+    path.write_text(HEADER + body)
+    with pytest.raises(ScenarioFileError, match="declare SOURCE and FLAGS"):
+        read_spec(path)
+
+
+def _module(**attrs) -> ModuleType:
+    module = ModuleType("declared")
+    module.__dict__.update({"NAME": "declared_c_rung_test", **attrs})
+    return module
+
+
+def test_the_worker_completes_a_declared_rung_which_then_multiplies():
+    module = _module(SOURCE=C_SOURCE, FLAGS=["-O2"])
+    assert is_declared(module)
+    complete(module)
+    rng = np.random.default_rng(0)
+    a, b = rng.random((8, 8)), rng.random((8, 8))
+    c = module.to_numpy(module.kernel(*module.setup(a, b)))
+    assert np.allclose(c, a @ b)
+    assert module.BUILD_INFO["flags"] and module.BUILD_INFO["command"]
+
+
+def test_a_rung_with_its_own_functions_is_left_as_it_is():
+    def setup(a, b):
+        return a, b
+
+    module = _module(SOURCE="", FLAGS=[], setup=setup)
+    assert not is_declared(module)
+    complete(module)
+    assert not hasattr(module, "kernel") and not hasattr(module, "BUILD_INFO")
