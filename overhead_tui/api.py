@@ -15,7 +15,9 @@ Scenario files (``scenarios/*.py`` and your own ``--scenarios-dir``):
     ``compile_keeping_code``   an XLA compile that keeps its machine code, disassembled;
     ``PACKED_GEMM_SOURCE``     the BLIS-style C source, built with ``gemm_blocking(...)``'s
                                defines from ``read_cache_sizes()`` and ``cpu_flags()``
-                               (``kit.packed_gemm``, ``machine.caches``).
+                               (``kit.packed_gemm``, ``machine.caches``);
+    ``TILED_SIMD_SOURCE``      the tiled SIMD C source, serial or OpenMP by ``-fopenmp``
+                               (``kit.tiled_simd``).
 Probe files (``probes/*.py``): ``measure(ctx)`` receives a ``ProbeContext``; the timing helpers
 ``paired_samples``, ``baseline_loop`` and ``dispatch_samples`` and the SIMD helpers
 ``isa_target``, ``ISA_LEVELS``, ``chosen_isa``, ``choose_accumulators``, ``analyse_asm`` and
@@ -72,6 +74,7 @@ _HOMES = {
     "SimdTarget": "overhead_tui.kit.probing",
     "gemm_blocking": "overhead_tui.kit.packed_gemm",
     "PACKED_GEMM_SOURCE": "overhead_tui.kit.packed_gemm",
+    "TILED_SIMD_SOURCE": "overhead_tui.kit.tiled_simd",
     "PACK_CDEF": "overhead_tui.kit.packed_gemm",
     "read_cache_sizes": "overhead_tui.machine.caches",
 }

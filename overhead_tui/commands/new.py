@@ -65,6 +65,21 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _inline_source(text: str) -> str:
+    """A C rung's ``SOURCE = KIT_NAME`` (a source the kit shares among rungs, e.g.
+    ``PACKED_GEMM_SOURCE``) written out as the literal it names, so the copy's C can be
+    edited; the name's import goes."""
+    import overhead_tui.api as api
+
+    found = re.search(r"(?m)^SOURCE = ([A-Z][A-Z0-9_]*)$", text)
+    if found is None or not isinstance(shared := getattr(api, found[1], None), str):
+        return text
+    literal = f'SOURCE = r"""{shared}"""  # overhead_tui.api.{found[1]}, written out to edit'
+    text = text[: found.start()] + literal + text[found.end() :]
+    text = text.replace(f"from overhead_tui.api import {found[1]}\n\n", "")
+    return text.replace(f"    {found[1]},\n", "")
+
+
 def scaffold(name: str, source: str, folder: Path) -> Path:
     """Write ``folder``/``name``.py: the built-in rung ``source``'s file with its ``NAME`` set
     to ``name`` and :data:`DECLARATIONS`' comment before each declaration; its path.
@@ -93,6 +108,7 @@ def scaffold(name: str, source: str, folder: Path) -> Path:
     text = re.sub(r'(?m)^NAME = "[^"]*"', f'NAME = "{name}"', text, count=1)
     text = re.sub(r'(?m)^TITLE = "', f'TITLE = "{name} (from {source}): ', text, count=1)
     text = re.sub(r"(?m)^DENSE_KERNEL = .*\n", "", text)  # one dense kernel per ladder
+    text = _inline_source(text)
     for declaration, meaning in DECLARATIONS.items():
         text = re.sub(
             rf"(?m)^({declaration} = )", rf"# {declaration}: {meaning}\n\1", text, count=1

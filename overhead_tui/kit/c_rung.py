@@ -4,8 +4,11 @@ A scenario file that declares ``SOURCE`` and ``FLAGS`` and defines none of ``set
 ``kernel`` and ``to_numpy`` is a C rung by its declarations alone: the worker completes it
 (:func:`complete`) with the three functions every C rung had written out (build with
 :func:`prepare`, call with :func:`matmul`, C as it is), and its build is recorded in
-``BUILD_INFO``.  A file that needs a step before the build (a thread limit, a CPU check)
-defines its own ``setup`` and calls :func:`prepare` itself.
+``BUILD_INFO``.  ``BLAS_THREADS = 1`` (an OpenMP rung's) limits numpy's BLAS to that many
+threads first: OpenBLAS threads woken by numpy in the worker (its validation) spin for a while
+after each call and would compete with the rung's own team on the same cores.  A file that
+needs another step before the build (a CPU check) defines its own ``setup`` and calls
+:func:`prepare` itself.
 """
 
 from __future__ import annotations
@@ -63,7 +66,8 @@ def is_declared(module: ModuleType) -> bool:
 
 def complete(module: ModuleType) -> None:
     """Give a declared C rung (:func:`is_declared`) its ``setup`` (:func:`prepare` with its
-    ``NAME``, ``SOURCE``, ``FLAGS`` and ``LINK_FLAGS``, default none), ``kernel``
+    ``NAME``, ``SOURCE``, ``FLAGS`` and ``LINK_FLAGS``, default none, after its
+    ``BLAS_THREADS`` limit if it declares one), ``kernel``
     (:func:`matmul`), ``to_numpy`` (C as it is) and an empty ``BUILD_INFO`` that ``setup``
     fills; anything else is left as it is."""
     if not is_declared(module):
@@ -71,8 +75,14 @@ def complete(module: ModuleType) -> None:
     info: dict[str, Any] = {}
     source, flags = module.SOURCE, list(module.FLAGS)
     link_flags = list(getattr(module, "LINK_FLAGS", []))
+    blas_threads = getattr(module, "BLAS_THREADS", None)
+    limits: list[Any] = []  # the threadpoolctl limit, kept for the worker's life
 
     def setup(a: Any, b: Any) -> tuple[Any, ...]:
+        if blas_threads is not None:
+            from threadpoolctl import threadpool_limits
+
+            limits.append(threadpool_limits(limits=blas_threads, user_api="blas"))
         return prepare(info, module.NAME, source, flags, link_flags, a, b)
 
     for name, value in (

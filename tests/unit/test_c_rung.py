@@ -68,3 +68,17 @@ def test_a_rung_with_its_own_functions_is_left_as_it_is():
     assert not is_declared(module)
     complete(module)
     assert not hasattr(module, "kernel") and not hasattr(module, "BUILD_INFO")
+
+
+def test_blas_threads_limits_numpy_s_blas_before_the_build():
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    module = _module(SOURCE=C_SOURCE, FLAGS=["-O2"], BLAS_THREADS=1)
+    complete(module)
+    before = max(p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas")
+    try:
+        module.setup(np.ones((4, 4)), np.ones((4, 4)))
+        blas = [p for p in threadpool_info() if p["user_api"] == "blas"]
+        assert blas and all(p["num_threads"] == 1 for p in blas)
+    finally:
+        threadpool_limits(limits=before, user_api="blas")  # the test process's as it was

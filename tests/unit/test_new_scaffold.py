@@ -48,3 +48,17 @@ def test_a_copy_of_the_dense_kernel_does_not_claim_to_be_the_dense_kernel(tmp_pa
     assert read_spec(scaffold("my_blas", "numpy_matmul", tmp_path)).dense_kernel is False
     with pytest.raises(UsageError, match="is a file"):
         scaffold("mine", "python_naive", tmp_path / "my_blas.py")
+
+
+@pytest.mark.parametrize(
+    ("rung", "shared"),
+    [("c_openmp", "TILED_SIMD_SOURCE"), ("c_blocked_packed", "PACKED_GEMM_SOURCE")],
+)
+def test_a_kit_source_is_written_out_to_edit(tmp_path, rung, shared):
+    import overhead_tui.api as api
+
+    path = scaffold("mine", rung, tmp_path)
+    text = path.read_text()
+    assert getattr(api, shared) in text and f"SOURCE = {shared}\n" not in text
+    spec = read_spec(path)  # still a scenario, its C now its own
+    assert "void matmul" in spec.kernel_source
