@@ -3,6 +3,7 @@ each scenario's fair share of what is left."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from overhead_tui.kit.timing import calibrate_loops
@@ -52,8 +53,10 @@ def budget_allows(
     remaining_s: float,
     repeats: int,
     min_sample_s: float,
+    predict_s: Callable[[PointCost, int, int, float], float] = predict_point_s,
 ) -> tuple[bool, float | None]:
-    """Whether the point at ``next_n`` fits in ``remaining_s`` (s) of the scenario's share.
+    """Whether the point at ``next_n`` (n, or the batch m) fits in ``remaining_s`` (s) of the
+    scenario's share, its wall time predicted by ``predict_s`` (the n³ scaling by default).
 
     Returns:
         (run it?, predicted wall time in s or None).  With no earlier point (the first,
@@ -64,7 +67,7 @@ def budget_allows(
         return True, None
     if remaining_s <= 0:
         return False, None
-    predicted = predict_point_s(last, next_n, repeats, min_sample_s)
+    predicted = predict_s(last, next_n, repeats, min_sample_s)
     return predicted <= remaining_s, predicted
 
 

@@ -6,8 +6,10 @@ worker and folder, within a budget split fairly among the scenarios
 refused (too large, or predicted not to fit what is left of its share), at its first failed
 point, or when cancelled.  The summary is saved after every point.
 
-A subclass says what a point is: its points, its settings and folder, its budget check, its
-record and its events.  No Textual here.
+What is swept is one record, :class:`SweepAxis`: the coordinate (n or m) and the setting it
+sets, how the next point's cost is predicted, how a point is recorded and logged, and what the
+summary keeps.  ``sweeps.sizes.Sweep`` and ``sweeps.shapes.ShapesSweep`` only build theirs.
+No Textual here.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import time
 from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import IO, Any, ClassVar
+from typing import IO, Any
 
 from overhead_tui.analysis.derive import derive
 from overhead_tui.engine.events import (
@@ -42,8 +44,59 @@ from overhead_tui.summary.records import (
     created_now,
     tool_stamp,
 )
-from overhead_tui.summary.sweep import BudgetedPoint
-from overhead_tui.sweeps.budget import fair_share_s
+from overhead_tui.summary.sweep import BudgetedPoint, BudgetedRecord
+from overhead_tui.sweeps.budget import (
+    PointCost,
+    budget_allows,
+    fair_share_s,
+    point_overhead_s,
+)
+
+NOT_RUN = "not run: stopped by the user"
+"""The detail of a scenario not started because the sweep was cancelled."""
+
+RecordDerivation = Callable[[BudgetedRecord, RunSummary, list[ScenarioSpec]], BudgetedRecord]
+"""The sweep's record again from the summary (its machine's limits) and the specs."""
+
+
+@dataclass(frozen=True)
+class SweepAxis:
+    """What a budgeted sweep steps along, as data.
+
+    Attributes:
+        name: the coordinate: ``n`` (the matrix order) or ``m`` (the batch).
+        setting: the :class:`Settings` field a point sets to its x (``size`` or ``m``).
+        kind: names the log's ``<kind>_started`` and ``<kind>_finished`` lines, and the
+            summary's field that holds :attr:`record` (``sweep`` or ``shapes``).
+        record: the record the summary starts with (points and stop reasons are appended
+            as the sweep runs; ``derive_record`` may replace it).
+        started: the ``<kind>_started`` line's fields (the points, the budget, B's shape).
+        predict_s: the wall time (s) of the point at x from the last point's cost, the
+            repeats and the shortest sample (s): ``budget.predict_point_s`` (n³) or the
+            batch's (linear in m).
+        point: a finished point's record from its result and x.
+        log_fields: a point record's fields in the log's ``point`` line.
+        folder_prefix: before x in a point's folder name (``python_naive-m64``).
+        max_size_ends: x above a scenario's ``MAX_SIZE`` ends its sweep (x is n).
+        sort_scenarios: ``summary.scenarios`` in rung order (else in the order they ran).
+        derive_record: the record again from the summary and the specs once the machine's
+            limits are derived (the batch sweep's roofs and crossings), or None.
+    """
+
+    name: str
+    setting: str
+    kind: str
+    record: BudgetedRecord
+    started: dict[str, Any]
+    predict_s: Callable[[PointCost, int, int, float], float]
+    point: Callable[[ScenarioResult, int], BudgetedPoint]
+    log_fields: Callable[[BudgetedPoint], dict[str, Any]]
+    folder_prefix: str = ""
+    max_size_ends: bool = False
+    sort_scenarios: bool = True
+    derive_record: (
+        Callable[[BudgetedRecord, RunSummary, list[ScenarioSpec]], BudgetedRecord] | None
+    ) = None
 
 
 @dataclass(frozen=True)
@@ -119,20 +172,14 @@ class BudgetedSweep(RunControl):
         specs: scenarios, swept one after the other in this order.
         points: the points (n or m; ascending once sorted).
         budget_s: total time budget (s), split fairly among the scenarios.
-        settings: the settings of every point (a subclass sets the point's n or m).
+        settings: the settings of every point (each point sets its x: ``axis.setting``).
+        axis: what is swept (:class:`SweepAxis`).
         run_dir: the sweep's run directory (``summary.json``, ``log.jsonl``, ``points/``).
         clock: monotonic clock (s); injectable for tests.
 
     ``events()`` is a generator consumed from one thread; ``cancel()`` may be called from any
     other thread (or a signal handler) and stops the running worker.
     """
-
-    kind = "sweep"
-    """Names the log's ``<kind>_started`` and ``<kind>_finished`` events."""
-    not_run = "not run: stopped by the user"
-    """The detail of a scenario not started because the sweep was cancelled."""
-    sort_scenarios = True
-    """Keep ``summary.scenarios`` in rung order (else in the order they ran)."""
 
     def __init__(
         self,
@@ -141,6 +188,7 @@ class BudgetedSweep(RunControl):
         budget_s: float,
         settings: Settings,
         run_dir: Path,
+        axis: SweepAxis,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.cancellation = Cancel()
@@ -159,29 +207,30 @@ class BudgetedSweep(RunControl):
             tool=tool_stamp(),
             run_dir=str(self.run_dir),
         )
+        self.axis = axis
+        setattr(self.summary, axis.kind, axis.record)
 
-    # -- what a subclass says about its points ----------------------------------------------
-
-    def _log_started(self, log: IO[str]) -> None:
-        """Write the log's ``<kind>_started`` line (the points, the budget)."""
-        raise NotImplementedError
-
-    axis: ClassVar[str] = "n"
-    """The swept point: ``n`` (the matrix order) or ``m`` (the batch)."""
-    axis_setting: ClassVar[str] = "size"
-    """The :class:`Settings` field a point sets to its x."""
-    folder_prefix: ClassVar[str] = ""
-    """Before x in a point's folder name under ``points/`` (``python_naive-64``)."""
-
-    def _refuse(self, spec: ScenarioSpec, x: int) -> tuple[str, str] | None:
-        """(reason, detail) when ``spec`` cannot run at point ``x`` at all, else None."""
-        return None
+    @property
+    def record(self) -> BudgetedRecord:
+        """The summary's record of the sweep (``summary.sweep`` or ``summary.shapes``)."""
+        record: BudgetedRecord = getattr(self.summary, self.axis.kind)
+        return record
 
     def _budget(
-        self, last: Any, x: int, remaining_s: float, share_s: float
+        self, last: PointCost | None, x: int, remaining_s: float, share_s: float
     ) -> tuple[float | None, str | None]:
-        """(predicted wall time in s or None, why the point does not fit or None)."""
-        raise NotImplementedError
+        """(predicted wall time in s or None, why the point does not fit or None).  The first
+        point always runs (nothing to predict from), so every scenario has one."""
+        s = self.settings
+        allowed, predicted = budget_allows(
+            last, x, remaining_s, s.repeats, s.min_sample_s, self.axis.predict_s
+        )
+        if allowed:
+            return predicted, None
+        if predicted is None:
+            return None, f"its share of the budget ({share_s:.1f} s) is spent"
+        why = f"{self.axis.name} = {x} would take about {predicted:.1f} s, {remaining_s:.1f} s "
+        return predicted, why + "of its share left"
 
     def _point_started(
         self,
@@ -193,46 +242,34 @@ class BudgetedSweep(RunControl):
         log: IO[str],
     ) -> PointStarting:
         """Write the log's ``point_started`` line of the point at ``x``; its event."""
+        name = self.axis.name
         log_line(
             log,
             "point_started",
             name=spec.name,
             predicted_s=predicted_s,
             remaining_s=remaining_s,
-            **{self.axis: x},
+            **{name: x},
         )
-        return PointStarting(
-            spec.name, self.axis, x, predicted_s, remaining_s, index, len(self.specs)
-        )
+        return PointStarting(spec.name, name, x, predicted_s, remaining_s, index, len(self.specs))
 
     def plan_point(self, spec: ScenarioSpec, x: int) -> PointPlan:
         """The plan of ``spec``'s point at ``x``: its settings (the sweep's, at this n or m,
         without probes) and its folder's name under ``points/``."""
-        point: dict[str, Any] = {self.axis_setting: x}  # n of a sweep, m of shapes
+        point: dict[str, Any] = {self.axis.setting: x}  # n of a sweep, m of shapes
         settings = replace(
             self.settings, scenarios=[spec.name], probes=False, refresh_probes=False, **point
         )
-        return PointPlan(spec, x, settings, f"{spec.name}-{self.folder_prefix}{x}")
-
-    def _record(self, spec: ScenarioSpec, x: int, result: ScenarioResult) -> PointMeasured:
-        """Store the finished point in the summary; its event."""
-        raise NotImplementedError
-
-    def _log_point(self, log: IO[str], event: PointMeasured) -> None:
-        """Write the log's ``point`` line of a finished point (``event``: :meth:`_record`'s)."""
-        raise NotImplementedError
-
-    def _cost(self, x: int, result: ScenarioResult) -> Any:
-        """What the budget check of the next point needs from this one."""
-        raise NotImplementedError
-
-    def _mark_stopped(self, name: str, reason: str) -> None:
-        raise NotImplementedError
+        return PointPlan(spec, x, settings, f"{spec.name}-{self.axis.folder_prefix}{x}")
 
     def _derive(self) -> None:
         """Recompute what depends on several results: × dense and the machine's limits (peaks,
-        bandwidth, clock; each rung's arithmetic intensity and % of peak)."""
+        bandwidth, clock; each rung's arithmetic intensity and % of peak), then the axis's own
+        record (``derive_record``)."""
         derive(self.summary, self.cpu, breakdowns=False)
+        if self.axis.derive_record is not None:
+            again = self.axis.derive_record(self.record, self.summary, self.specs)
+            setattr(self.summary, self.axis.kind, again)
 
     # -- the driver -------------------------------------------------------------------------
 
@@ -252,7 +289,7 @@ class BudgetedSweep(RunControl):
         started = self.clock()
         self.run_dir.mkdir(parents=True, exist_ok=True)
         with open(self.run_dir / LOG_FILE, "a", encoding="utf-8") as log:
-            self._log_started(log)
+            log_line(log, f"{self.axis.kind}_started", **self.axis.started)
             self._save()
             yield RunStarted(snapshot(self.summary))
             try:
@@ -264,7 +301,7 @@ class BudgetedSweep(RunControl):
                 budget_started = self.clock()  # probes are not charged to the budget
                 for index, spec in enumerate(self.specs):
                     if self.cancelled:
-                        yield self._stop(spec.name, "cancelled", self.not_run, log)
+                        yield self._stop(spec.name, "cancelled", NOT_RUN, log)
                         continue
                     share = fair_share_s(
                         self.budget_s, self.clock() - budget_started, len(self.specs) - index
@@ -275,18 +312,18 @@ class BudgetedSweep(RunControl):
                 self.summary.wall_s = self.clock() - started
                 self._derive()
                 self._save()
-                log_line(log, f"{self.kind}_finished", cancelled=self.cancelled)
+                log_line(log, f"{self.axis.kind}_finished", cancelled=self.cancelled)
         yield RunFinished(snapshot(self.summary), cancelled=self.cancelled)
 
     def _sweep_one(
         self, spec: ScenarioSpec, index: int, share_s: float, log: IO[str]
     ) -> Iterator[BudgetedEvent]:
         began = self.clock()
-        last = None
+        last: PointCost | None = None
         for x in self.points:
-            refused = self._refuse(spec, x)
-            if refused is not None:
-                yield self._stop(spec.name, *refused, log)
+            if self.axis.max_size_ends and x > spec.max_size:
+                above = f"{self.axis.name} = {x} is above its maximum of {spec.max_size}"
+                yield self._stop(spec.name, "max_size", above, log)
                 return
             remaining = share_s - (self.clock() - began)
             predicted, why = self._budget(last, x, remaining, share_s)
@@ -298,15 +335,16 @@ class BudgetedSweep(RunControl):
             if self.cancelled and result.status != "ok":
                 yield self._stop(spec.name, "cancelled", "stopped by the user", log)
                 return
-            event = self._record(spec, x, result)
+            point = self.axis.point(result, x)
+            self.record.points.append(point)
             self._keep(result)
             self._save()
-            self._log_point(log, event)
-            yield event
+            log_line(log, "point", **self.axis.log_fields(point))
+            yield PointMeasured(point, result)
             if result.status != "ok" or result.median_s is None:
                 yield self._stop(spec.name, result.status, result.error or result.status, log)
                 return
-            last = self._cost(x, result)
+            last = PointCost(x, result.median_s, point_overhead_s(result))
             if self.cancelled:
                 yield self._stop(spec.name, "cancelled", "stopped by the user", log)
                 return
@@ -348,14 +386,14 @@ class BudgetedSweep(RunControl):
         at = next((i for i, s in enumerate(scenarios) if s.name == result.name), None)
         if at is None:
             scenarios.append(result)
-            if self.sort_scenarios:
+            if self.axis.sort_scenarios:
                 scenarios.sort(key=lambda s: (s.rung, s.name))
         else:
             scenarios[at] = result
         self._derive()
 
     def _stop(self, name: str, reason: str, detail: str, log: IO[str]) -> ScenarioStopped:
-        self._mark_stopped(name, reason)
+        self.record.stopped[name] = reason
         self._save()
         log_line(log, "stopped", name=name, reason=reason, detail=detail)
         return ScenarioStopped(name, reason, detail)

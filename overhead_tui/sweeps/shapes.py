@@ -26,18 +26,18 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import IO
+from typing import Any
 
 from overhead_tui.analysis.shapes import recompute
-from overhead_tui.engine.run_log import log_line
 from overhead_tui.kit.packed_gemm import gemm_blocking
 from overhead_tui.machine.caches import FALLBACK_LLC_BYTES
 from overhead_tui.machine.limits import roofline_bandwidth
 from overhead_tui.plugins.scenarios import ScenarioSpec
-from overhead_tui.summary.records import MachineInfo, ScenarioResult, Settings
+from overhead_tui.summary.records import MachineInfo, RunSummary, ScenarioResult, Settings
 from overhead_tui.summary.shapes import Roofs, ShapePoint, ShapesRecord
-from overhead_tui.sweeps.budget import PointCost, point_overhead_s, timed_calls
-from overhead_tui.sweeps.budgeted import BudgetedSweep, PointMeasured
+from overhead_tui.summary.sweep import BudgetedPoint, BudgetedRecord
+from overhead_tui.sweeps.budget import PointCost, timed_calls
+from overhead_tui.sweeps.budgeted import BudgetedSweep, SweepAxis
 
 DEFAULT_SCENARIOS: tuple[str, ...] = ("numpy_matmul", "numpy_matmul_1thread", "numba_ikj")
 """The dense kernel, the 1-thread BLAS and a compiled loop without cache blocking."""
@@ -147,6 +147,37 @@ def micro_kernel_rows(machine: MachineInfo) -> int | None:
     return gemm_blocking({}, set(machine.isa)).mr
 
 
+def shape_point(result: ScenarioResult, m: int) -> ShapePoint:
+    """The summary's record of the point at batch ``m`` (speeds and warnings only when ok)."""
+    speed = result.has_speed
+    return ShapePoint(
+        scenario=result.name,
+        m=m,
+        status=result.status,
+        median_s=result.median_s if speed else None,
+        gflops=result.gflops if speed else None,
+        error=result.error,
+        wall_s=result.wall_s,
+        warnings=list(result.warnings) if speed else [],
+    )
+
+
+def _log_fields(point: BudgetedPoint) -> dict[str, Any]:
+    batch = point.m if isinstance(point, ShapePoint) else None
+    return {"name": point.scenario, "m": batch, "status": point.status}
+
+
+def _with_roofs(
+    record: BudgetedRecord, summary: RunSummary, specs: list[ScenarioSpec]
+) -> BudgetedRecord:
+    """Each scenario's roofs from the machine's limits, every point on the roofline, the
+    crossings (``analysis.shapes.recompute``)."""
+    assert isinstance(record, ShapesRecord)
+    dtype = summary.settings.dtype
+    roofs = {s.name: scenario_roofs(s, summary.machine, dtype) for s in specs}
+    return recompute(replace(record, roofs=roofs))
+
+
 class ShapesSweep(BudgetedSweep):
     """Runs a batch sweep: every scenario at every m (smallest first) with B fixed (k × n).
 
@@ -160,13 +191,6 @@ class ShapesSweep(BudgetedSweep):
         size_reason: why B has this size (shown and stored).
         clock: monotonic clock (s); injectable for tests.
     """
-
-    axis = "m"
-    axis_setting = "m"
-    folder_prefix = "m"
-    kind = "shapes"
-    not_run = "not run: stopped"
-    sort_scenarios = False
 
     def __init__(
         self,
@@ -182,10 +206,9 @@ class ShapesSweep(BudgetedSweep):
     ) -> None:
         names = [s.name for s in specs]
         swept = replace(settings, size=n, k=k, m=None, scenarios=names)
-        super().__init__(specs, batches, budget_s, swept, run_dir, clock)
         self.k, self.n = k, n
-        self.batches = self.points
-        self.record = ShapesRecord(
+        self.batches = sorted(set(batches))
+        record = ShapesRecord(
             k=k,
             n=n,
             dtype=settings.dtype,
@@ -193,59 +216,17 @@ class ShapesSweep(BudgetedSweep):
             budget_s=budget_s,
             size_reason=size_reason,
         )
-        self.summary.shapes = self.record
-
-    def _log_started(self, log: IO[str]) -> None:
-        log_line(
-            log,
-            f"{self.kind}_started",
-            k=self.k,
-            n=self.n,
-            batches=self.batches,
-            budget_s=self.budget_s,
+        axis = SweepAxis(
+            name="m",
+            setting="m",
+            kind="shapes",
+            record=record,
+            started={"k": k, "n": n, "batches": self.batches, "budget_s": budget_s},
+            predict_s=predict_batch_s,
+            point=shape_point,
+            log_fields=_log_fields,
+            folder_prefix="m",
+            sort_scenarios=False,
+            derive_record=_with_roofs,
         )
-
-    def _derive(self) -> None:
-        """The machine's limits, each scenario's roofs, every point on the roofline, the
-        crossings."""
-        super()._derive()
-        machine = self.summary.machine
-        roofs = {s.name: scenario_roofs(s, machine, self.settings.dtype) for s in self.specs}
-        self.record = recompute(replace(self.record, roofs=roofs))
-        self.summary.shapes = self.record
-
-    def _budget(
-        self, last: PointCost | None, x: int, remaining_s: float, share_s: float
-    ) -> tuple[float | None, str | None]:
-        if last is None:
-            return None, None
-        predicted = predict_batch_s(last, x, self.settings.repeats, self.settings.min_sample_s)
-        if predicted <= remaining_s:
-            return predicted, None
-        why = f"m = {x} would take about {predicted:.1f} s, {max(remaining_s, 0):.1f} s "
-        return predicted, why + "of its share left"
-
-    def _record(self, spec: ScenarioSpec, x: int, result: ScenarioResult) -> PointMeasured:
-        point = ShapePoint(
-            scenario=spec.name,
-            m=x,
-            status=result.status,
-            median_s=result.median_s if result.has_speed else None,
-            gflops=result.gflops if result.has_speed else None,
-            error=result.error,
-            wall_s=result.wall_s,
-            warnings=list(result.warnings) if result.has_speed else [],
-        )
-        self.record.points.append(point)
-        return PointMeasured(point, result)
-
-    def _log_point(self, log: IO[str], event: PointMeasured) -> None:
-        point = event.point
-        batch = point.m if isinstance(point, ShapePoint) else None
-        log_line(log, "point", name=point.scenario, m=batch, status=point.status)
-
-    def _cost(self, x: int, result: ScenarioResult) -> PointCost:
-        return PointCost(x, result.median_s or 0.0, point_overhead_s(result))
-
-    def _mark_stopped(self, name: str, reason: str) -> None:
-        self.record.stopped[name] = reason
+        super().__init__(specs, batches, budget_s, swept, run_dir, axis, clock)

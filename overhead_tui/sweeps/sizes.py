@@ -35,14 +35,12 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, replace
 from pathlib import Path
-from typing import IO
 
-from overhead_tui.engine.run_log import log_line
 from overhead_tui.plugins.scenarios import ScenarioSpec
 from overhead_tui.summary.records import ScenarioResult, Settings
 from overhead_tui.summary.sweep import SweepPoint, SweepRecord
-from overhead_tui.sweeps.budget import PointCost, budget_allows, point_overhead_s
-from overhead_tui.sweeps.budgeted import BudgetedSweep, PointMeasured
+from overhead_tui.sweeps.budget import predict_point_s
+from overhead_tui.sweeps.budgeted import BudgetedSweep, SweepAxis
 
 DEFAULT_SIZES: tuple[int, ...] = (8, 16, 32, 64, 128, 256, 512, 1024)
 """Matrix orders of a sweep when ``--sizes`` is not given (powers of two)."""
@@ -102,8 +100,6 @@ class Sweep(BudgetedSweep):
     other thread (or a signal handler) and stops the running worker.
     """
 
-    kind = "sweep"
-
     def __init__(
         self,
         specs: Sequence[ScenarioSpec],
@@ -115,42 +111,16 @@ class Sweep(BudgetedSweep):
     ) -> None:
         names = [s.name for s in specs]
         swept = replace(settings, size=None, scenarios=names)
-        super().__init__(specs, sizes, budget_s, swept, run_dir, clock)
-        self.sizes = self.points
-        self.record = SweepRecord(sizes=list(self.sizes), budget_s=budget_s, dtype=settings.dtype)
-        self.summary.sweep = self.record
-
-    def _log_started(self, log: IO[str]) -> None:
-        log_line(log, f"{self.kind}_started", sizes=self.sizes, budget_s=self.budget_s)
-
-    def _refuse(self, spec: ScenarioSpec, x: int) -> tuple[str, str] | None:
-        if x > spec.max_size:
-            return "max_size", f"n = {x} is above its maximum of {spec.max_size}"
-        return None
-
-    def _budget(
-        self, last: PointCost | None, x: int, remaining_s: float, share_s: float
-    ) -> tuple[float | None, str | None]:
-        allowed, predicted = budget_allows(
-            last, x, remaining_s, self.settings.repeats, self.settings.min_sample_s
+        self.sizes = sorted(set(sizes))
+        axis = SweepAxis(
+            name="n",
+            setting="size",
+            kind="sweep",
+            record=SweepRecord(sizes=list(self.sizes), budget_s=budget_s, dtype=settings.dtype),
+            started={"sizes": self.sizes, "budget_s": budget_s},
+            predict_s=predict_point_s,
+            point=lambda result, n: point_record(result),
+            log_fields=asdict,
+            max_size_ends=True,
         )
-        if allowed:
-            return predicted, None
-        if predicted is None:
-            return None, f"its share of the budget ({share_s:.1f} s) is spent"
-        why = f"n = {x} would take about {predicted:.1f} s, {max(remaining_s, 0):.1f} s "
-        return predicted, why + "of its share left"
-
-    def _record(self, spec: ScenarioSpec, x: int, result: ScenarioResult) -> PointMeasured:
-        point = point_record(result)
-        self.record.points.append(point)
-        return PointMeasured(point, result)
-
-    def _log_point(self, log: IO[str], event: PointMeasured) -> None:
-        log_line(log, "point", **asdict(event.point))
-
-    def _cost(self, x: int, result: ScenarioResult) -> PointCost:
-        return PointCost(x, result.median_s or 0.0, point_overhead_s(result))
-
-    def _mark_stopped(self, name: str, reason: str) -> None:
-        self.record.stopped[name] = reason
+        super().__init__(specs, sizes, budget_s, swept, run_dir, axis, clock)
