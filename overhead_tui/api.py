@@ -18,7 +18,8 @@ Scenario files (``scenarios/*.py`` and your own ``--scenarios-dir``):
                                (``kit.packed_gemm``, ``machine.caches``);
     ``TILED_SIMD_SOURCE``      the tiled SIMD C source, serial or OpenMP by ``-fopenmp``
                                (``kit.tiled_simd``).
-Probe files (``probes/*.py``): ``measure(ctx)`` receives a ``ProbeContext``; the timing helpers
+Probe files (``probes/*.py``): ``measure(ctx)`` receives a ``ProbeContext`` and returns a
+``ProbeMeasurement``; the timing helpers
 ``paired_samples``, ``baseline_loop`` and ``dispatch_samples`` and the SIMD helpers
 ``isa_target``, ``ISA_LEVELS``, ``chosen_isa``, ``choose_accumulators``, ``analyse_asm`` and
 ``asm_warning`` (``kit.probing``, ``kit.simd``); ``build`` and ``assembly`` compile a
@@ -47,6 +48,7 @@ _HOMES = {
     "Unavailable": "overhead_tui.kit.cbuild",
     "BuildError": "overhead_tui.kit.cbuild",
     "ProbeContext": "overhead_tui.kit.probing",
+    "ProbeMeasurement": "overhead_tui.kit.probing",
     "paired_samples": "overhead_tui.kit.probing",
     "baseline_loop": "overhead_tui.kit.probing",
     "dispatch_samples": "overhead_tui.kit.probing",

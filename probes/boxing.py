@@ -22,7 +22,13 @@ The details give ``int_ns``, the same for an int: `y = x + z` on ints above the 
 import inspect
 from itertools import repeat
 
-from overhead_tui.api import BuildError, Unavailable, compile_python, paired_samples
+from overhead_tui.api import (
+    BuildError,
+    ProbeMeasurement,
+    Unavailable,
+    compile_python,
+    paired_samples,
+)
 
 NAME = "boxing"
 TITLE = "float boxing"
@@ -93,26 +99,20 @@ def _c_api_float(ctx):
         compiled = compile_python(BUILD_INFO, NAME, C_API_SOURCE, "cython")
     except (Unavailable, BuildError) as exc:  # the probe's other figures stand without it
         return {"c_api_missing": str(exc).splitlines()[0]}
-    samples, _ = paired_samples(
+    floats = paired_samples(
         ctx, compiled._floats, (1.5, 2.5), TRIPS, 8, baseline=compiled._identities
     )
-    samples.sort()
-    return {"c_api_float_ns": samples[len(samples) // 2]}
+    return {"c_api_float_ns": floats.median}
 
 
 def measure(ctx):
     floats_per_trip = ctx.count(_floats, 1000, 1.5, 2.5).floats / 1000
-    samples, details = paired_samples(
-        ctx, _floats, (1.5, 2.5), TRIPS, floats_per_trip, baseline=_identities
-    )
-    ints, _ = paired_samples(ctx, _ints, (1000, 2000), TRIPS, 8, baseline=_identities)
-    ints.sort()
-    return {
-        "samples": samples,
-        "details": {
-            "floats_per_trip": floats_per_trip,
-            "int_ns": ints[len(ints) // 2],
-            **details,
-            **_c_api_float(ctx),
-        },
+    floats = paired_samples(ctx, _floats, (1.5, 2.5), TRIPS, floats_per_trip, baseline=_identities)
+    ints = paired_samples(ctx, _ints, (1000, 2000), TRIPS, 8, baseline=_identities)
+    details = {
+        "floats_per_trip": floats_per_trip,
+        "int_ns": ints.median,
+        **floats.details,
+        **_c_api_float(ctx),
     }
+    return ProbeMeasurement(floats.samples, details, floats.estimate)

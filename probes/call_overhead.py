@@ -23,7 +23,7 @@ import operator
 import random
 from itertools import repeat
 
-from overhead_tui.api import paired_samples
+from overhead_tui.api import ProbeMeasurement, paired_samples
 
 NAME = "call_overhead"
 TITLE = "function calls"
@@ -65,21 +65,16 @@ def _nothing(n, x, z):
 
 
 def measure(ctx):
-    calls, details = paired_samples(ctx, _calls, (_empty,), TRIPS)
-    builtins, _ = paired_samples(ctx, _builtin_calls, ([1, 2, 3],), TRIPS)
+    calls = paired_samples(ctx, _calls, (_empty,), TRIPS)
+    builtins = paired_samples(ctx, _builtin_calls, ([1, 2, 3],), TRIPS)
     rng = random.Random(0)
     floats = [rng.random() for _ in range(2 * TRIPS)]
-    items, _ = paired_samples(ctx, _generator_items, (floats,), TRIPS)
-    c_items, _ = paired_samples(ctx, _c_call_items, (floats[:TRIPS],), TRIPS, baseline=_nothing)
-    c_items.sort()
-    builtins.sort()
-    items.sort()
-    return {
-        "samples": calls,
-        "details": {
-            "builtin_ns": builtins[len(builtins) // 2],
-            "generator_item_ns": items[len(items) // 2],
-            "c_call_item_ns": c_items[len(c_items) // 2],
-            **details,
-        },
+    items = paired_samples(ctx, _generator_items, (floats,), TRIPS)
+    c_items = paired_samples(ctx, _c_call_items, (floats[:TRIPS],), TRIPS, baseline=_nothing)
+    details = {
+        "builtin_ns": builtins.median,
+        "generator_item_ns": items.median,
+        "c_call_item_ns": c_items.median,
+        **calls.details,
     }
+    return ProbeMeasurement(calls.samples, details, calls.estimate)

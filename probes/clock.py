@@ -16,7 +16,13 @@ run faster (turbo).
 
 import statistics
 
-from overhead_tui.api import chain_call, chain_ghz, chain_instructions, chain_library
+from overhead_tui.api import (
+    ProbeMeasurement,
+    chain_call,
+    chain_ghz,
+    chain_instructions,
+    chain_library,
+)
 
 NAME = "clock"
 TITLE = "measured core clock (imul and add/xor chains)"
@@ -72,7 +78,6 @@ def measure(ctx):
     medians = {c: statistics.median(v) if None not in v else None for c, v in ghz.items()}
     value, said, warning = verdict(medians["imul"], medians["add_xor"])
     details = {
-        "value": value,
         "imul_ghz": medians["imul"],
         "add_xor_ghz": medians["add_xor"],
         "verdict": said,
@@ -87,4 +92,4 @@ def measure(ctx):
     if warning:
         details["clock_warning"] = warning
     samples = ghz["imul"] if value == medians["imul"] else ghz["add_xor"]
-    return {"samples": samples, "details": {k: v for k, v in details.items() if v is not None}}
+    return ProbeMeasurement(samples, {k: v for k, v in details.items() if v is not None}, value)

@@ -26,6 +26,7 @@ from itertools import repeat
 
 from overhead_tui.api import (
     BuildError,
+    ProbeMeasurement,
     Unavailable,
     baseline_loop,
     compile_python,
@@ -116,12 +117,9 @@ def measure(ctx):
         ns_per_dispatch = t_tight / (TRIPS * tight_per_trip) * 1e9
         per_rep_ns = t_analogue / REPS * 1e9
         samples.append((per_rep_ns - dispatches * ns_per_dispatch) / loads)
-    stores, _ = paired_samples(ctx, _store, ([0.5] * 8,), TRIPS)
-    stores.sort()
-    array_loads, _ = paired_samples(ctx, _array_load, (array("d", [0.5] * 8),), TRIPS)
-    array_stores, _ = paired_samples(ctx, _store, (array("d", [0.5] * 8),), TRIPS)
-    array_loads.sort()
-    array_stores.sort()
+    stores = paired_samples(ctx, _store, ([0.5] * 8,), TRIPS)
+    array_loads = paired_samples(ctx, _array_load, (array("d", [0.5] * 8),), TRIPS)
+    array_stores = paired_samples(ctx, _store, (array("d", [0.5] * 8),), TRIPS)
     c_api, c_api_missing = _c_api_samples(ctx, a, b)
     compiled = (
         {
@@ -131,14 +129,12 @@ def measure(ctx):
         if c_api
         else {"c_api_missing": c_api_missing}
     )
-    return {
-        "samples": samples,
-        "details": {
-            "store_ns": stores[len(stores) // 2],
-            "array_load_ns": array_loads[len(array_loads) // 2],
-            "array_store_ns": array_stores[len(array_stores) // 2],
-            "loads_per_rep": loads,
-            "dispatches_per_rep": dispatches,
-            **compiled,
-        },
+    details = {
+        "store_ns": stores.median,
+        "array_load_ns": array_loads.median,
+        "array_store_ns": array_stores.median,
+        "loads_per_rep": loads,
+        "dispatches_per_rep": dispatches,
+        **compiled,
     }
+    return ProbeMeasurement(samples, details)

@@ -14,6 +14,8 @@ the library's parallel efficiency.
 
 import numpy as np
 
+from overhead_tui.api import ProbeMeasurement
+
 NAME = "dense_peak"
 TITLE = "dense kernel peak (GEMM, n = 1536)"
 UNIT = "GFLOP/s"
@@ -50,4 +52,4 @@ def measure(ctx):
         details["one_thread_gflops"] = one
     if (one := _one_thread(ctx, np.float32)) is not None:
         details["float32_one_thread_gflops"] = one
-    return {"samples": every64, "details": details}
+    return ProbeMeasurement(every64, details)

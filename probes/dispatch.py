@@ -5,7 +5,7 @@ time per trip divided by the exactly counted dispatches per trip is the cost of 
 decoding and executing one cheap instruction in the eval loop.
 """
 
-from overhead_tui.api import dispatch_samples
+from overhead_tui.api import ProbeMeasurement, dispatch_samples
 
 NAME = "dispatch"
 TITLE = "bytecode dispatch"
@@ -15,4 +15,4 @@ LAYER = "interpreter_dispatch"
 
 def measure(ctx):
     samples, per_trip = dispatch_samples(ctx)
-    return {"samples": samples, "details": {"dispatches_per_trip": per_trip}}
+    return ProbeMeasurement(samples, {"dispatches_per_trip": per_trip})

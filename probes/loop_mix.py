@@ -32,6 +32,8 @@ from itertools import repeat
 
 import numpy as np
 
+from overhead_tui.api import ProbeMeasurement
+
 NAME = "loop_mix"
 TITLE = "interpreted unit costs fitted over loops of the rungs' shape"
 UNIT = "ns/dispatch"
@@ -114,14 +116,11 @@ def measure(ctx):
     fastest = [min(r) for r in rounds]
     (dispatch, floats, loads), fit_error, left_out = fit(counts, fastest)
     samples = [fit(counts, [r[i] for r in rounds])[0][0] for i in range(len(rounds[0]))]
-    return {
-        "samples": samples,
-        "details": {
-            "value": dispatch,
-            "float_ns": floats,
-            "load_ns": loads,
-            "fit_error": fit_error,
-            "leave_one_out_error": left_out,
-            "loops": len(BODIES),
-        },
+    details = {
+        "float_ns": floats,
+        "load_ns": loads,
+        "fit_error": fit_error,
+        "leave_one_out_error": left_out,
+        "loops": len(BODIES),
     }
+    return ProbeMeasurement(samples, details, dispatch)

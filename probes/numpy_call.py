@@ -28,7 +28,7 @@ from itertools import repeat
 
 import numpy as np
 
-from overhead_tui.api import ProbeContext, paired_samples
+from overhead_tui.api import ProbeContext, ProbeMeasurement, paired_samples
 
 NAME = "numpy_call"
 TITLE = "numpy call layers"
@@ -157,23 +157,22 @@ def measure(ctx):
         slopes.append(float(slope) * 1e9)
     slopes.sort()
     arr = np.ones((4, 4))
-    load, _ = paired_samples(ctx, _load, (arr, (1, 2)), 50_000)
-    store, _ = paired_samples(ctx, _store, (arr, (1, 2), np.float64(1.5)), 50_000)
-    index_tuple, _ = paired_samples(ctx, _index_tuple, (1, 2), 50_000)
-    multiply, _ = paired_samples(ctx, _scalar_multiply, (np.float64(1.5), np.float64(2.5)), 50_000)
-    view, _ = paired_samples(ctx, _view, (np.ones((4, 4)), 1), 50_000)
-    index = _median(load) + _median(index_tuple)
-    return {
-        "samples": samples,
-        "details": {
-            "ns_per_element": slopes[len(slopes) // 2],
-            "scalar_op_ns": (index + _median(multiply)) / 2,
-            "scalar_index_ns": index,
-            "scalar_load_ns": _median(load),
-            "scalar_store_ns": _median(store),
-            "index_tuple_ns": _median(index_tuple),
-            "scalar_multiply_ns": _median(multiply),
-            "view_ns": _median(view),
-            **_rates(ctx),
-        },
+    load = paired_samples(ctx, _load, (arr, (1, 2)), 50_000).median
+    store = paired_samples(ctx, _store, (arr, (1, 2), np.float64(1.5)), 50_000).median
+    index_tuple = paired_samples(ctx, _index_tuple, (1, 2), 50_000).median
+    scalars = (np.float64(1.5), np.float64(2.5))
+    multiply = paired_samples(ctx, _scalar_multiply, scalars, 50_000).median
+    view = paired_samples(ctx, _view, (np.ones((4, 4)), 1), 50_000).median
+    index = load + index_tuple
+    details = {
+        "ns_per_element": slopes[len(slopes) // 2],
+        "scalar_op_ns": (index + multiply) / 2,
+        "scalar_index_ns": index,
+        "scalar_load_ns": load,
+        "scalar_store_ns": store,
+        "index_tuple_ns": index_tuple,
+        "scalar_multiply_ns": multiply,
+        "view_ns": view,
+        **_rates(ctx),
     }
+    return ProbeMeasurement(samples, details)

@@ -30,6 +30,7 @@ import statistics
 from concurrent.futures import ThreadPoolExecutor
 
 from overhead_tui.api import (
+    ProbeMeasurement,
     Unavailable,
     build,
     chain_call,
@@ -229,4 +230,4 @@ def measure(ctx):
                 )
             if FAMILIES[family][3] == "FLOP":
                 best = max(best, one)
-    return {"samples": [best or max(details[f"{f}_one_core"] for f in present)], "details": details}
+    return ProbeMeasurement([best or max(details[f"{f}_one_core"] for f in present)], details)

@@ -39,6 +39,7 @@ from overhead_tui.api import (
     FMA_PER_ITERATION,
     FMA_WIDTHS,
     L1_KINDS,
+    ProbeMeasurement,
     build,
     chain_call,
     chain_ghz,
@@ -140,7 +141,7 @@ def measure(ctx):
             if cycles is not None:
                 details[f"l1_{kind}_per_cycle_{width}"] = 1.0 / cycles
     details.update(_loop_entry(ctx, clock))
-    return {"samples": samples, "details": details}
+    return ProbeMeasurement(samples, details)
 
 
 def _loop_entry(ctx, clock):

@@ -44,6 +44,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from overhead_tui.api import (
     ISA_LEVELS,
+    ProbeMeasurement,
     Unavailable,
     analyse_asm,
     asm_warning,
@@ -373,20 +374,18 @@ def measure(ctx):
     all64 = statistics.median(every64)
     width = f64.pop("width_bits") or WIDTH_BITS[isa]
     f32.pop("width_bits")
-    return {
-        "samples": every64,
-        "details": {
-            "one_core_gflops": one64,
-            "float32_gflops": statistics.median(every32),
-            "float32_one_core_gflops": one32,
-            "threads": threads,
-            "parallel_cores": max(all64 / one64, statistics.median(every32) / one32),
-            "isa": isa,
-            "best_isa": best,
-            "target_from": source,
-            "simd_width_bits": width,
-            **clock,
-            **{k: v for k, v in f64.items() if v is not None},
-            **{f"float32_{key}": value for key, value in f32.items() if value is not None},
-        },
+    details = {
+        "one_core_gflops": one64,
+        "float32_gflops": statistics.median(every32),
+        "float32_one_core_gflops": one32,
+        "threads": threads,
+        "parallel_cores": max(all64 / one64, statistics.median(every32) / one32),
+        "isa": isa,
+        "best_isa": best,
+        "target_from": source,
+        "simd_width_bits": width,
+        **clock,
+        **{k: v for k, v in f64.items() if v is not None},
+        **{f"float32_{key}": value for key, value in f32.items() if value is not None},
     }
+    return ProbeMeasurement(every64, details)

@@ -20,6 +20,7 @@ import numpy as np
 from overhead_tui.api import (
     PACK_CDEF,
     PACKED_GEMM_SOURCE,
+    ProbeMeasurement,
     build,
     cpu_flags,
     gemm_blocking,
@@ -69,14 +70,12 @@ def measure(ctx):
         every_gbs = [moved / t / 1e9 for t in ctx.time(every)]
     if not np.allclose(a[:: N // 7], 1.5 + 3.0 * 2.5):
         raise RuntimeError("the triad did not compute a = b + 3·c")
-    return {
-        "samples": every_gbs,
-        "details": {
-            "one_thread_gbs": one_gbs[len(one_gbs) // 2],
-            "threads": threads,
-            "pack_one_thread_gbs": _packing_gbs(ctx),
-        },
+    details = {
+        "one_thread_gbs": one_gbs[len(one_gbs) // 2],
+        "threads": threads,
+        "pack_one_thread_gbs": _packing_gbs(ctx),
     }
+    return ProbeMeasurement(every_gbs, details)
 
 
 PACK_SIDE = 4096

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from itertools import repeat
 from typing import Any
 
@@ -27,6 +28,7 @@ from overhead_tui.kit.timing import Timer, calibrate, time_calls
 
 __all__ = [
     "ProbeContext",
+    "ProbeMeasurement",
     "SimdTarget",
     "analyse_asm",
     "asm_warning",
@@ -106,6 +108,37 @@ class ProbeContext:
         return self.counter(fn, args)
 
 
+@dataclass(frozen=True)
+class ProbeMeasurement:
+    """What a probe's ``measure(ctx)`` returns (and :func:`paired_samples`).
+
+    Attributes:
+        samples: the unit cost per sample, in the probe's ``UNIT``.
+        details: the named figures the analysis reads (``summary.probes.probe_value``).
+        estimate: the probe's value when it is not the median of the samples (the
+            min-of-pairs estimate of :func:`paired_samples`, a fit over loops, the clock's
+            verdict); None: the median.
+    """
+
+    samples: list[float]
+    details: dict[str, Any] = field(default_factory=dict)
+    estimate: float | None = None
+
+    @property
+    def median(self) -> float:
+        """The median of :attr:`samples`."""
+        ordered = sorted(self.samples)
+        return ordered[len(ordered) // 2]
+
+    @classmethod
+    def from_dict(cls, measured: dict[str, Any]) -> ProbeMeasurement:
+        """A probe file's dict (``{"samples": [...], "details": {...}}``, the estimate as the
+        detail ``value``): the form probe files returned before this record."""
+        details = dict(measured.get("details", {}))
+        estimate = details.pop("value", None)
+        return cls([float(x) for x in measured["samples"]], details, estimate)
+
+
 def baseline_loop(n: int, x: Any, z: Any) -> Any:
     """The reference loop: ``y = x is z`` per trip, typical cheap instructions, no allocation.
 
@@ -142,7 +175,7 @@ def paired_samples(
     trips: int,
     events_per_trip: float = 1.0,
     baseline: Callable[..., Any] | None = None,
-) -> tuple[list[float], dict[str, float]]:
+) -> ProbeMeasurement:
     """ns per event that ``loop(trips, *args)`` costs beyond a baseline loop.
 
     The baseline is :func:`baseline_loop`, or ``baseline(trips, 1.5, 2.5)``: an unrolled loop
@@ -157,7 +190,8 @@ def paired_samples(
     The returned samples are the same formula per interleaved pair, for the spread.
 
     Returns:
-        (samples in ns per event, details: the estimate ``value`` and dispatches per trip).
+        samples in ns per event, their min-of-pairs ``estimate``, and details: the
+        dispatches per trip of the loop and of the baseline.
     """
     base = baseline or baseline_loop
     per_trip = _dispatches_per_trip(ctx, loop, args)
@@ -172,8 +206,5 @@ def paired_samples(
 
     samples = [estimate(a, b) for a, b in pairs]
     value = estimate(min(a for a, _ in pairs), min(b for _, b in pairs))
-    return samples, {
-        "value": value,
-        "dispatches_per_trip": per_trip,
-        "baseline_dispatches_per_trip": base_per_trip,
-    }
+    details = {"dispatches_per_trip": per_trip, "baseline_dispatches_per_trip": base_per_trip}
+    return ProbeMeasurement(samples, details, value)

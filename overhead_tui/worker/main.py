@@ -371,7 +371,7 @@ def run_probe(task: WorkerTask, channel: _Channel) -> int:
     """Measure one probe module and emit a ``probe`` event (or ``error``)."""
     import statistics
 
-    from overhead_tui.kit.probing import ProbeContext
+    from overhead_tui.kit.probing import ProbeContext, ProbeMeasurement
     from overhead_tui.worker.counting.opcodes import count_events
 
     channel.emit(Started(os.getpid(), task.name))
@@ -386,11 +386,14 @@ def run_probe(task: WorkerTask, channel: _Channel) -> int:
         return _missing_module(channel, task, exc)
     except Exception as exc:
         return _error(channel, "exception", exc)
-    samples = [float(x) for x in measured["samples"]]
-    details = measured.get("details", {})
+    if not isinstance(measured, ProbeMeasurement):
+        measured = ProbeMeasurement.from_dict(measured)
+    samples = [float(x) for x in measured.samples]
+    details = dict(measured.details)
     if reference:  # the reference loop right before and after: the speed of the moment
         details["reference_dispatch_ns"] = statistics.median(reference)
-    value = float(details.pop("value", statistics.median(samples)))
+    estimate = measured.estimate
+    value = float(estimate if estimate is not None else statistics.median(samples))
     if len(samples) >= 2:
         q1, _, q3 = statistics.quantiles(samples, n=4, method="inclusive")
     else:

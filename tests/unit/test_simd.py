@@ -295,7 +295,7 @@ def test_probe_details_record_the_code_that_ran(monkeypatch):
     probe = _load_probe()
     monkeypatch.setattr(probe, "PARALLEL_STEPS", probe.STEPS)
     measured = probe.measure(_FixedTimes())
-    details = measured["details"]
+    details = measured.details
     for prefix in ("", "float32_"):
         assert {"lanes", "accumulators", "fma_instructions", "spills"} <= {
             k.removeprefix(prefix) for k in details if k.startswith(prefix)
