@@ -7,6 +7,8 @@ Scenario files (``scenarios/*.py`` and your own ``--scenarios-dir``):
     ``compile_python``         build a rung's Python or Cython source with Cython, mypyc or Pythran
                                and import it (``kit.pybuild``);
     ``python_twin``            that source run as bytecode: what the counting phase counts;
+    ``record_build``           record how a rung another tool compiled was built (XLA): the
+                               summary's ``build`` (``kit.builds``; ``build_of`` reads it);
     ``Unavailable``            raise it from ``setup`` when the rung cannot run here;
     ``BuildError``             what a build raises when the compiler rejects the source;
     ``disassemble``            object files another compiler made (XLA), as assembly the
@@ -47,6 +49,8 @@ _HOMES = {
     "matmul": "overhead_tui.kit.c_rung",
     "Unavailable": "overhead_tui.kit.cbuild",
     "BuildError": "overhead_tui.kit.cbuild",
+    "record_build": "overhead_tui.kit.builds",
+    "build_of": "overhead_tui.kit.builds",
     "ProbeContext": "overhead_tui.kit.probing",
     "ProbeMeasurement": "overhead_tui.kit.probing",
     "paired_samples": "overhead_tui.kit.probing",

@@ -88,7 +88,6 @@ C_API_SOURCE = "from itertools import repeat\n\n\n" + "\n\n".join(
     inspect.getsource(f) for f in (_floats, _identities)
 )
 """``_floats`` and ``_identities`` themselves, as Cython compiles them untyped (a ``.pyx``)."""
-BUILD_INFO: dict = {}
 
 
 def _c_api_float(ctx):
@@ -96,7 +95,7 @@ def _c_api_float(ctx):
     creates included), paired against the compiled ``is`` loop; {} and why where it cannot be
     built."""
     try:
-        compiled = compile_python(BUILD_INFO, NAME, C_API_SOURCE, "cython")
+        compiled = compile_python(NAME, C_API_SOURCE, "cython")
     except (Unavailable, BuildError) as exc:  # the probe's other figures stand without it
         return {"c_api_missing": str(exc).splitlines()[0]}
     floats = paired_samples(

@@ -29,6 +29,7 @@ from overhead_tui.api import (
     ProbeMeasurement,
     Unavailable,
     baseline_loop,
+    build_of,
     compile_python,
     paired_samples,
 )
@@ -83,14 +84,13 @@ def loads(reps: int, a: list[list[float]], b: list[list[float]]) -> float:
 """The mypyc-compiled analogue: four list subscripts per trip (``a[i]``, ``[k]``, ``b[k]``,
 ``[j]``), two of them unboxing a float, as mypyc compiles ``a[i][k] * b[k][j]``."""
 C_API_LOADS_PER_TRIP = 4
-BUILD_INFO: dict = {}
 
 
 def _c_api_samples(ctx, a, b):
     """ns per subscript of the mypyc-compiled analogue, one per timed sample; [] (and why)
     where it cannot be built."""
     try:
-        compiled = compile_python(BUILD_INFO, NAME, C_API_SOURCE, "mypyc")
+        compiled = compile_python(NAME, C_API_SOURCE, "mypyc")
     except (Unavailable, BuildError) as exc:  # the probe's other figures stand without it
         return [], str(exc).splitlines()[0]
     loads = REPS * ORDER * C_API_LOADS_PER_TRIP
@@ -124,7 +124,7 @@ def measure(ctx):
     compiled = (
         {
             "c_api_load_ns": c_api[len(c_api) // 2],
-            "c_api_build": BUILD_INFO.get("compiler_version", ""),
+            "c_api_build": build_of(NAME).compiler_version,
         }
         if c_api
         else {"c_api_missing": c_api_missing}

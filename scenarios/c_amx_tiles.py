@@ -123,15 +123,13 @@ int matmul_lowp(int dtype, const void *a, const void *b, void *c, void *work,
 """
 CDEF_EXTRA = "int amx_permit(void);"
 
-BUILD_INFO: dict = {}
-
 
 def setup(a, b):
     dtype = dtype_name(a)
     missing = [f for f in NEEDS.get(dtype, ()) if f not in cpu_flags()]
     if missing:
         raise Unavailable(f"this CPU has no AMX for {dtype} (no {', '.join(missing)} flag)")
-    args = prepare_low_precision(BUILD_INFO, NAME, SOURCE, FLAGS, a, b, dtype, CDEF_EXTRA)
+    args = prepare_low_precision(NAME, SOURCE, FLAGS, a, b, dtype, CDEF_EXTRA)
     if args[0].amx_permit() != 0:
         raise Unavailable(
             "Linux refused this process the AMX tile state (arch_prctl ARCH_REQ_XCOMP_PERM; "

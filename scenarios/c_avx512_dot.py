@@ -196,15 +196,13 @@ int matmul_lowp(int dtype, const void *a, const void *b, void *c, void *work,
 }
 """
 
-BUILD_INFO: dict = {}
-
 
 def setup(a, b):
     dtype = dtype_name(a)
     need = NEEDS.get(dtype)
     if need is not None and need not in cpu_flags():
         raise Unavailable(f"this CPU has no {need.replace('_', '-').upper()} for {dtype}")
-    return prepare_low_precision(BUILD_INFO, NAME, SOURCE, FLAGS, a, b, dtype)
+    return prepare_low_precision(NAME, SOURCE, FLAGS, a, b, dtype)
 
 
 def kernel(*args):

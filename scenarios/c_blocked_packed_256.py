@@ -31,15 +31,12 @@ LINK_FLAGS = []
 SOURCE = PACKED_GEMM_SOURCE
 
 
-BUILD_INFO: dict = {}
-
-
 def setup(a, b):
     if not cpu_flags() & WIDER or BLOCKING.vector_bytes != 32:
         raise Unavailable(
             "this CPU's widest vectors are 256 bits or fewer: c_blocked_packed is this rung here"
         )
-    return prepare(BUILD_INFO, NAME, SOURCE, FLAGS, LINK_FLAGS, a, b)
+    return prepare(NAME, SOURCE, FLAGS, LINK_FLAGS, a, b)
 
 
 def kernel(lib, pa, pb, pc, c, n):

@@ -39,11 +39,9 @@ def matmul(const double[:, ::1] a, const double[:, ::1] b, double[:, ::1] c):
 """The module Cython compiles (a ``.pyx``): float64 only, so the one loop in its assembly is
 the one timed (a fused float/double type made two, and the model read the float one)."""
 
-BUILD_INFO: dict = {}
-
 
 def setup(a, b):
-    compiled = compile_python(BUILD_INFO, NAME, SOURCE, "cython")
+    compiled = compile_python(NAME, SOURCE, "cython")
     a, b = np.ascontiguousarray(a), np.ascontiguousarray(b)
     return compiled.matmul, a, b, np.zeros_like(a)
 

@@ -18,7 +18,7 @@ import jaxlib
 import numpy as np
 from jax import lax
 
-from overhead_tui.api import compile_keeping_code, require_cpu_backend
+from overhead_tui.api import compile_keeping_code, record_build, require_cpu_backend
 
 NAME = "jax_fori_naive"
 TITLE = "JAX, ijk as three nested lax.fori_loop (jitted)"
@@ -29,8 +29,6 @@ DEFAULT_SIZE = 128
 MAX_SIZE = 512
 DTYPES = ("float64", "float32")
 REQUIRES = ("jax",)
-
-BUILD_INFO: dict = {}
 ASSEMBLY: list = []
 """The disassembly of the kernel objects XLA made in ``setup`` (empty without objdump)."""
 
@@ -57,13 +55,16 @@ def setup(a, b):
     started = time.perf_counter()
     compiled, objects, asm = compile_keeping_code(jax.jit(naive).lower(a, b))
     ASSEMBLY[:] = [asm] if asm else []
-    BUILD_INFO.update(
-        compiler="XLA",
-        compiler_version=f"jax {jax.__version__}, jaxlib {jaxlib.__version__}",
-        command="jax.jit(naive).lower(a, b).compile(compiler_options={'xla_dump_to': DIR})",
-        module=", ".join(objects) or "no kernel object dumped",
-        build_s=time.perf_counter() - started,
-        flags=os.environ.get("XLA_FLAGS", "").split(),
+    record_build(
+        NAME,
+        {
+            "compiler": "XLA",
+            "compiler_version": f"jax {jax.__version__}, jaxlib {jaxlib.__version__}",
+            "command": "jax.jit(naive).lower(a, b).compile(compiler_options={'xla_dump_to': DIR})",
+            "module": ", ".join(objects) or "no kernel object dumped",
+            "build_s": time.perf_counter() - started,
+            "flags": os.environ.get("XLA_FLAGS", "").split(),
+        },
     )
     return compiled, jax.device_put(a), jax.device_put(b)
 

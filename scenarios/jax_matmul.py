@@ -18,7 +18,7 @@ import jax.numpy as jnp
 import jaxlib
 import numpy as np
 
-from overhead_tui.api import require_cpu_backend
+from overhead_tui.api import record_build, require_cpu_backend
 
 NAME = "jax_matmul"
 TITLE = "JAX jit(jnp.matmul) on the CPU (XLA's dot)"
@@ -29,8 +29,6 @@ DEFAULT_SIZE = 1024
 MAX_SIZE = 16384
 DTYPES = ("float64", "float32")
 REQUIRES = ("jax",)
-
-BUILD_INFO: dict = {}
 
 KERNELS = {
     "__ynn_fusion": "YNNPACK",
@@ -54,13 +52,16 @@ def setup(a, b):
     started = time.perf_counter()
     lowered = jax.jit(jnp.matmul).lower(a, b)
     compiled = lowered.compile()
-    BUILD_INFO.update(
-        compiler="XLA",
-        compiler_version=f"jax {jax.__version__}, jaxlib {jaxlib.__version__}",
-        command="jax.jit(jnp.matmul).lower(a, b).compile()",
-        module=xla_kernel(compiled.as_text()),
-        build_s=time.perf_counter() - started,
-        flags=os.environ.get("XLA_FLAGS", "").split(),
+    record_build(
+        NAME,
+        {
+            "compiler": "XLA",
+            "compiler_version": f"jax {jax.__version__}, jaxlib {jaxlib.__version__}",
+            "command": "jax.jit(jnp.matmul).lower(a, b).compile()",
+            "module": xla_kernel(compiled.as_text()),
+            "build_s": time.perf_counter() - started,
+            "flags": os.environ.get("XLA_FLAGS", "").split(),
+        },
     )
     return compiled, jax.device_put(a), jax.device_put(b)
 

@@ -42,11 +42,9 @@ def kernel(a: list[list[float]], b: list[list[float]]) -> list[list[float]]:
 """The module mypyc type-checks and compiles (a ``.py``): python_naive's ``kernel`` with
 annotations."""
 
-BUILD_INFO: dict = {}
-
 
 def setup(a, b):
-    compiled = compile_python(BUILD_INFO, NAME, SOURCE, "mypyc")
+    compiled = compile_python(NAME, SOURCE, "mypyc")
     return compiled.kernel, a.tolist(), b.tolist()
 
 

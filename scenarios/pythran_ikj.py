@@ -43,11 +43,9 @@ def matmul(a, b):
 """The module Pythran compiles (a ``.py``, valid Python too): float64 only, so the one loop
 in its assembly is the one timed."""
 
-BUILD_INFO: dict = {}
-
 
 def setup(a, b):
-    compiled = compile_python(BUILD_INFO, NAME, SOURCE, "pythran")
+    compiled = compile_python(NAME, SOURCE, "pythran")
     return compiled.matmul, np.ascontiguousarray(a), np.ascontiguousarray(b)
 
 

@@ -3,8 +3,8 @@
 A scenario file that declares ``SOURCE`` and ``FLAGS`` and defines none of ``setup``,
 ``kernel`` and ``to_numpy`` is a C rung by its declarations alone: the worker completes it
 (:func:`complete`) with the three functions every C rung had written out (build with
-:func:`prepare`, call with :func:`matmul`, C as it is), and its build is recorded in
-``BUILD_INFO``.  ``BLAS_THREADS = 1`` (an OpenMP rung's) limits numpy's BLAS to that many
+:func:`prepare`, call with :func:`matmul`, C as it is); its build is recorded in
+``kit.builds``.  ``BLAS_THREADS = 1`` (an OpenMP rung's) limits numpy's BLAS to that many
 threads first: OpenBLAS threads woken by numpy in the worker (its validation) spin for a while
 after each call and would compete with the rung's own team on the same cores.  A file that
 needs another step before the build (a CPU check) defines its own ``setup`` and calls
@@ -16,6 +16,7 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any
 
+from overhead_tui.kit.builds import record_build, split_legacy
 from overhead_tui.kit.cbuild import build, pointers
 
 FUNCTIONS = ("setup", "kernel", "to_numpy")
@@ -26,22 +27,18 @@ PAGE = 4096
 """Bytes of the page C is placed in like A (x86-64 and most aarch64 kernels' base page)."""
 
 
-def prepare(
-    build_info: dict[str, Any],
-    name: str,
-    source: str,
-    flags: list[str],
-    link_flags: list[str],
-    a: Any,
-    b: Any,
-) -> tuple[Any, ...]:
-    """A C rung's ``setup``: build (or load) it, record how in ``build_info``, and return the
-    kernel's arguments: (lib, views of A, B and C, C itself, n).  C (zeros) lies at A's
-    offset within a 4 KiB page, so its alignment to cache lines is A's."""
+def prepare(*args: Any) -> tuple[Any, ...]:
+    """A C rung's ``setup``: ``prepare(NAME, SOURCE, FLAGS, LINK_FLAGS, a, b)`` builds (or
+    loads) it, records how (``kit.builds``, the summary's ``build``) and returns the kernel's
+    arguments: (lib, views of A, B and C, C itself, n).  C (zeros) lies at A's offset within
+    a 4 KiB page, so its alignment to cache lines is A's.  A file written before the build
+    record passes its ``BUILD_INFO`` dict first: it is filled as well."""
     import numpy as np
 
-    ffi, lib, info = build(name, source, flags, str(a.dtype), link_flags)
-    build_info.update(info)
+    legacy, (name, source, flags, link_flags, a, b) = split_legacy(args)
+    ffi, lib, info = build(name, source, list(flags), str(a.dtype), list(link_flags))
+    record_build(name, info)
+    legacy.update(info)
     # C at A's offset within a page: its alignment follows the inputs' (numpy's arrays lie 16
     # bytes past a page; copies of A and B placed on a page boundary take C with them)
     raw = np.zeros(a.nbytes + 2 * PAGE, dtype=np.uint8)
@@ -67,12 +64,10 @@ def is_declared(module: ModuleType) -> bool:
 def complete(module: ModuleType) -> None:
     """Give a declared C rung (:func:`is_declared`) its ``setup`` (:func:`prepare` with its
     ``NAME``, ``SOURCE``, ``FLAGS`` and ``LINK_FLAGS``, default none, after its
-    ``BLAS_THREADS`` limit if it declares one), ``kernel``
-    (:func:`matmul`), ``to_numpy`` (C as it is) and an empty ``BUILD_INFO`` that ``setup``
-    fills; anything else is left as it is."""
+    ``BLAS_THREADS`` limit if it declares one), ``kernel`` (:func:`matmul`) and ``to_numpy``
+    (C as it is); anything else is left as it is."""
     if not is_declared(module):
         return
-    info: dict[str, Any] = {}
     source, flags = module.SOURCE, list(module.FLAGS)
     link_flags = list(getattr(module, "LINK_FLAGS", []))
     blas_threads = getattr(module, "BLAS_THREADS", None)
@@ -83,10 +78,9 @@ def complete(module: ModuleType) -> None:
             from threadpoolctl import threadpool_limits
 
             limits.append(threadpool_limits(limits=blas_threads, user_api="blas"))
-        return prepare(info, module.NAME, source, flags, link_flags, a, b)
+        return prepare(module.NAME, source, flags, link_flags, a, b)
 
     for name, value in (
-        ("BUILD_INFO", info),
         ("setup", setup),
         ("kernel", matmul),
         ("to_numpy", _as_it_is),

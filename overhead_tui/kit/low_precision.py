@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from overhead_tui.kit.builds import record_build, split_legacy
 from overhead_tui.kit.cbuild import Unavailable, build
 
 LOW_PRECISION = {"bfloat16": 0, "float16": 1, "int8": 2}
@@ -34,11 +35,10 @@ def bfloat16_bits(x: Any) -> Any:
     )
 
 
-def prepare_low_precision(
-    build_info: dict[str, Any], name: str, source: str, flags: list[str], a: Any, b: Any,
-    dtype: str, cdef_extra: str = "",
-) -> tuple[Any, ...]:  # fmt: skip
-    """A lower-precision C rung's ``setup``: build it, pad A and B to
+def prepare_low_precision(*args: Any) -> tuple[Any, ...]:
+    """A lower-precision C rung's ``setup``: ``prepare_low_precision(NAME, SOURCE, FLAGS, a,
+    b, dtype[, cdef_extra])`` builds it (recorded in ``kit.builds``; a file written before the
+    build record passes its ``BUILD_INFO`` dict first), pads A and B to
     :data:`LOW_PRECISION_BLOCK`, and return the kernel's arguments (``cdef_extra``: more C
     declarations the rung exports, e.g. AMX's permission request) (lib, dtype code, pointers,
     the padded C, (m, n), the padded sizes, the padded arrays kept alive).
@@ -48,10 +48,13 @@ def prepare_low_precision(
     """
     import numpy as np
 
+    legacy, (name, source, flags, a, b, dtype, *extra) = split_legacy(args)
+    cdef_extra = extra[0] if extra else ""
     if dtype not in LOW_PRECISION:
         raise Unavailable(f"{name} computes {', '.join(LOW_PRECISION)} only, not {dtype}")
     ffi, lib, info = build(name, source, flags, "float32", cdef=LOW_PRECISION_CDEF + cdef_extra)
-    build_info.update(info)
+    record_build(name, info)
+    legacy.update(info)
     m, k = a.shape
     n = b.shape[1]
 

@@ -48,6 +48,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from overhead_tui.kit.builds import record_build, split_legacy
 from overhead_tui.kit.cbuild import (
     BuildError,
     Unavailable,
@@ -59,6 +60,7 @@ from overhead_tui.kit.cbuild import (
     cpu_signature,
     usable_cache_dir,
 )
+from overhead_tui.summary.measured import BuildInfo
 
 CYTHON_SCRIPT = """\
 from Cython.Build import cythonize
@@ -242,22 +244,23 @@ def build_python(
     return module, dict(info)
 
 
-def compile_python(
-    build_info: dict[str, Any], name: str, source: str, tool: str, flags: list[str] | None = None
-) -> ModuleType:
-    """A compiled-Python rung's build in its ``setup``: build (or load) ``source`` with
-    ``tool`` (:func:`build_python`), record how in ``build_info`` (the summary's ``build``, as
-    a C rung's ``BUILD_INFO``) and return the module."""
-    module, info = build_python(name, source, tool, flags)
-    build_info.update(info)
+def compile_python(*args: Any, flags: list[str] | None = None) -> ModuleType:
+    """A compiled-Python rung's build in its ``setup``: ``compile_python(NAME, SOURCE, TOOL)``
+    builds (or loads) ``SOURCE`` with ``TOOL`` (:func:`build_python`), records how
+    (``kit.builds``, the summary's ``build``) and returns the module.  A file written before
+    the build record passes its ``BUILD_INFO`` dict first: it is filled as well."""
+    legacy, (name, source, tool, *more) = split_legacy(args)
+    module, info = build_python(name, source, tool, more[0] if more else flags)
+    record_build(name, info)
+    legacy.update(info)
     return module
 
 
-def built_assembly(build_info: dict[str, Any]) -> str | None:
-    """gcc's assembly of a module this helper built (``build_info``: what
-    :func:`compile_python` recorded), kept by :data:`SAVE_ASSEMBLY`; None when it is not
-    there (an older build, another compiler)."""
-    module = build_info.get("module")
+def built_assembly(build: BuildInfo) -> str | None:
+    """gcc's assembly of a module this helper built (``build``: what :func:`compile_python`
+    recorded), kept by :data:`SAVE_ASSEMBLY`; None when it is not there (an older build,
+    another compiler)."""
+    module = build.module
     folder, _ = usable_cache_dir()
     path = folder / f"{module}.s"
     return path.read_text(encoding="utf-8", errors="replace") if module and path.exists() else None

@@ -9,9 +9,10 @@ Standard library and numpy only (the worker's import rule).
 from __future__ import annotations
 
 from dataclasses import replace
+from types import ModuleType
 from typing import Any
 
-from overhead_tui.summary.measured import GeneratedCode, ResidentTiming
+from overhead_tui.summary.measured import BuildInfo, GeneratedCode, ResidentTiming
 from overhead_tui.summary.vocabulary import PRECISION_FAMILIES
 from overhead_tui.worker.protocol import WorkerTask
 
@@ -207,20 +208,20 @@ def generated_code(module: Any, dtype: str, n: int | None = None) -> GeneratedCo
 
     nest = None
     try:
-        built = getattr(module, "BUILD_INFO", None) or {}
-        if built.get("compiler") in PYTHON_COMPILERS:
+        built = rung_build(module, getattr(module, "NAME", ""))
+        if built is not None and built.compiler in PYTHON_COMPILERS:
             from overhead_tui.kit.pybuild import built_assembly
 
             if (asm := built_assembly(built)) is None:
                 return None
-            method = f"gcc's assembly of the {built['compiler']}-built module (-save-temps)"
+            method = f"gcc's assembly of the {built.compiler}-built module (-save-temps)"
         elif callable(getattr(module, "generated_assembly", None)):
             # a rung whose machine code another compiler made (XLA): (assembly, how it was had)
             found_asm = module.generated_assembly()
             if found_asm is None:
                 return None
             asm, method = found_asm
-        elif isinstance(getattr(module, "SOURCE", None), str) and hasattr(module, "BUILD_INFO"):
+        elif isinstance(getattr(module, "SOURCE", None), str) and hasattr(module, "FLAGS"):
             from overhead_tui.kit.cbuild import assembly
 
             # -g: the .loc lines name the hot loop's source line (the same code: gcc's debug
@@ -244,3 +245,15 @@ def generated_code(module: Any, dtype: str, n: int | None = None) -> GeneratedCo
         return None
     found = hot_loop(asm, PRECISION_FAMILIES.get(dtype, ()))
     return replace(found, method=method, loop_nest=nest) if found.fp_instructions else None
+
+
+def rung_build(module: ModuleType, name: str) -> BuildInfo | None:
+    """How rung ``name`` (its ``module``) was built in this worker: the kit's record
+    (``kit.builds``), else the ``BUILD_INFO`` dict a file written before it filled; None for a
+    rung that built nothing."""
+    from overhead_tui.kit.builds import build_of, record_build
+
+    built = build_of(name)
+    if built is None and (legacy := getattr(module, "BUILD_INFO", None)):
+        built = record_build(name, legacy)
+    return built

@@ -28,8 +28,7 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import IO, Any, Literal
 
-from overhead_tui.summary.codec import from_json
-from overhead_tui.summary.measured import BlasLibrary, BuildInfo
+from overhead_tui.summary.measured import BlasLibrary
 from overhead_tui.worker.cpu_time import own_cpu_s, straggler_cores, thread_schedstat
 from overhead_tui.worker.process import cap_file_sizes, die_with_parent, file_limit_error
 from overhead_tui.worker.protocol import (
@@ -202,9 +201,10 @@ def run(task: WorkerTask, channel: _Channel) -> int:
     except Exception as exc:
         failed: ErrorCause = "unavailable" if type(exc).__name__ == "Unavailable" else "setup"
         return _error(channel, failed, exc)
-    build_info = getattr(module, "BUILD_INFO", None)
-    if build_info:
-        channel.emit(Build(from_json(BuildInfo, build_info)))
+    from overhead_tui.worker.compiled_rung import rung_build
+
+    if (built := rung_build(module, task.name)) is not None:
+        channel.emit(Build(built))
     try:
         first_call_s, result = time_calls(module.kernel, args, 1)
         channel.emit(Compiled(first_call_s))

@@ -267,8 +267,8 @@ class Environment(Message, kind="environment"):
 @dataclass(frozen=True)
 class Build(Message, kind="build"):
     info: BuildInfo = field(default_factory=BuildInfo)
-    """The scenario's ``BUILD_INFO`` as it filled it (``kit.c_rung.prepare``): the summary's
-    ``build``."""
+    """How the rung was built (``kit.builds``, recorded by the kit's build helpers): the
+    summary's ``build``."""
 
 
 @dataclass(frozen=True)

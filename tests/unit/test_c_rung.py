@@ -8,7 +8,8 @@ from types import ModuleType
 import numpy as np
 import pytest
 
-from overhead_tui.kit.c_rung import complete, is_declared
+from overhead_tui.kit.builds import build_of
+from overhead_tui.kit.c_rung import complete, is_declared, prepare
 from overhead_tui.plugins.scenarios import ScenarioFileError, read_spec
 from tests.e2e.test_cbuild import SOURCE as C_SOURCE
 
@@ -57,7 +58,8 @@ def test_the_worker_completes_a_declared_rung_which_then_multiplies():
     a, b = rng.random((8, 8)), rng.random((8, 8))
     c = module.to_numpy(module.kernel(*module.setup(a, b)))
     assert np.allclose(c, a @ b)
-    assert module.BUILD_INFO["flags"] and module.BUILD_INFO["command"]
+    built = build_of("declared_c_rung_test")  # the typed record the worker reports
+    assert built is not None and built.flags and built.command
 
 
 def test_a_rung_with_its_own_functions_is_left_as_it_is():
@@ -67,7 +69,7 @@ def test_a_rung_with_its_own_functions_is_left_as_it_is():
     module = _module(SOURCE="", FLAGS=[], setup=setup)
     assert not is_declared(module)
     complete(module)
-    assert not hasattr(module, "kernel") and not hasattr(module, "BUILD_INFO")
+    assert not hasattr(module, "kernel")
 
 
 def test_blas_threads_limits_numpy_s_blas_before_the_build():
@@ -82,3 +84,10 @@ def test_blas_threads_limits_numpy_s_blas_before_the_build():
         assert blas and all(p["num_threads"] == 1 for p in blas)
     finally:
         threadpool_limits(limits=before, user_api="blas")  # the test process's as it was
+
+
+def test_a_file_that_passes_its_build_info_dict_first_still_gets_it_filled():
+    legacy: dict = {}
+    a = np.ones((4, 4))
+    prepare(legacy, "legacy_c_rung_test", C_SOURCE, ["-O2"], [], a, a)
+    assert legacy["command"] and build_of("legacy_c_rung_test").command == legacy["command"]

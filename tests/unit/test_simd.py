@@ -364,7 +364,7 @@ def test_the_worker_reads_a_c_rungs_hot_loop_from_its_own_source():
         SOURCE="void axpy(real_t *y, const real_t *x, real_t a, int n) {\n"
         "  for (int i = 0; i < n; i++) y[i] += a * x[i];\n}\n",
         FLAGS=["-O3", "-mavx2", "-mfma"],
-        BUILD_INFO={},
+        NAME="axpy_rung",
     )
     code = generated_code(rung, "float64")
     assert code is not None and code.method.startswith("cc -S")
