@@ -41,9 +41,9 @@ COMMANDS = (
     "watch",
 )
 """Subcommands, in the order ``--help`` lists them; each is a module of ``overhead_tui.commands``
-(``open`` is ``commands.app``) with ``HELP``, ``DESCRIPTION``, optionally ``add_options(parser)``
-(see :func:`overhead_tui.commands.common.add_command`) and ``run(args)``.  They are
-imported when the parser is built, so ``--version`` loads neither numpy nor Textual."""
+(``open`` is ``commands.app``) whose ``COMMAND`` is its :class:`~overhead_tui.commands.command
+.Command`.  They are imported when the parser is built, so ``--version`` loads neither numpy
+nor Textual."""
 
 
 OUTPUT_FULL = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
@@ -98,13 +98,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--version", action="version", version=f"overhead-tui {overhead_tui.__version__}"
     )
-    from overhead_tui.commands.common import add_command, add_run_options
+    from overhead_tui.commands.common import add_run_options
 
     add_run_options(parser)
     command_module("open").add_app_options(parser)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
-        add_command(subparsers, name, command_module(name))
+        command_module(name).COMMAND.register(subparsers)
     return parser
 
 
@@ -164,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"options after it); fix: write overhead-tui {args.command} {options} ... "
                 f"(see `overhead-tui {args.command} --help`)"
             )
-        return int(command_module(args.command).run(args))
+        return int(command_module(args.command).COMMAND.run(args))
     except (UsageError, SummaryError) as exc:
         print(f"overhead-tui: error: {exc}", file=sys.stderr)
         return EXIT_USAGE

@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from overhead_tui.commands.command import Command
 from overhead_tui.commands.common import (
     EXIT_NO_TTY,
     check_settings,
@@ -89,3 +90,6 @@ def run(args: argparse.Namespace) -> int:
     from overhead_tui.tui.app import OverheadApp
 
     return run_app(OverheadApp(summary=summary, check_settings=check_settings))
+
+
+COMMAND = Command("open", HELP, DESCRIPTION, run, (add_options,))

@@ -9,7 +9,7 @@ import signal
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from types import FrameType, ModuleType
+from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from overhead_tui.commands.arguments import (
@@ -32,21 +32,6 @@ from overhead_tui.worker.inputs import estimated_bytes
 
 if TYPE_CHECKING:
     from overhead_tui.tui.app import OverheadApp
-
-
-def add_command(subparsers: Any, name: str, module: ModuleType) -> argparse.ArgumentParser:
-    """Register subcommand ``name`` from its module: ``HELP`` (its line in ``--help``),
-    ``DESCRIPTION``, optional ``PARSER_OPTIONS`` (more subparser arguments) and optional
-    ``add_options(parser)``."""
-    parser = subparsers.add_parser(
-        name,
-        help=module.HELP,
-        description=module.DESCRIPTION,
-        **getattr(module, "PARSER_OPTIONS", {}),
-    )
-    if hasattr(module, "add_options"):
-        module.add_options(parser)
-    return parser
 
 
 def add_scenario_choice(

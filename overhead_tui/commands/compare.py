@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from overhead_tui.analysis.compare import DEFAULT_ALPHA, Comparison, compare_runs
+from overhead_tui.commands.command import Command
 from overhead_tui.errors import UsageError
 from overhead_tui.present.compare_text import (
     COMPARE_HEADERS,
@@ -136,3 +137,6 @@ def open_in_app(comparison: Comparison, run_a: RunSummary) -> int:
     from overhead_tui.tui.screens.compare import compare_app
 
     return run_app(compare_app(comparison, run_a, check_settings=check_settings))
+
+
+COMMAND = Command("compare", HELP, DESCRIPTION, run, (add_options,))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from overhead_tui.commands.command import Command
 from overhead_tui.profilers.registry import detect
 
 HELP = "check the profiler backends (perf, py-spy, callgrind, Scalene)"
@@ -26,3 +27,6 @@ def run(args: argparse.Namespace) -> int:
             print(f"{cap.name:<10} unavailable  {cap.version or '':<10} {cap.reason}")
             print(f"{'':<10} fix: {cap.fix}")
     return 0
+
+
+COMMAND = Command("doctor", HELP, DESCRIPTION, run, (add_options,))

@@ -16,6 +16,7 @@ import time
 from typing import Any
 
 from overhead_tui.commands.arguments import positive_int
+from overhead_tui.commands.command import Command
 from overhead_tui.commands.common import (
     add_export_options,
     add_measurement_options,
@@ -207,3 +208,8 @@ def _write(combined: InterpretersSummary, args: argparse.Namespace, note: Any) -
         args.markdown.parent.mkdir(parents=True, exist_ok=True)
         args.markdown.write_text(render_table(combined) + "\n", encoding="utf-8")
         note(f"wrote {args.markdown}")
+
+
+COMMAND = Command(
+    "interpreters", HELP, DESCRIPTION, run, (add_options,), parser_options=PARSER_OPTIONS
+)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from overhead_tui.commands.command import Command
 from overhead_tui.commands.common import add_scenario_dirs
 from overhead_tui.plugins.scenarios import discover
 
@@ -31,3 +32,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"     layers:  {', '.join(spec.layers) or '-'}")
         print(f"     removes: {', '.join(spec.removes) or '-'}")
     return 0
+
+
+COMMAND = Command("list", HELP, DESCRIPTION, run, (add_options,))

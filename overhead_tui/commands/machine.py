@@ -8,6 +8,7 @@ import json
 import sys
 from pathlib import Path
 
+from overhead_tui.commands.command import Command
 from overhead_tui.commands.export_paths import check_export_paths
 from overhead_tui.engine.probe_runs import load_probes
 from overhead_tui.export import write_failure
@@ -133,3 +134,6 @@ def _report(cpu: CpuModel | None, limits: MachineLimits) -> None:
     )
     for warning in limits.limit_warnings:
         print(f"warning: {warning}")
+
+
+COMMAND = Command("machine", HELP, DESCRIPTION, run, (add_options,))

@@ -7,6 +7,7 @@ import keyword
 import re
 from pathlib import Path
 
+from overhead_tui.commands.command import Command
 from overhead_tui.errors import UsageError
 from overhead_tui.plugins.scenarios import discover, select
 
@@ -121,3 +122,6 @@ def scaffold(name: str, source: str, folder: Path) -> Path:
             f"cannot write {target}: {exc.strerror or exc}; fix: give --dir a writable folder"
         ) from None
     return target
+
+
+COMMAND = Command("new", HELP, DESCRIPTION, run, (add_options,))

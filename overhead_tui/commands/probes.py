@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from overhead_tui.commands.command import Command
 from overhead_tui.commands.common import prepare_cache
 from overhead_tui.engine.probe_runs import PROCESSES, cache_path, load_probes
 from overhead_tui.interpreters.check import check_python
@@ -86,3 +87,6 @@ def _detail(key: str, value: float, result: ProbeResult) -> str:
     if key.endswith("_ns") and value <= 0:
         return f"below resolution (measured {fmt_number(value)}; counted as 0){interval}"
     return fmt_number(value) + interval
+
+
+COMMAND = Command("probes", HELP, DESCRIPTION, run, (add_options,))

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from overhead_tui.commands.arguments import positive_int, seconds_to_wait
+from overhead_tui.commands.command import Command
 from overhead_tui.commands.common import (
     add_scenario_dirs,
     check_sizes,
@@ -237,3 +238,6 @@ def _details(part: BackendResult) -> list[str]:
             f"{row.library[:24]:<24} {row.layer}"
         )
     return lines
+
+
+COMMAND = Command("profile", HELP, DESCRIPTION, run, (add_options,))

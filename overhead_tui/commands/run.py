@@ -7,6 +7,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from overhead_tui.analysis.attribution import attach_profile
+from overhead_tui.commands.command import Command
 from overhead_tui.commands.common import (
     add_export_options,
     add_run_options,
@@ -127,3 +128,6 @@ def profile_all(
         )
         result.profile = profile
         attach_profile(result, summary)
+
+
+COMMAND = Command("run", HELP, DESCRIPTION, run, (add_options,))

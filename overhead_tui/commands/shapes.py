@@ -16,6 +16,7 @@ from overhead_tui.commands.budgeted import (
     point_settings,
     swept_scenarios,
 )
+from overhead_tui.commands.command import Command
 from overhead_tui.commands.common import (
     add_export_options,
     open_summary,
@@ -179,3 +180,6 @@ def write_exports(summary: RunSummary, args: argparse.Namespace) -> None:
         machines, _ = reference_machines()
         args.markdown.parent.mkdir(parents=True, exist_ok=True)
         args.markdown.write_text(render_shapes_markdown(summary, machines), encoding="utf-8")
+
+
+COMMAND = Command("shapes", HELP, DESCRIPTION, run, (add_options,))

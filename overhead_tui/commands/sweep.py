@@ -16,6 +16,7 @@ from overhead_tui.commands.budgeted import (
     point_settings,
     swept_scenarios,
 )
+from overhead_tui.commands.command import Command
 from overhead_tui.commands.common import (
     check_sizes,
     open_summary,
@@ -128,3 +129,6 @@ def run(args: argparse.Namespace) -> int:
     if args.app and (code := open_summary(summary)):
         return code  # 130: Ctrl-C in the app
     return exit_status(sweep, summary.sweep.points if summary.sweep else [])
+
+
+COMMAND = Command("sweep", HELP, DESCRIPTION, run, (add_options,))

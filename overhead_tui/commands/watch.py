@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from overhead_tui.commands.arguments import positive_int
+from overhead_tui.commands.command import Command
 from overhead_tui.commands.common import (
     add_measurement_options,
     check_request,
@@ -141,3 +142,6 @@ def export(session: WatchSession, json_path: Path | None, markdown_path: Path | 
         json_path.write_text(json.dumps([v.to_json() for v in session.history], indent=2))
     if markdown_path is not None:
         markdown_path.write_text(history_markdown(session.history))
+
+
+COMMAND = Command("watch", HELP, DESCRIPTION, run, (add_options,))

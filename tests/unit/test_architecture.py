@@ -339,9 +339,9 @@ def test_every_code_name_in_the_architecture_page_exists():
     assert not _resolves("engine.runner.NoSuchRunner")  # the check can fail
 
 
-SHARED_COMMAND_MODULES = {"common", "arguments", "export_paths", "budgeted"}
-"""The command modules others compose (options, checks, the budgeted sweeps' shared parts);
-a subcommand's own module imports no other subcommand."""
+SHARED_COMMAND_MODULES = {"command", "common", "arguments", "export_paths", "budgeted"}
+"""The command modules others compose (the Command record, options, checks, the budgeted
+sweeps' shared parts); a subcommand's own module imports no other subcommand."""
 
 
 def test_no_command_imports_another_command():
@@ -358,3 +358,13 @@ def test_no_command_imports_another_command():
         if others - SHARED_COMMAND_MODULES:
             found[module] = sorted(others - SHARED_COMMAND_MODULES)
     assert not found, found
+
+
+def test_every_command_is_a_command_object_named_as_the_cli_lists_it():
+    from overhead_tui.cli import COMMANDS, command_module
+    from overhead_tui.commands.command import Command
+
+    for name in COMMANDS:
+        command = command_module(name).COMMAND
+        assert isinstance(command, Command) and command.name == name
+        assert command.help and command.description and callable(command.run)
