@@ -10,7 +10,6 @@ from overhead_tui.api import (
     Unavailable,
     cpu_flags,
     gemm_blocking,
-    matmul,
     prepare,
     read_cache_sizes,
 )
@@ -37,11 +36,3 @@ def setup(a, b):
             "this CPU's widest vectors are 256 bits or fewer: c_blocked_packed is this rung here"
         )
     return prepare(NAME, SOURCE, FLAGS, LINK_FLAGS, a, b)
-
-
-def kernel(lib, pa, pb, pc, c, n):
-    return matmul(lib, pa, pb, pc, c, n)
-
-
-def to_numpy(c):
-    return c

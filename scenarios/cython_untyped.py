@@ -8,8 +8,6 @@ new float for the product and the sum.  Cython turns only the loop counters (``r
 ``len``) into C integers.
 """
 
-import numpy as np
-
 from overhead_tui.api import compile_python, python_twin
 
 NAME = "cython_untyped"
@@ -58,7 +56,3 @@ def counted_kernel(compiled_kernel, a, b):
     """What the counting phase counts: SOURCE run as bytecode (its Python twin).  The model
     prices its events without the layers the compiler removes: the prediction."""
     return python_twin(NAME, SOURCE).kernel(a, b)
-
-
-def to_numpy(c):
-    return np.array(c)

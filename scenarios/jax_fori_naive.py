@@ -15,7 +15,6 @@ import time
 
 import jax
 import jaxlib
-import numpy as np
 from jax import lax
 
 from overhead_tui.api import compile_keeping_code, record_build, require_cpu_backend
@@ -78,7 +77,3 @@ def generated_assembly():
 
 def kernel(compiled, a, b):
     return compiled(a, b).block_until_ready()
-
-
-def to_numpy(c):
-    return np.asarray(c)

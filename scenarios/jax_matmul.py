@@ -16,7 +16,6 @@ import time
 import jax
 import jax.numpy as jnp
 import jaxlib
-import numpy as np
 
 from overhead_tui.api import record_build, require_cpu_backend
 
@@ -68,7 +67,3 @@ def setup(a, b):
 
 def kernel(compiled, a, b):
     return compiled(a, b).block_until_ready()
-
-
-def to_numpy(c):
-    return np.asarray(c)

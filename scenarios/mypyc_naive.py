@@ -8,8 +8,6 @@ element read is a checked list subscript, a pointer chase to a float object, a t
 unbox it and a reference count up and down.
 """
 
-import numpy as np
-
 from overhead_tui.api import compile_python, python_twin
 
 NAME = "mypyc_naive"
@@ -56,7 +54,3 @@ def counted_kernel(compiled_kernel, a, b):
     """What the counting phase counts: SOURCE run as bytecode (its Python twin).  The model
     prices its events without the layers the compiler removes: the prediction."""
     return python_twin(NAME, SOURCE).kernel(a, b)
-
-
-def to_numpy(c):
-    return np.array(c)

@@ -32,13 +32,5 @@ def _matmul_ikj_parallel(a, b):
     return c
 
 
-def setup(a, b):
-    return a.copy(), b.copy()
-
-
 def kernel(a, b):
     return _matmul_ikj_parallel(a, b)
-
-
-def to_numpy(c):
-    return c

@@ -5,8 +5,6 @@ scalar `aik`, so it executes fewer bytecodes and fewer nested subscripts per mul
 the naive loop.  Every product and sum is still a freshly boxed float.
 """
 
-import numpy as np
-
 NAME = "python_hoisted"
 TITLE = "Pure Python, ikj with hoisted rows"
 RUNG = 2
@@ -39,7 +37,3 @@ def kernel(a, b):
             for j in range(m):
                 c_row[j] += aik * b_row[j]
     return c
-
-
-def to_numpy(c):
-    return np.array(c)

@@ -5,8 +5,6 @@ product and the running sum as new float objects, and dispatches `*` and `+` on 
 types.  This is the top of the ladder: every layer of interpreter overhead is present.
 """
 
-import numpy as np
-
 NAME = "python_naive"
 TITLE = "Pure Python, ijk triple loop"
 RUNG = 1
@@ -40,7 +38,3 @@ def kernel(a, b):
                 s += a[i][k] * b[k][j]
             c[i][j] = s
     return c
-
-
-def to_numpy(c):
-    return np.array(c)

@@ -5,8 +5,6 @@ explicit index arithmetic or subscripting per multiply-add; the products are sti
 produced by bytecode in the generator frame.
 """
 
-import numpy as np
-
 NAME = "python_zip_sum"
 TITLE = "Pure Python, sum(zip) over transposed B"
 RUNG = 3
@@ -24,7 +22,3 @@ def setup(a, b):
 
 def kernel(a, b_t):
     return [[sum(x * y for x, y in zip(row, col)) for col in b_t] for row in a]
-
-
-def to_numpy(c):
-    return np.array(c)

@@ -7,8 +7,6 @@ No bytecode runs per multiply-add, but every product is still a float object.
 
 import operator
 
-import numpy as np
-
 NAME = "user_sum_map_mul"
 TITLE = "Your loop: sum(map(operator.mul, row, column))"
 RUNG = 2
@@ -25,7 +23,3 @@ def setup(a, b):
 
 def kernel(a, bt):
     return [[sum(map(operator.mul, row, column)) for column in bt] for row in a]
-
-
-def to_numpy(c):
-    return np.array(c)

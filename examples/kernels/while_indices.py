@@ -5,8 +5,6 @@ itself (`k += 1` creates an int above the small-int cache once k ≥ 256) and co
 (`k < p`), where `for … in range` does both in C.
 """
 
-import numpy as np
-
 NAME = "user_while_indices"
 TITLE = "Your loop: while with explicit indices"
 RUNG = 1
@@ -45,7 +43,3 @@ def kernel(a, b):
             j += 1
         i += 1
     return c
-
-
-def to_numpy(c):
-    return np.array(c)

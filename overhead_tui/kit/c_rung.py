@@ -1,7 +1,7 @@
 """A C rung: a scenario whose kernel is C ``SOURCE`` built with ``FLAGS`` (and ``LINK_FLAGS``).
 
-A scenario file that declares ``SOURCE`` and ``FLAGS`` and defines none of ``setup``,
-``kernel`` and ``to_numpy`` is a C rung by its declarations alone: the worker completes it
+A scenario file that declares ``SOURCE`` and ``FLAGS`` and defines no ``kernel`` is a C rung
+by its declarations alone: the worker completes it
 (:func:`complete`) with the three functions every C rung had written out (build with
 :func:`prepare`, call with :func:`matmul`, C as it is); its build is recorded in
 ``kit.builds``.  ``BLAS_THREADS = 1`` (an OpenMP rung's) limits numpy's BLAS to that many
@@ -18,10 +18,6 @@ from typing import Any
 
 from overhead_tui.kit.builds import record_build, split_legacy
 from overhead_tui.kit.cbuild import build, pointers
-
-FUNCTIONS = ("setup", "kernel", "to_numpy")
-"""What a scenario defines, or (a declared C rung) :func:`complete` gives it."""
-
 
 PAGE = 4096
 """Bytes of the page C is placed in like A (x86-64 and most aarch64 kernels' base page)."""
@@ -56,16 +52,16 @@ def matmul(lib: Any, pa: Any, pb: Any, pc: Any, c: Any, n: int) -> Any:
 
 def is_declared(module: ModuleType) -> bool:
     """True when ``module`` is a C rung by its declarations: ``SOURCE`` (str) and ``FLAGS``,
-    and none of :data:`FUNCTIONS` defined."""
+    and no ``kernel`` of its own."""
     declared = isinstance(getattr(module, "SOURCE", None), str) and hasattr(module, "FLAGS")
-    return declared and not any(hasattr(module, f) for f in FUNCTIONS)
+    return declared and not hasattr(module, "kernel")
 
 
 def complete(module: ModuleType) -> None:
     """Give a declared C rung (:func:`is_declared`) its ``setup`` (:func:`prepare` with its
     ``NAME``, ``SOURCE``, ``FLAGS`` and ``LINK_FLAGS``, default none, after its
-    ``BLAS_THREADS`` limit if it declares one), ``kernel`` (:func:`matmul`) and ``to_numpy``
-    (C as it is); anything else is left as it is."""
+    ``BLAS_THREADS`` limit if it declares one) unless it has its own, and ``kernel``
+    (:func:`matmul`); anything else is left as it is."""
     if not is_declared(module):
         return
     source, flags = module.SOURCE, list(module.FLAGS)
@@ -80,13 +76,6 @@ def complete(module: ModuleType) -> None:
             limits.append(threadpool_limits(limits=blas_threads, user_api="blas"))
         return prepare(module.NAME, source, flags, link_flags, a, b)
 
-    for name, value in (
-        ("setup", setup),
-        ("kernel", matmul),
-        ("to_numpy", _as_it_is),
-    ):
-        setattr(module, name, value)
-
-
-def _as_it_is(c: Any) -> Any:
-    return c
+    setattr(module, "kernel", matmul)  # noqa: B010 (a module's attribute, set at run time)
+    if not hasattr(module, "setup"):  # a setup of its own (a CPU check) calls prepare itself
+        setattr(module, "setup", setup)  # noqa: B010

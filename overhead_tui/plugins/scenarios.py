@@ -54,7 +54,6 @@ _REQUIRED: dict[str, type | tuple[type, ...]] = {
     "MAX_SIZE": int,
     "DTYPES": (tuple, list),
 }
-_FUNCTIONS = ("setup", "kernel", "to_numpy")
 _NAME_RE = re.compile(r"^[a-z][A-Za-z0-9_]*$")
 
 
@@ -169,13 +168,12 @@ def read_spec(path: Path) -> ScenarioSpec:
                 f"{path}: {key} has the wrong type ({values[key]!r}); fix: make it a literal of "
                 f"type {want} (see `overhead-tui list --help`)"
             )
-    declared_c = {"SOURCE", "FLAGS"} <= _assigned(tree) and not set(_FUNCTIONS) & set(functions)
-    for fn in _FUNCTIONS:
-        if fn not in functions and not declared_c:
-            raise ScenarioFileError(
-                f"{path}: missing function {fn}(); fix: define it (a C rung may instead "
-                "declare SOURCE and FLAGS and define none of setup, kernel, to_numpy)"
-            )
+    declared_c = {"SOURCE", "FLAGS"} <= _assigned(tree) and "kernel" not in functions
+    if "kernel" not in functions and not declared_c:
+        raise ScenarioFileError(
+            f"{path}: missing function kernel(); fix: define it (a C rung may instead "
+            "declare SOURCE and FLAGS)"
+        )
     spec = ScenarioSpec(
         name=values["NAME"],
         title=values["TITLE"],

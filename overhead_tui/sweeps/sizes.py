@@ -84,20 +84,12 @@ def point_record(result: ScenarioResult) -> SweepPoint:
 
 
 class Sweep(BudgetedSweep):
-    """Runs a size sweep: every scenario at every size, smallest first, within a budget.
+    """A size sweep: :class:`BudgetedSweep` along the matrix order n.
 
-    Args:
-        specs: scenarios, swept one after the other in this order.
-        sizes: matrix orders (ascending; sizes above a scenario's maximum end its sweep).
-        budget_s: total time budget (s), split fairly (see the module docstring).
-        settings: dtype, repeats, min_sample_s, seed, timeout_s, python for every point
-            (``size`` is set per point); ``probes`` / ``refresh_probes``: load (or
-            re-measure) the probes once, before the budget starts, for the machine's limits.
-        run_dir: the sweep's run directory (``summary.json``, ``log.jsonl``, ``points/``).
-        clock: monotonic clock (s); injectable for tests.
-
-    ``events()`` is a generator consumed from one thread; ``cancel()`` may be called from any
-    other thread (or a signal handler) and stops the running worker.
+    ``sizes`` are the orders (ascending; a size above a scenario's ``MAX_SIZE`` ends its
+    sweep); ``settings.size`` is set per point, ``probes`` / ``refresh_probes`` load (or
+    re-measure) the probes once, before the budget starts.  The other arguments are
+    :class:`BudgetedSweep`'s.
     """
 
     def __init__(

@@ -127,9 +127,10 @@ def _threading_layer() -> str | None:
         return None
 
 
-def _import_scenario(path: str, name: str, probe: bool = False) -> ModuleType:
+def import_scenario(path: str, name: str, probe: bool = False) -> ModuleType:
     """The scenario (or ``probe``) file at ``path``, imported; a C rung by its declarations
-    gets its functions (``kit.c_rung.complete``)."""
+    gets its functions (``kit.c_rung.complete``), a scenario without ``setup`` or
+    ``to_numpy`` the defaults (the inputs and the result as they are)."""
     spec = importlib.util.spec_from_file_location(f"overhead_scenario_{name}", path)
     if spec is None or spec.loader is None:
         raise ImportError(f"cannot load {path}")
@@ -141,7 +142,21 @@ def _import_scenario(path: str, name: str, probe: bool = False) -> ModuleType:
     from overhead_tui.kit.c_rung import complete
 
     complete(module)
+    # the inputs as they are (the worker passes copies); validation converts the result
+    for name, default in (("setup", _as_given), ("to_numpy", _as_it_is)):
+        if not hasattr(module, name):
+            setattr(module, name, default)
     return module
+
+
+def _as_given(a: Any, b: Any) -> tuple[Any, Any]:
+    """A scenario's default ``setup``: A and B as numpy arrays, as the worker made them."""
+    return a, b
+
+
+def _as_it_is(result: Any) -> Any:
+    """A scenario's default ``to_numpy``: its result as it is (``validate`` converts it)."""
+    return result
 
 
 def _require(names: Sequence[str]) -> None:
@@ -183,7 +198,7 @@ def run(task: WorkerTask, channel: _Channel) -> int:
     a, b = make_inputs(task.n, task.dtype, task.seed, task.m, task.k)
     try:
         _require(task.requires)
-        module = _import_scenario(task.path, task.name)
+        module = import_scenario(task.path, task.name)
     except ModuleNotFoundError as exc:
         return _missing_module(channel, task, exc)
     except Exception as exc:
@@ -286,7 +301,7 @@ def _prepare(task: WorkerTask, channel: _Channel) -> tuple[ModuleType, tuple[Any
     channel.emit(Started(os.getpid(), task.name, task.n, task.dtype))
     a, b = make_inputs(task.n, task.dtype, task.seed)
     try:
-        module = _import_scenario(task.path, task.name)
+        module = import_scenario(task.path, task.name)
         args = module.setup(a, b)
     except ModuleNotFoundError as exc:
         return _missing_module(channel, task, exc)
@@ -376,7 +391,7 @@ def run_probe(task: WorkerTask, channel: _Channel) -> int:
 
     channel.emit(Started(os.getpid(), task.name))
     try:
-        module = _import_scenario(task.path, f"probe_{task.name}", probe=True)
+        module = import_scenario(task.path, f"probe_{task.name}", probe=True)
         reference = reference_samples() if task.reference_dispatch else []
         measured = module.measure(
             ProbeContext(task.repeats, task.min_sample_s, counter=count_events)

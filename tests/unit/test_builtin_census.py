@@ -4,7 +4,6 @@ and the example kernels of ``examples/kernels`` are valid scenarios that compute
 from __future__ import annotations
 
 import builtins
-import importlib.util
 import operator
 from pathlib import Path
 
@@ -47,10 +46,10 @@ def test_the_real_map_is_back_after_the_count_even_when_the_kernel_fails():
 
 
 def _load(path: Path):
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    """The file as the worker imports it (its default setup and to_numpy included)."""
+    from overhead_tui.worker.main import import_scenario
+
+    return import_scenario(str(path), path.stem)
 
 
 def test_the_example_kernels_are_scenarios_that_multiply_matrices():

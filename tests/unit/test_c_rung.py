@@ -32,14 +32,9 @@ def test_the_loader_takes_a_declared_c_rung_and_shows_its_source(tmp_path):
     assert "void matmul" in spec.kernel_source
 
 
-@pytest.mark.parametrize(
-    "body",
-    [SOURCE, 'FLAGS = ["-O2"]\n' + SOURCE + "\n\ndef setup(a, b):\n    return a, b\n"],
-    ids=["no FLAGS", "setup alone"],
-)
-def test_a_half_declared_c_rung_is_refused_with_the_fix(tmp_path, body):
+def test_a_c_source_without_flags_is_refused_with_the_fix(tmp_path):
     path = tmp_path / "half.py"
-    path.write_text(HEADER + body)
+    path.write_text(HEADER + SOURCE)
     with pytest.raises(ScenarioFileError, match="declare SOURCE and FLAGS"):
         read_spec(path)
 
@@ -56,20 +51,23 @@ def test_the_worker_completes_a_declared_rung_which_then_multiplies():
     complete(module)
     rng = np.random.default_rng(0)
     a, b = rng.random((8, 8)), rng.random((8, 8))
-    c = module.to_numpy(module.kernel(*module.setup(a, b)))
+    c = module.kernel(*module.setup(a, b))
     assert np.allclose(c, a @ b)
     built = build_of("declared_c_rung_test")  # the typed record the worker reports
     assert built is not None and built.flags and built.command
 
 
-def test_a_rung_with_its_own_functions_is_left_as_it_is():
+def test_a_rung_with_its_own_kernel_is_left_as_it_is_and_its_own_setup_kept():
     def setup(a, b):
         return a, b
 
-    module = _module(SOURCE="", FLAGS=[], setup=setup)
-    assert not is_declared(module)
-    complete(module)
-    assert not hasattr(module, "kernel")
+    own = _module(SOURCE="", FLAGS=[], setup=setup, kernel=len)
+    assert not is_declared(own)
+    complete(own)
+    assert own.kernel is len
+    checked = _module(SOURCE=C_SOURCE, FLAGS=["-O2"], setup=setup)
+    complete(checked)  # a setup that checks the CPU, then calls prepare: the kernel is given
+    assert checked.setup is setup and checked.kernel is not None
 
 
 def test_blas_threads_limits_numpy_s_blas_before_the_build():
