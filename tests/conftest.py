@@ -146,12 +146,29 @@ def seed_probe_cache(cache: Path, recorded: Path = RECORDED_SUMMARY_V3) -> Path:
     return cache
 
 
+def shared_build_cache(cache_home: Path, basetemp: Path) -> None:
+    """Let the session's xdist workers share one build cache (the C rungs, the Cython, mypyc
+    and Pythran modules, the loop-nest counts): ``overhead-tui/cbuild`` under ``cache_home`` is
+    a link to one folder beside the workers' temporary folders.  The cache is made for
+    concurrent builders (each builds in its own folder and moves the result in with one
+    ``os.replace``), so a module is compiled once a session instead of once a worker.  Without
+    xdist (one process) there is nothing to share."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    shared = basetemp.parent / "shared-build-cache"
+    shared.mkdir(exist_ok=True)
+    link = cache_home / "overhead-tui" / "cbuild"
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(shared, target_is_directory=True)
+
+
 @pytest.fixture(scope="session", autouse=True)
 def private_user_dirs(tmp_path_factory):
     """Point the XDG folders at a temporary folder for the whole session (tests and their
     subprocesses inherit the environment) and seed the probe cache there.
 
-    Yields (the seeded probe cache file, its content).  Each xdist worker has its own folders.
+    Yields (the seeded probe cache file, its content).  Each xdist worker has its own folders,
+    but one build cache (:func:`shared_build_cache`).
     """
     from overhead_tui.engine.probe_runs import cache_path
 
@@ -159,6 +176,7 @@ def private_user_dirs(tmp_path_factory):
     with pytest.MonkeyPatch.context() as patch:
         for variable in USER_DIR_VARIABLES:
             patch.setenv(variable, str(root / variable.lower()))
+        shared_build_cache(root / "xdg_cache_home", tmp_path_factory.getbasetemp())
         cache = seed_probe_cache(cache_path())
         yield cache, cache.read_bytes()
 
