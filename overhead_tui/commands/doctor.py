@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from overhead_tui.commands.command import Command
+from overhead_tui.present.tables import capability_lines
 from overhead_tui.profilers.registry import detect
 
 HELP = "check the profiler backends (perf, py-spy, callgrind, Scalene)"
@@ -20,12 +21,7 @@ def add_options(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """One line per backend (plus the fix); exit 0 even when some are missing."""
-    for cap in detect().values():
-        if cap.ok:
-            print(f"{cap.name:<10} ok           {cap.version or '?':<10} {cap.path or ''}")
-        else:
-            print(f"{cap.name:<10} unavailable  {cap.version or '':<10} {cap.reason}")
-            print(f"{'':<10} fix: {cap.fix}")
+    print("\n".join(capability_lines(list(detect().values()))))
     return 0
 
 

@@ -1,7 +1,9 @@
-"""The tables the CLI prints on stdout (a run's ladder, a sweep's points), as text."""
+"""The tables the CLI prints on stdout (a run's ladder, a sweep's points, the scenarios, the
+profiler backends), as text."""
 
 from __future__ import annotations
 
+from overhead_tui.plugins.scenarios import ScenarioSpec
 from overhead_tui.present.format import (
     aligned_lines,
     below_dense_note,
@@ -11,6 +13,7 @@ from overhead_tui.present.format import (
     skipped_for_dtype,
 )
 from overhead_tui.present.sweep_rows import point_cell, sweep_rows
+from overhead_tui.profilers.capabilities import Capability
 from overhead_tui.summary.records import RunSummary
 
 
@@ -65,3 +68,29 @@ def render_sweep_table(summary: RunSummary) -> str:
     if any(p.warnings for row in rows for p in row.points.values()):
         lines.append("  ! unstable timing (noise, CPU contention): see points/<scenario>-<n>/")
     return "\n".join(lines)
+
+
+def scenario_lines(specs: list[ScenarioSpec]) -> list[str]:
+    """``overhead-tui list``: one block per scenario (rung, name, title; n, dtypes; layers)."""
+    lines = []
+    for spec in specs:
+        tag = "  [dense kernel]" if spec.dense_kernel else ""
+        lines += [
+            f"{spec.rung:>3}  {spec.name:<24} {spec.title}{tag}",
+            f"     n = {spec.default_size} (max {spec.max_size}), dtypes {', '.join(spec.dtypes)}",
+            f"     layers:  {', '.join(spec.layers) or '-'}",
+            f"     removes: {', '.join(spec.removes) or '-'}",
+        ]
+    return lines
+
+
+def capability_lines(capabilities: list[Capability]) -> list[str]:
+    """``overhead-tui doctor``: one line per profiler backend, and the fix of a missing one."""
+    lines = []
+    for cap in capabilities:
+        if cap.ok:
+            lines.append(f"{cap.name:<10} ok           {cap.version or '?':<10} {cap.path or ''}")
+        else:
+            lines.append(f"{cap.name:<10} unavailable  {cap.version or '':<10} {cap.reason}")
+            lines.append(f"{'':<10} fix: {cap.fix}")
+    return lines
