@@ -66,6 +66,20 @@ def run_cli(*args: str | Path, timeout: float = 300) -> subprocess.CompletedProc
     )
 
 
+def start_cli(*args: str | Path, **popen: object) -> subprocess.Popen[str]:
+    """Start ``python -m overhead_tui ARGS`` (text; stdout and stderr piped, stdin closed,
+    unless ``popen`` says otherwise) and return the running process."""
+    options: dict[str, object] = {
+        "stdout": subprocess.PIPE,
+        "stderr": subprocess.PIPE,
+        "stdin": subprocess.DEVNULL,
+        "text": True,
+        **popen,
+    }
+    command = [sys.executable, "-m", "overhead_tui", *map(str, args)]
+    return subprocess.Popen(command, **options)
+
+
 def process_alive(pid: int) -> bool:
     """True while ``pid`` runs; a zombie (exited, not yet reaped) counts as gone."""
     try:

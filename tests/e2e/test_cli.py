@@ -24,6 +24,7 @@ from tests.conftest import (
     RECORDED_SUMMARY,
     RECORDED_SUMMARY_V3,
     seed_probe_cache,
+    start_cli,
     wait_gone,
     wait_until,
 )
@@ -241,28 +242,19 @@ def test_list_shows_rungs_layers_and_removes(cli):
 
 def test_ctrl_c_keeps_finished_results_and_stops_the_worker(tmp_path):
     out = tmp_path / "run"
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "overhead_tui",
-            "run",
-            "--scenarios-dir",
-            FAULTY,
-            "--scenario",
-            "noisy",
-            "--scenario",
-            "hangs",
-            "--scenario",
-            "raises",
-            *FAST,
-            "--out",
-            out,
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        stdin=subprocess.DEVNULL,
+    proc = start_cli(
+        "run",
+        "--scenarios-dir",
+        FAULTY,
+        "--scenario",
+        "noisy",
+        "--scenario",
+        "hangs",
+        "--scenario",
+        "raises",
+        *FAST,
+        "--out",
+        out,
     )
     worker_pid = _wait_for_worker(out / "log.jsonl", "hangs")
     proc.send_signal(signal.SIGINT)
@@ -579,25 +571,7 @@ def test_kernel_exit_and_forked_child_are_reported_honestly(cli, tmp_path):
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL], ids=["term", "kill"])
 def test_parent_stopped_or_killed_leaves_no_worker(tmp_path, sig):
     out = tmp_path / "run"
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "overhead_tui",
-            "run",
-            "--scenarios-dir",
-            FAULTY,
-            "--scenario",
-            "hangs",
-            *FAST,
-            "--out",
-            out,
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        stdin=subprocess.DEVNULL,
-    )
+    proc = start_cli("run", "--scenarios-dir", FAULTY, "--scenario", "hangs", *FAST, "--out", out)
     worker_pid = _wait_for_worker(out / "log.jsonl", "hangs")
     proc.send_signal(sig)
     proc.communicate(timeout=120)

@@ -5,32 +5,23 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, start_cli
 
 
 def test_cli_shows_probe_progress_on_a_cold_cache(tmp_path):
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "overhead_tui",
-            "run",
-            "--scenarios-dir",
-            str(FIXTURES / "fast"),
-            "--scenario",
-            "fast_python",
-            "--size",
-            "8",
-            "--out",
-            str(tmp_path / "run"),
-        ],
-        stdin=subprocess.DEVNULL,
+    process = start_cli(
+        "run",
+        "--scenarios-dir",
+        str(FIXTURES / "fast"),
+        "--scenario",
+        "fast_python",
+        "--size",
+        "8",
+        "--out",
+        str(tmp_path / "run"),
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
         env=env,
     )
     try:

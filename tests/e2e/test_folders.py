@@ -14,7 +14,7 @@ import pytest
 from overhead_tui.engine.run_dir import prepare_run_dir, unlock_run_dir
 from overhead_tui.errors import UsageError
 from overhead_tui.kit import cbuild, folders
-from tests.conftest import FAST, FAULTY, FIXTURES
+from tests.conftest import FAST, FAULTY, FIXTURES, start_cli
 
 
 def _cli(*args, env=None, **kwargs):
@@ -43,19 +43,11 @@ FAST_RUN = ("--scenarios-dir", FIXTURES / "fast", "--scenario", "fast_python", *
 
 def test_a_second_run_into_a_running_out_is_refused(tmp_path):
     out = tmp_path / "run"
-    first = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "overhead_tui",
-            "run",
-            *("--scenarios-dir", FAULTY, "--scenario", "hangs", *FAST),
-            *("--timeout", "120", "--out", out),
-        ],
+    first = start_cli(
+        "run",
+        *("--scenarios-dir", FAULTY, "--scenario", "hangs", *FAST),
+        *("--timeout", "120", "--out", out),
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        stdin=subprocess.DEVNULL,
     )
     try:
         _wait_for(out / "log.jsonl", first)

@@ -5,15 +5,13 @@ from __future__ import annotations
 import contextlib
 import json
 import signal
-import subprocess
-import sys
 
 import pytest
 
 from overhead_tui.cli import main
 from overhead_tui.summary.probes import ProbeResult
 from overhead_tui.summary.records import RunSummary
-from tests.conftest import FAULTY, FIXTURES, run_cli, wait_gone, wait_until
+from tests.conftest import FAULTY, FIXTURES, run_cli, start_cli, wait_gone, wait_until
 
 FAST_DIR = FIXTURES / "fast"
 QUICK = ["--repeats", "2", "--min-time", "0.002", "--no-probes"]
@@ -302,30 +300,21 @@ def test_ctrl_c_keeps_finished_points(tmp_path):
         "RUNG = 102", "RUNG = 300"
     )
     (late / "hangs_late.py").write_text(source)
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "overhead_tui",
-            "sweep",
-            "--scenarios-dir",
-            FAST_DIR,
-            "--scenarios-dir",
-            late,
-            "--scenario",
-            "fast_dense",
-            "--scenario",
-            "hangs_late",
-            "--sizes",
-            "8,16",
-            *QUICK,
-            "--out",
-            out,
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        stdin=subprocess.DEVNULL,
+    proc = start_cli(
+        "sweep",
+        "--scenarios-dir",
+        FAST_DIR,
+        "--scenarios-dir",
+        late,
+        "--scenario",
+        "fast_dense",
+        "--scenario",
+        "hangs_late",
+        "--sizes",
+        "8,16",
+        *QUICK,
+        "--out",
+        out,
     )
     pid = _wait_for_worker(out / "points" / "hangs_late-8" / "log.jsonl")
     proc.send_signal(signal.SIGINT)
