@@ -4,6 +4,7 @@ breakdown; its place on a saved ladder; the last versions as a sparkline.  Textu
 
 from __future__ import annotations
 
+import math
 import statistics
 from dataclasses import dataclass, field
 
@@ -83,12 +84,24 @@ def change(before: Version, after: Version) -> str:
     tested = rank_test(before.samples_s, after.samples_s)
     if tested is None or before.median_s is None or after.median_s is None:
         return ""
+    sizes = (len(before.samples_s), len(after.samples_s))
+    if smallest_p(*sizes) >= ALPHA:
+        return (
+            f"too few samples to tell ({sizes[0]} and {sizes[1]}: the rank test cannot reach "
+            f"p < {ALPHA:g}; --repeats 5 or more)"
+        )
     p = tested[1]
     if p >= ALPHA:
         return f"no detectable change (p = {p:.2g})"
     word = "faster" if after.median_s < before.median_s else "slower"
     ratio = before.median_s / after.median_s
     return f"{word} ({ratio:.2f}× the last), p {'< 0.001' if p < 0.001 else f'= {p:.2g}'}"
+
+
+def smallest_p(n_a: int, n_b: int) -> float:
+    """The smallest two-sided p-value the rank test (Mann-Whitney U, exact, no ties) can give
+    two sets of ``n_a`` and ``n_b`` samples: 2 / C(n_a + n_b, n_a) (3 and 3: 0.1)."""
+    return min(1.0, 2 / math.comb(n_a + n_b, n_a))
 
 
 def layer_changes(before: Version, after: Version) -> list[str]:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from overhead_tui.commands.command import Command
 from overhead_tui.errors import UsageError
-from overhead_tui.plugins.scenarios import discover, select
+from overhead_tui.plugins.scenarios import NAME_PATTERN, discover, select
 
 HELP = "write a scenario file of your own, started from a built-in rung"
 DESCRIPTION = (
@@ -19,8 +19,6 @@ DESCRIPTION = (
     "--scenarios-dir DIR)."
 )
 
-SNAKE_CASE = re.compile(r"^[a-z][a-z0-9_]*$")
-"""A scenario's NAME as the loader takes it (``plugins.scenarios``) and as files are named."""
 
 DECLARATIONS = {
     "NAME": "the scenario's name: what --scenario picks and every table shows (unique)",
@@ -91,10 +89,10 @@ def scaffold(name: str, source: str, folder: Path) -> Path:
     """
     if keyword.iskeyword(name):
         raise UsageError(f"{name!r} is a Python keyword; fix: choose another NAME")
-    if not SNAKE_CASE.match(name):
+    if not NAME_PATTERN.match(name):
         raise UsageError(
-            f"{name!r} is not snake_case; fix: letters, digits and _, starting with a lower-case "
-            "letter (my_loop)"
+            f"{name!r} is not a scenario name; fix: letters, digits and _, starting with a "
+            "lower-case letter (my_loop)"
         )
     builtins = {spec.name: spec for spec in discover([])}
     if name in builtins:

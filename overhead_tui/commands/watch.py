@@ -54,7 +54,7 @@ def add_options(parser: argparse.ArgumentParser) -> None:
         "--count",
         type=positive_int,
         metavar="K",
-        help="stop after K measurements (default: until Ctrl-C)",
+        help="stop after K measurements, the first included (default: until Ctrl-C)",
     )
     parser.add_argument("--json", type=Path, metavar="PATH", help="export the history as JSON")
     parser.add_argument(
@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
     exports = {"--json": args.json, "--markdown": args.markdown}
     check_export_paths(exports, None)
     for option, given in exports.items():
-        if given is not None and given.resolve() == path:
+        if given is not None and (given.resolve() == path or _same_file(given, path)):
             raise UsageError(f"{option} {given} is the watched file; fix: give another file name")
     runs_parent = Path(args.out) if getattr(args, "out", None) else default_watch_runs()
     check_runs_parent(runs_parent)
@@ -92,7 +92,16 @@ def run(args: argparse.Namespace) -> int:
         _measure(session)
         while not session.done and session.wait_for_save():
             _measure(session)
-    export(session, args.json, args.markdown)
+    try:
+        export(session, args.json, args.markdown)
+    except OSError as exc:
+        kept = history_dir()
+        print(
+            f"overhead-tui: error: cannot write {exc.filename or 'the export'}: {exc.strerror}; "
+            f"every save is kept in {kept}; fix: give --json/--markdown a writable folder",
+            file=sys.stderr,
+        )
+        return EXIT_EXPORT
     if session.cancelled:
         return EXIT_INTERRUPTED
     return 0 if session.history and session.history[-1].ok else 1
@@ -112,6 +121,18 @@ def _in_app(path: Path, settings: Settings, runs_parent: Path, args: argparse.Na
     app = OverheadApp(settings, autorun=False, check_settings=check_settings, watch=path)
     app.watch_runs = runs_parent
     return run_app(app)
+
+
+EXIT_EXPORT = 2
+"""The exit status when the history could not be exported (as ``run``'s)."""
+
+
+def _same_file(given: Path, path: Path) -> bool:
+    """True when ``given`` exists and is ``path`` under another name (a hard link)."""
+    try:
+        return given.exists() and given.samefile(path)
+    except OSError:
+        return False
 
 
 def _stopping(session: WatchSession) -> str:

@@ -27,8 +27,11 @@ from overhead_tui.errors import UsageError
 from overhead_tui.plugins.scenarios import ScenarioSpec, read_spec
 from overhead_tui.summary.records import RunSummary, ScenarioResult, Settings
 
-DEBOUNCE_MS = 300
-"""Saves within this many ms are measured once (an editor's write, rename and touch)."""
+QUIET_MS = 300
+"""A save is measured once the folder has been quiet this long (ms): saves less than this
+apart (an editor's write, rename and touch; two quick saves) are measured once."""
+DEBOUNCE_MS = 3000
+"""The longest a stream of saves is gathered before it is measured (ms)."""
 WATCH_STARTED_MS = 100
 """How soon the watch reports that it is in place (an empty set of changes)."""
 KEEP_RUNS = 10
@@ -152,10 +155,11 @@ class WatchSession:
         return next((v for v in reversed(self.history) if v.ok), None)
 
     def wait_for_save(self) -> bool:
-        """Block until the file is written again (its folder's file events, debounced); False
-        when stopped.  Called between measurements only, so nothing wakes while one is timed;
-        a save made while the last one ran (before this watch began) is seen by comparing the
-        file with what was measured, once the watch is in place."""
+        """Block until the file is saved with a change (its folder's file events, gathered
+        until :data:`QUIET_MS` of quiet); False when stopped.  Called between measurements
+        only, so nothing wakes while one is timed; a save made while the last one ran (before
+        this watch began) is seen by comparing the file with what was measured, once the
+        watch is in place."""
         import watchfiles
 
         target = str(self.path)
@@ -163,6 +167,7 @@ class WatchSession:
         for changes in watchfiles.watch(
             self.path.parent,
             debounce=DEBOUNCE_MS,
+            step=QUIET_MS,
             stop_event=self.stop,
             raise_interrupt=False,
             recursive=False,
@@ -173,8 +178,9 @@ class WatchSession:
                 placed = True
                 if self._text() != self.measured_text:
                     return True
-            if any(p == target and c != watchfiles.Change.deleted for c, p in changes):
-                return True
+            saved = any(p == target and c != watchfiles.Change.deleted for c, p in changes)
+            if saved and self._text() != self.measured_text:  # a save that changed nothing
+                return True  # (a touch, a second write of the same text) is not measured
         return False
 
     def _text(self) -> str | None:
@@ -192,8 +198,9 @@ class WatchSession:
         self.measured_text = self._text()
         try:
             spec = read_spec(self.path)
-        except UsageError as exc:
-            return self._keep(self.path.stem, Version(when, "not measured", str(exc)), last)
+        except UsageError as exc:  # the fix of a file in a scenarios folder, said of this one
+            why = str(exc).replace("fix the file or move it out of the folder", "fix the file")
+            return self._keep(self.path.stem, Version(when, "not measured", why), last)
         result = self._run(spec)
         if result is None:
             return None

@@ -54,7 +54,8 @@ _REQUIRED: dict[str, type | tuple[type, ...]] = {
     "MAX_SIZE": int,
     "DTYPES": (tuple, list),
 }
-_NAME_RE = re.compile(r"^[a-z][A-Za-z0-9_]*$")
+NAME_PATTERN = re.compile(r"^[a-z][A-Za-z0-9_]*$")
+"""A scenario's NAME: a lower-case letter, then letters, digits and _ (``c_naive_O2``)."""
 
 
 class ScenarioFileError(UsageError):
@@ -156,19 +157,27 @@ def read_spec(path: Path) -> ScenarioSpec:
     source, tree = parse_module(path)
     values = literal_assignments(tree, path, _REQUIRED)
     functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+    if missing := [key for key in _REQUIRED if key not in values]:
+        said = ", ".join(missing)
+        raise ScenarioFileError(
+            f"{path}: missing declaration{'s' if len(missing) > 1 else ''} {said}; fix: add "
+            f"`{missing[0]} = ...`{' and the others' if len(missing) > 1 else ''} at module level "
+            "(see `overhead-tui list --help`; `overhead-tui new NAME` writes a complete file)"
+        )
     for key, kind in _REQUIRED.items():
-        if key not in values:
-            raise ScenarioFileError(
-                f"{path}: missing declaration {key}; fix: add `{key} = ...` at module level "
-                "(see `overhead-tui list --help`)"
-            )
         if not isinstance(values[key], kind) or isinstance(values[key], bool):
             want = " or ".join(t.__name__ for t in (kind if isinstance(kind, tuple) else (kind,)))
             raise ScenarioFileError(
                 f"{path}: {key} has the wrong type ({values[key]!r}); fix: make it a literal of "
                 f"type {want} (see `overhead-tui list --help`)"
             )
-    declared_c = {"SOURCE", "FLAGS"} <= _assigned(tree) and "kernel" not in functions
+    assigned = _assigned(tree)
+    declared_c = {"SOURCE", "FLAGS"} <= assigned and "kernel" not in functions
+    if "kernel" not in functions and "SOURCE" in assigned and not declared_c:
+        raise ScenarioFileError(
+            f"{path}: declares SOURCE but no FLAGS and no kernel(); fix: add FLAGS = "
+            '["-O2"] (the C compiler\'s flags, a C rung) or define kernel()'
+        )
     if "kernel" not in functions and not declared_c:
         raise ScenarioFileError(
             f"{path}: missing function kernel(); fix: define it (a C rung may instead "
@@ -322,7 +331,7 @@ def _check(spec: ScenarioSpec) -> None:
     ):
         if not all(isinstance(x, str) for x in items):
             raise ScenarioFileError(f"{where}: {key} must be a tuple of strings")
-    if not _NAME_RE.match(spec.name):
+    if not NAME_PATTERN.match(spec.name):
         raise ScenarioFileError(
             f"{where}: NAME {spec.name!r} is not snake_case (letters, digits and _, starting "
             "with a lower-case letter)"

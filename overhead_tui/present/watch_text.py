@@ -25,8 +25,7 @@ def save_lines(
     version, last = saved.version, saved.last_good
     if not version.ok:
         kept = f"; the last good result stays: {fmt_seconds(last.median_s)}" if last else ""
-        why = (version.error or version.status).splitlines()[0]
-        return [f"[{version.when}] {file_name}: {version.status}: {why}{kept}"]
+        return [f"[{version.when}] {file_name}: {version.status}: {reason(version)}{kept}"]
     samples = sorted(version.samples_s)
     low, high = samples[len(samples) // 4], samples[(3 * len(samples)) // 4]
     line = (
@@ -46,10 +45,24 @@ def save_lines(
     return lines
 
 
+def reason(version: Version) -> str:
+    """Why a save was not measured, in one line: the error's first line, and where that only
+    announces a tool's output ("BuildError: /usr/bin/cc failed:") the first line of it that
+    names an error (the compiler's ``rung.c:2:5: error: …``)."""
+    lines = [x.strip() for x in (version.error or version.status).splitlines() if x.strip()]
+    first = lines[0] if lines else version.status
+    if first.endswith(":"):
+        named = next((x for x in lines[1:] if "error" in x.lower()), None)
+        if named is not None:
+            return f"{first} {named}"
+    return first
+
+
 def history_markdown(history: list[Version]) -> str:
     """The versions as a Markdown table: time, status, median, GFLOP/s."""
-    lines = ["| time | status | median | GFLOP/s |", "|---|---|---:|---:|"]
+    lines = ["| time | status | median | GFLOP/s | why not measured |", "|---|---|---:|---:|---|"]
     for v in history:
         median = fmt_seconds(v.median_s) if v.ok else "—"
-        lines.append(f"| {v.when} | {v.status} | {median} | {fmt_gflops(v.gflops)} |")
+        why = "" if v.ok else reason(v).replace("|", "\\|")
+        lines.append(f"| {v.when} | {v.status} | {median} | {fmt_gflops(v.gflops)} | {why} |")
     return "\n".join(lines) + "\n"

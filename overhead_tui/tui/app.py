@@ -277,7 +277,11 @@ class OverheadApp(StopActions, SweepActions, InterpreterActions, WatchActions):
             self.push_screen(ScenarioScreen(self.ladder.rows[name]))
 
     def action_export(self) -> None:
-        """Ask for a directory and export the summary there."""
+        """Ask for a directory and export the summary there (on the Watch screen: say where
+        the watch keeps every save)."""
+        if self.watching is not None:
+            self.notify(self.watch_kept(), title="Watching", timeout=10)
+            return
         if self.ladder.running:
             self.notify("The run is still going: the export has the results so far.")
         run_dir = self.ladder.summary.run_dir
@@ -286,6 +290,17 @@ class OverheadApp(StopActions, SweepActions, InterpreterActions, WatchActions):
 
     def _export_to(self, directory: Path | None) -> None:
         if directory is None:
+            return
+        own = Path(self.ladder.summary.run_dir or "") == directory  # the run's files: rewritten
+        taken = [name for name, _ in EXPORT_FILES if (directory / name).exists()]
+        if taken and not own:
+            self.notify(
+                f"{', '.join(taken)} exist in {directory}; fix: choose another folder (nothing "
+                "was written)",
+                title="Export refused",
+                severity="error",
+                timeout=10,
+            )
             return
         try:
             paths = [

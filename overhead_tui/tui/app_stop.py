@@ -92,7 +92,8 @@ class StopActions(App[None]):
         if self.return_code is not None:
             return  # already on its way out
         kept = self.kept()
-        self.farewell = f"overhead-tui: quit before the run ended; {kept}" if kept else None
+        what = "stopped watching" if self.watching is not None else "quit before the run ended"
+        self.farewell = f"overhead-tui: {what}; {kept}" if kept else None
         self.stop_run()
         self.stop_profiling()
         self.exit()

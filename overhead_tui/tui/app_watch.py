@@ -59,6 +59,15 @@ class WatchActions(App[None]):
         self.push_screen(screen, lambda _: self.stop_watch())
         self._drive_watch(session, screen)
 
+    def watch_kept(self) -> str:
+        """Where the watch keeps every save, and how to export a session."""
+        from overhead_tui.engine.watch import history_dir
+
+        return (
+            f"Every save is kept in the watch history in {history_dir()}; "
+            "`overhead-tui watch FILE.py --json PATH --markdown PATH` exports a session."
+        )
+
     def stop_watch(self) -> None:
         """Stop the watch: the measuring worker is killed, the wait for a save ends."""
         if self.watching is not None:

@@ -400,3 +400,17 @@ async def test_a_size_sweep_starts_from_the_app_and_opens_its_screen(tmp_path):
         assert (tmp_path / next(tmp_path.iterdir()).name / "summary.json").exists()
         await pilot.press("escape")  # back to the ladder before the app closes
         await _wait(pilot, lambda: type(app.screen).__name__ == "LadderScreen", "going back")
+
+
+async def test_export_never_overwrites_files_in_a_folder_of_the_user_s(tmp_path):
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "report.md").write_text("MY NOTES")
+    app = OverheadApp(summary=fixture_summary(RECORDED_SUMMARY))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("e")
+        app.screen.query_one(Input).value = str(folder)
+        await pilot.press("enter")
+        await _wait(pilot, lambda: isinstance(app.screen, LadderScreen), "the dialog closing")
+    assert (folder / "report.md").read_text() == "MY NOTES"
+    assert not (folder / "summary.json").exists()

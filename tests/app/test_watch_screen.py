@@ -24,7 +24,7 @@ KERNEL_LINE = "    return c\n"
 
 
 def _settings(**kw) -> Settings:
-    options = {"size": 8, "repeats": 3, "min_sample_s": 0.001, "timeout_s": 30, "probes": False}
+    options = {"size": 8, "repeats": 5, "min_sample_s": 0.001, "timeout_s": 30, "probes": False}
     return Settings(**{**options, **kw})
 
 
@@ -127,5 +127,7 @@ async def test_the_dialog_refuses_a_missing_file_then_watches_a_good_one(tmp_pat
         await _wait(pilot, lambda: len(_saves(app)) == 1, "the first measurement")
         await pilot.press("r")  # a ladder run would compete with the watch for the CPU
         assert not app.ladder.running
+        await pilot.press("e")  # nothing of the ladder to export: where the saves are kept
+        assert isinstance(app.screen, WatchScreen)
         await pilot.press("q")
     assert app.farewell is not None and "watch history" in app.farewell

@@ -111,3 +111,29 @@ def test_a_file_that_is_not_there_is_one_line_and_exit_2(tmp_path, cli):
     done = cli("watch", tmp_path / "missing.py")
     assert done.returncode == 2
     assert done.stderr.strip().count("\n") == 0 and "overhead-tui new NAME" in done.stderr
+
+
+def test_an_export_path_that_is_the_watched_file_by_a_hard_link_is_refused(tmp_path, cli):
+    path = scaffold("linked", "python_naive", tmp_path / "mine")
+    os.link(path, tmp_path / "hard.json")
+    done = cli("watch", path, *FAST, "--count", "1", "--json", tmp_path / "hard.json")
+    assert done.returncode == 2 and "is the watched file" in done.stderr
+    assert path.read_text().startswith('"""')  # the scenario, not a JSON history
+
+
+def test_an_export_that_cannot_be_written_at_the_end_is_one_line_and_exit_2(tmp_path):
+    path = scaffold("exported", "python_naive", tmp_path / "mine")
+    folder = tmp_path / "exports"
+    folder.mkdir()
+    out = tmp_path / "out.txt"
+    process = _watch(path, out, "--count", "2", "--json", str(folder / "h.json"))
+    try:
+        wait_until(lambda: _lines(out, "GFLOP/s"), what="the first measurement")
+        folder.rmdir()  # gone before the export
+        _save(path, path.read_text().replace(NAIVE, HOISTED))
+        process.wait(timeout=120)
+    finally:
+        process.kill()
+    said = out.read_text()
+    assert process.returncode == 2, said
+    assert "Traceback" not in said and "cannot write" in said and "every save is kept" in said

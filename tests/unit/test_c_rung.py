@@ -35,7 +35,7 @@ def test_the_loader_takes_a_declared_c_rung_and_shows_its_source(tmp_path):
 def test_a_c_source_without_flags_is_refused_with_the_fix(tmp_path):
     path = tmp_path / "half.py"
     path.write_text(HEADER + SOURCE)
-    with pytest.raises(ScenarioFileError, match="declare SOURCE and FLAGS"):
+    with pytest.raises(ScenarioFileError, match=r"declares SOURCE but no FLAGS.*add FLAGS = "):
         read_spec(path)
 
 

@@ -23,8 +23,8 @@ def test_the_scaffold_is_a_scenario_of_its_own_name_with_each_declaration_explai
 @pytest.mark.parametrize(
     ("name", "source", "says"),
     [
-        ("9lives", "python_naive", "not snake_case"),
-        ("Kernel", "python_naive", "not snake_case"),
+        ("9lives", "python_naive", "not a scenario name"),
+        ("Kernel", "python_naive", "not a scenario name"),
         ("class", "python_naive", "a Python keyword"),
         ("python_naive", "python_naive", "a built-in rung's name"),
         ("mine", "no_such_rung", "unknown scenario"),

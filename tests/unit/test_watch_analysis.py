@@ -58,3 +58,26 @@ def test_the_place_on_the_ladder_names_its_neighbours_and_the_dense_kernel():
 def test_sparkline_runs_from_the_lowest_to_the_highest():
     assert sparkline([3.0, 1.0, 2.0]) == "█▁▅"
     assert sparkline([1.0, 1.0]) == "▁▁" and sparkline([]) == ""
+
+
+def test_too_few_samples_are_said_rather_than_no_change():
+    from overhead_tui.analysis.watch import smallest_p
+
+    assert smallest_p(3, 3) == 0.1 and smallest_p(5, 5) < 0.01
+    slow, fast = (
+        Version("a", "ok", samples_s=[3.0, 3.1, 3.2]),
+        Version("b", "ok", samples_s=[1.0, 1.1, 1.2]),
+    )
+    assert change(slow, fast).startswith("too few samples to tell (3 and 3")
+
+
+def test_a_compile_error_s_line_names_the_error_not_only_the_tool():
+    from overhead_tui.present.watch_text import history_markdown, reason
+
+    built = Version(
+        "a",
+        "error",
+        "BuildError: /usr/bin/cc failed:\nrung.c:2:5: error: 'oops' undeclared\n1 error",
+    )
+    assert reason(built) == "BuildError: /usr/bin/cc failed: rung.c:2:5: error: 'oops' undeclared"
+    assert "'oops' undeclared" in history_markdown([built])

@@ -24,6 +24,7 @@ from overhead_tui.tui.screens.modals import FormDialog
 
 VERDICT_STYLES = {"faster": "bold green", "slower": "bold red", "not measured": "yellow"}
 """How a save's first line is marked by its verdict (the words stay: colour is extra)."""
+MEASURING = "measuring: validated, then timed (the screen stays still while it is timed) …"
 
 
 class WatchScreen(BaseScreen):
@@ -42,8 +43,10 @@ class WatchScreen(BaseScreen):
         """Every line shown so far (what the tests and the export read)."""
 
     def compose_body(self) -> ComposeResult:
-        yield Static(f"Watching {self.path} ({self.how}); save it to measure again.", id="file")
-        yield Static("", id="status")
+        yield Static(
+            f"Watching {self.path} ({self.how}); save a change to measure again.", id="file"
+        )
+        yield Static(MEASURING, id="status")  # the first thing a watch does
         yield RichLog(id="saves", wrap=True, markup=False, auto_scroll=True)
 
     def on_mount(self) -> None:
@@ -57,9 +60,7 @@ class WatchScreen(BaseScreen):
         """Say a save is being measured (painted once, before the worker times it)."""
         if not self.is_mounted:
             return  # left while the worker was on its way
-        self.query_one("#status", Static).update(
-            "measuring: validated, then timed (the screen stays still while it is timed) …"
-        )
+        self.query_one("#status", Static).update(MEASURING)
 
     def waiting(self) -> None:
         """Say the watch waits for the next save."""
