@@ -17,6 +17,7 @@ from overhead_tui.plugins.scenarios import ScenarioSpec
 from overhead_tui.summary.codec import ABSENT
 from overhead_tui.summary.measured import Blas, BlasLibrary, BuildInfo, EventsPerFma
 from overhead_tui.summary.records import BlasInfo, MachineInfo, PythonInfo, ScenarioResult
+from overhead_tui.summary.vocabulary import NOT_RUN_YET
 from overhead_tui.worker.inputs import flops_of
 from overhead_tui.worker.protocol import (
     BlasReport,
@@ -58,7 +59,7 @@ def new_result(
         kernel_source=spec.kernel_source,
         kernel_lines=list(spec.kernel_lines),
         dense_kernel=spec.dense_kernel,
-        error="not run",
+        error=NOT_RUN_YET,
     )
 
 

@@ -18,7 +18,7 @@ from overhead_tui.summary.units import (
     fmt_ratio,
     fmt_seconds,
 )
-from overhead_tui.summary.vocabulary import rate_unit
+from overhead_tui.summary.vocabulary import NOT_RUN_YET, rate_unit
 
 if TYPE_CHECKING:
     from overhead_tui.analysis.paper import PaperRow
@@ -256,6 +256,8 @@ def dense_reference_note(summary: RunSummary) -> str | None:
                 f"× dense is blank: the dense kernel {dense.name} does not compute {dtype}; "
                 "compare the rungs by their GFLOP/s and the machine's peaks for it"
             )
+        if dense.error == NOT_RUN_YET:
+            return f"× dense is blank: the dense kernel {dense.name} has not run yet"
         return f"× dense is blank: the dense kernel {dense.name} has no result ({dense.status})"
     return (
         "× dense is blank: no dense kernel was selected "

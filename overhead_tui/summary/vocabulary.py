@@ -43,6 +43,8 @@ STATUSES: tuple[str, ...] = get_args(Status)
 so the product was cached or not computed."""
 FAILED: frozenset[str] = frozenset({"invalid", "impossible", "error", "timeout", "crashed"})
 """The statuses of a scenario that went wrong (``skipped`` is no failure: it did not run)."""
+NOT_RUN_YET = "not run"
+"""The error of a planned scenario's result before its worker ran (status ``skipped``)."""
 
 GENERIC_OPS = frozenset(
     {
