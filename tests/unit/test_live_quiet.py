@@ -104,9 +104,10 @@ def test_dense_reference_note_says_which_reference_the_ratios_use():
 
     summary = fixture_summary(FIXTURES / "recorded_summary_v3.json")
     assert summary.dense is not None and dense_reference_note(summary) is None
-    summary.dense.status = "crashed"
+    dense = summary.dense
+    dense.status = "crashed"
     assert "numpy_matmul has no result (crashed)" in (dense_reference_note(summary) or "")
-    summary.dense.status, summary.dense.error = "skipped", "not run"  # planned, not run yet
+    dense.status, dense.error = "skipped", "not run"  # planned, not run yet
     assert "numpy_matmul has not run yet" in (dense_reference_note(summary) or "")
     summary.scenarios = [s for s in summary.scenarios if not s.dense_kernel]
     assert "no dense kernel was selected (add --scenario numpy_matmul" in (
