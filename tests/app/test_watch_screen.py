@@ -69,11 +69,18 @@ async def test_saves_are_measured_and_broken_ones_are_one_line(tmp_path):
         assert "GFLOP/s" in _saves(app)[-1]
         status = app.screen.query_one("#status")
         await _wait(pilot, lambda: "watching for saves" in str(status.render()), "the wait")
+        _save(path, good + "\n")  # two saves 0.1 s apart: measured once, as the last
+        await pilot.pause(0.1)
+        _save(path, good + "\n\n")
+        await _wait(pilot, lambda: len(_saves(app)) == 8, "the double save's measurement")
+        await _wait(pilot, lambda: "watching for saves" in str(status.render()), "the wait")
+        await pilot.pause(1.5)  # a second measurement of the double save would start by now
+        assert len(_saves(app)) == 8 and "measuring" not in str(status.render())
         await pilot.press("escape")
         assert isinstance(app.screen, LadderScreen) and app.watching is None
     history = history_path(watch_key("watched", path.resolve()))
     assert history.is_relative_to(Path(os.environ["XDG_DATA_HOME"]))
-    assert len(history.read_text().splitlines()) == 7
+    assert len(history.read_text().splitlines()) == 8
 
 
 async def test_a_hanging_save_times_out_and_leaving_the_screen_kills_the_worker(tmp_path):
