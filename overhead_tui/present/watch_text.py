@@ -28,8 +28,9 @@ def save_lines(
         return [f"[{version.when}] {file_name}: {version.status}: {reason(version)}{kept}"]
     samples = sorted(version.samples_s)
     low, high = samples[len(samples) // 4], samples[(3 * len(samples)) // 4]
+    at = f" (n={version.n})" if version.n else ""
     line = (
-        f"[{version.when}] {saved.name}: {fmt_seconds(version.median_s)} "
+        f"[{version.when}] {saved.name}{at}: {fmt_seconds(version.median_s)} "
         f"[{fmt_seconds(low)}–{fmt_seconds(high)}]  {fmt_gflops(version.gflops)} GFLOP/s"
     )
     if last is not None and (changed := change(last, version)):
