@@ -32,7 +32,6 @@ from overhead_tui.engine.run_dir import SUMMARY_FILE, new_run_dir
 from overhead_tui.engine.runner import Runner
 from overhead_tui.engine.spawn import Cancel
 from overhead_tui.errors import UsageError
-from overhead_tui.export import export
 from overhead_tui.plugins.scenarios import ScenarioSpec, discover, select
 from overhead_tui.present.live import LiveLadder, quiet_events, run_end_text
 from overhead_tui.present.terminal import colour_wanted
@@ -42,6 +41,7 @@ from overhead_tui.summary.interpreters import InterpretersSummary
 from overhead_tui.summary.profile import ProfileRecord
 from overhead_tui.summary.records import RunSummary, Settings
 from overhead_tui.tui.actions import ACTIONS, Action, bindings, palette, screen_class
+from overhead_tui.tui.app_export import ExportActions
 from overhead_tui.tui.app_stop import StopActions
 from overhead_tui.tui.app_sweep import InterpreterActions, SweepActions
 from overhead_tui.tui.app_watch import WatchActions
@@ -49,7 +49,6 @@ from overhead_tui.tui.screens.capabilities import CapabilitiesScreen
 from overhead_tui.tui.screens.interpreters import InterpretersScreen
 from overhead_tui.tui.screens.ladder import LadderScreen
 from overhead_tui.tui.screens.modals import (
-    ExportScreen,
     HelpScreen,
     SettingsScreen,
 )
@@ -57,13 +56,6 @@ from overhead_tui.tui.screens.scenario import ScenarioScreen
 from overhead_tui.tui.screens.shapes import ShapesScreen
 from overhead_tui.tui.screens.sweep import SweepScreen
 from overhead_tui.tui.widgets.ladder_table import LadderTable
-
-EXPORT_FILES: tuple[tuple[str, str], ...] = (
-    ("summary.json", "json"),
-    ("report.md", "markdown"),
-    ("ladder.csv", "csv"),
-)
-"""Files written by the export action: (file name, format)."""
 
 
 class RunSource(Protocol):
@@ -97,7 +89,7 @@ def _no_run() -> LiveLadder:
     return LiveLadder(RunSummary(settings=Settings()), finished=True)
 
 
-class OverheadApp(StopActions, SweepActions, InterpreterActions, WatchActions):
+class OverheadApp(StopActions, SweepActions, InterpreterActions, WatchActions, ExportActions):
     """The overhead-tui app.
 
     Args:
@@ -275,41 +267,6 @@ class OverheadApp(StopActions, SweepActions, InterpreterActions, WatchActions):
         """Drill into scenario ``name``."""
         if name in self.ladder.rows:
             self.push_screen(ScenarioScreen(self.ladder.rows[name]))
-
-    def action_export(self) -> None:
-        """Ask for a directory and export the summary there (on the Watch screen: say where
-        the watch keeps every save)."""
-        if self.watching is not None:
-            self.notify(self.watch_kept(), title="Watching", timeout=10)
-            return
-        if self.ladder.running:
-            self.notify("The run is still going: the export has the results so far.")
-        run_dir = self.ladder.summary.run_dir
-        default = Path(run_dir) if run_dir else Path.cwd()
-        self.push_screen(ExportScreen(default), self._export_to)
-
-    def _export_to(self, directory: Path | None) -> None:
-        if directory is None:
-            return
-        own = Path(self.ladder.summary.run_dir or "") == directory  # the run's files: rewritten
-        taken = [name for name, _ in EXPORT_FILES if (directory / name).exists()]
-        if taken and not own:
-            self.notify(
-                f"{', '.join(taken)} exist in {directory}; fix: choose another folder (nothing "
-                "was written)",
-                title="Export refused",
-                severity="error",
-                timeout=10,
-            )
-            return
-        try:
-            paths = [
-                export(self.ladder.summary, directory / name, fmt) for name, fmt in EXPORT_FILES
-            ]
-        except UsageError as exc:
-            self.notify(str(exc), title="Export failed", severity="error", timeout=10)
-            return
-        self.notify("\n".join(str(p) for p in paths), title="Exported", timeout=10)
 
     def action_settings(self) -> None:
         """Open the settings dialog; applying starts a new run."""
