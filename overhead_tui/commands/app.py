@@ -10,8 +10,8 @@ from overhead_tui.commands.command import Command
 from overhead_tui.commands.common import (
     EXIT_NO_TTY,
     check_settings,
+    checked_request,
     open_interpreters,
-    plan,
     prepare_cache,
     require_terminal,
     run_app,
@@ -47,7 +47,7 @@ OPEN_INSTEAD = "open it from a terminal; without one, its summary.json is plain 
 
 def launch(args: argparse.Namespace) -> int:
     """Open the app on a new run with the command-line settings."""
-    _, settings = plan(args)  # bad input fails here, before the terminal is taken over
+    _, settings = checked_request(args)  # bad input fails here, before the terminal is taken over
     if not require_terminal():
         return EXIT_NO_TTY
     check_runs_parent(args.out)  # the app makes one run folder per run inside --out

@@ -4,7 +4,7 @@
 Commands share behaviour by composition, not by importing each other: a command's options
 are the option groups it is made of (``commands.common``'s run, measurement, scenario and
 export groups; ``commands.budgeted``'s swept scenarios, points and budget), and its ``run``
-calls the shared steps (``common.plan``, ``common.check_request``, ``common.run_app`` …).
+calls the shared steps (``common.checked_request``, ``common.check_request``, ``common.run_app`` …).
 """
 
 from __future__ import annotations

@@ -158,7 +158,7 @@ def settings_from(args: argparse.Namespace, **chosen: Any) -> Settings:
     return settings
 
 
-def plan(args: argparse.Namespace) -> tuple[list[ScenarioSpec], Settings]:
+def checked_request(args: argparse.Namespace) -> tuple[list[ScenarioSpec], Settings]:
     """Discover and select scenarios and check the request before anything runs.
 
     Raises:
@@ -173,7 +173,7 @@ def plan(args: argparse.Namespace) -> tuple[list[ScenarioSpec], Settings]:
 
 
 def check_request(specs: list[ScenarioSpec], settings: Settings) -> None:
-    """The checks of :func:`plan` on chosen ``specs``: one of them computes the dtype, the
+    """The checks of :func:`checked_request` on chosen ``specs``: one of them computes the dtype, the
     sizes fit, the forced peak ISA exists here, the interpreter works (``settings.python``
     is set to its resolved path).
 

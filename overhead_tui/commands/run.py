@@ -11,7 +11,7 @@ from overhead_tui.commands.command import Command
 from overhead_tui.commands.common import (
     add_export_options,
     add_run_options,
-    plan,
+    checked_request,
     prepare_cache,
     stderr_is_tty,
     stop_on_signals,
@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
     """Run the ladder; exit 0 if every scenario is ok (or skipped) and at least one was
     measured, 1 otherwise, 2 when an export could not be written (the run folder keeps the
     summary), 130 when stopped by Ctrl-C, SIGTERM or SIGHUP."""
-    specs, settings = plan(args)
+    specs, settings = checked_request(args)
     exports = {"--json": args.json, "--markdown": args.markdown, "--csv": args.csv}
     check_export_paths(exports, args.out)
     run_dir = prepare_run_dir(args.out)
