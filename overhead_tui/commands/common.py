@@ -173,9 +173,9 @@ def checked_request(args: argparse.Namespace) -> tuple[list[ScenarioSpec], Setti
 
 
 def check_request(specs: list[ScenarioSpec], settings: Settings) -> None:
-    """The checks of :func:`checked_request` on chosen ``specs``: one of them computes the dtype, the
-    sizes fit, the forced peak ISA exists here, the interpreter works (``settings.python``
-    is set to its resolved path).
+    """The checks of :func:`checked_request` on chosen ``specs``: one of them computes the
+    dtype, the sizes fit, the forced peak ISA exists here, the interpreter works
+    (``settings.python`` is set to its resolved path).
 
     Raises:
         UsageError: naming the problem and the fix.

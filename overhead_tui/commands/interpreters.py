@@ -83,7 +83,7 @@ def add_options(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run every interpreter's ladder; exit 0 when every one ran with every rung ok or
     skipped, 1 otherwise, 2 for a ``--python`` that names nothing, 130 when interrupted."""
-    from overhead_tui.present.progress import Progress
+    from overhead_tui.present.progress import RunProgress
 
     pythons = [
         resolve_python(requested) for requested in args.python
@@ -101,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
     check_sizes(specs, settings)
     parent = check_runs_parent(args.out)
     prepare_cache()
-    progress = Progress(sys.stderr, live=stderr_is_tty())
+    progress = RunProgress(sys.stderr, live=stderr_is_tty())
     combined = InterpretersSummary(
         settings=dataclasses.replace(settings, python=None),
         created=created_now(),

@@ -25,7 +25,7 @@ from overhead_tui.engine.runner import Runner
 from overhead_tui.errors import EXIT_INTERRUPTED, UsageError
 from overhead_tui.export import export
 from overhead_tui.plugins.scenarios import ScenarioSpec
-from overhead_tui.present.progress import Progress
+from overhead_tui.present.progress import RunProgress
 from overhead_tui.present.tables import render_table
 from overhead_tui.profilers.profile import profile_scenario
 from overhead_tui.profilers.registry import BACKENDS
@@ -78,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
     run_dir = prepare_run_dir(args.out)
     prepare_cache()
     runner = Runner(specs, settings, run_dir)
-    progress = Progress(sys.stderr, live=stderr_is_tty())
+    progress = RunProgress(sys.stderr, live=stderr_is_tty())
     summary = runner.summary
     with stop_on_signals(progress.note, runner.cancel):
         for event in runner.events():
@@ -109,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def profile_all(
-    summary: RunSummary, specs: list[ScenarioSpec], backends: tuple[str, ...], progress: Progress
+    summary: RunSummary, specs: list[ScenarioSpec], backends: tuple[str, ...], progress: RunProgress
 ) -> None:
     """Profile every ok scenario with ``backends`` at its timed size; store in the summary."""
     by_name = {s.name: s for s in specs}

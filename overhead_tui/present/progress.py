@@ -27,7 +27,7 @@ QUIET_DRAW_S = 1.0
 """Shortest time between two progress lines while a rung's samples are timed (s)."""
 
 
-class Progress:
+class RunProgress:
     """Progress on stderr: a live line on a terminal, one line per finished scenario always.
 
     The live line is a ``rich.progress`` display redrawn only when an event arrives (no
@@ -128,7 +128,7 @@ def _live_line(stream: TextIO) -> LiveLine | None:
     return line
 
 
-class PointProgress(Progress):
+class PointProgress(RunProgress):
     """A budgeted sweep's progress on stderr: a live line on a terminal, one line per point
     always (probes and the workers' phases as ``run`` shows them)."""
 

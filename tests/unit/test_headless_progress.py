@@ -15,7 +15,7 @@ from overhead_tui.engine.events import (
     ScenarioStarted,
 )
 from overhead_tui.present.format import fmt_gflops, fmt_seconds
-from overhead_tui.present.progress import Progress
+from overhead_tui.present.progress import RunProgress
 from tests.conftest import RECORDED_SUMMARY, fixture_summary
 
 
@@ -43,7 +43,7 @@ SAMPLES_AT = (0.1, 0.3, 0.6, 1.2)
 second of the line drawn at the start, the fourth after it."""
 
 
-def _play(progress: Progress, clock: Clock | None = None) -> str:
+def _play(progress: RunProgress, clock: Clock | None = None) -> str:
     """One scenario: started, four samples in a timed window, counted, finished; returns
     its permanent line."""
     clock = clock or Clock()
@@ -64,7 +64,7 @@ def _play(progress: Progress, clock: Clock | None = None) -> str:
 
 def test_on_a_pipe_only_the_permanent_lines_are_written():
     stream = io.StringIO()
-    progress = Progress(stream, live=False)
+    progress = RunProgress(stream, live=False)
     finished = _play(progress)
     assert not progress.live
     assert stream.getvalue() == finished  # no live line, no control sequence
@@ -73,7 +73,7 @@ def test_on_a_pipe_only_the_permanent_lines_are_written():
 def test_a_dumb_terminal_gets_the_permanent_lines_and_no_control_sequences(monkeypatch):
     monkeypatch.setenv("TERM", "dumb")
     stream = io.StringIO()
-    progress = Progress(stream, live=True)
+    progress = RunProgress(stream, live=True)
     finished = _play(progress)
     assert not progress.live
     assert stream.getvalue() == finished
@@ -82,7 +82,7 @@ def test_a_dumb_terminal_gets_the_permanent_lines_and_no_control_sequences(monke
 def test_on_a_terminal_the_line_is_redrawn_at_most_once_a_second_inside_a_timed_window():
     stream = io.StringIO()
     clock = Clock()
-    progress = Progress(stream, live=True, clock=clock)
+    progress = RunProgress(stream, live=True, clock=clock)
     finished = _play(progress, clock)
     assert progress.live
     out = stream.getvalue()
@@ -96,7 +96,7 @@ def test_on_a_terminal_the_line_is_redrawn_at_most_once_a_second_inside_a_timed_
 def test_a_note_clears_the_live_line_and_the_next_event_draws_it_again():
     stream = io.StringIO()
     clock = Clock()
-    progress = Progress(stream, live=True, clock=clock)
+    progress = RunProgress(stream, live=True, clock=clock)
     progress.show(ScenarioStarted("python_naive", 0, 1))
     progress.note("a permanent line")
     clock.now = 5.0
