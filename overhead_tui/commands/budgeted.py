@@ -25,7 +25,7 @@ from overhead_tui.summary.vocabulary import FAILED
 
 if TYPE_CHECKING:
     from overhead_tui.sweeps.shapes import ShapesSweep
-    from overhead_tui.sweeps.sizes import Sweep
+    from overhead_tui.sweeps.sizes import SizeSweep
 
 
 def parse_sizes(text: str) -> tuple[int, ...]:
@@ -99,14 +99,14 @@ def swept_scenarios(args: argparse.Namespace, defaults: tuple[str, ...]) -> list
     return select(discover(list(args.scenarios_dir)), list(args.scenario or defaults))
 
 
-def drive(sweep: Sweep | ShapesSweep, progress: PointProgress) -> None:
+def drive(sweep: SizeSweep | ShapesSweep, progress: PointProgress) -> None:
     """Run ``sweep`` to its end, showing its events; Ctrl-C, SIGTERM or SIGHUP cancel it."""
     with stop_on_signals(progress.note, sweep.cancel):
         for event in sweep.events():
             progress.show(event)
 
 
-def exit_status(sweep: Sweep | ShapesSweep, points: Sequence[BudgetedPoint]) -> int:
+def exit_status(sweep: SizeSweep | ShapesSweep, points: Sequence[BudgetedPoint]) -> int:
     """130 when ``sweep`` was stopped, 1 when a point failed or none was measured, else 0
     (budget, size and skipped stops are normal)."""
     if sweep.cancelled:

@@ -36,7 +36,7 @@ from overhead_tui.sweeps.sizes import (
     DEFAULT_SIZES,
     SWEEP_MIN_SAMPLE_S,
     SWEEP_REPEATS,
-    Sweep,
+    SizeSweep,
 )
 
 if TYPE_CHECKING:
@@ -116,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
     specs, settings = plan_sweep(args)
     run_dir = prepare_run_dir(args.out)
     prepare_cache()
-    sweep = Sweep(specs, args.sizes, args.budget, settings, run_dir)
+    sweep = SizeSweep(specs, args.sizes, args.budget, settings, run_dir)
     progress = PointProgress(sys.stderr, live=stderr_is_tty())
     progress.note(
         f"sweeping {', '.join(sweep.names)} at n = {', '.join(map(str, sweep.sizes))} "

@@ -8,7 +8,7 @@ point, or when cancelled.  The summary is saved after every point.
 
 What is swept is one record, :class:`SweepAxis`: the coordinate (n or m) and the setting it
 sets, how the next point's cost is predicted, how a point is recorded and logged, and what the
-summary keeps.  ``sweeps.sizes.Sweep`` and ``sweeps.shapes.ShapesSweep`` only build theirs.
+summary keeps.  ``sweeps.sizes.SizeSweep`` and ``sweeps.shapes.ShapesSweep`` only build theirs.
 No Textual here.
 """
 

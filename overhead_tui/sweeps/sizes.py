@@ -83,7 +83,7 @@ def point_record(result: ScenarioResult) -> SweepPoint:
 # -- the sweep ------------------------------------------------------------------------------
 
 
-class Sweep(BudgetedSweep):
+class SizeSweep(BudgetedSweep):
     """A size sweep: :class:`BudgetedSweep` along the matrix order n.
 
     ``sizes`` are the orders (ascending; a size above a scenario's ``MAX_SIZE`` ends its

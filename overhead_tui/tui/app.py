@@ -151,7 +151,7 @@ class OverheadApp(StopActions, SweepActions, InterpreterActions, WatchActions, E
         self.runner_factory = runner_factory
         self.runner: RunSource | None = None
         self.sweep: Any = None
-        """The size sweep the app is running (``sweeps.sizes.Sweep``), or None."""
+        """The size sweep the app is running (``sweeps.sizes.SizeSweep``), or None."""
         self._profiling: Cancel | None = None
         self.all_specs: list[ScenarioSpec] = []
         self.discovery_error: str | None = None

@@ -2,7 +2,7 @@
 
 * A size sweep (``S``): the dialog for its sizes and budget, the sweep run in a thread (each
   measured point announced between workers, never inside a timed window), and the Sweep
-  screen on its result.  The same ``sweeps.sizes.Sweep`` as ``overhead-tui sweep``; the
+  screen on its result.  The same ``sweeps.sizes.SizeSweep`` as ``overhead-tui sweep``; the
   scenarios, dtype and interpreter are the run settings'.
 * Other Pythons (``I``): ``overhead-tui interpreters`` run as a separate process, its combined
   summary on the Interpreters screen.
@@ -54,7 +54,7 @@ class SweepActions(App[None]):
         self.push_screen(dialog, lambda request: self._start_sweep(request, names))
 
     def _start_sweep(self, request: SweepRequest | None, names: list[str]) -> None:
-        from overhead_tui.sweeps.sizes import SWEEP_MIN_SAMPLE_S, SWEEP_REPEATS, Sweep
+        from overhead_tui.sweeps.sizes import SWEEP_MIN_SAMPLE_S, SWEEP_REPEATS, SizeSweep
 
         if request is None:
             return
@@ -67,7 +67,7 @@ class SweepActions(App[None]):
         settings = replace(
             self.settings, repeats=SWEEP_REPEATS, min_sample_s=SWEEP_MIN_SAMPLE_S, size=None
         )
-        self.sweep = Sweep(specs, request.sizes, request.budget_s, settings, run_dir)
+        self.sweep = SizeSweep(specs, request.sizes, request.budget_s, settings, run_dir)
         self.notify(
             f"Sweeping {', '.join(names)} at n = {', '.join(map(str, request.sizes))} within "
             f"{request.budget_s:g} s; the Sweep screen opens when it ends (q stops it).",

@@ -57,9 +57,9 @@ def test_one_cancellation_stops_a_sweep_and_every_runner_it_starts(tmp_path):
     running now and every later one (one cancellation type, no chain of stop methods)."""
     from overhead_tui.engine.runner import Runner
     from overhead_tui.summary.records import Settings
-    from overhead_tui.sweeps.sizes import Sweep
+    from overhead_tui.sweeps.sizes import SizeSweep
 
-    sweep = Sweep([], [8], 10.0, Settings(), tmp_path)
+    sweep = SizeSweep([], [8], 10.0, Settings(), tmp_path)
     runner = Runner([], Settings(), tmp_path / "point", cancellation=sweep.cancellation)
     assert not runner.cancelled
     thread = threading.Thread(target=sweep.cancel)

@@ -28,7 +28,7 @@ from overhead_tui.sweeps.budget import (
 )
 from overhead_tui.sweeps.budgeted import PointStarting as PointStarted
 from overhead_tui.sweeps.budgeted import ScenarioStopped
-from overhead_tui.sweeps.sizes import Sweep
+from overhead_tui.sweeps.sizes import SizeSweep
 from tests.conftest import FIXTURES
 
 
@@ -202,7 +202,7 @@ def fake_point(spec, n, dtype="float64", status="ok", call_s=None):
 
 @pytest.fixture
 def fake_sweep(monkeypatch, tmp_path):
-    """Build a :class:`Sweep` of fixture scenarios whose points and probes are faked.
+    """Build a :class:`SizeSweep` of fixture scenarios whose points and probes are faked.
 
     Points take 1 s of the fake clock (``invalid`` from ``fail_from`` on); each measured
     probe takes ``probe_s`` of it.  The probe cache is a file under ``tmp_path``.
@@ -227,13 +227,13 @@ def fake_sweep(monkeypatch, tmp_path):
             clock.now += 1.0
             failed = fail_from is not None and n >= fail_from and spec.name == names[0]
             return fake_point(spec, n, status="invalid" if failed else "ok")
-            yield  # a generator, like Sweep._run_point
+            yield  # a generator, like SizeSweep._run_point
 
         monkeypatch.setattr("overhead_tui.engine.probe_runs.measure_probe", measure)
-        monkeypatch.setattr(Sweep, "_run_point", run_point)
+        monkeypatch.setattr(SizeSweep, "_run_point", run_point)
         specs = select(discover([FIXTURES / "fast"]), names)
         settings = Settings(repeats=5, min_sample_s=0.02, probes=probes)
-        return Sweep(specs, sizes, budget_s, settings, tmp_path / "run", clock=clock)
+        return SizeSweep(specs, sizes, budget_s, settings, tmp_path / "run", clock=clock)
 
     build.measured = measured
     build.cache = cache
