@@ -16,6 +16,8 @@ from tests.conftest import FAULTY, FIXTURES, run_cli, start_cli, wait_gone, wait
 FAST_DIR = FIXTURES / "fast"
 QUICK = ["--repeats", "2", "--min-time", "0.002", "--no-probes"]
 """Options that keep a point well under a second (and never measure the probes)."""
+FAST_PAIR = ("--scenarios-dir", FAST_DIR, "--scenario", "fast_python", "--scenario", "fast_dense")
+"""The two fast fixtures: the interpreter's flat line and a dense kernel."""
 WRONG_FROM_32 = '''"""Right below n = 32, wrong from n = 32."""
 
 NAME = "wrong_big"
@@ -48,12 +50,7 @@ def test_a_short_sweep_saves_every_point(cli, tmp_path):
     out = tmp_path / "sweep"
     proc = cli(
         "sweep",
-        "--scenarios-dir",
-        FAST_DIR,
-        "--scenario",
-        "fast_python",
-        "--scenario",
-        "fast_dense",
+        *FAST_PAIR,
         "--sizes",
         "16,8",
         "--budget",
@@ -100,12 +97,7 @@ def test_budget_and_maximum_size_stop_a_scenario_early(cli, tmp_path):
     out = tmp_path / "sweep"
     proc = cli(
         "sweep",
-        "--scenarios-dir",
-        FAST_DIR,
-        "--scenario",
-        "fast_python",
-        "--scenario",
-        "fast_dense",
+        *FAST_PAIR,
         "--sizes",
         "8,16,128",  # 128 is above both fixtures' MAX_SIZE of 64
         "--budget",
