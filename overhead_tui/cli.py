@@ -18,12 +18,9 @@ from typing import NoReturn
 
 import overhead_tui
 from overhead_tui.engine.interrupts import STOP_SIGNALS, interrupt_or_hold
-from overhead_tui.errors import EXIT_INTERRUPTED, MissingPackageFile, UsageError
+from overhead_tui.errors import EXIT_INTERRUPTED, EXIT_USAGE, MissingPackageFile, UsageError
 from overhead_tui.present.terminal import use_ascii_fallback
 from overhead_tui.summary.validation import SummaryError
-
-EXIT_USAGE = 2
-"""Exit code for bad input (argparse uses the same)."""
 
 COMMANDS = (
     "run",

@@ -13,6 +13,10 @@ class MissingPackageFile(Exception):
     not there: a broken or partial installation, never skipped (exit 1, one line)."""
 
 
+EXIT_USAGE = 2
+"""Exit code of bad input (argparse's too): one line naming the problem and the fix; an
+export that cannot be written and a command that needs a terminal without one are bad input."""
+
 EXIT_INTERRUPTED = 130
 """Exit code of a command stopped by Ctrl-C, SIGTERM or SIGHUP (128 + SIGINT, as shells
 report it); what finished is kept."""

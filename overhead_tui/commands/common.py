@@ -20,7 +20,7 @@ from overhead_tui.commands.arguments import (
 )
 from overhead_tui.engine.interrupts import STOP_SIGNALS
 from overhead_tui.engine.plan import size_for
-from overhead_tui.errors import UsageError
+from overhead_tui.errors import EXIT_USAGE, UsageError
 from overhead_tui.interpreters.check import check_python
 from overhead_tui.kit.folders import ensure_cache
 from overhead_tui.machine.host import available_memory_bytes
@@ -317,8 +317,8 @@ def open_summary(summary: RunSummary) -> int:
     return run_app(OverheadApp(summary=summary, check_settings=check_settings))
 
 
-EXIT_NO_TTY = 2
-"""The exit status of a command that needs the app without a terminal."""
+EXIT_NO_TTY = EXIT_USAGE
+"""The exit status of a command that needs the app without a terminal (bad input)."""
 
 
 def require_terminal(

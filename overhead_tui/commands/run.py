@@ -22,7 +22,7 @@ from overhead_tui.engine.events import (
 )
 from overhead_tui.engine.run_dir import SUMMARY_FILE, prepare_run_dir
 from overhead_tui.engine.runner import Runner
-from overhead_tui.errors import EXIT_INTERRUPTED, UsageError
+from overhead_tui.errors import EXIT_INTERRUPTED, EXIT_USAGE, UsageError
 from overhead_tui.export import export
 from overhead_tui.plugins.scenarios import ScenarioSpec
 from overhead_tui.present.progress import RunProgress
@@ -104,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
     measured = [s for s in summary.scenarios if s.status == "ok"]
     failed = [s for s in summary.scenarios if s.status not in ("ok", "skipped")]
     if export_failed:
-        return 2  # a bad output path is bad input: the run itself is saved
+        return EXIT_USAGE  # a bad output path is bad input: the run itself is saved
     return 1 if failed or not measured else 0
 
 

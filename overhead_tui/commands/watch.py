@@ -28,7 +28,7 @@ from overhead_tui.engine.watch import (
     default_watch_runs,
     history_dir,
 )
-from overhead_tui.errors import EXIT_INTERRUPTED, UsageError
+from overhead_tui.errors import EXIT_INTERRUPTED, EXIT_USAGE, UsageError
 from overhead_tui.plugins.scenarios import read_spec
 from overhead_tui.present.watch_text import history_markdown, save_lines
 from overhead_tui.summary.records import Settings
@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
     exports = {"--json": args.json, "--markdown": args.markdown}
     check_export_paths(exports, None)
     for option, given in exports.items():
-        if given is not None and (given.resolve() == path or _same_file(given, path)):
+        if given is not None and _same_file(given, path):
             raise UsageError(f"{option} {given} is the watched file; fix: give another file name")
     runs_parent = Path(args.out) if getattr(args, "out", None) else default_watch_runs()
     check_runs_parent(runs_parent)
@@ -101,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
             f"every save is kept in {kept}; fix: give --json/--markdown a writable folder",
             file=sys.stderr,
         )
-        return EXIT_EXPORT
+        return EXIT_USAGE
     if session.cancelled:
         return EXIT_INTERRUPTED
     return 0 if session.history and session.history[-1].ok else 1
@@ -114,21 +114,16 @@ def _in_app(path: Path, settings: Settings, runs_parent: Path, args: argparse.Na
     if args.json or args.markdown or args.count:
         raise UsageError("--json, --markdown and --count are for the command; fix: drop --app")
     if not require_terminal("for a headless watch drop --app"):
-        from overhead_tui.commands.common import EXIT_NO_TTY
-
-        return EXIT_NO_TTY
+        return EXIT_USAGE
     prepare_cache()
     app = OverheadApp(settings, autorun=False, check_settings=check_settings, watch=path)
     app.watch_runs = runs_parent
     return run_app(app)
 
 
-EXIT_EXPORT = 2
-"""The exit status when the history could not be exported (as ``run``'s)."""
-
-
 def _same_file(given: Path, path: Path) -> bool:
-    """True when ``given`` exists and is ``path`` under another name (a hard link)."""
+    """True when ``given`` exists and is the file ``path`` (by any name: a relative path, a
+    symlink, a hard link)."""
     try:
         return given.exists() and given.samefile(path)
     except OSError:
@@ -152,9 +147,8 @@ def _measure(session: WatchSession) -> None:
         return
     for line in save_lines(saved, session.path.name, session.history, session.ladder):
         _say(line)
-    if session.history_error:
-        print(f"overhead-tui: {session.history_error}", file=sys.stderr)
-        session.history_error = None
+    if saved.history_error:
+        print(f"overhead-tui: {saved.history_error}", file=sys.stderr)
 
 
 def export(session: WatchSession, json_path: Path | None, markdown_path: Path | None) -> None:

@@ -60,6 +60,8 @@ class SaveMeasured:
     name: str
     version: Version
     last_good: Version | None
+    history_error: str | None = None
+    """Why the save could not be appended to the history file (None: it was)."""
 
 
 def check_watched_file(path: Path) -> Path:
@@ -132,8 +134,6 @@ class WatchSession:
         self.run: WatchedRun | None = None
         self.ladder: RunSummary | None = latest_ladder()
         self.measured_text: str | None = None
-        self.history_error: str | None = None
-        """Why the history file could not be written (None: it was, or not yet tried)."""
         self.run_dirs: list[Path] = []
         """The run folders this session made and kept, oldest first."""
 
@@ -197,10 +197,9 @@ class WatchSession:
         last = self.last_good()
         self.measured_text = self._text()
         try:
-            spec = read_spec(self.path)
-        except UsageError as exc:  # the fix of a file in a scenarios folder, said of this one
-            why = str(exc).replace("fix the file or move it out of the folder", "fix the file")
-            return self._keep(self.path.stem, Version(when, "not measured", why), last)
+            spec = read_spec(self.path, fix="fix the file")
+        except UsageError as exc:
+            return self._keep(self.path.stem, Version(when, "not measured", str(exc)), last)
         result = self._run(spec)
         if result is None:
             return None
@@ -225,11 +224,11 @@ class WatchSession:
 
     def _keep(self, name: str, version: Version, last: Version | None) -> SaveMeasured:
         self.history.append(version)
-        self._append(name, version)
-        return SaveMeasured(name, version, last)
+        return SaveMeasured(name, version, last, self._append(name, version))
 
-    def _append(self, name: str, version: Version) -> None:
-        """Append ``version`` to :func:`history_path` (never fatal: ``history_error``)."""
+    def _append(self, name: str, version: Version) -> str | None:
+        """Append ``version`` to :func:`history_path`; why it could not be (never fatal), or
+        None."""
         path = history_path(watch_key(name, self.path))
         record = {
             "at": datetime.now().isoformat(timespec="seconds"),
@@ -242,4 +241,5 @@ class WatchSession:
             with open(path, "a", encoding="utf-8") as log:
                 log.write(json.dumps(record) + "\n")
         except OSError as exc:
-            self.history_error = f"history not kept ({exc})"
+            return f"history not kept ({exc})"
+        return None

@@ -44,6 +44,10 @@ from overhead_tui.summary.vocabulary import DTYPE_ITEMSIZE
 SUPPORTED_DTYPES: tuple[str, ...] = tuple(DTYPE_ITEMSIZE)  # the one list of dtypes
 """dtypes the engine can generate inputs and validate results for."""
 
+IN_A_FOLDER = "fix the file or move it out of the folder"
+"""What to do about a plugin file in a folder that does not parse."""
+
+
 _REQUIRED: dict[str, type | tuple[type, ...]] = {
     "NAME": str,
     "TITLE": str,
@@ -148,13 +152,14 @@ def _no_scenario_file(folder: Path) -> ScenarioFileError:
     )
 
 
-def read_spec(path: Path) -> ScenarioSpec:
-    """Read one scenario file's declarations.
+def read_spec(path: Path, fix: str = IN_A_FOLDER) -> ScenarioSpec:
+    """Read one scenario file's declarations; ``fix`` ends a syntax error's message (the
+    file one watches is fixed, not moved out of a folder).
 
     Raises:
         ScenarioFileError: unreadable file, syntax error, missing or malformed declaration.
     """
-    source, tree = parse_module(path)
+    source, tree = parse_module(path, fix)
     values = literal_assignments(tree, path, _REQUIRED)
     functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
     if missing := [key for key in _REQUIRED if key not in values]:
@@ -226,8 +231,9 @@ def declared_processes(value: Any, path: Path) -> int:
     return value
 
 
-def parse_module(path: Path) -> tuple[str, ast.Module]:
-    """Read and parse a plugin file (scenario or probe) without running it.
+def parse_module(path: Path, fix: str = IN_A_FOLDER) -> tuple[str, ast.Module]:
+    """Read and parse a plugin file (scenario or probe) without running it; ``fix`` ends the
+    message of a file that does not parse.
 
     Raises:
         ScenarioFileError: unreadable file or syntax error, naming the file and line.
@@ -237,13 +243,10 @@ def parse_module(path: Path) -> tuple[str, ast.Module]:
         return source, ast.parse(source, filename=str(path))
     except SyntaxError as exc:
         raise ScenarioFileError(
-            f"{path}:{exc.lineno or 1}: syntax error ({exc.msg}); fix the file or move it out "
-            "of the folder"
+            f"{path}:{exc.lineno or 1}: syntax error ({exc.msg}); {fix}"
         ) from None
     except ValueError as exc:  # e.g. a NUL byte in the source
-        raise ScenarioFileError(
-            f"{path}: not Python source ({exc}); fix the file or move it out of the folder"
-        ) from None
+        raise ScenarioFileError(f"{path}: not Python source ({exc}); {fix}") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ScenarioFileError(f"cannot read {path}: {exc}") from None
 

@@ -83,9 +83,8 @@ class WatchActions(App[None]):
             if saved is None:
                 return  # stopped while measuring
             lines = save_lines(saved, session.path.name, session.history, session.ladder)
-            if session.history_error:
-                lines.append(session.history_error)
-                session.history_error = None
+            if saved.history_error:
+                lines.append(saved.history_error)
             self.call_from_thread(screen.show, lines)
             self.call_from_thread(screen.waiting)
             if not session.wait_for_save():
