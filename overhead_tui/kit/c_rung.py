@@ -1,9 +1,9 @@
 """A C rung: a scenario whose kernel is C ``SOURCE`` built with ``FLAGS`` (and ``LINK_FLAGS``).
 
 A scenario file that declares ``SOURCE`` and ``FLAGS`` and defines no ``kernel`` is a C rung
-by its declarations alone: the worker completes it
-(:func:`complete`) with the three functions every C rung had written out (build with
-:func:`prepare`, call with :func:`matmul`, C as it is); its build is recorded in
+by its declarations alone: the worker completes it (:func:`complete`) with the ``setup``
+and ``kernel`` every C rung had written out (build with :func:`prepare`, call with
+:func:`matmul`; C as it is is every scenario's default ``to_numpy``); its build is recorded in
 ``kit.builds``.  ``BLAS_THREADS = 1`` (an OpenMP rung's) limits numpy's BLAS to that many
 threads first: OpenBLAS threads woken by numpy in the worker (its validation) spin for a while
 after each call and would compete with the rung's own team on the same cores.  A file that

@@ -1,8 +1,9 @@
 """What a probe module gets to measure with: the engine's timing and the event counter.
 
 A probe (``probes/NAME.py``) declares ``NAME``, ``TITLE``, ``UNIT``, ``LAYER`` as literals and
-defines ``measure(ctx) -> dict`` returning ``{"samples": [unit costs], "details": {...}}``;
-the worker adds the median (``value``) and the relative IQR (``spread``).  Each probe runs in
+defines ``measure(ctx)`` returning a :class:`ProbeMeasurement` (its samples in the probe's
+unit, its details, its estimate when that is not their median); the worker takes the estimate
+or the median (``value``) and the relative IQR (``spread``).  Each probe runs in
 its own worker process, like a scenario.
 
 Probes import from the package only through this module; the SIMD helpers of

@@ -143,9 +143,9 @@ def import_scenario(path: str, name: str, probe: bool = False) -> ModuleType:
 
     complete(module)
     # the inputs as they are (the worker passes copies); validation converts the result
-    for name, default in (("setup", _as_given), ("to_numpy", _as_it_is)):
-        if not hasattr(module, name):
-            setattr(module, name, default)
+    for function, default in (("setup", _as_given), ("to_numpy", _as_it_is)):
+        if not hasattr(module, function):
+            setattr(module, function, default)
     return module
 
 
