@@ -5,11 +5,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
 from overhead_tui.commands.arguments import positive_int, seconds_to_wait
 from overhead_tui.commands.command import Command
 from overhead_tui.commands.common import (
+    add_export_options,
     add_scenario_dirs,
     check_sizes,
     stop_on_signals,
@@ -72,12 +72,11 @@ def add_options(parser: argparse.ArgumentParser) -> None:
         metavar="S",
         help="seconds before a profiler run is killed (default: 240)",
     )
-    parser.add_argument("--json", type=Path, metavar="PATH", help="write the profile JSON")
-    parser.add_argument(
-        "--speedscope", type=Path, metavar="PATH", help="write py-spy's samples as speedscope JSON"
-    )
-    parser.add_argument(
-        "--collapsed", type=Path, metavar="PATH", help="write py-spy's samples as collapsed stacks"
+    add_export_options(
+        parser,
+        json="write the profile JSON",
+        speedscope="write py-spy's samples as speedscope JSON",
+        collapsed="write py-spy's samples as collapsed stacks",
     )
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from overhead_tui.commands.arguments import positive_int
 from overhead_tui.commands.command import Command
 from overhead_tui.commands.common import (
+    add_export_options,
     add_measurement_options,
     check_request,
     prepare_cache,
@@ -56,9 +57,8 @@ def add_options(parser: argparse.ArgumentParser) -> None:
         metavar="K",
         help="stop after K measurements, the first included (default: until Ctrl-C)",
     )
-    parser.add_argument("--json", type=Path, metavar="PATH", help="export the history as JSON")
-    parser.add_argument(
-        "--markdown", type=Path, metavar="PATH", help="export the history as a Markdown table"
+    add_export_options(
+        parser, json="export the history as JSON", markdown="export the history as a Markdown table"
     )
     parser.add_argument(
         "--app", action="store_true", help="watch in the app (its Watch screen) instead"
