@@ -14,14 +14,11 @@ from __future__ import annotations
 
 import argparse
 import ast
-import contextlib
 import dataclasses
 import inspect
-import os
 import sys
 import textwrap
 import typing
-from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -55,23 +52,10 @@ DOCUMENTED_DIRS = {
 """The user folders the help texts name, as on a default Linux account (not this machine's)."""
 
 
-@contextlib.contextmanager
-def documented_dirs() -> Iterator[None]:
-    """While inside, the XDG folders are :data:`DOCUMENTED_DIRS` (help texts name them)."""
-    saved = {k: os.environ.get(k) for k in DOCUMENTED_DIRS}
-    os.environ.update(DOCUMENTED_DIRS)
-    try:
-        yield
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
-
-
 def cli_page() -> str:
-    with documented_dirs():
+    from overhead_tui.interpreters.resolve import environment
+
+    with environment(DOCUMENTED_DIRS):  # the XDG folders the help texts name
         return _cli_page()
 
 
