@@ -6,21 +6,25 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from overhead_tui.commands.arguments import positive_int, seconds_to_wait
 from overhead_tui.commands.common import (
     add_measurement_options,
     add_scenario_choice,
+    open_summary,
+    prepare_cache,
     settings_from,
+    stderr_is_tty,
     stop_on_signals,
 )
+from overhead_tui.engine.run_dir import prepare_run_dir
 from overhead_tui.errors import EXIT_INTERRUPTED, UsageError
 from overhead_tui.plugins.scenarios import ScenarioSpec, discover, select
 from overhead_tui.present.progress import PointProgress
-from overhead_tui.summary.records import Settings
-from overhead_tui.summary.sweep import BudgetedPoint
+from overhead_tui.summary.records import RunSummary, Settings
 from overhead_tui.summary.vocabulary import FAILED
 
 if TYPE_CHECKING:
@@ -106,14 +110,50 @@ def drive(sweep: SizeSweep | ShapesSweep, progress: PointProgress) -> None:
             progress.show(event)
 
 
-def exit_status(sweep: SizeSweep | ShapesSweep, points: Sequence[BudgetedPoint]) -> int:
+def exit_status(sweep: SizeSweep | ShapesSweep) -> int:
     """130 when ``sweep`` was stopped, 1 when a point failed or none was measured, else 0
     (budget, size and skipped stops are normal)."""
     if sweep.cancelled:
         return EXIT_INTERRUPTED
+    points = sweep.record.points
     failed = [p for p in points if p.status in FAILED]
     measured = [p for p in points if p.status == "ok"]
     return 1 if failed or not measured else 0
+
+
+def run_budgeted(
+    args: argparse.Namespace,
+    start: Callable[[Path], SizeSweep | ShapesSweep],
+    report: Callable[[RunSummary], None],
+    *notes: str,
+    wall_time: bool = False,
+) -> int:
+    """A budgeted sweep command's run once its request is checked: the sweep ``start`` makes
+    in a new run directory (``--out``; the build cache prepared), ``notes`` and what it sweeps
+    on stderr, the sweep driven to its end (:func:`drive`), ``report`` (the summary's table on
+    stdout, its exports), then the run directory (and with ``wall_time`` the wall time) on
+    stderr and, with ``--app``, the app.  Returns the exit status (:func:`exit_status`; the
+    app's 130 on Ctrl-C)."""
+    run_dir = prepare_run_dir(args.out)
+    prepare_cache()
+    sweep = start(run_dir)
+    progress = PointProgress(sys.stderr, live=stderr_is_tty())
+    for note in notes:
+        progress.note(note)
+    progress.note(
+        f"sweeping {', '.join(sweep.names)} at {sweep.axis.name} = "
+        f"{', '.join(map(str, sweep.points))} within {sweep.budget_s:g} s "
+        f"({sweep.settings.dtype})"
+    )
+    drive(sweep, progress)
+    summary = sweep.summary
+    report(summary)
+    progress.note(f"run directory: {run_dir}")
+    if wall_time and summary.wall_s is not None:
+        progress.note(f"wall time: {summary.wall_s:.1f} s")
+    if args.app and (code := open_summary(summary)):
+        return code  # 130: Ctrl-C in the app
+    return exit_status(sweep)
 
 
 def point_settings(args: argparse.Namespace, specs: list[ScenarioSpec]) -> Settings:

@@ -4,34 +4,25 @@ and larger than the last-level cache — when does a matrix product leave the me
 from __future__ import annotations
 
 import argparse
-import sys
 
 from overhead_tui.commands.arguments import positive_int
 from overhead_tui.commands.budgeted import (
     add_budgeted_options,
     add_points_option,
     add_swept_scenarios,
-    drive,
-    exit_status,
     point_settings,
+    run_budgeted,
     swept_scenarios,
 )
 from overhead_tui.commands.command import Command
-from overhead_tui.commands.common import (
-    add_export_options,
-    open_summary,
-    prepare_cache,
-    stderr_is_tty,
-)
+from overhead_tui.commands.common import add_export_options
 from overhead_tui.commands.export_paths import check_export_paths
-from overhead_tui.engine.run_dir import prepare_run_dir
 from overhead_tui.errors import UsageError
 from overhead_tui.export.shapes import render_shapes_markdown, render_shapes_table
 from overhead_tui.interpreters.check import check_python
 from overhead_tui.machine.caches import read_cache_sizes
 from overhead_tui.machine.host import available_memory_bytes
 from overhead_tui.plugins.scenarios import ScenarioSpec
-from overhead_tui.present.progress import PointProgress
 from overhead_tui.summary.records import RunSummary, Settings
 from overhead_tui.summary.vocabulary import DTYPE_ITEMSIZE
 from overhead_tui.sweeps.shapes import (
@@ -148,25 +139,19 @@ def run(args: argparse.Namespace) -> int:
     stopped."""
     specs, settings = plan_shapes(args)
     k, n, batches, reason = choose_shape(args, specs)
-    run_dir = prepare_run_dir(args.out)
-    prepare_cache()
-    sweep = ShapesSweep(specs, k, n, batches, args.budget, settings, run_dir, reason)
-    progress = PointProgress(sys.stderr, live=stderr_is_tty())
-    progress.note(reason)
-    progress.note(
-        f"sweeping {', '.join(sweep.names)} at m = {', '.join(map(str, sweep.batches))} "
-        f"within {args.budget:g} s ({settings.dtype})"
+    return run_budgeted(
+        args,
+        lambda run_dir: ShapesSweep(specs, k, n, batches, args.budget, settings, run_dir, reason),
+        lambda summary: report(summary, args),
+        reason,
+        wall_time=True,
     )
-    drive(sweep, progress)
-    summary = sweep.summary
+
+
+def report(summary: RunSummary, args: argparse.Namespace) -> None:
+    """The shapes table on stdout, then the exports (:func:`write_exports`)."""
     print(render_shapes_table(summary))
     write_exports(summary, args)
-    progress.note(f"run directory: {run_dir}")
-    if summary.wall_s is not None:
-        progress.note(f"wall time: {summary.wall_s:.1f} s")
-    if args.app and (code := open_summary(summary)):
-        return code  # 130: Ctrl-C in the app
-    return exit_status(sweep, sweep.record.points)
 
 
 def write_exports(summary: RunSummary, args: argparse.Namespace) -> None:

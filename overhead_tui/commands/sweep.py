@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -11,23 +10,15 @@ from overhead_tui.commands.budgeted import (
     add_budgeted_options,
     add_points_option,
     add_swept_scenarios,
-    drive,
-    exit_status,
     point_settings,
+    run_budgeted,
     swept_scenarios,
 )
 from overhead_tui.commands.command import Command
-from overhead_tui.commands.common import (
-    check_sizes,
-    open_summary,
-    prepare_cache,
-    stderr_is_tty,
-)
-from overhead_tui.engine.run_dir import prepare_run_dir
+from overhead_tui.commands.common import check_sizes
 from overhead_tui.errors import UsageError
 from overhead_tui.interpreters.check import check_python
 from overhead_tui.plugins.scenarios import ScenarioSpec
-from overhead_tui.present.progress import PointProgress
 from overhead_tui.present.tables import render_sweep_table
 from overhead_tui.summary.records import Settings
 from overhead_tui.sweeps.sizes import (
@@ -114,21 +105,11 @@ def run(args: argparse.Namespace) -> int:
     """Sweep; exit 0 when every point is ok (budget and size stops are normal), 1 when a
     point failed or none was measured, 130 when stopped by Ctrl-C, SIGTERM or SIGHUP."""
     specs, settings = plan_sweep(args)
-    run_dir = prepare_run_dir(args.out)
-    prepare_cache()
-    sweep = SizeSweep(specs, args.sizes, args.budget, settings, run_dir)
-    progress = PointProgress(sys.stderr, live=stderr_is_tty())
-    progress.note(
-        f"sweeping {', '.join(sweep.names)} at n = {', '.join(map(str, sweep.sizes))} "
-        f"within {args.budget:g} s ({settings.dtype})"
+    return run_budgeted(
+        args,
+        lambda run_dir: SizeSweep(specs, args.sizes, args.budget, settings, run_dir),
+        lambda summary: print(render_sweep_table(summary)),
     )
-    drive(sweep, progress)
-    summary = sweep.summary
-    print(render_sweep_table(summary))
-    progress.note(f"run directory: {run_dir}")
-    if args.app and (code := open_summary(summary)):
-        return code  # 130: Ctrl-C in the app
-    return exit_status(sweep, summary.sweep.points if summary.sweep else [])
 
 
 COMMAND = Command("sweep", HELP, DESCRIPTION, run, (add_options,))
