@@ -11,13 +11,16 @@ from __future__ import annotations
 
 import copy
 import functools
+import io
 import json
 import os
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -30,6 +33,10 @@ RECORDED_SUMMARY_V3 = FIXTURES / "recorded_summary_v3.json"
 """A real run of the default ladder (schema version 3, with the machine's measured limits)."""
 SUMMARY_V1 = FIXTURES / "summary_v1.json"
 """A real run saved by schema version 1 (no probes, counts or breakdowns)."""
+SWEEP_SUMMARY = FIXTURES / "sweep_summary.json"
+"""A recorded ``overhead-tui sweep`` (python_naive stopped early by its budget)."""
+SHAPES_SUMMARY = FIXTURES / "shapes_summary.json"
+"""A recorded ``overhead-tui shapes`` (k = n = 512, fake probes: 5 GB/s, 20 GFLOP/s one core)."""
 
 
 @functools.cache
@@ -50,12 +57,85 @@ def fixture_summary(path: Path = RECORDED_SUMMARY):
     return copy.deepcopy(_read_fixture(Path(path)))
 
 
+def scenario_result(
+    name: str = "r",
+    *,
+    layers: Iterable[str] = (),
+    n: int = 10,
+    ns_per_fma: float | None = None,
+    iqr_ns: float | None = None,
+    **fields: Any,
+):
+    """A made-up ``ScenarioResult`` named (and titled) ``name`` of order ``n``: float64,
+    2·n³ flops, rung 1, no layer removed, unless ``fields`` (any other of its fields) say
+    otherwise.
+
+    With ``ns_per_fma`` it is ``ok`` with that median per multiply-add, its one sample, and
+    with ``iqr_ns`` an IQR of that much per multiply-add.
+    """
+    from overhead_tui.summary.records import ScenarioResult
+
+    fmas = n**3
+    measured: dict[str, Any] = {}
+    if ns_per_fma is not None:
+        median_s = ns_per_fma * 1e-9 * fmas
+        measured = {"status": "ok", "median_s": median_s, "samples_s": [median_s]}
+        if iqr_ns is not None:
+            measured["iqr_s"] = iqr_ns * 1e-9 * fmas
+    chosen = {"title": name, "rung": 1, "removes": [], "flops": 2 * fmas, **measured, **fields}
+    return ScenarioResult(name=name, layers=list(layers), n=n, dtype="float64", **chosen)
+
+
+def scenario_declarations(
+    name: str,
+    rung: int,
+    layers: Iterable[str],
+    title: str = "fixture",
+    default_size: int = 8,
+    max_size: int = 64,
+) -> str:
+    """The lines that open a scenario file a test writes: its NAME, TITLE, RUNG, LAYERS
+    (none removed), sizes and float64 alone (the functions or SOURCE follow)."""
+    declared = {
+        "NAME": name,
+        "TITLE": title,
+        "RUNG": rung,
+        "LAYERS": tuple(layers),
+        "REMOVES": (),
+        "DEFAULT_SIZE": default_size,
+        "MAX_SIZE": max_size,
+        "DTYPES": ("float64",),
+    }
+    return "".join(f"{key} = {value!r}\n" for key, value in declared.items())
+
+
+def rendered_text(renderable: object, width: int = 200) -> str:
+    """What Rich prints for ``renderable`` (e.g. a Static's ``content``) at ``width`` columns,
+    as plain text."""
+    from rich.console import Console
+
+    console = Console(width=width, record=True, file=io.StringIO())
+    console.print(renderable)
+    return console.export_text()
+
+
+def unrunnable_file(folder: Path) -> Path:
+    """An executable ``python`` in ``folder`` that is not a program (garbage bytes)."""
+    junk = folder / "python"
+    junk.write_bytes(b"garbage")
+    junk.chmod(0o755)
+    return junk
+
+
 FAST = ["--size", "8", "--repeats", "2", "--min-time", "0.001", "--no-probes"]
 """Options that make a run take well under a second per scenario."""
 
 
-def run_cli(*args: str | Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    """Run ``python -m overhead_tui ARGS`` and capture its output (text)."""
+def run_cli(
+    *args: str | Path, timeout: float = 300, env: Mapping[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run ``python -m overhead_tui ARGS`` and capture its output (text); ``env`` sets
+    variables on top of this process's environment."""
     return subprocess.run(
         [sys.executable, "-m", "overhead_tui", *map(str, args)],
         capture_output=True,
@@ -63,6 +143,7 @@ def run_cli(*args: str | Path, timeout: float = 300) -> subprocess.CompletedProc
         timeout=timeout,
         check=False,
         stdin=subprocess.DEVNULL,
+        env={**os.environ, **env} if env else None,
     )
 
 

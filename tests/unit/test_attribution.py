@@ -12,7 +12,8 @@ from overhead_tui.analysis.waterfall import waterfall
 from overhead_tui.summary.codec import from_json
 from overhead_tui.summary.measured import EventsPerFma
 from overhead_tui.summary.probes import probe_records
-from overhead_tui.summary.records import RunSummary, ScenarioResult
+from overhead_tui.summary.records import RunSummary
+from tests.conftest import scenario_result
 
 PROBES = {
     "dispatch": {"value": 2.0},
@@ -25,15 +26,12 @@ PROBES = {
 
 
 def _result(name, rung, layers, removes, n, median_s, events=None):
-    return ScenarioResult(
-        name=name,
-        title=name,
+    return scenario_result(
+        name,
         rung=rung,
         layers=layers,
         removes=removes,
         n=n,
-        dtype="float64",
-        flops=2 * n**3,
         status="ok",
         median_s=median_s,
         samples_s=[median_s],

@@ -11,7 +11,7 @@ from overhead_tui.summary.measured import EventsPerFma, GeneratedCode, ResidentT
 from overhead_tui.summary.probes import probe_records
 from overhead_tui.summary.records import RunSummary, ScenarioResult
 from overhead_tui.worker.hotloop import hot_loop
-from tests.conftest import FIXTURES, fixture_summary
+from tests.conftest import FIXTURES, fixture_summary, scenario_result
 
 # measured on a Xeon vCPU (2026-12-02): 5 instructions/cycle, add 2, FMA 4, stack add 8 cycles
 # at 4 GHz; 2 FMA instructions of 4 lanes per cycle on one core
@@ -35,18 +35,11 @@ def _costs():
 
 
 def _rung(name, layers, ns_per_fma, code=None, resident_ns=None, n=64):
-    result = ScenarioResult(
-        name=name,
-        title=name,
-        rung=1,
+    result = scenario_result(
+        name,
         layers=layers,
-        removes=[],
         n=n,
-        dtype="float64",
-        flops=2 * n**3,
-        status="ok",
-        median_s=ns_per_fma * 1e-9 * n**3,
-        samples_s=[ns_per_fma * 1e-9 * n**3],
+        ns_per_fma=ns_per_fma,
         events_per_fma=from_json(EventsPerFma, NO_EVENTS),
     )
     result.generated_code = code

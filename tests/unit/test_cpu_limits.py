@@ -11,7 +11,7 @@ import pytest
 from overhead_tui.machine.cpu import parse_cpuinfo
 from overhead_tui.machine.limits import arithmetic_intensity, machine_limits
 from overhead_tui.summary.probes import probe_records
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, scenario_result
 
 CPUINFO = FIXTURES / "cpuinfo"
 
@@ -138,22 +138,10 @@ def test_all_core_bandwidth_below_one_core_is_flagged_and_the_roofline_uses_the_
 
 
 def _rung(name, layers, gflops):
-    from overhead_tui.summary.records import ScenarioResult
-
     n = 100
     flops = 2 * n**3
-    return ScenarioResult(
-        name=name,
-        title=name,
-        rung=1,
-        layers=layers,
-        removes=[],
-        n=n,
-        dtype="float64",
-        flops=flops,
-        status="ok",
-        median_s=flops / gflops / 1e9,
-        gflops=gflops,
+    return scenario_result(
+        name, layers=layers, n=n, status="ok", median_s=flops / gflops / 1e9, gflops=gflops
     )
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from overhead_tui.engine.stats import SampleStats, stability_warnings, unstable_timing
 from overhead_tui.present.live import doubt_note
 from overhead_tui.summary.records import ScenarioResult
+from tests.conftest import scenario_result
 
 
 def _stats(cv: float) -> SampleStats:
@@ -13,18 +14,7 @@ def _stats(cv: float) -> SampleStats:
 
 
 def _result(name: str, warnings: list[str], status: str = "ok") -> ScenarioResult:
-    return ScenarioResult(
-        name=name,
-        title=name,
-        rung=1,
-        layers=[],
-        removes=[],
-        n=8,
-        dtype="float64",
-        flops=1024,
-        status=status,
-        warnings=warnings,
-    )
+    return scenario_result(name, n=8, status=status, warnings=warnings)
 
 
 def test_each_warning_stability_warnings_makes_is_classified_by_what_it_doubts():

@@ -25,9 +25,9 @@ from overhead_tui.present.format import ladder_row
 from overhead_tui.summary.codec import to_json
 from overhead_tui.summary.measured import BlasLibrary
 from overhead_tui.summary.probes import probe_records
-from overhead_tui.summary.records import MachineInfo, RunSummary, ScenarioResult
+from overhead_tui.summary.records import MachineInfo, RunSummary
 from overhead_tui.worker.protocol import from_dict
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, scenario_result
 
 ZEN4 = parse_cpuinfo((FIXTURES / "cpuinfo" / "zen4-epyc-2vcpu.txt").read_text())
 """2 cores × 16 FLOP/cycle/core (float64): 96 GFLOP/s at 3 GHz."""
@@ -37,15 +37,11 @@ CLOCK_3GHZ = probe_records({"clock": {"value": 3.0, "unit": "GHz"}})
 def _rung(name, rung, layers, n, gflops, **extra):
     flops = 2 * n**3
     median = flops / gflops / 1e9
-    return ScenarioResult(
-        name=name,
-        title=name,
+    return scenario_result(
+        name,
         rung=rung,
-        layers=list(layers),
-        removes=[],
+        layers=layers,
         n=n,
-        dtype="float64",
-        flops=flops,
         status="ok",
         median_s=median,
         samples_s=[median, median],

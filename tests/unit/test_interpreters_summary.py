@@ -19,9 +19,8 @@ from overhead_tui.summary.interpreters import (
     schema,
 )
 from overhead_tui.summary.measured import EventsPerFma
-from overhead_tui.summary.records import ScenarioResult
 from overhead_tui.summary.validation import SummaryError
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, scenario_result
 
 RECORDED = FIXTURES / "interpreters_summary.json"
 """A real ``interpreters --python 3.12 --python 3.13`` run (python_naive, numpy_matmul)."""
@@ -59,15 +58,10 @@ def _result(name, dispatch_ns, boxing_ns):
         {"layer": "interpreter_dispatch", "ns_per_fma": dispatch_ns},
         {"layer": "boxing", "ns_per_fma": boxing_ns},
     ]
-    return ScenarioResult(
-        name=name,
-        title=name,
+    return scenario_result(
+        name,
         rung=0,
-        layers=[],
-        removes=[],
         n=8,
-        dtype="float64",
-        flops=1024,
         status="ok",
         median_s=1e-3,
         gflops=1.0,

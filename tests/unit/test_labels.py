@@ -11,23 +11,11 @@ from overhead_tui.present.bytecode_text import (
 from overhead_tui.present.format import compiles, first_call_label
 from overhead_tui.summary.measured import BuildInfo, BytecodeLine, EventsPerFma
 from overhead_tui.summary.records import ScenarioResult
-from tests.conftest import FIXTURES, fixture_summary
+from tests.conftest import FIXTURES, fixture_summary, scenario_result
 
 
 def _result(source: str = "", build=None, bytecode_n=20, n=128) -> ScenarioResult:
-    return ScenarioResult(
-        name="r",
-        title="r",
-        rung=1,
-        layers=[],
-        removes=[],
-        n=n,
-        dtype="float64",
-        flops=2 * n**3,
-        kernel_source=source,
-        build=build,
-        bytecode_n=bytecode_n,
-    )
+    return scenario_result(n=n, kernel_source=source, build=build, bytecode_n=bytecode_n)
 
 
 def test_pure_python_and_numpy_rungs_say_first_call_not_jit():

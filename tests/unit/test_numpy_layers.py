@@ -13,9 +13,9 @@ from overhead_tui.analysis.unit_costs import UnitCosts
 from overhead_tui.summary.codec import from_json
 from overhead_tui.summary.measured import EventsPerFma, NumpyOperations
 from overhead_tui.summary.probes import probe_records
-from overhead_tui.summary.records import ScenarioResult
 from overhead_tui.worker.counting.numpy_census import census
 from overhead_tui.worker.counting.phase import _operations
+from tests.conftest import scenario_result
 
 
 def _outer_accumulate(a, b):
@@ -140,18 +140,13 @@ def test_a_numpy_rung_is_predicted_from_its_operations_not_at_the_peak():
             {"kind": "elementwise_out", "operation": "add", "calls_per_fma": 1e-4, "elements": 1e4},
         ],
     }
-    result = ScenarioResult(
-        name="np_outer",
+    result = scenario_result(
+        "np_outer",
         title="t",
         rung=7,
         layers=["library_layers", "simd_compute", "memory"],
-        removes=[],
         n=n,
-        dtype="float64",
-        flops=2 * n**3,
-        status="ok",
-        median_s=1e-9 * n**3,
-        samples_s=[1e-9 * n**3],
+        ns_per_fma=1.0,
         events_per_fma=from_json(EventsPerFma, events),
     )
     probes = {

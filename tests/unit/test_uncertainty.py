@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -18,8 +17,7 @@ from overhead_tui.summary.probes import probe_records
 from overhead_tui.summary.profile import backend_from_json
 from overhead_tui.summary.records import RunSummary, ScenarioResult
 from overhead_tui.worker.counting.opcodes import count_events
-
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+from tests.conftest import FIXTURES, scenario_result
 
 # per-process values: dispatch 1.5-2.5 around 2, boxing 4-6 around 5, no others
 PROBES = {
@@ -36,21 +34,11 @@ EVENTS = {"dispatches": 10.0, "floats": 2.0, "by_opcode": {}}
 
 
 def _result(median_ns: float, iqr_ns: float, events=EVENTS, reference=None) -> ScenarioResult:
-    n = 10
-    fmas = n**3
-    return ScenarioResult(
-        name="py",
-        title="py",
-        rung=1,
+    return scenario_result(
+        "py",
         layers=["interpreter_dispatch", "boxing"],
-        removes=[],
-        n=n,
-        dtype="float64",
-        flops=2 * fmas,
-        status="ok",
-        median_s=median_ns * 1e-9 * fmas,
-        iqr_s=iqr_ns * 1e-9 * fmas,
-        samples_s=[median_ns * 1e-9 * fmas],
+        ns_per_fma=median_ns,
+        iqr_ns=iqr_ns,
         events_per_fma=from_json(EventsPerFma, events) if events else None,
         reference_dispatch_ns=reference or [],
     )
@@ -108,15 +96,11 @@ def test_the_rungs_own_dispatch_timing_scales_the_probe_costs():
 
 def test_waterfall_marks_steps_within_the_noise():
     def rung(name, index, median_s, iqr_s):
-        return ScenarioResult(
-            name=name,
-            title=name,
+        return scenario_result(
+            name,
             rung=index,
             layers=["interpreter_dispatch"],
             removes=["interpreter_dispatch"] if index else [],
-            n=10,
-            dtype="float64",
-            flops=2000,
             status="ok",
             median_s=median_s,
             iqr_s=iqr_s,

@@ -10,28 +10,18 @@ from overhead_tui.analysis.attribution import attribute
 from overhead_tui.analysis.waterfall import waterfall
 from overhead_tui.present.waterfall_text import NOISE_HEADER, credit_lines, credits_text
 from overhead_tui.summary.breakdown import Breakdown, BreakdownRow
-from overhead_tui.summary.records import RunSummary, ScenarioResult
-from tests.conftest import RECORDED_SUMMARY, RECORDED_SUMMARY_V3, fixture_summary
-
-N = 10
-FMAS = N**3
+from overhead_tui.summary.records import RunSummary
+from tests.conftest import RECORDED_SUMMARY, RECORDED_SUMMARY_V3, fixture_summary, scenario_result
 
 
 def _rung(name, index, ns_per_fma, iqr_ns, rows):
     """A rung of ``ns_per_fma`` (± ``iqr_ns``/2) with breakdown rows (layer, ns, [low, high])."""
-    return ScenarioResult(
-        name=name,
-        title=name,
+    return scenario_result(
+        name,
         rung=index,
         layers=["interpreter_dispatch", "boxing"],
-        removes=[],
-        n=N,
-        dtype="float64",
-        flops=2 * FMAS,
-        status="ok",
-        median_s=ns_per_fma * 1e-9 * FMAS,
-        iqr_s=iqr_ns * 1e-9 * FMAS,
-        samples_s=[ns_per_fma * 1e-9 * FMAS],
+        ns_per_fma=ns_per_fma,
+        iqr_ns=iqr_ns,
         breakdown=Breakdown(
             rows=[
                 BreakdownRow(layer, 1.0, ns, "ns/event", ns, ns_interval=bounds)
