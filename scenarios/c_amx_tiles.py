@@ -18,7 +18,6 @@ NAME = "c_amx_tiles"
 TITLE = "C, AMX tiles (tdpbf16ps / tdpbssd)"
 RUNG = 24
 LAYERS = ("dense_kernel", "memory")
-REMOVES = ()
 DEFAULT_SIZE = 1024
 MAX_SIZE = 8192
 DTYPES = ("bfloat16", "int8")

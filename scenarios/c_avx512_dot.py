@@ -21,7 +21,6 @@ NAME = "c_avx512_dot"
 TITLE = "C, AVX-512 BF16 / FP16 / VNNI dot products"
 RUNG = 23
 LAYERS = ("simd_compute", "memory")
-REMOVES = ()
 DEFAULT_SIZE = 1024
 MAX_SIZE = 8192
 DTYPES = ("bfloat16", "float16", "int8")

@@ -15,14 +15,11 @@ from overhead_tui.api import (
     read_cache_sizes,
 )
 
-NAME = "c_blocked_packed"
 TITLE = "C, packed panels + register micro-kernel (BLIS-style), 1 thread"
 RUNG = 16
 LAYERS = ("simd_compute", "memory")
-REMOVES = ()
 DEFAULT_SIZE = 1024
 MAX_SIZE = 8192
-DTYPES = ("float64", "float32")
 BLOCKING = gemm_blocking(read_cache_sizes(), cpu_flags())
 FLAGS = ["-O3", "-march=native", *BLOCKING.defines()]
 SOURCE = PACKED_GEMM_SOURCE

@@ -18,10 +18,8 @@ NAME = "c_blocked_packed_256"
 TITLE = "C, packed panels + 256-bit register micro-kernel (BLIS-style), 1 thread"
 RUNG = 15
 LAYERS = ("simd_compute", "memory")
-REMOVES = ()
 DEFAULT_SIZE = 1024
 MAX_SIZE = 8192
-DTYPES = ("float64", "float32")
 WIDER = {"avx512f"}
 """The flags of a wider ISA than AVX2, left out of the blocking and the build."""
 BLOCKING = gemm_blocking(read_cache_sizes(), cpu_flags() - WIDER)

@@ -10,14 +10,11 @@ from overhead_tui.api import (
     read_cache_sizes,
 )
 
-NAME = "c_blocked_packed_threads"
 TITLE = "C, packed panels + register micro-kernel (BLIS-style), OpenMP threads"
 RUNG = 17
 LAYERS = ("simd_compute", "memory", "parallel")
-REMOVES = ()
 DEFAULT_SIZE = 1024
 MAX_SIZE = 8192
-DTYPES = ("float64", "float32")
 BLOCKING = gemm_blocking(read_cache_sizes(), cpu_flags())
 FLAGS = ["-O3", "-march=native", "-fopenmp", *BLOCKING.defines()]
 LINK_FLAGS = ["-fopenmp"]

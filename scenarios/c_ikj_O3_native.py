@@ -3,14 +3,12 @@ with -O3 -march=native (the vectorisation report is kept in the summary). No cac
 C's row is re-read for every k.
 """
 
-NAME = "c_ikj_O3_native"
 TITLE = "C, ikj, -O3 -march=native (auto-vectorised)"
 RUNG = 11
 LAYERS = ("simd_compute", "memory")
 REMOVES = ("scalar_compute",)
 DEFAULT_SIZE = 512
 MAX_SIZE = 4096
-DTYPES = ("float64", "float32")
 FLAGS = ["-O3", "-march=native"]
 SOURCE = r"""
 void matmul(const real_t *a, const real_t *b, real_t *c, int n) {

@@ -3,7 +3,6 @@ boxing, but every operand is loaded from and stored to memory, as in the paper's
 (Leiserson et al. 2020, Table 1, version 3).
 """
 
-NAME = "c_naive_O0"
 TITLE = "C, ijk triple loop, -O0"
 RUNG = 8
 LAYERS = ("scalar_compute", "memory")
@@ -16,7 +15,6 @@ REMOVES = (
 )
 DEFAULT_SIZE = 192
 MAX_SIZE = 2048
-DTYPES = ("float64", "float32")
 FLAGS = ["-O0"]
 SOURCE = r"""
 void matmul(const real_t *a, const real_t *b, real_t *c, int n) {

@@ -2,14 +2,11 @@
 (stride n), so it is latency- and cache-bound and cannot be vectorised.
 """
 
-NAME = "c_naive_O2"
 TITLE = "C, ijk triple loop, -O2"
 RUNG = 9
 LAYERS = ("scalar_compute", "memory")
-REMOVES = ()
 DEFAULT_SIZE = 384
 MAX_SIZE = 4096
-DTYPES = ("float64", "float32")
 FLAGS = ["-O2"]
 SOURCE = r"""
 void matmul(const real_t *a, const real_t *b, real_t *c, int n) {

@@ -5,14 +5,11 @@ OMP_NUM_THREADS or all CPUs.
 
 from overhead_tui.api import TILED_SIMD_SOURCE
 
-NAME = "c_openmp"
 TITLE = "C, tiled SIMD, OpenMP threads over column panels"
 RUNG = 16
 LAYERS = ("simd_compute", "memory", "parallel")
-REMOVES = ()
 DEFAULT_SIZE = 1024
 MAX_SIZE = 8192
-DTYPES = ("float64", "float32")
 FLAGS = ["-O3", "-march=native", "-fopenmp"]
 LINK_FLAGS = ["-fopenmp"]
 # one BLAS thread: numpy's OpenBLAS threads would spin beside the OpenMP team

@@ -3,14 +3,11 @@ stays in a 32 KiB L1 data cache while it is reused (the paper's divide-and-conqu
 the same recursively).
 """
 
-NAME = "c_tiled"
 TITLE = "C, cache-blocked 32×32 tiles, -O3 -march=native"
 RUNG = 13
 LAYERS = ("simd_compute", "memory")
-REMOVES = ()
 DEFAULT_SIZE = 512
 MAX_SIZE = 4096
-DTYPES = ("float64", "float32")
 FLAGS = ["-O3", "-march=native"]
 SOURCE = r"""
 #define T 32  /* 3 tiles of 32 x 32 doubles = 24 KiB: fit a 32 KiB L1 data cache */

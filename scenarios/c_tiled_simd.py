@@ -5,13 +5,11 @@ extensions otherwise, as in the paper's AVX-intrinsics step.
 
 from overhead_tui.api import TILED_SIMD_SOURCE
 
-NAME = "c_tiled_simd"
 TITLE = "C, tiled + explicit SIMD (AVX2/FMA intrinsics)"
 RUNG = 14
 LAYERS = ("simd_compute", "memory")
 REMOVES = ("memory",)
 DEFAULT_SIZE = 768
 MAX_SIZE = 4096
-DTYPES = ("float64", "float32")
 FLAGS = ["-O3", "-march=native"]
 SOURCE = TILED_SIMD_SOURCE

@@ -14,7 +14,6 @@ NAME = "cython_typed"
 TITLE = "Cython, ijk over typed memoryviews"
 RUNG = 9
 LAYERS = ("scalar_compute", "memory")
-REMOVES = ()
 DEFAULT_SIZE = 384
 MAX_SIZE = 4096
 DTYPES = ("float64",)

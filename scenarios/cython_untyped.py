@@ -23,7 +23,6 @@ LAYERS = (
 REMOVES = ("interpreter_dispatch",)
 DEFAULT_SIZE = 128
 MAX_SIZE = 512
-DTYPES = ("float64", "float32")
 REQUIRES = ("Cython",)
 SOURCE = r"""
 def kernel(a, b):

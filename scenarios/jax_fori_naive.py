@@ -26,7 +26,6 @@ LAYERS = ("scalar_compute", "memory")
 REMOVES = ("interpreter_dispatch", "boxing")
 DEFAULT_SIZE = 128
 MAX_SIZE = 512
-DTYPES = ("float64", "float32")
 REQUIRES = ("jax",)
 ASSEMBLY: list = []
 """The disassembly of the kernel objects XLA made in ``setup`` (empty without objdump)."""

@@ -23,10 +23,8 @@ NAME = "jax_matmul"
 TITLE = "JAX jit(jnp.matmul) on the CPU (XLA's dot)"
 RUNG = 20
 LAYERS = ("library_layers", "dense_kernel", "parallel")
-REMOVES = ()
 DEFAULT_SIZE = 1024
 MAX_SIZE = 16384
-DTYPES = ("float64", "float32")
 REQUIRES = ("jax",)
 
 KERNELS = {

@@ -21,7 +21,6 @@ LAYERS = (
 REMOVES = ("boxing", "dynamic_dispatch")
 DEFAULT_SIZE = 128
 MAX_SIZE = 512
-DTYPES = ("float64", "float32")
 REQUIRES = ("mypyc",)  # ships with mypy (pip install mypy)
 SOURCE = r"""
 def kernel(a: list[list[float]], b: list[list[float]]) -> list[list[float]]:

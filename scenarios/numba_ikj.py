@@ -8,14 +8,12 @@ validation tolerance).  One core, no cache blocking: far from the dense kernel o
 import numpy as np
 from numba import njit
 
-NAME = "numba_ikj"
 TITLE = "numba @njit(fastmath), ikj vectorised"
 RUNG = 12
 LAYERS = ("simd_compute", "memory")
 REMOVES = ("scalar_compute",)
 DEFAULT_SIZE = 512
 MAX_SIZE = 4096
-DTYPES = ("float64", "float32")
 SHAPES = True  # any A (m×k)·B (k×n)
 REQUIRES = ("numba",)
 

@@ -8,14 +8,12 @@ latency remain.  The first call's JIT compilation is reported apart as compile t
 import numpy as np
 from numba import njit
 
-NAME = "numba_naive"
 TITLE = "numba @njit, ijk scalar loop"
 RUNG = 10
 LAYERS = ("scalar_compute", "memory")
 REMOVES = ("library_layers",)
 DEFAULT_SIZE = 384
 MAX_SIZE = 4096
-DTYPES = ("float64", "float32")
 REQUIRES = ("numba",)
 
 

@@ -8,14 +8,11 @@ numba threads (NUMBA_NUM_THREADS, default: the logical CPUs).
 import numpy as np
 from numba import njit, prange
 
-NAME = "numba_parallel"
 TITLE = "numba parallel, prange over rows"
 RUNG = 15
 LAYERS = ("simd_compute", "memory", "parallel")
-REMOVES = ()
 DEFAULT_SIZE = 512
 MAX_SIZE = 4096
-DTYPES = ("float64", "float32")
 REQUIRES = ("numba",)
 
 

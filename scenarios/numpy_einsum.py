@@ -6,14 +6,12 @@ blocked, so this rung shows what a library layer gives without a tuned dense ker
 
 import numpy as np
 
-NAME = "numpy_einsum"
 TITLE = "numpy einsum (own loops, no BLAS)"
 RUNG = 17
 LAYERS = ("library_layers", "simd_compute", "memory")
 REMOVES = ("parallel",)
 DEFAULT_SIZE = 384
 MAX_SIZE = 4096
-DTYPES = ("float64", "float32")
 
 
 def kernel(a, b):

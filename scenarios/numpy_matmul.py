@@ -4,14 +4,11 @@ This is the reference every other rung is compared with ("× slower than the den
 The thread count is whatever the BLAS library chose (recorded in the summary).
 """
 
-NAME = "numpy_matmul"
 TITLE = "numpy A @ B, all BLAS threads (dense kernel)"
 RUNG = 21
 LAYERS = ("dense_kernel", "parallel")
-REMOVES = ()
 DEFAULT_SIZE = 1024
 MAX_SIZE = 16384
-DTYPES = ("float64", "float32")
 SHAPES = True  # any A (m×k)·B (k×n)
 DENSE_KERNEL = True
 

@@ -6,14 +6,12 @@ The thread limit is set with threadpoolctl in `setup`, before anything is timed.
 
 from threadpoolctl import threadpool_limits
 
-NAME = "numpy_matmul_1thread"
 TITLE = "numpy A @ B, BLAS on 1 thread"
 RUNG = 19
 LAYERS = ("dense_kernel",)
 REMOVES = ("memory", "simd_compute", "parallel")
 DEFAULT_SIZE = 1024
 MAX_SIZE = 16384
-DTYPES = ("float64", "float32")
 SHAPES = True  # any A (m×k)·B (k×n)
 
 _limits = []

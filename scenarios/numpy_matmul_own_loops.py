@@ -7,11 +7,9 @@ library layer without a dense kernel: the same call as the float64 rung, 100-100
 
 import numpy as np
 
-NAME = "numpy_matmul_own_loops"
 TITLE = "numpy A @ B on its own loops (float16, int8)"
 RUNG = 22
 LAYERS = ("library_layers", "scalar_compute", "memory")
-REMOVES = ()
 DEFAULT_SIZE = 256
 MAX_SIZE = 4096
 DTYPES = ("float16", "int8")

@@ -7,14 +7,12 @@ through memory once per k (low arithmetic intensity), not by the interpreter.
 
 import numpy as np
 
-NAME = "numpy_outer_accumulate"
 TITLE = "numpy, one loop of outer-product updates"
 RUNG = 7
 LAYERS = ("library_layers", "simd_compute", "memory")
 REMOVES = ("interpreter_dispatch", "call_overhead")
 DEFAULT_SIZE = 384
 MAX_SIZE = 4096
-DTYPES = ("float64", "float32")
 
 
 def kernel(a, b):

@@ -7,14 +7,12 @@ parsing, ufunc dispatch, temporary arrays) paid n² times.
 
 import numpy as np
 
-NAME = "numpy_row_vectorized"
 TITLE = "numpy, Python (i, k) loops, vectorised rows"
 RUNG = 6
 LAYERS = ("interpreter_dispatch", "call_overhead", "library_layers", "simd_compute", "memory")
 REMOVES = ("boxing", "dynamic_dispatch", "container_access", "scalar_compute")
 DEFAULT_SIZE = 192
 MAX_SIZE = 2048
-DTYPES = ("float64", "float32")
 
 
 def kernel(a, b):

@@ -7,7 +7,6 @@ element without any of its vectorisation.
 
 import numpy as np
 
-NAME = "numpy_scalar_loop"
 TITLE = "numpy arrays, element-wise Python loop"
 RUNG = 5
 LAYERS = (
@@ -18,10 +17,8 @@ LAYERS = (
     "library_layers",
     "scalar_compute",
 )
-REMOVES = ()
 DEFAULT_SIZE = 48
 MAX_SIZE = 256
-DTYPES = ("float64", "float32")
 
 
 def kernel(a, b):

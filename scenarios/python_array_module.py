@@ -9,7 +9,6 @@ from array import array
 
 import numpy as np
 
-NAME = "python_array_module"
 TITLE = "array.array storage, hoisted loop"
 RUNG = 4
 LAYERS = (
@@ -19,10 +18,8 @@ LAYERS = (
     "container_access",
     "scalar_compute",
 )
-REMOVES = ()
 DEFAULT_SIZE = 128
 MAX_SIZE = 512
-DTYPES = ("float64", "float32")
 
 
 def setup(a, b):

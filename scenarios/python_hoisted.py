@@ -5,7 +5,6 @@ scalar `aik`, so it executes fewer bytecodes and fewer nested subscripts per mul
 the naive loop.  Every product and sum is still a freshly boxed float.
 """
 
-NAME = "python_hoisted"
 TITLE = "Pure Python, ikj with hoisted rows"
 RUNG = 2
 LAYERS = (
@@ -18,7 +17,6 @@ LAYERS = (
 REMOVES = ("memory",)
 DEFAULT_SIZE = 128
 MAX_SIZE = 512
-DTYPES = ("float64", "float32")
 
 
 def setup(a, b):

@@ -5,7 +5,6 @@ product and the running sum as new float objects, and dispatches `*` and `+` on 
 types.  This is the top of the ladder: every layer of interpreter overhead is present.
 """
 
-NAME = "python_naive"
 TITLE = "Pure Python, ijk triple loop"
 RUNG = 1
 LAYERS = (
@@ -16,10 +15,8 @@ LAYERS = (
     "scalar_compute",
     "memory",
 )
-REMOVES = ()
 DEFAULT_SIZE = 128
 MAX_SIZE = 512
-DTYPES = ("float64", "float32")
 
 
 def setup(a, b):

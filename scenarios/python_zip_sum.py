@@ -5,14 +5,12 @@ explicit index arithmetic or subscripting per multiply-add; the products are sti
 produced by bytecode in the generator frame.
 """
 
-NAME = "python_zip_sum"
 TITLE = "Pure Python, sum(zip) over transposed B"
 RUNG = 3
 LAYERS = ("interpreter_dispatch", "boxing", "dynamic_dispatch", "call_overhead", "scalar_compute")
 REMOVES = ("container_access",)
 DEFAULT_SIZE = 128
 MAX_SIZE = 512
-DTYPES = ("float64", "float32")
 
 
 def setup(a, b):

@@ -19,7 +19,6 @@ NAME = "pythran_ikj"
 TITLE = "Pythran, ikj over float64 arrays"
 RUNG = 10
 LAYERS = ("scalar_compute", "memory")
-REMOVES = ()
 DEFAULT_SIZE = 384
 MAX_SIZE = 4096
 DTYPES = ("float64",)

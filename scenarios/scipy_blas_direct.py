@@ -7,14 +7,12 @@ nothing.  Compare with numpy_matmul to see numpy's own per-call cost.  Needs Sci
 
 from scipy.linalg import blas
 
-NAME = "scipy_blas_direct"
 TITLE = "SciPy BLAS gemm called directly"
 RUNG = 18
 LAYERS = ("dense_kernel", "parallel")
 REMOVES = ("library_layers",)
 DEFAULT_SIZE = 1024
 MAX_SIZE = 16384
-DTYPES = ("float64", "float32")
 SHAPES = True  # any A (m×k)·B (k×n)
 REQUIRES = ("scipy",)
 

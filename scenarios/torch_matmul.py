@@ -9,11 +9,9 @@ no GPU.  Needs PyTorch.
 
 import torch
 
-NAME = "torch_matmul"
 TITLE = "PyTorch torch.mm on the CPU"
 RUNG = 20
 LAYERS = ("library_layers", "dense_kernel", "parallel")
-REMOVES = ()
 DEFAULT_SIZE = 1024
 MAX_SIZE = 16384
 DTYPES = ("float64", "float32", "int8")

@@ -13,7 +13,6 @@ LAYERS = ("interpreter_dispatch", "library_layers", "simd_compute", "memory")
 REMOVES = ("boxing", "dynamic_dispatch", "container_access", "scalar_compute")
 DEFAULT_SIZE = 256
 MAX_SIZE = 2048
-DTYPES = ("float64", "float32")
 
 
 def kernel(a, b):

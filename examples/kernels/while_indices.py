@@ -16,7 +16,6 @@ LAYERS = (
     "scalar_compute",
     "memory",
 )
-REMOVES = ()
 DEFAULT_SIZE = 96
 MAX_SIZE = 512
 DTYPES = ("float64",)

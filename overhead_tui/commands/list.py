@@ -12,9 +12,10 @@ from overhead_tui.present.tables import scenario_lines
 HELP = "list the scenarios (rungs) with their layers"
 DESCRIPTION = (
     "List built-in scenarios and those in --scenarios-dir folders. A scenario "
-    "file declares NAME, TITLE, RUNG, LAYERS, REMOVES, DEFAULT_SIZE, MAX_SIZE and DTYPES as "
-    "literals and defines kernel(*args) (setup(a, b) and to_numpy(result) if it needs them), "
-    "or, a C rung, declares SOURCE and FLAGS."
+    "file declares TITLE, RUNG, LAYERS, DEFAULT_SIZE and MAX_SIZE as literals (NAME, REMOVES "
+    "and DTYPES if not the file's name, none and float64 and float32) and defines "
+    "kernel(*args) (setup(a, b) and to_numpy(result) if it needs them), or, a C rung, "
+    "declares SOURCE and FLAGS."
 )
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from overhead_tui.commands.command import Command
 from overhead_tui.errors import UsageError
-from overhead_tui.plugins.scenarios import NAME_PATTERN, discover, select
+from overhead_tui.plugins.scenarios import DECLARED_DEFAULTS, NAME_PATTERN, discover, select
 
 HELP = "write a scenario file of your own, started from a built-in rung"
 DESCRIPTION = (
@@ -21,14 +21,14 @@ DESCRIPTION = (
 
 
 DECLARATIONS = {
-    "NAME": "the scenario's name: what --scenario picks and every table shows (unique)",
+    "NAME": "the scenario's name: what --scenario picks and tables show (default: the file's)",
     "TITLE": "one line saying how this kernel computes C = A·B",
     "RUNG": "its place on the ladder (1 = pure Python ... 21 = the dense kernel)",
     "LAYERS": "the layers of overhead its code carries (`overhead-tui list` shows the names)",
-    "REMOVES": "what it removes against the rung before (declared; the waterfall measures it)",
+    "REMOVES": "what it removes against the rung before (default none; the waterfall measures it)",
     "DEFAULT_SIZE": "the matrix order n it runs at without --size",
     "MAX_SIZE": "the largest n it may be asked for (a sweep stops there)",
-    "DTYPES": "the element types it computes in",
+    "DTYPES": "the element types it computes in (default: float64 and float32)",
     "REQUIRES": "the modules it needs (a missing one skips the rung with the install command)",
     "FLAGS": "the C compiler's flags (a C rung: with SOURCE and no functions it is complete)",
     "LINK_FLAGS": "the linker's flags (libraries the C source needs)",
@@ -79,6 +79,18 @@ def _inline_source(text: str) -> str:
     return text.replace(f"    {found[1]},\n", "")
 
 
+def _with_defaults(text: str, name: str) -> str:
+    """The rung's file with the declarations it leaves to their defaults written out (``NAME``
+    before ``TITLE``, the others after ``MAX_SIZE``), so the copy shows each one to edit."""
+    if not re.search(r"(?m)^NAME = ", text):
+        text = re.sub(r"(?m)^TITLE = ", f'NAME = "{name}"\nTITLE = ', text, count=1)
+    for key, value in reversed(DECLARED_DEFAULTS.items()):
+        if not re.search(rf"(?m)^{key} = ", text):
+            literal = repr(tuple(value)).replace("'", '"')
+            text = re.sub(r"(?m)^(MAX_SIZE = .*\n)", rf"\1{key} = {literal}\n", text, count=1)
+    return text
+
+
 def scaffold(name: str, source: str, folder: Path) -> Path:
     """Write ``folder``/``name``.py: the built-in rung ``source``'s file with its ``NAME`` set
     to ``name`` and :data:`DECLARATIONS`' comment before each declaration; its path.
@@ -104,6 +116,7 @@ def scaffold(name: str, source: str, folder: Path) -> Path:
     if target.exists():
         raise UsageError(f"{target} exists already; fix: choose another NAME or --dir")
     text = spec.path.read_text(encoding="utf-8")
+    text = _with_defaults(text, name)
     text = re.sub(r'(?m)^NAME = "[^"]*"', f'NAME = "{name}"', text, count=1)
     text = re.sub(r'(?m)^TITLE = "', f'TITLE = "{name} (from {source}): ', text, count=1)
     text = re.sub(r"(?m)^DENSE_KERNEL = .*\n", "", text)  # one dense kernel per ladder

@@ -7,17 +7,21 @@ the tool while listing.
 
 Required declarations::
 
-    NAME = "python_naive"          # snake_case, unique across all folders
     TITLE = "Pure Python, ijk loop"
     RUNG = 1                       # order on the ladder
     LAYERS = ("interpreter_dispatch", "boxing", ...)   # standard names (summary.layers)
-    REMOVES = ()                   # layers dropped relative to the rung before
     DEFAULT_SIZE = 128             # matrix order n
     MAX_SIZE = 512
-    DTYPES = ("float64", "float32")
-    def setup(a, b): ...           # numpy inputs -> the scenario's arguments (not timed)
-    def kernel(*args): ...         # the timed C = A·B
-    def to_numpy(result): ...      # result -> numpy array for validation
+    def kernel(*args): ...         # the timed C = A·B (a C rung may declare SOURCE and FLAGS)
+
+Declarations with a default (``DECLARED_DEFAULTS``)::
+
+    NAME = "python_naive"          # default: the file's name; snake_case, unique
+    REMOVES = ()                   # layers dropped relative to the rung before; default none
+    DTYPES = ("float64", "float32")  # the default
+    def setup(a, b): ...           # numpy inputs -> the kernel's arguments (not timed);
+                                   # default: the inputs as they are
+    def to_numpy(result): ...      # result -> numpy array for validation; default: as it is
 
 Optional: ``DENSE_KERNEL = True`` (the reference rung), ``REQUIRES = ("numba",)`` (modules
 whose absence skips the scenario instead of failing it), ``SHAPES = True`` (the kernel
@@ -49,13 +53,23 @@ IN_A_FOLDER = "fix the file or move it out of the folder"
 
 
 _REQUIRED: dict[str, type | tuple[type, ...]] = {
-    "NAME": str,
     "TITLE": str,
     "RUNG": int,
     "LAYERS": (tuple, list),
-    "REMOVES": (tuple, list),
     "DEFAULT_SIZE": int,
     "MAX_SIZE": int,
+}
+DECLARED_DEFAULTS: dict[str, str | tuple[str, ...]] = {
+    "REMOVES": (),
+    "DTYPES": ("float64", "float32"),
+}
+"""Declarations a scenario file may leave out, with the value it then has (``NAME`` is the
+file's name): most rungs remove nothing the rung before carried, and every rung's kernel
+multiplies the float64 and float32 arrays the worker makes."""
+_TYPES: dict[str, type | tuple[type, ...]] = {
+    **_REQUIRED,
+    "NAME": str,
+    "REMOVES": (tuple, list),
     "DTYPES": (tuple, list),
 }
 NAME_PATTERN = re.compile(r"^[a-z][A-Za-z0-9_]*$")
@@ -129,7 +143,7 @@ def discover(dirs: list[Path] | None = None, include_builtin: bool = True) -> li
                 other = specs[spec.name].path
                 raise ScenarioFileError(
                     f"{path}: scenario name {spec.name!r} is already used by {other}; "
-                    "fix: give it another NAME"
+                    "fix: give it another NAME (by default a scenario's NAME is its file's name)"
                 )
             specs[spec.name] = spec
     return sorted(specs.values(), key=lambda s: (s.rung, s.name))
@@ -148,7 +162,7 @@ def _no_scenario_file(folder: Path) -> ScenarioFileError:
     )
     return ScenarioFileError(
         f"scenarios folder {folder} holds no scenario file (a NAME.py, not starting with _, "
-        f"declaring NAME, TITLE, RUNG, … and defining kernel()); fix: {fix}"
+        f"declaring TITLE, RUNG, … and defining kernel()); fix: {fix}"
     )
 
 
@@ -160,7 +174,7 @@ def read_spec(path: Path, fix: str = IN_A_FOLDER) -> ScenarioSpec:
         ScenarioFileError: unreadable file, syntax error, missing or malformed declaration.
     """
     source, tree = parse_module(path, fix)
-    values = literal_assignments(tree, path, _REQUIRED)
+    values = {"NAME": path.stem, **DECLARED_DEFAULTS, **literal_assignments(tree, path, _TYPES)}
     functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
     if missing := [key for key in _REQUIRED if key not in values]:
         said = ", ".join(missing)
@@ -169,7 +183,7 @@ def read_spec(path: Path, fix: str = IN_A_FOLDER) -> ScenarioSpec:
             f"`{missing[0]} = ...`{' and the others' if len(missing) > 1 else ''} at module level "
             "(see `overhead-tui list --help`; `overhead-tui new NAME` writes a complete file)"
         )
-    for key, kind in _REQUIRED.items():
+    for key, kind in _TYPES.items():
         if not isinstance(values[key], kind) or isinstance(values[key], bool):
             want = " or ".join(t.__name__ for t in (kind if isinstance(kind, tuple) else (kind,)))
             raise ScenarioFileError(
@@ -336,8 +350,9 @@ def _check(spec: ScenarioSpec) -> None:
             raise ScenarioFileError(f"{where}: {key} must be a tuple of strings")
     if not NAME_PATTERN.match(spec.name):
         raise ScenarioFileError(
-            f"{where}: NAME {spec.name!r} is not snake_case (letters, digits and _, starting "
-            "with a lower-case letter)"
+            f"{where}: NAME {spec.name!r} (declared, or else the file's name) is not snake_case "
+            "(letters, digits and _, starting with a lower-case letter); fix: rename the file or "
+            'declare NAME = "my_scenario"'
         )
     unknown = [x for x in (*spec.layers, *spec.removes) if x not in LAYERS]
     if unknown:

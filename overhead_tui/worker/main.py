@@ -130,11 +130,14 @@ def _threading_layer() -> str | None:
 def import_scenario(path: str, name: str, probe: bool = False) -> ModuleType:
     """The scenario (or ``probe``) file at ``path``, imported; a C rung by its declarations
     gets its functions (``kit.c_rung.complete``), a scenario without ``setup`` or
-    ``to_numpy`` the defaults (the inputs and the result as they are)."""
+    ``to_numpy`` the defaults (the inputs and the result as they are), one without ``NAME``
+    its ``name`` (the file's name, ``plugins.scenarios.read_spec``)."""
     spec = importlib.util.spec_from_file_location(f"overhead_scenario_{name}", path)
     if spec is None or spec.loader is None:
         raise ImportError(f"cannot load {path}")
     module = importlib.util.module_from_spec(spec)
+    if not probe:
+        setattr(module, "NAME", name)  # noqa: B010 (replaced by the file's own NAME, if any)
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     if probe:

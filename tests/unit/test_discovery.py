@@ -89,9 +89,15 @@ def test_broken_files_name_the_problem(folder, message):
 
 
 def test_duplicate_names_and_missing_folders(tmp_path):
-    shutil.copy(FAULTY / "raises.py", tmp_path / "raises_again.py")
+    shutil.copy(FAULTY / "raises.py", tmp_path / "raises.py")  # one name: the file's
     with pytest.raises(ScenarioFileError, match="already used"):
         discover([FAULTY, tmp_path], include_builtin=False)
+    declared = tmp_path / "declared"
+    declared.mkdir()
+    text = (FAULTY / "raises.py").read_text()
+    (declared / "raises_again.py").write_text(text.replace("RUNG =", 'NAME = "raises"\nRUNG ='))
+    with pytest.raises(ScenarioFileError, match="already used"):
+        discover([FAULTY, declared], include_builtin=False)
     with pytest.raises(ScenarioFileError, match="does not exist"):
         discover([tmp_path / "nope"])
     # one folder named twice (or the built-in one by its path) is read once, not a clash
@@ -140,13 +146,13 @@ def test_probe_processes_declaration(tmp_path):
             "RUNG has the wrong type ('101'); fix: make it a literal of type int",
         ),
         (
-            'NAME = "raises"',
-            "NAME = 5",
+            "RUNG = 101",
+            "NAME = 5\nRUNG = 101",
             "NAME has the wrong type (5); fix: make it a literal of type str",
         ),
         (
-            'DTYPES = ("float64", "float32")',
-            'DTYPES = ("float128",)',
+            "RUNG = 101",
+            'DTYPES = ("float128",)\nRUNG = 101',
             "DTYPES must be a non-empty subset of float64, float32, float16, bfloat16, int8; "
             "fix: e.g. DTYPES = ('float64', 'float32')",
         ),
@@ -211,3 +217,21 @@ def test_a_size_above_a_scenarios_maximum_suggests_leaving_it_out_only_among_sev
         said = str(info.value)
         assert said.startswith("size 99999 is above python_naive's maximum of 512; fix: use a size")
         assert ("--scenario NAME" in said) == suggested, said
+
+
+def test_name_removes_and_dtypes_have_defaults(tmp_path):
+    """Left out, NAME is the file's name, REMOVES none and DTYPES float64 and float32; a
+    file that declares them is read as it declares them."""
+    specs = discover([FAULTY], include_builtin=False)
+    spec = next(s for s in specs if s.path.name == "raises.py")
+    assert (spec.name, spec.removes, spec.dtypes) == ("raises", (), ("float64", "float32"))
+    text = (FAULTY / "raises.py").read_text().replace(
+        "RUNG =", 'NAME = "mine"\nREMOVES = ("memory",)\nDTYPES = ("float32",)\nRUNG ='
+    )
+    (tmp_path / "raises.py").write_text(text)
+    (mine,) = discover([tmp_path], include_builtin=False)
+    assert (mine.name, mine.removes, mine.dtypes) == ("mine", ("memory",), ("float32",))
+    (tmp_path / "raises.py").rename(tmp_path / "Bad-Name.py")
+    (tmp_path / "Bad-Name.py").write_text(text.replace('NAME = "mine"\n', ""))
+    with pytest.raises(ScenarioFileError, match="rename the file"):
+        discover([tmp_path], include_builtin=False)
