@@ -22,6 +22,7 @@ from overhead_tui.commands.common import (
 )
 from overhead_tui.engine.run_dir import prepare_run_dir
 from overhead_tui.errors import EXIT_INTERRUPTED, UsageError
+from overhead_tui.interpreters.check import check_python
 from overhead_tui.plugins.scenarios import ScenarioSpec, discover, select
 from overhead_tui.present.progress import PointProgress
 from overhead_tui.summary.records import RunSummary, Settings
@@ -154,6 +155,28 @@ def run_budgeted(
     if args.app and (code := open_summary(summary)):
         return code  # 130: Ctrl-C in the app
     return exit_status(sweep)
+
+
+def plan_points(
+    args: argparse.Namespace,
+    defaults: tuple[str, ...],
+    check: Callable[[list[ScenarioSpec]], None],
+) -> tuple[list[ScenarioSpec], Settings]:
+    """A budgeted sweep's request checked before anything runs: its scenarios
+    (:func:`swept_scenarios`), ``check`` on them (the command's own: its points against their
+    maximum and the memory, its export paths), the settings of every point
+    (:func:`point_settings`) and the interpreter (``settings.python`` set to its resolved
+    path).
+
+    Raises:
+        UsageError: naming the problem and the fix.
+    """
+    specs = swept_scenarios(args, defaults)
+    check(specs)
+    settings = point_settings(args, specs)
+    if settings.python is not None:
+        settings.python = check_python(settings.python)
+    return specs, settings
 
 
 def point_settings(args: argparse.Namespace, specs: list[ScenarioSpec]) -> Settings:

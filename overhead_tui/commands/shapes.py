@@ -10,16 +10,14 @@ from overhead_tui.commands.budgeted import (
     add_budgeted_options,
     add_points_option,
     add_swept_scenarios,
-    point_settings,
+    plan_points,
     run_budgeted,
-    swept_scenarios,
 )
 from overhead_tui.commands.command import Command
 from overhead_tui.commands.common import add_export_options
 from overhead_tui.commands.export_paths import check_export_paths
 from overhead_tui.errors import UsageError
 from overhead_tui.export.shapes import render_shapes_markdown, render_shapes_table
-from overhead_tui.interpreters.check import check_python
 from overhead_tui.machine.caches import read_cache_sizes
 from overhead_tui.machine.host import available_memory_bytes
 from overhead_tui.plugins.scenarios import ScenarioSpec
@@ -111,7 +109,12 @@ def plan_shapes(args: argparse.Namespace) -> tuple[list[ScenarioSpec], Settings]
             maximum, the largest product too big for memory, unusable interpreter, or --app
             without a terminal.
     """
-    specs = swept_scenarios(args, DEFAULT_SCENARIOS)
+    return plan_points(args, DEFAULT_SCENARIOS, lambda specs: check_shapes(args, specs))
+
+
+def check_shapes(args: argparse.Namespace, specs: list[ScenarioSpec]) -> None:
+    """The export paths, and B and the largest product against ``specs``' maximum and the
+    memory (:func:`plan_shapes`)."""
     check_export_paths({"--json": args.json, "--markdown": args.markdown}, args.out)
     k, n, batches, _ = choose_shape(args, specs)
     for spec in specs:
@@ -127,10 +130,6 @@ def plan_shapes(args: argparse.Namespace) -> tuple[list[ScenarioSpec], Settings]
             f"m = {max(batches)}, k = {k}, n = {n} needs about {need / 2**30:.1f} GiB but only "
             f"{available / 2**30:.1f} GiB is available; fix: choose smaller --k/--n/--batches"
         )
-    settings = point_settings(args, specs)
-    if settings.python is not None:
-        settings.python = check_python(settings.python)
-    return specs, settings
 
 
 def run(args: argparse.Namespace) -> int:

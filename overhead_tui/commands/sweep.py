@@ -10,14 +10,12 @@ from overhead_tui.commands.budgeted import (
     add_budgeted_options,
     add_points_option,
     add_swept_scenarios,
-    point_settings,
+    plan_points,
     run_budgeted,
-    swept_scenarios,
 )
 from overhead_tui.commands.command import Command
 from overhead_tui.commands.common import check_sizes
 from overhead_tui.errors import UsageError
-from overhead_tui.interpreters.check import check_python
 from overhead_tui.plugins.scenarios import ScenarioSpec
 from overhead_tui.present.tables import render_sweep_table
 from overhead_tui.summary.records import Settings
@@ -69,13 +67,13 @@ def plan_sweep(args: argparse.Namespace) -> tuple[list[ScenarioSpec], Settings]:
             maximum, the largest size too big for memory, unusable interpreter, or --app
             without a terminal.
     """
-    specs = swept_scenarios(args, DEFAULT_SCENARIOS)
-    settings = point_settings(args, specs)
+    return plan_points(args, DEFAULT_SCENARIOS, lambda specs: check_sweep(args, specs))
+
+
+def check_sweep(args: argparse.Namespace, specs: list[ScenarioSpec]) -> None:
+    """Each of ``specs`` against ``--sizes`` (:func:`check_sweep_sizes`)."""
     for spec in specs:
         check_sweep_sizes(spec, args.sizes, args.dtype, chosen=spec.name in args.scenario)
-    if settings.python is not None:
-        settings.python = check_python(settings.python)
-    return specs, settings
 
 
 def check_sweep_sizes(spec: ScenarioSpec, sizes: Sequence[int], dtype: str, chosen: bool) -> None:
