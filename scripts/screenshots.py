@@ -1,6 +1,8 @@
 """Regenerate the SVG screenshots in screenshots/ from the recorded summary (not a live run).
 
 Usage: python scripts/screenshots.py  (or `make screenshots`)
+
+The summaries shown are the test suite's fixtures, by the paths ``tests/conftest.py`` names.
 """
 
 from __future__ import annotations
@@ -11,12 +13,15 @@ from pathlib import Path
 
 from overhead_tui.summary.records import RunSummary
 from overhead_tui.tui.app import OverheadApp
+from tests.conftest import (
+    FIXTURES,
+    RECORDED_SUMMARY,
+    RECORDED_SUMMARY_V3,
+    ROOT,
+    SHAPES_SUMMARY,
+    SWEEP_SUMMARY,
+)
 
-ROOT = Path(__file__).resolve().parent.parent
-FIXTURES = ROOT / "tests" / "fixtures"
-RECORDED = FIXTURES / "recorded_summary.json"
-RECORDED_V3 = FIXTURES / "recorded_summary_v3.json"
-SWEEP = FIXTURES / "sweep_summary.json"
 OUT = ROOT / "screenshots"
 
 SHOTS: list[
@@ -38,16 +43,18 @@ SHOTS: list[
     ("export", (100, 30), ["e"]),
     ("help", (100, 32), ["question_mark"]),
     ("too-small", (50, 12), []),
-    ("roofline", (120, 40), ["l"], RECORDED_V3),
-    ("machines", (110, 44), ["m"], RECORDED_V3),
-    ("sweep", (120, 40), [], SWEEP),
-    ("shapes", (120, 40), [], FIXTURES / "shapes_summary.json"),
-    ("roofline-trajectory", (120, 40), ["l"], FIXTURES / "shapes_summary.json"),
+    ("roofline", (120, 40), ["l"], RECORDED_SUMMARY_V3),
+    ("machines", (110, 44), ["m"], RECORDED_SUMMARY_V3),
+    ("sweep", (120, 40), [], SWEEP_SUMMARY),
+    ("shapes", (120, 40), [], SHAPES_SUMMARY),
+    ("roofline-trajectory", (120, 40), ["l"], SHAPES_SUMMARY),
 ]
 """(file name, terminal size, keys pressed before the screenshot[, summary shown])."""
 
 
-async def shoot(name: str, size: tuple[int, int], keys: list[str], source: Path = RECORDED) -> Path:
+async def shoot(
+    name: str, size: tuple[int, int], keys: list[str], source: Path = RECORDED_SUMMARY
+) -> Path:
     summary = RunSummary.load(source)
     summary.run_dir = "/tmp/overhead-tui/runs/recorded"
     app = OverheadApp(summary=summary)
@@ -72,7 +79,7 @@ async def shoot_compare() -> Path:
     from overhead_tui.analysis.compare import compare_runs
     from overhead_tui.tui.screens.compare import compare_app
 
-    a, b = RunSummary.load(RECORDED), RunSummary.load(RECORDED_V3)
+    a, b = RunSummary.load(RECORDED_SUMMARY), RunSummary.load(RECORDED_SUMMARY_V3)
     app = compare_app(compare_runs(a, b), a)
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause(0.2)

@@ -34,7 +34,8 @@ RECORDED_SUMMARY_V3 = FIXTURES / "recorded_summary_v3.json"
 SUMMARY_V1 = FIXTURES / "summary_v1.json"
 """A real run saved by schema version 1 (no probes, counts or breakdowns)."""
 SWEEP_SUMMARY = FIXTURES / "sweep_summary.json"
-"""A recorded ``overhead-tui sweep`` (python_naive stopped early by its budget)."""
+"""A real ``overhead-tui sweep`` (default scenarios and sizes; python_naive stopped early by
+its budget)."""
 SHAPES_SUMMARY = FIXTURES / "shapes_summary.json"
 """A recorded ``overhead-tui shapes`` (k = n = 512, fake probes: 5 GB/s, 20 GFLOP/s one core)."""
 

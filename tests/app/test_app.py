@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 import time
 from dataclasses import replace
@@ -26,6 +25,7 @@ from tests.conftest import (
     SUMMARY_V1,
     fixture_summary,
     process_alive,
+    rendered_text,
     wait_gone,
 )
 
@@ -312,14 +312,6 @@ async def test_version_1_summary_opens_without_breakdowns():
         assert app.screen.query("#chart")  # the waterfall works from timings alone
 
 
-def _static_text(widget) -> str:
-    from rich.console import Console
-
-    console = Console(width=200, record=True, file=io.StringIO())
-    console.print(widget.content)
-    return console.export_text()
-
-
 async def test_roofline_and_machines_screens(monkeypatch, tmp_path):
     from textual.widgets import Static
 
@@ -340,18 +332,22 @@ async def test_roofline_and_machines_screens(monkeypatch, tmp_path):
         assert {p.rung for p in app.screen.model.points} >= {1, 21}
         await pilot.press("escape", "m")
         assert type(app.screen).__name__ == "MachinesScreen"
-        assert "My laptop" in _static_text(app.screen.query_one("#reference", Static))
+        assert "My laptop" in rendered_text(app.screen.query_one("#reference", Static).content)
         tiles = app.screen.query_one("#tiles", Static)
-        assert "T = 64" in _static_text(tiles)
+        assert "T = 64" in rendered_text(tiles.content)
         tile_input = app.screen.query_one("#tile", Input)
         # the field does not take the keys on arrival (the key bar showed esc alone): tab
         assert app.focused is not tile_input
         await pilot.press("tab")
         await _wait(pilot, lambda: app.focused is tile_input, "tab reaching the tile field")
         tile_input.value = "512"
-        await _wait(pilot, lambda: "T = 512" in _static_text(tiles), "the tile table for 512")
+        await _wait(
+            pilot, lambda: "T = 512" in rendered_text(tiles.content), "the tile table for 512"
+        )
         tile_input.value = "0"
-        await _wait(pilot, lambda: "whole number" in _static_text(tiles), "the tile size refused")
+        await _wait(
+            pilot, lambda: "whole number" in rendered_text(tiles.content), "the tile size refused"
+        )
         await pilot.press("escape")
         assert isinstance(app.screen, LadderScreen)
 
@@ -363,7 +359,7 @@ async def test_roofline_of_a_summary_without_limits_says_so():
         assert app.screen.model.ceilings == [] and app.screen.model.points  # intensity from n
         assert app.screen.model.points[0].attainable is None
         await pilot.press("escape", "m")
-        assert "No measured limits" in _static_text(app.screen.query_one("#this-machine"))
+        assert "No measured limits" in rendered_text(app.screen.query_one("#this-machine").content)
 
 
 async def test_pressing_a_screen_key_twice_does_not_stack_a_copy():

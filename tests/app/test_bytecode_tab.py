@@ -3,21 +3,12 @@ wrap in an 80-column terminal."""
 
 from __future__ import annotations
 
-import io
-
 import pytest
-from rich.console import Console
 from textual.widgets import Label, Static, TabbedContent
 
 from overhead_tui.tui.app import OverheadApp
 from overhead_tui.tui.widgets.tabs import BytecodeTab
-from tests.conftest import fixture_summary
-
-
-def _text(renderable, width: int = 200) -> str:
-    console = Console(width=width, record=True, file=io.StringIO())
-    console.print(renderable)
-    return console.export_text()
+from tests.conftest import fixture_summary, rendered_text
 
 
 @pytest.mark.parametrize("width", [80, 120])
@@ -38,7 +29,7 @@ async def test_rows_counted_at_20_are_labelled_so_before_the_table(width):
         lines = str(note.content).splitlines()
         assert lines[0] == "counted at n = 20 (per FMA at that n); the rung was timed at n = 128"
         assert "1/n per FMA: 0.05 here, 0.00781 at n = 128" in lines[1]
-        rows = _text(table.content)
+        rows = rendered_text(table.content)
     header = rows.splitlines()[:2]
     assert "per FMA" in header[0] and "at n = 20" in header[1]  # the rows' own n
     assert "0.0525" in rows  # the loop header, as counted at n = 20

@@ -2,25 +2,13 @@
 
 from __future__ import annotations
 
-import io
-
-from rich.console import Console
 from textual.widgets import Static
 
 from overhead_tui.tui.app import OverheadApp
 from overhead_tui.tui.screens.ladder import LadderScreen
 from overhead_tui.tui.screens.shapes import ROOF_MARKER, SLOPE_MARKER, ShapesScreen
 from overhead_tui.tui.widgets.loglog_plot import LogLogPlot
-from tests.conftest import FIXTURES, RECORDED_SUMMARY, fixture_summary
-
-SHAPES_SUMMARY = FIXTURES / "shapes_summary.json"
-"""A recorded ``overhead-tui shapes`` (k = n = 512, fake probes: 5 GB/s, 20 GFLOP/s one core)."""
-
-
-def _text(widget: Static) -> str:
-    console = Console(width=200, record=True, file=io.StringIO())
-    console.print(widget.content)
-    return console.export_text()
+from tests.conftest import RECORDED_SUMMARY, SHAPES_SUMMARY, fixture_summary, rendered_text
 
 
 async def test_curves_roofs_crossing_and_table_from_a_recorded_sweep():
@@ -49,9 +37,9 @@ async def test_curves_roofs_crossing_and_table_from_a_recorded_sweep():
             any(f"m={m}" in label.text for label in figure.labels) for m in crossed.values()
         )
         assert screen.query_one(LogLogPlot).size.height >= 10
-        table = _text(screen.query_one("#table", Static))
+        table = rendered_text(screen.query_one("#table", Static).content)
         assert "numpy_matmul_1thread" in table and "compute" in table and "memory" in table
-        crossings = _text(screen.query_one("#crossings", Static))
+        crossings = rendered_text(screen.query_one("#crossings", Static).content)
         assert "predicted m" in crossings and "skipped" in crossings
         await pilot.press("escape")
         assert isinstance(app.screen, LadderScreen)
@@ -63,4 +51,5 @@ async def test_a_run_without_shapes_says_how_to_get_one():
         await pilot.pause()
         await app.push_screen(ShapesScreen(app.saved))
         await pilot.pause()
-        assert "overhead-tui shapes" in _text(app.screen.query_one("#empty", Static))
+        empty = app.screen.query_one("#empty", Static)
+        assert "overhead-tui shapes" in rendered_text(empty.content)

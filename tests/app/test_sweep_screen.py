@@ -2,25 +2,16 @@
 
 from __future__ import annotations
 
-import io
+import contextlib
 import math
 
-from rich.console import Console
 from textual.widgets import Static
 
 from overhead_tui.tui.app import OverheadApp
 from overhead_tui.tui.screens.ladder import LadderScreen
 from overhead_tui.tui.screens.sweep import MAX_X_TICKS, SweepScreen, size_ticks
 from overhead_tui.tui.widgets.loglog_plot import LogLogPlot
-from tests.conftest import FIXTURES, RECORDED_SUMMARY, fixture_summary
-
-SWEEP_SUMMARY = FIXTURES / "sweep_summary.json"
-
-
-def _text(widget: Static) -> str:
-    console = Console(width=200, record=True, file=io.StringIO())
-    console.print(widget.content)
-    return console.export_text()
+from tests.conftest import RECORDED_SUMMARY, SWEEP_SUMMARY, fixture_summary, rendered_text
 
 
 async def test_plot_and_table_show_every_point_and_escape_goes_back():
@@ -45,31 +36,34 @@ async def test_plot_and_table_show_every_point_and_escape_goes_back():
             assert list(series.y) == [p["gflops"] for p in ok]
         plot = screen.query_one(LogLogPlot)
         assert plot.size.height >= 10
-        table = _text(screen.query_one("#table", Static))
+        table = rendered_text(screen.query_one("#table", Static).content)
         for scenario, (marker, _) in legend.items():
             assert f"{marker} {scenario}" in table
-        notes = _text(screen.query_one("#notes", Static))
+        notes = rendered_text(screen.query_one("#notes", Static).content)
         assert "stopped early: python_naive (budget)" in notes
         await pilot.press("escape")
         assert isinstance(app.screen, LadderScreen)
 
 
-async def test_a_run_without_a_sweep_says_how_to_get_one():
-    summary = fixture_summary(RECORDED_SUMMARY)
+@contextlib.asynccontextmanager
+async def _sweep_screen_of(path, size):
+    """The app showing a Sweep screen of the summary at ``path`` in a terminal of ``size``."""
+    summary = fixture_summary(path)
     app = OverheadApp(summary=summary)
-    async with app.run_test(size=(100, 30)) as pilot:
+    async with app.run_test(size=size) as pilot:
         await app.push_screen(SweepScreen(summary))
         await pilot.pause()
+        yield app
+
+
+async def test_a_run_without_a_sweep_says_how_to_get_one():
+    async with _sweep_screen_of(RECORDED_SUMMARY, (100, 30)) as app:
         assert not app.screen.query(LogLogPlot)
-        assert "overhead-tui sweep" in _text(app.screen.query_one("#empty", Static))
+        assert "overhead-tui sweep" in rendered_text(app.screen.query_one("#empty", Static).content)
 
 
 async def test_too_small_terminal_hides_the_plot():
-    summary = fixture_summary(SWEEP_SUMMARY)
-    app = OverheadApp(summary=summary)
-    async with app.run_test(size=(50, 12)) as pilot:
-        await app.push_screen(SweepScreen(summary))
-        await pilot.pause()
+    async with _sweep_screen_of(SWEEP_SUMMARY, (50, 12)) as app:
         assert app.screen.query_one("#too-small").display
         assert not app.screen.query_one(LogLogPlot).display or not (
             app.screen.query_one(LogLogPlot).region.area

@@ -3,15 +3,13 @@ within noise instead of crediting them."""
 
 from __future__ import annotations
 
-import io
 import re
 
-from rich.console import Console
 from textual.widgets import Static
 
 from overhead_tui.analysis.attribution import attribute
 from overhead_tui.tui.app import OverheadApp
-from tests.conftest import fixture_summary
+from tests.conftest import fixture_summary, rendered_text
 
 
 def _summary():
@@ -36,9 +34,7 @@ async def _steps_text(width: int) -> str:
     async with app.run_test(size=(width, 40)) as pilot:
         await pilot.press("w")
         steps = app.screen.query_one("#steps", Static)
-        console = Console(width=width - 2, record=True, file=io.StringIO())
-        console.print(steps.content)
-        return console.export_text()
+        return rendered_text(steps.content, width - 2)
 
 
 async def test_a_step_within_noise_says_so_before_its_credits():

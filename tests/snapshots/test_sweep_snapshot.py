@@ -12,9 +12,7 @@ import pytest
 from overhead_tui.summary.records import RunSummary
 from overhead_tui.tui.app import OverheadApp
 from overhead_tui.tui.screens.sweep import SweepScreen
-from tests.conftest import FIXTURES, fixture_summary
-
-SWEEP_SUMMARY = FIXTURES / "sweep_summary.json"
+from tests.conftest import SWEEP_SUMMARY, fixture_summary
 
 pytestmark = pytest.mark.snapshot
 

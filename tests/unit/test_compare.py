@@ -18,9 +18,7 @@ from overhead_tui.present.compare_text import (
     run_notes,
 )
 from overhead_tui.summary.records import RunSummary
-from tests.conftest import FIXTURES, RECORDED_SUMMARY, fixture_summary
-
-SWEEP_SUMMARY = FIXTURES / "sweep_summary.json"
+from tests.conftest import RECORDED_SUMMARY, SWEEP_SUMMARY, fixture_summary
 
 SEPARATED_A = [1.0, 1.1, 1.2, 1.3, 1.4]
 SEPARATED_B = [2.0, 2.1, 2.2, 2.3, 2.4]
