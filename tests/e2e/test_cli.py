@@ -618,38 +618,28 @@ def test_probes_give_positive_plausible_unit_costs(tmp_path):
         assert probe.other_cpu_fraction is None or 0.0 <= probe.other_cpu_fraction <= 1.0
 
 
-def test_run_with_probes_writes_breakdowns_and_waterfall(tmp_path):
-    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+def test_run_with_probes_writes_breakdowns_and_waterfall(cli, tmp_path):
     # a prepared cache (real values from the recorded run) keyed for this machine
     seed_probe_cache(tmp_path / "cache" / "overhead-tui" / "probes.json", RECORDED_SUMMARY)
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "overhead_tui",
-            "run",
-            "--scenario",
-            "python_hoisted",
-            "--scenario",
-            "numba_ikj",
-            "--scenario",
-            "numpy_matmul",
-            "--size",
-            "24",
-            "--repeats",
-            "2",
-            "--min-time",
-            "0.005",
-            "--json",
-            tmp_path / "s.json",
-            "--markdown",
-            tmp_path / "r.md",
-        ],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=False,
-        stdin=subprocess.DEVNULL,
+    proc = cli(
+        "run",
+        "--scenario",
+        "python_hoisted",
+        "--scenario",
+        "numba_ikj",
+        "--scenario",
+        "numpy_matmul",
+        "--size",
+        "24",
+        "--repeats",
+        "2",
+        "--min-time",
+        "0.005",
+        "--json",
+        tmp_path / "s.json",
+        "--markdown",
+        tmp_path / "r.md",
+        env={"XDG_CACHE_HOME": str(tmp_path / "cache")},
     )
     assert proc.returncode == 0, proc.stderr
     summary = RunSummary.load(tmp_path / "s.json")
@@ -700,15 +690,9 @@ def test_workers_use_this_package_not_one_in_the_current_folder(tmp_path):
     assert RunSummary.load(out).scenario("numpy_matmul").status == "ok"
 
 
-def test_machine_json_to_stdout(tmp_path):
+def test_machine_json_to_stdout(cli, tmp_path):
     seed_probe_cache(tmp_path / "cache" / "overhead-tui" / "probes.json", RECORDED_SUMMARY_V3)
-    proc = subprocess.run(
-        [sys.executable, "-m", "overhead_tui", "machine", "--json", "-"],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")},
-        check=False,
-    )
+    proc = cli("machine", "--json", "-", env={"XDG_CACHE_HOME": str(tmp_path / "cache")})
     assert proc.returncode == 0, proc.stderr
     limits = json.loads(proc.stdout)  # the JSON alone on stdout
     assert limits["peak_gflops"]["float64"]["measured"] > 0

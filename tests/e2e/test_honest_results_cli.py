@@ -4,10 +4,7 @@ judged (behaviour only: no speed is asserted)."""
 from __future__ import annotations
 
 import math
-import os
 import platform
-import subprocess
-import sys
 
 import pytest
 
@@ -16,20 +13,23 @@ from overhead_tui.machine.cpu import read_cpu_model
 from overhead_tui.machine.environment import OPENBLAS_KERNEL_SIMD
 from overhead_tui.machine.limits import speed_bound
 from overhead_tui.summary.records import RunSummary
-from tests.conftest import FAST, FAULTY
+from tests.conftest import FAST, FAULTY, run_cli
 
 
 def _run(tmp_path, *args, env=None):
-    environ = {**os.environ, **(env or {})}
-    return subprocess.run(
-        [sys.executable, "-m", "overhead_tui", "run", *map(str, args), "--out", tmp_path / "run"],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-        stdin=subprocess.DEVNULL,
-        env=environ,
-    )
+    return run_cli("run", *args, "--out", tmp_path / "run", env=env)
+
+
+def _run_with(tmp_path, env, *scenarios):
+    """A FAST run of ``scenarios`` with the variables ``env`` set: it succeeds and its summary
+    records them.  Returns (the process, the summary)."""
+    chosen = [arg for name in scenarios for arg in ("--scenario", name)]
+    proc = _run(tmp_path, *chosen, *FAST, "--json", tmp_path / "s.json", env=env)
+    assert proc.returncode == 0, proc.stderr
+    summary = RunSummary.load(tmp_path / "s.json")
+    for variable, value in env.items():
+        assert summary.machine.environment[variable] == value
+    return proc, summary
 
 
 def _numpy_blas() -> dict:
@@ -78,18 +78,7 @@ def test_a_cached_result_is_impossible_and_never_shown_as_a_speed(tmp_path):
 def test_openblas_coretype_is_recorded_in_the_machine_facts_and_the_rungs_blas(tmp_path):
     if _numpy_blas().get("internal_api") != "openblas":
         pytest.skip("numpy does not use OpenBLAS here")
-    proc = _run(
-        tmp_path,
-        "--scenario",
-        "numpy_matmul",
-        *FAST,
-        "--json",
-        tmp_path / "s.json",
-        env={"OPENBLAS_CORETYPE": "Prescott"},
-    )
-    assert proc.returncode == 0, proc.stderr
-    summary = RunSummary.load(tmp_path / "s.json")
-    assert summary.machine.environment["OPENBLAS_CORETYPE"] == "Prescott"
+    _, summary = _run_with(tmp_path, {"OPENBLAS_CORETYPE": "Prescott"}, "numpy_matmul")
     rung = summary.scenario("numpy_matmul")
     assert rung is not None and rung.blas and rung.blas[0].library == "openblas"
     kernel = rung.blas[0].architecture
@@ -102,20 +91,9 @@ def test_openblas_coretype_is_recorded_in_the_machine_facts_and_the_rungs_blas(t
 def test_a_thread_variable_is_recorded_and_warned_about_on_all_threads_rungs(tmp_path):
     if math.floor(effective_cores(cgroup_cpu_quota())) < 2:
         pytest.skip("one core: a one-thread limit changes nothing here")
-    proc = _run(
-        tmp_path,
-        "--scenario",
-        "numpy_matmul",
-        "--scenario",
-        "numpy_matmul_1thread",
-        *FAST,
-        "--json",
-        tmp_path / "s.json",
-        env={"OPENBLAS_NUM_THREADS": "1"},
+    proc, summary = _run_with(
+        tmp_path, {"OPENBLAS_NUM_THREADS": "1"}, "numpy_matmul", "numpy_matmul_1thread"
     )
-    assert proc.returncode == 0, proc.stderr
-    summary = RunSummary.load(tmp_path / "s.json")
-    assert summary.machine.environment["OPENBLAS_NUM_THREADS"] == "1"
     all_threads = summary.scenario("numpy_matmul")
     one_thread = summary.scenario("numpy_matmul_1thread")
     assert all_threads is not None and one_thread is not None

@@ -16,7 +16,7 @@ from overhead_tui.plugins.scenarios import discover
 from overhead_tui.profilers import perf, pyspy
 from overhead_tui.profilers.registry import detect
 from overhead_tui.worker.protocol import worker_task
-from tests.conftest import FAULTY, wait_until
+from tests.conftest import FAULTY, run_cli, wait_until
 
 PYTHON = sys.executable
 
@@ -80,15 +80,30 @@ def test_zero_profiler_exit_with_a_failed_scenario_is_failed(tmp_path):
     assert "kernel exploded on purpose" in result["reason"]
 
 
-def test_doctor_reports_missing_backends_with_the_fix(cli, tmp_path):
-    env_path = f"{tmp_path}"  # nothing on PATH: perf and valgrind disappear
-    proc = subprocess.run(
-        [PYTHON, "-m", "overhead_tui", "doctor"],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PATH": env_path},
-        check=False,
+def _profile_numpy_matmul(tmp_path, size, *outputs, env=None):
+    """``profile numpy_matmul`` at ``size`` for 0.5 s with perf and py-spy, the profile saved
+    to p.json (and to ``outputs``, export options)."""
+    return run_cli(
+        "profile",
+        "numpy_matmul",
+        "--size",
+        size,
+        "--duration",
+        "0.5",
+        "--backend",
+        "perf",
+        "--backend",
+        "pyspy",
+        "--json",
+        tmp_path / "p.json",
+        *outputs,
+        env=env,
     )
+
+
+def test_doctor_reports_missing_backends_with_the_fix(cli, tmp_path):
+    # nothing on PATH: perf and valgrind disappear
+    proc = cli("doctor", env={"PATH": str(tmp_path)})
     assert proc.returncode == 0
     lines = proc.stdout.splitlines()
     assert any(x.startswith("perf") and "unavailable" in x for x in lines)
@@ -96,32 +111,8 @@ def test_doctor_reports_missing_backends_with_the_fix(cli, tmp_path):
     assert any(x.startswith("pyspy") and " ok " in x for x in lines)  # the venv's own py-spy
 
 
-def test_profile_command_with_a_missing_backend_still_runs_the_others(cli, tmp_path):
-    env = {**os.environ, "PATH": str(tmp_path)}
-    proc = subprocess.run(
-        [
-            PYTHON,
-            "-m",
-            "overhead_tui",
-            "profile",
-            "numpy_matmul",
-            "--size",
-            "64",
-            "--duration",
-            "0.5",
-            "--backend",
-            "perf",
-            "--backend",
-            "pyspy",
-            "--json",
-            str(tmp_path / "p.json"),
-        ],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=False,
-        stdin=subprocess.DEVNULL,
-    )
+def test_profile_command_with_a_missing_backend_still_runs_the_others(tmp_path):
+    proc = _profile_numpy_matmul(tmp_path, 64, env={"PATH": str(tmp_path)})
     assert "perf: unavailable" in proc.stdout
     assert "pyspy: ok" in proc.stdout, proc.stdout + proc.stderr
 
@@ -135,20 +126,10 @@ needs = {
 
 @needs["perf"]
 @needs["pyspy"]
-def test_real_profile_of_numpy_matmul(cli, tmp_path):
-    proc = cli(
-        "profile",
-        "numpy_matmul",
-        "--size",
-        "128",
-        "--duration",
-        "0.5",
-        "--backend",
-        "perf",
-        "--backend",
-        "pyspy",
-        "--json",
-        tmp_path / "p.json",
+def test_real_profile_of_numpy_matmul(tmp_path):
+    proc = _profile_numpy_matmul(
+        tmp_path,
+        128,
         "--speedscope",
         tmp_path / "p.speedscope.json",
         "--collapsed",

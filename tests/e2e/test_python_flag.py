@@ -17,7 +17,7 @@ from overhead_tui.errors import UsageError
 from overhead_tui.interpreters.check import check_python
 from overhead_tui.plugins.scenarios import discover, select
 from overhead_tui.summary.records import RunSummary, Settings
-from tests.conftest import FAST, child_gone, silent_interpreter, wait_until
+from tests.conftest import FAST, child_gone, silent_interpreter, unrunnable_file, wait_until
 
 
 def pyenv_root() -> Path | None:
@@ -240,9 +240,7 @@ def test_an_interpreter_that_never_answers_leaves_nothing_behind(tmp_path, monke
 
 
 def test_a_file_that_cannot_be_executed_is_named_with_the_reason(tmp_path):
-    junk = tmp_path / "python"
-    junk.write_bytes(b"garbage")
-    junk.chmod(0o755)
+    junk = unrunnable_file(tmp_path)
     with pytest.raises(UsageError, match=r"cannot be run \(Exec format error\); fix: "):
         check_python(str(junk))
 

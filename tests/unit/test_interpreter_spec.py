@@ -3,8 +3,6 @@ one line naming where it looked."""
 
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -13,7 +11,7 @@ import pytest
 from overhead_tui.errors import UsageError
 from overhead_tui.interpreters import resolve as interpreters
 from overhead_tui.interpreters.resolve import describe, resolve_python, this_python
-from tests.conftest import child_gone, silent_interpreter
+from tests.conftest import child_gone, run_cli, silent_interpreter, unrunnable_file
 
 
 def _fake_python(path: Path) -> Path:
@@ -84,14 +82,8 @@ def test_pypy_is_taken_from_path_or_refused_with_where_to_get_one(isolated):
 
 
 def test_cli_refuses_an_unknown_version_in_one_line(isolated):
-    env = dict(os.environ, PATH=str(isolated / "bin"))
-    proc = subprocess.run(
-        [sys.executable, "-m", "overhead_tui", "interpreters", "--python", "3.99"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        env=env,
+    proc = run_cli(
+        "interpreters", "--python", "3.99", timeout=120, env={"PATH": str(isolated / "bin")}
     )
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
@@ -107,9 +99,7 @@ def test_describe_labels_this_interpreter():
 
 
 def test_describe_names_why_a_file_cannot_be_run_and_the_fix(tmp_path):
-    junk = tmp_path / "python"
-    junk.write_bytes(b"garbage")
-    junk.chmod(0o755)
+    junk = unrunnable_file(tmp_path)
     # was: "cannot be run ([Errno 8] Exec format error: '...'); fix: give another"
     with pytest.raises(UsageError) as raised:
         describe(str(junk))
