@@ -120,6 +120,18 @@ def rendered_text(renderable: object, width: int = 200) -> str:
     return console.export_text()
 
 
+def refuses_silent_interpreter(folder: Path, check, match: str) -> None:
+    """Assert that ``check`` (called with its path) refuses an interpreter that never answers
+    (:func:`silent_interpreter` in ``folder``) with a UsageError matching ``match``, and
+    leaves nothing it started behind."""
+    from overhead_tui.errors import UsageError
+
+    fake, pidfile = silent_interpreter(folder)
+    with pytest.raises(UsageError, match=match):
+        check(str(fake))
+    assert child_gone(pidfile), f"the interpreter's child process outlived {check.__name__}()"
+
+
 def unrunnable_file(folder: Path) -> Path:
     """An executable ``python`` in ``folder`` that is not a program (garbage bytes)."""
     junk = folder / "python"

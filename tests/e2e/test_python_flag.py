@@ -17,7 +17,14 @@ from overhead_tui.errors import UsageError
 from overhead_tui.interpreters.check import check_python
 from overhead_tui.plugins.scenarios import discover, select
 from overhead_tui.summary.records import RunSummary, Settings
-from tests.conftest import FAST, child_gone, silent_interpreter, unrunnable_file, wait_until
+from tests.conftest import (
+    FAST,
+    child_gone,
+    refuses_silent_interpreter,
+    silent_interpreter,
+    unrunnable_file,
+    wait_until,
+)
 
 
 def pyenv_root() -> Path | None:
@@ -233,10 +240,7 @@ def test_an_interpreter_that_never_answers_leaves_nothing_behind(tmp_path, monke
     import overhead_tui.interpreters.check as interpreter_check
 
     monkeypatch.setattr(interpreter_check, "CHECK_TIMEOUT_S", 0.5)
-    fake, pidfile = silent_interpreter(tmp_path)
-    with pytest.raises(UsageError, match=r"did not answer within 0\.5 s; fix: "):
-        check_python(str(fake))
-    assert child_gone(pidfile), "the candidate's child process outlived the check"
+    refuses_silent_interpreter(tmp_path, check_python, r"did not answer within 0\.5 s; fix: ")
 
 
 def test_a_file_that_cannot_be_executed_is_named_with_the_reason(tmp_path):

@@ -11,7 +11,7 @@ import pytest
 from overhead_tui.errors import UsageError
 from overhead_tui.interpreters import resolve as interpreters
 from overhead_tui.interpreters.resolve import describe, resolve_python, this_python
-from tests.conftest import child_gone, run_cli, silent_interpreter, unrunnable_file
+from tests.conftest import refuses_silent_interpreter, run_cli, unrunnable_file
 
 
 def _fake_python(path: Path) -> Path:
@@ -111,7 +111,4 @@ def test_describe_names_why_a_file_cannot_be_run_and_the_fix(tmp_path):
 
 def test_describe_of_a_silent_interpreter_leaves_nothing_behind(tmp_path, monkeypatch):
     monkeypatch.setattr(interpreters, "DESCRIBE_TIMEOUT_S", 0.5)
-    fake, pidfile = silent_interpreter(tmp_path)
-    with pytest.raises(UsageError, match=r"no answer within 0\.5 s"):
-        describe(str(fake))
-    assert child_gone(pidfile), "the interpreter's child process outlived describe()"
+    refuses_silent_interpreter(tmp_path, describe, r"no answer within 0\.5 s")
