@@ -18,6 +18,8 @@ QUICK = ["--repeats", "2", "--min-time", "0.002", "--no-probes"]
 """Options that keep a point well under a second (and never measure the probes)."""
 FAST_PAIR = ("--scenarios-dir", FAST_DIR, "--scenario", "fast_python", "--scenario", "fast_dense")
 """The two fast fixtures: the interpreter's flat line and a dense kernel."""
+FAST_DENSE = ("--scenarios-dir", FAST_DIR, "--scenario", "fast_dense")
+"""The fast dense kernel alone."""
 WRONG_FROM_32 = '''"""Right below n = 32, wrong from n = 32."""
 
 NAME = "wrong_big"
@@ -46,21 +48,17 @@ def to_numpy(c):
 '''
 
 
-def test_a_short_sweep_saves_every_point(cli, tmp_path):
+def _sweep(out, sizes, *args, code=0):
+    """``overhead-tui sweep ARGS --sizes SIZES`` (QUICK) into ``out``: it exits with ``code``.
+    Returns (the process, the saved summary, validated against the schema)."""
+    proc = run_cli("sweep", *args, "--sizes", sizes, *QUICK, "--out", out)
+    assert proc.returncode == code, proc.stderr
+    return proc, RunSummary.load(out)
+
+
+def test_a_short_sweep_saves_every_point(tmp_path):
     out = tmp_path / "sweep"
-    proc = cli(
-        "sweep",
-        *FAST_PAIR,
-        "--sizes",
-        "16,8",
-        "--budget",
-        "60",
-        *QUICK,
-        "--out",
-        out,
-    )
-    assert proc.returncode == 0, proc.stderr
-    summary = RunSummary.load(out)  # validated against the schema
+    proc, summary = _sweep(out, "16,8", *FAST_PAIR, "--budget", "60")
     sweep = summary.sweep.to_json()
     assert sweep is not None and sweep["sizes"] == [8, 16] and sweep["budget_s"] == 60
     assert sweep["dtype"] == "float64" and sweep["stopped"] == {}
@@ -93,21 +91,11 @@ def test_a_short_sweep_saves_every_point(cli, tmp_path):
     assert python_row.startswith("fast_python") and dense_row.startswith("fast_dense")
 
 
-def test_budget_and_maximum_size_stop_a_scenario_early(cli, tmp_path):
-    out = tmp_path / "sweep"
-    proc = cli(
-        "sweep",
-        *FAST_PAIR,
-        "--sizes",
-        "8,16,128",  # 128 is above both fixtures' MAX_SIZE of 64
-        "--budget",
-        "0.01",  # each first size runs, nothing after it fits
-        *QUICK,
-        "--out",
-        out,
-    )
-    assert proc.returncode == 0, proc.stderr
-    sweep = RunSummary.load(out).sweep.to_json()
+def test_budget_and_maximum_size_stop_a_scenario_early(tmp_path):
+    # 128 is above both fixtures' MAX_SIZE of 64; with a budget of 0.01 s each first size
+    # runs, nothing after it fits
+    proc, summary = _sweep(tmp_path / "sweep", "8,16,128", *FAST_PAIR, "--budget", "0.01")
+    sweep = summary.sweep.to_json()
     assert [(p["scenario"], p["n"]) for p in sweep["points"]] == [
         ("fast_python", 8),
         ("fast_dense", 8),
@@ -115,45 +103,16 @@ def test_budget_and_maximum_size_stop_a_scenario_early(cli, tmp_path):
     assert sweep["stopped"] == {"fast_python": "budget", "fast_dense": "budget"}
     assert "fast_python: stopped (budget)" in proc.stderr
 
-    out2 = tmp_path / "sweep2"
-    proc = cli(
-        "sweep",
-        "--scenarios-dir",
-        FAST_DIR,
-        "--scenario",
-        "fast_dense",
-        "--sizes",
-        "8,128",
-        *QUICK,
-        "--out",
-        out2,
-    )
-    assert proc.returncode == 0, proc.stderr
-    sweep = RunSummary.load(out2).sweep.to_json()
+    _, summary = _sweep(tmp_path / "sweep2", "8,128", *FAST_DENSE)
+    sweep = summary.sweep.to_json()
     assert [p["n"] for p in sweep["points"]] == [8]
     assert sweep["stopped"] == {"fast_dense": "max_size"}
 
 
-def test_a_failed_point_ends_that_scenario_and_exits_1(cli, tmp_path):
-    out = tmp_path / "sweep"
-    proc = cli(
-        "sweep",
-        "--scenarios-dir",
-        FAULTY,
-        "--scenarios-dir",
-        FAST_DIR,
-        "--scenario",
-        "raises",
-        "--scenario",
-        "fast_dense",
-        "--sizes",
-        "8,16",
-        *QUICK,
-        "--out",
-        out,
-    )
-    assert proc.returncode == 1, proc.stderr
-    sweep = RunSummary.load(out).sweep.to_json()
+def test_a_failed_point_ends_that_scenario_and_exits_1(tmp_path):
+    raises = ("--scenarios-dir", FAULTY, "--scenario", "raises")
+    proc, summary = _sweep(tmp_path / "sweep", "8,16", *raises, *FAST_DENSE, code=1)
+    sweep = summary.sweep.to_json()
     got = [(p["scenario"], p["n"], p["status"]) for p in sweep["points"]]
     assert got == [("raises", 8, "error"), ("fast_dense", 8, "ok"), ("fast_dense", 16, "ok")]
     assert sweep["stopped"] == {"raises": "error"}
@@ -176,7 +135,7 @@ def test_a_failed_point_ends_that_scenario_and_exits_1(cli, tmp_path):
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(cli, tmp_path, args, message):
-    proc = cli("sweep", "--scenarios-dir", FAST_DIR, "--scenario", "fast_dense", *args)
+    proc = cli("sweep", *FAST_DENSE, *args)
     assert proc.returncode == 2
     assert message in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
@@ -184,11 +143,9 @@ def test_bad_input_is_one_line_and_exit_2(cli, tmp_path, args, message):
 
 def test_sizes_above_one_scenarios_maximum_stop_only_that_one(tmp_path):
     """python_naive stops at its maximum (512); numpy_matmul goes on, as the README says."""
-    out = tmp_path / "sweep"
-    args = ["sweep", "--scenario", "python_naive", "--scenario", "numpy_matmul"]
-    proc = run_cli(*args, "--sizes", "8,600", "--budget", "60", *QUICK, "--out", out)
-    assert proc.returncode == 0, proc.stderr
-    sweep = RunSummary.load(out).sweep.to_json()
+    chosen = ["--scenario", "python_naive", "--scenario", "numpy_matmul"]
+    _, summary = _sweep(tmp_path / "sweep", "8,600", *chosen, "--budget", "60")
+    sweep = summary.sweep.to_json()
     assert [(p["scenario"], p["n"]) for p in sweep["points"]] == [
         ("python_naive", 8),
         ("numpy_matmul", 8),
@@ -196,36 +153,19 @@ def test_sizes_above_one_scenarios_maximum_stop_only_that_one(tmp_path):
     ]
     assert sweep["stopped"] == {"python_naive": "max_size"}
     # no size fits python_naive at all: one line naming --sizes, before anything runs
-    proc = run_cli(*args, "--sizes", "600,1024", *QUICK, "--out", tmp_path / "none")
+    proc = run_cli("sweep", *chosen, "--sizes", "600,1024", *QUICK, "--out", tmp_path / "none")
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
     assert proc.stderr.startswith("overhead-tui: error: python_naive's maximum is 512; ")
     assert "add a size of 512 or less to --sizes" in proc.stderr
     assert not (tmp_path / "none").exists()
 
 
-def test_a_scenario_that_failed_is_never_shown_ok(cli, tmp_path):
+def test_a_scenario_that_failed_is_never_shown_ok(tmp_path):
     custom = tmp_path / "custom"
     custom.mkdir()
     (custom / "wrong_big.py").write_text(WRONG_FROM_32)
-    out = tmp_path / "sweep"
-    proc = cli(
-        "sweep",
-        "--scenarios-dir",
-        custom,
-        "--scenarios-dir",
-        FAST_DIR,
-        "--scenario",
-        "wrong_big",
-        "--scenario",
-        "fast_dense",
-        "--sizes",
-        "8,16,32,64",
-        *QUICK,
-        "--out",
-        out,
-    )
-    assert proc.returncode == 1, proc.stderr
-    summary = RunSummary.load(out)
+    wrong_big = ("--scenarios-dir", custom, "--scenario", "wrong_big")
+    _, summary = _sweep(tmp_path / "sweep", "8,16,32,64", *wrong_big, *FAST_DENSE, code=1)
     wrong = summary.scenario("wrong_big")
     assert (wrong.status, wrong.n) == ("invalid", 32)
     assert "off by 1" in wrong.error and wrong.median_s is None
