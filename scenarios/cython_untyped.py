@@ -8,9 +8,6 @@ new float for the product and the sum.  Cython turns only the loop counters (``r
 ``len``) into C integers.
 """
 
-from overhead_tui.api import compile_python, python_twin
-
-NAME = "cython_untyped"
 TITLE = "Cython, python_naive's loop unchanged"
 RUNG = 5
 LAYERS = (
@@ -24,6 +21,7 @@ REMOVES = ("interpreter_dispatch",)
 DEFAULT_SIZE = 128
 MAX_SIZE = 512
 REQUIRES = ("Cython",)
+COMPILER = "cython"
 SOURCE = r"""
 def kernel(a, b):
     n = len(a)
@@ -42,16 +40,5 @@ def kernel(a, b):
 character."""
 
 
-def setup(a, b):
-    compiled = compile_python(NAME, SOURCE, "cython")
-    return compiled.kernel, a.tolist(), b.tolist()
-
-
-def kernel(compiled_kernel, a, b):
-    return compiled_kernel(a, b)
-
-
-def counted_kernel(compiled_kernel, a, b):
-    """What the counting phase counts: SOURCE run as bytecode (its Python twin).  The model
-    prices its events without the layers the compiler removes: the prediction."""
-    return python_twin(NAME, SOURCE).kernel(a, b)
+def setup(a, b):  # the compiled kernel's arguments, as python_naive's
+    return a.tolist(), b.tolist()

@@ -8,9 +8,6 @@ element read is a checked list subscript, a pointer chase to a float object, a t
 unbox it and a reference count up and down.
 """
 
-from overhead_tui.api import compile_python, python_twin
-
-NAME = "mypyc_naive"
 TITLE = "mypyc, python_naive's loop with float annotations"
 RUNG = 5
 LAYERS = (
@@ -22,6 +19,7 @@ REMOVES = ("boxing", "dynamic_dispatch")
 DEFAULT_SIZE = 128
 MAX_SIZE = 512
 REQUIRES = ("mypyc",)  # ships with mypy (pip install mypy)
+COMPILER = "mypyc"
 SOURCE = r"""
 def kernel(a: list[list[float]], b: list[list[float]]) -> list[list[float]]:
     n = len(a)
@@ -40,16 +38,5 @@ def kernel(a: list[list[float]], b: list[list[float]]) -> list[list[float]]:
 annotations."""
 
 
-def setup(a, b):
-    compiled = compile_python(NAME, SOURCE, "mypyc")
-    return compiled.kernel, a.tolist(), b.tolist()
-
-
-def kernel(compiled_kernel, a, b):
-    return compiled_kernel(a, b)
-
-
-def counted_kernel(compiled_kernel, a, b):
-    """What the counting phase counts: SOURCE run as bytecode (its Python twin).  The model
-    prices its events without the layers the compiler removes: the prediction."""
-    return python_twin(NAME, SOURCE).kernel(a, b)
+def setup(a, b):  # the compiled kernel's arguments, as python_naive's
+    return a.tolist(), b.tolist()

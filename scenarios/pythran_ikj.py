@@ -11,11 +11,6 @@ the line), gcc vectorises the j loop at the baseline ISA (SSE2, 128 bits, no
 ``-march=native``: ``c_ikj_O3_native`` is the same loop at the CPU's widest vectors).
 """
 
-import numpy as np
-
-from overhead_tui.api import compile_python
-
-NAME = "pythran_ikj"
 TITLE = "Pythran, ikj over float64 arrays"
 RUNG = 10
 LAYERS = ("scalar_compute", "memory")
@@ -23,12 +18,13 @@ DEFAULT_SIZE = 384
 MAX_SIZE = 4096
 DTYPES = ("float64",)
 REQUIRES = ("pythran",)
+COMPILER = "pythran"
 SOURCE = r"""
 import numpy as np
 
 
-#pythran export matmul(float64[:, :], float64[:, :])
-def matmul(a, b):
+#pythran export kernel(float64[:, :], float64[:, :])
+def kernel(a, b):
     n, p = a.shape
     m = b.shape[1]
     c = np.zeros((n, m))
@@ -41,12 +37,3 @@ def matmul(a, b):
 """
 """The module Pythran compiles (a ``.py``, valid Python too): float64 only, so the one loop
 in its assembly is the one timed."""
-
-
-def setup(a, b):
-    compiled = compile_python(NAME, SOURCE, "pythran")
-    return compiled.matmul, np.ascontiguousarray(a), np.ascontiguousarray(b)
-
-
-def kernel(compiled_matmul, a, b):
-    return compiled_matmul(a, b)

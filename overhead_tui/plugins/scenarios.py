@@ -12,7 +12,7 @@ Required declarations::
     LAYERS = ("interpreter_dispatch", "boxing", ...)   # standard names (summary.layers)
     DEFAULT_SIZE = 128             # matrix order n
     MAX_SIZE = 512
-    def kernel(*args): ...         # the timed C = A·B (a C rung may declare SOURCE and FLAGS)
+    def kernel(*args): ...         # the timed C = A·B (or its declarations, below)
 
 Declarations with a default (``DECLARED_DEFAULTS``)::
 
@@ -22,6 +22,9 @@ Declarations with a default (``DECLARED_DEFAULTS``)::
     def setup(a, b): ...           # numpy inputs -> the kernel's arguments (not timed);
                                    # default: the inputs as they are
     def to_numpy(result): ...      # result -> numpy array for validation; default: as it is
+
+A C rung may declare ``SOURCE`` and ``FLAGS`` instead of defining ``kernel`` (``kit.c_rung``),
+a compiled-Python rung ``SOURCE`` and ``COMPILER`` (``kit.python_rung``).
 
 Optional: ``DENSE_KERNEL = True`` (the reference rung), ``REQUIRES = ("numba",)`` (modules
 whose absence skips the scenario instead of failing it), ``SHAPES = True`` (the kernel
@@ -190,18 +193,7 @@ def read_spec(path: Path, fix: str = IN_A_FOLDER) -> ScenarioSpec:
                 f"{path}: {key} has the wrong type ({values[key]!r}); fix: make it a literal of "
                 f"type {want} (see `overhead-tui list --help`)"
             )
-    assigned = _assigned(tree)
-    declared_c = {"SOURCE", "FLAGS"} <= assigned and "kernel" not in functions
-    if "kernel" not in functions and "SOURCE" in assigned and not declared_c:
-        raise ScenarioFileError(
-            f"{path}: declares SOURCE but no FLAGS and no kernel(); fix: add FLAGS = "
-            '["-O2"] (the C compiler\'s flags, a C rung) or define kernel()'
-        )
-    if "kernel" not in functions and not declared_c:
-        raise ScenarioFileError(
-            f"{path}: missing function kernel(); fix: define it (a C rung may instead "
-            "declare SOURCE and FLAGS)"
-        )
+    _check_kernel(path, _assigned(tree), values, "kernel" in functions)
     spec = ScenarioSpec(
         name=values["NAME"],
         title=values["TITLE"],
@@ -222,6 +214,35 @@ def read_spec(path: Path, fix: str = IN_A_FOLDER) -> ScenarioSpec:
     )
     _check(spec)
     return spec
+
+
+def _check_kernel(path: Path, assigned: set[str], values: dict[str, Any], kernel: bool) -> None:
+    """The file defines ``kernel`` or declares what completes one: ``SOURCE`` with ``FLAGS``
+    (a C rung, ``kit.c_rung``) or with ``COMPILER`` (compiled Python, ``kit.python_rung``).
+
+    Raises:
+        ScenarioFileError: neither, SOURCE alone, or a COMPILER the kit does not drive.
+    """
+    from overhead_tui.kit.pybuild import TOOLS
+
+    compiler = values.get("COMPILER")
+    if "COMPILER" in assigned and compiler not in TOOLS:
+        raise ScenarioFileError(
+            f"{path}: COMPILER must be one of {', '.join(map(repr, TOOLS))}, got "
+            f"{compiler!r}; fix: name the compiler that builds SOURCE"
+        )
+    if kernel or ("SOURCE" in assigned and assigned & {"FLAGS", "COMPILER"}):
+        return
+    if "SOURCE" in assigned:
+        raise ScenarioFileError(
+            f"{path}: declares SOURCE but no FLAGS, COMPILER or kernel(); fix: add FLAGS = "
+            '["-O2"] (the C compiler\'s flags, a C rung), COMPILER = "cython" (compiled '
+            "Python) or define kernel()"
+        )
+    raise ScenarioFileError(
+        f"{path}: missing function kernel(); fix: define it (a C rung may instead declare "
+        "SOURCE and FLAGS, a compiled-Python rung SOURCE and COMPILER)"
+    )
 
 
 def _assigned(tree: ast.Module) -> set[str]:

@@ -128,10 +128,10 @@ def _threading_layer() -> str | None:
 
 
 def import_scenario(path: str, name: str, probe: bool = False) -> ModuleType:
-    """The scenario (or ``probe``) file at ``path``, imported; a C rung by its declarations
-    gets its functions (``kit.c_rung.complete``), a scenario without ``setup`` or
-    ``to_numpy`` the defaults (the inputs and the result as they are), one without ``NAME``
-    its ``name`` (the file's name, ``plugins.scenarios.read_spec``)."""
+    """The scenario (or ``probe``) file at ``path``, imported; a C or compiled-Python rung by
+    its declarations gets its functions (``kit.c_rung``, ``kit.python_rung``), a scenario
+    without ``setup``, ``to_numpy`` or ``NAME`` the defaults (the inputs and the result as
+    they are, ``name``: the file's name, ``plugins.scenarios.read_spec``)."""
     spec = importlib.util.spec_from_file_location(f"overhead_scenario_{name}", path)
     if spec is None or spec.loader is None:
         raise ImportError(f"cannot load {path}")
@@ -142,9 +142,10 @@ def import_scenario(path: str, name: str, probe: bool = False) -> ModuleType:
     spec.loader.exec_module(module)
     if probe:
         return module
-    from overhead_tui.kit.c_rung import complete
+    from overhead_tui.kit import c_rung, python_rung
 
-    complete(module)
+    c_rung.complete(module)
+    python_rung.complete(module)
     # the inputs as they are (the worker passes copies); validation converts the result
     for function, default in (("setup", _as_given), ("to_numpy", _as_it_is)):
         if not hasattr(module, function):
