@@ -10,18 +10,8 @@ from overhead_tui.plugins.scenarios import discover
 from overhead_tui.worker.counting.phase import count_phase
 from overhead_tui.worker.protocol import worker_task
 
-SOURCE = """
-def kernel(a, b):
-    n, p, m = len(a), len(b), len(b[0])
-    c = [[0.0] * m for _ in range(n)]
-    for i in range(n):
-        for j in range(m):
-            s = 0.0
-            for k in range(p):
-                s += a[i][k] * b[k][j]
-            c[i][j] = s
-    return c
-"""
+PYTHON_NAIVE = next(s for s in discover([]) if s.name == "python_naive")
+SOURCE = PYTHON_NAIVE.kernel_source  # the ijk loop over lists, as cython_untyped compiles it
 
 
 def _module(with_twin: bool) -> SimpleNamespace:
@@ -38,8 +28,7 @@ def _module(with_twin: bool) -> SimpleNamespace:
 
 
 def _task():
-    spec = next(s for s in discover([]) if s.name == "python_naive")
-    return worker_task("run", spec, n=64, dtype="float64", seed=0, max_size=512)
+    return worker_task("run", PYTHON_NAIVE, n=64, dtype="float64", seed=0, max_size=512)
 
 
 def test_the_twin_is_counted_and_marked():
