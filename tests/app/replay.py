@@ -23,20 +23,28 @@ from overhead_tui.engine.events import (
     ScenarioProgress,
     ScenarioStarted,
 )
+from overhead_tui.engine.results import new_result
 from overhead_tui.plugins.scenarios import ScenarioSpec
-from overhead_tui.summary.records import RunSummary, ScenarioResult, Settings
+from overhead_tui.summary.records import RunSummary, Settings
 
 HOLD_LIMIT_S = 60.0
 """A held replay gives up after this long (only a broken test waits that long)."""
 
 
 class ReplayRun:
-    """One replayed run of ``recorded`` into ``run_dir`` (the app's RunSource)."""
+    """One replayed run of ``recorded`` (its scenarios declared by ``specs``) into ``run_dir``
+    (the app's RunSource)."""
 
     def __init__(
-        self, recorded: RunSummary, run_dir: Path, hold: str | None, release: threading.Event
+        self,
+        recorded: RunSummary,
+        specs: list[ScenarioSpec],
+        run_dir: Path,
+        hold: str | None,
+        release: threading.Event,
     ) -> None:
         self.recorded = recorded
+        self.specs = {spec.name: spec for spec in specs}
         self.run_dir = run_dir
         self.hold = hold
         self.release = release
@@ -51,7 +59,10 @@ class ReplayRun:
     def events(self) -> Iterator[Event]:
         planned = copy.deepcopy(self.recorded)
         planned.run_dir, planned.finished = str(self.run_dir), False
-        planned.scenarios = [_planned(r) for r in self.recorded.scenarios]
+        # each scenario as the runner lists it before running it (no measurements)
+        planned.scenarios = [
+            new_result(self.specs[r.name], r.n, r.dtype, r.m, r.k) for r in self.recorded.scenarios
+        ]
         yield RunStarted(planned)
         final = copy.deepcopy(self.recorded)
         final.run_dir = str(self.run_dir)
@@ -69,23 +80,6 @@ class ReplayRun:
             yield ScenarioFinished(result, index, total)
         final.finished = not self._cancel.is_set()
         yield RunFinished(final, cancelled=self._cancel.is_set())
-
-
-def _planned(result: ScenarioResult) -> ScenarioResult:
-    """The scenario as the runner lists it before running it (no measurements)."""
-    return ScenarioResult(
-        name=result.name,
-        title=result.title,
-        rung=result.rung,
-        layers=list(result.layers),
-        removes=list(result.removes),
-        n=result.n,
-        dtype=result.dtype,
-        flops=result.flops,
-        description=result.description,
-        kernel_source=result.kernel_source,
-        dense_kernel=result.dense_kernel,
-    )
 
 
 class Replay:
@@ -107,7 +101,7 @@ class Replay:
         names = {spec.name for spec in specs}  # the app's selection, as a Runner would run
         chosen = copy.copy(self.recorded)
         chosen.scenarios = [r for r in self.recorded.scenarios if r.name in names]
-        run = ReplayRun(chosen, run_dir, self.hold, self._release)
+        run = ReplayRun(chosen, specs, run_dir, self.hold, self._release)
         self.runs.append((run, settings))
         return run
 
