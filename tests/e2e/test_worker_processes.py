@@ -11,6 +11,7 @@ from overhead_tui.export.markdown import MarkdownExporter
 from overhead_tui.plugins.scenarios import discover, select
 from overhead_tui.present.format import samples_label
 from overhead_tui.summary.records import RunSummary, Settings
+from tests.conftest import scenario_declarations
 
 
 def _spec(name: str, dirs=None):
@@ -49,15 +50,7 @@ CRASHES_IN_ITS_SECOND_WORKER = '''
 """An eval-loop rung whose second worker process exits with code 7."""
 import os
 
-NAME = "second_worker_exits"
-TITLE = "fixture"
-RUNG = 108
-LAYERS = ("interpreter_dispatch",)
-REMOVES = ()
-DEFAULT_SIZE = 8
-MAX_SIZE = 64
-DTYPES = ("float64",)
-MARKER = {marker!r}
+{declarations}MARKER = {marker!r}
 
 
 def setup(a, b):
@@ -81,8 +74,9 @@ def test_a_further_worker_that_fails_fails_the_rung_and_no_more_start(tmp_path):
     folder = tmp_path / "scenarios"
     folder.mkdir()
     marker = tmp_path / "first-worker-finished"
+    declarations = scenario_declarations("second_worker_exits", 108, ["interpreter_dispatch"])
     (folder / "second_worker_exits.py").write_text(
-        CRASHES_IN_ITS_SECOND_WORKER.format(marker=str(marker))
+        CRASHES_IN_ITS_SECOND_WORKER.format(declarations=declarations, marker=str(marker))
     )
     spec = _spec("second_worker_exits", [folder])
     settings = Settings(size=8, repeats=6, min_sample_s=0.001)

@@ -11,17 +11,10 @@ import pytest
 from overhead_tui.kit.builds import build_of
 from overhead_tui.kit.c_rung import complete, is_declared, prepare
 from overhead_tui.plugins.scenarios import ScenarioFileError, read_spec
+from tests.conftest import scenario_declarations
 from tests.e2e.test_cbuild import SOURCE as C_SOURCE
 
-HEADER = """NAME = "declared"
-TITLE = "t"
-RUNG = 9
-LAYERS = ("scalar_compute",)
-REMOVES = ()
-DEFAULT_SIZE = 8
-MAX_SIZE = 64
-DTYPES = ("float64",)
-"""
+HEADER = scenario_declarations("declared", 9, ["scalar_compute"], title="t")
 SOURCE = f'SOURCE = r"""{C_SOURCE}"""\n'
 
 
