@@ -3,10 +3,12 @@ worker processes (``tests/app/replay.py``)."""
 
 from __future__ import annotations
 
+import copy
 import time
 
 from textual.widgets import DataTable, Input, Static, TabbedContent
 
+from overhead_tui.engine.events import ScenarioFinished, ScenarioStarted
 from overhead_tui.present.format import fmt_seconds
 from overhead_tui.summary.records import Settings
 from overhead_tui.tui.app import OverheadApp
@@ -65,6 +67,34 @@ async def test_an_open_scenario_screen_follows_its_run(tmp_path):
         assert _state(app, "python_naive") == "ok"
         assert _state(app, "numpy_matmul") == "ok"
     assert replay.runs[0][1].scenarios == ["python_naive", "numpy_matmul"]
+
+
+async def test_a_scenario_screen_catches_up_on_a_change_it_was_not_told_of(tmp_path):
+    """The screen compares its row with what it shows, not with the scenario the last change
+    named: its result landing unannounced (as one applied before the screen watched) shows on
+    the next change, though that one names another scenario."""
+    recorded = fixture_summary(RECORDED_SUMMARY)
+    replay = Replay(recorded, hold="python_naive")
+    app = OverheadApp(
+        _settings("python_naive", "numpy_matmul"), runs_dir=tmp_path, runner_factory=replay
+    )
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _wait(pilot, lambda: bool(replay.runs) and replay.runs[0][0].held.is_set(), "hold")
+        await _wait(pilot, lambda: app.ladder.rows["python_naive"].active, "the row running")
+        app.open_scenario("python_naive")
+        await _wait(pilot, lambda: app.screen.query("#status"), "the drill-in")
+        assert not app.screen.query("TimingsTab")
+        finished = copy.deepcopy(recorded.scenario("python_naive"))
+        assert finished is not None
+        app.ladder.apply(ScenarioFinished(finished, 0, 2))  # not announced to the screens
+        app.ladder.apply(ScenarioStarted("numpy_matmul", 1, 2))
+        app.mutate_reactive(OverheadApp.ladder)  # announced: a change naming numpy_matmul
+        await _wait(pilot, lambda: app.screen.query("TimingsTab"), "the results on the screen")
+        assert "status: ok" in str(app.screen.query_one("#status", Static).render())
+        replay.release()
+        await _wait(pilot, lambda: not app.ladder.running, "the run finishing")
+        assert isinstance(app.screen, ScenarioScreen)
+        assert "status: ok" in str(app.screen.query_one("#status", Static).render())
 
 
 def _cell(app: OverheadApp, name: str, column: str) -> str:

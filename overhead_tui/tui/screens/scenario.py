@@ -28,15 +28,20 @@ class ScenarioScreen(DrillScreen):
         self._composed_from = row.result
         """The result the tabs show: the ladder mutates ``row`` in place, so whether results
         landed is told by the result object, not by the row's earlier state."""
+        self._status_shown = ""
+        """The status line as drawn (redrawn only when the row's state says otherwise)."""
 
     def on_mount(self) -> None:
-        self.watch(self.app, "ladder", self._ladder_changed, init=False)
+        # init: what the ladder applied between compose and now is caught up at once
+        self.watch(self.app, "ladder", self._ladder_changed)
 
     def _ladder_changed(self, ladder: LiveLadder) -> None:
-        """Follow this scenario's row when a change names it or the run as a whole (a new run,
-        its end); not while samples are timed (it catches up on the first change after)."""
+        """Follow this scenario's row on any change of the ladder, by comparing the row with
+        what the screen shows (:meth:`update_row`), not by which scenario the last event named:
+        a change this screen was not told of (before it watched) is caught up on the next;
+        not while samples are timed (it catches up on the first change after)."""
         row = ladder.rows.get(self.scenario_name)
-        if row is not None and ladder.changed in (self.scenario_name, None) and not ladder.quiet:
+        if row is not None and not ladder.quiet:
             self.update_row(row)
 
     @property
@@ -65,7 +70,8 @@ class ScenarioScreen(DrillScreen):
                 ),
                 id="removes",
             )
-            yield Static(Text(self._status_text()), id="status")
+            self._status_shown = self._status_text()
+            yield Static(Text(self._status_shown), id="status")
         tabs = [cls for cls in scenario_tabs() if cls.has_data(r)]
         with TabbedContent(id="tabs"):
             for cls in tabs:
@@ -91,10 +97,16 @@ class ScenarioScreen(DrillScreen):
             tabs.first().focus()
 
     def update_row(self, row: LadderRow) -> None:
-        """Show a newer state of the scenario (recomposes the tabs when a result landed)."""
+        """Show ``row``, the scenario's state now: recompose when another result landed (a
+        new run's row too), redraw the status line when it reads otherwise, else nothing."""
         self.row = row
         if row.result is not self._composed_from:
+            self._composed_from = row.result  # compose reads it again (or a newer one)
             self.refresh(recompose=True)
             self.call_after_refresh(self._focus_tabs)
-        else:
-            self.query_one("#status", Static).update(Text(self._status_text()))
+            return
+        status = self._status_text()
+        if status != self._status_shown:
+            self._status_shown = status
+            for shown in self.query("#status").results(Static):  # none while recomposing
+                shown.update(Text(status))
