@@ -254,12 +254,16 @@ def test_stack_exports_without_py_spy_among_the_backends_are_refused(cli, tmp_pa
 @needs["scalene"]
 def test_real_scalene_gives_per_line_shares_on_python_naive(cli, tmp_path):
     """The real Scalene on a pure-Python rung, from the CLI: ok, and the kernel's inner line
-    carries Python time (its target was a file the worker's move removed: it recorded nothing)."""
+    carries Python time (its target was a file the worker's move removed: it recorded nothing);
+    nothing is left in the temp folder, whatever Scalene did."""
     import json
 
     out = tmp_path / "p.json"
+    temp = tmp_path / "tmp"
+    temp.mkdir()
     proc = cli("profile", "python_naive", "--size", "24", "--duration", "0.5",
-               "--backend", "scalene", "--json", out)  # fmt: skip
+               "--backend", "scalene", "--json", out, env={"TMPDIR": str(temp)})  # fmt: skip
+    assert list(temp.iterdir()) == []
     assert proc.returncode == 0, proc.stdout + proc.stderr
     part = json.loads(out.read_text())["backends"]["scalene"]
     assert part["status"] == "ok", part
