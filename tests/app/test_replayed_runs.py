@@ -38,17 +38,27 @@ def _state(app: OverheadApp, name: str) -> str:
     return str(table.get_cell(name, "state"))
 
 
+def _held_naive(tmp_path, recorded) -> tuple[Replay, OverheadApp]:
+    """An app whose run of python_naive and numpy_matmul replays ``recorded``, holding
+    python_naive running until the test releases it."""
+    replay = Replay(recorded, hold="python_naive")
+    settings = _settings("python_naive", "numpy_matmul")
+    return replay, OverheadApp(settings, runs_dir=tmp_path, runner_factory=replay)
+
+
+async def _open_held_naive(pilot, app: OverheadApp, replay: Replay) -> None:
+    """Wait until python_naive is held running, then drill into it."""
+    await _wait(pilot, lambda: bool(replay.runs) and replay.runs[0][0].held.is_set(), "hold")
+    await _wait(pilot, lambda: app.ladder.rows["python_naive"].active, "the row running")
+    app.open_scenario("python_naive")
+    await _wait(pilot, lambda: app.screen.query("#status"), "the drill-in")
+
+
 async def test_an_open_scenario_screen_follows_its_run(tmp_path):
     """Drilled into a running rung, the screen says it runs, then shows its results."""
-    replay = Replay(fixture_summary(RECORDED_SUMMARY), hold="python_naive")
-    app = OverheadApp(
-        _settings("python_naive", "numpy_matmul"), runs_dir=tmp_path, runner_factory=replay
-    )
+    replay, app = _held_naive(tmp_path, fixture_summary(RECORDED_SUMMARY))
     async with app.run_test(size=(120, 40)) as pilot:
-        await _wait(pilot, lambda: bool(replay.runs) and replay.runs[0][0].held.is_set(), "hold")
-        await _wait(pilot, lambda: app.ladder.rows["python_naive"].active, "the row running")
-        app.open_scenario("python_naive")
-        await _wait(pilot, lambda: app.screen.query("#status"), "the drill-in")
+        await _open_held_naive(pilot, app, replay)
         assert isinstance(app.screen, ScenarioScreen)
         status = app.screen.query_one("#status", Static)
         assert "results appear when it finishes" in str(status.render())
@@ -74,15 +84,9 @@ async def test_a_scenario_screen_catches_up_on_a_change_it_was_not_told_of(tmp_p
     named: its result landing unannounced (as one applied before the screen watched) shows on
     the next change, though that one names another scenario."""
     recorded = fixture_summary(RECORDED_SUMMARY)
-    replay = Replay(recorded, hold="python_naive")
-    app = OverheadApp(
-        _settings("python_naive", "numpy_matmul"), runs_dir=tmp_path, runner_factory=replay
-    )
+    replay, app = _held_naive(tmp_path, recorded)
     async with app.run_test(size=(120, 40)) as pilot:
-        await _wait(pilot, lambda: bool(replay.runs) and replay.runs[0][0].held.is_set(), "hold")
-        await _wait(pilot, lambda: app.ladder.rows["python_naive"].active, "the row running")
-        app.open_scenario("python_naive")
-        await _wait(pilot, lambda: app.screen.query("#status"), "the drill-in")
+        await _open_held_naive(pilot, app, replay)
         assert not app.screen.query("TimingsTab")
         finished = copy.deepcopy(recorded.scenario("python_naive"))
         assert finished is not None

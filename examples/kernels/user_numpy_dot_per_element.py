@@ -6,7 +6,6 @@ calls pays numpy's dispatch, two views and a scalar write back into C.
 
 import numpy as np
 
-NAME = "user_numpy_dot_per_element"
 TITLE = "Your loop: np.dot per element"
 RUNG = 6
 LAYERS = ("interpreter_dispatch", "library_layers", "simd_compute", "memory")

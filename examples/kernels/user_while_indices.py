@@ -5,7 +5,6 @@ itself (`k += 1` creates an int above the small-int cache once k ≥ 256) and co
 (`k < p`), where `for … in range` does both in C.
 """
 
-NAME = "user_while_indices"
 TITLE = "Your loop: while with explicit indices"
 RUNG = 1
 LAYERS = (

@@ -6,7 +6,6 @@ written and read again per row, where BLAS would keep them in registers.
 
 import numpy as np
 
-NAME = "user_numpy_per_row"
 TITLE = "Your loop: numpy per row, broadcast and sum"
 RUNG = 6
 LAYERS = ("interpreter_dispatch", "library_layers", "simd_compute", "memory")

@@ -7,7 +7,6 @@ No bytecode runs per multiply-add, but every product is still a float object.
 
 import operator
 
-NAME = "user_sum_map_mul"
 TITLE = "Your loop: sum(map(operator.mul, row, column))"
 RUNG = 2
 LAYERS = ("boxing", "call_overhead", "scalar_compute", "memory")
