@@ -14,8 +14,8 @@ DESCRIPTION = (
     "List built-in scenarios and those in --scenarios-dir folders. A scenario "
     "file declares TITLE, RUNG, LAYERS, DEFAULT_SIZE and MAX_SIZE as literals (NAME, REMOVES "
     "and DTYPES if not the file's name, none and float64 and float32) and defines "
-    "kernel(*args) (setup(a, b) and to_numpy(result) if it needs them), or, a C rung, "
-    "declares SOURCE and FLAGS."
+    "kernel(*args) (setup(a, b) and to_numpy(result) if it needs them), or declares SOURCE "
+    "and FLAGS (a C rung) or SOURCE and COMPILER (cython, mypyc or pythran)."
 )
 
 

@@ -32,7 +32,11 @@ DECLARATIONS = {
     "REQUIRES": "the modules it needs (a missing one skips the rung with the install command)",
     "FLAGS": "the C compiler's flags (a C rung: with SOURCE and no functions it is complete)",
     "LINK_FLAGS": "the linker's flags (libraries the C source needs)",
-    "SOURCE": "the C source: void matmul(const real_t *a, const real_t *b, real_t *c, int n)",
+    "SHAPES": "True: its kernel multiplies A (m×k) by B (k×n) of any shape, not only square",
+    "COMPILER": "what builds SOURCE into its kernel (cython, mypyc or pythran: compiled Python)",
+    "BLAS_THREADS": "the threads numpy's BLAS may use while this rung runs (its own team runs)",
+    "SOURCE": "what is compiled: with FLAGS C's matmul(a, b, c, n), with COMPILER a module "
+    "defining kernel",
 }
 """What each declaration of a scenario file means: the comment ``new`` writes before it."""
 

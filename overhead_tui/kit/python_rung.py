@@ -26,6 +26,15 @@ TWIN_COMPILERS = ("cython", "mypyc")
 compiler removes.  Pythran's source is Python too, but its rung is priced from its assembly."""
 
 
+MISSING_KERNEL = {
+    "cython": "SOURCE defines no kernel; fix: define kernel(a, b) in SOURCE (a def or cpdef)",
+    "mypyc": "SOURCE defines no kernel; fix: define kernel(a, b) in SOURCE",
+    "pythran": "SOURCE exports no kernel; fix: define kernel(a, b) in SOURCE and export it "
+    "with a `#pythran export kernel(float64[:, :], float64[:, :])` line",
+}
+"""The one line for a built module without a ``kernel`` (Pythran builds only what it exports)."""
+
+
 def is_declared(module: ModuleType) -> bool:
     """True when ``module`` is a compiled-Python rung by its declarations: ``SOURCE`` and
     ``COMPILER`` (both str), and no ``kernel`` of its own."""
@@ -44,8 +53,11 @@ def complete(module: ModuleType) -> None:
 
     def setup(a: Any, b: Any) -> tuple[Any, ...]:
         compiled = compile_python(name, source, compiler)
+        if not callable(getattr(compiled, "kernel", None)):
+            raise AttributeError(MISSING_KERNEL[compiler])
         arguments = own_setup(a, b) if own_setup is not None else (a, b)
-        return (compiled.kernel, *arguments)
+        # one argument, or several as a tuple, as the worker passes any scenario's
+        return (compiled.kernel, *(arguments if isinstance(arguments, tuple) else (arguments,)))
 
     def kernel(compiled_kernel: Callable[..., Any], *arguments: Any) -> Any:
         return compiled_kernel(*arguments)

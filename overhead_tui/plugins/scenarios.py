@@ -38,6 +38,7 @@ description.
 from __future__ import annotations
 
 import ast
+import difflib
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -160,8 +161,8 @@ def _no_scenario_file(folder: Path) -> ScenarioFileError:
     fix = (
         f"give the folder your scenario files are in, e.g. {below[0]} (it holds .py files)"
         if below  # the folder above the user's own
-        else f"give the folder your scenario files are in, or copy one from {builtin} into "
-        f"{folder} and change its NAME ({builtin / 'README.md'} describes the file)"
+        else f"give the folder your scenario files are in, or write one there with "
+        f"`overhead-tui new my_loop --dir {folder}` ({builtin / 'README.md'} describes the file)"
     )
     return ScenarioFileError(
         f"scenarios folder {folder} holds no scenario file (a NAME.py, not starting with _, "
@@ -193,7 +194,14 @@ def read_spec(path: Path, fix: str = IN_A_FOLDER) -> ScenarioSpec:
                 f"{path}: {key} has the wrong type ({values[key]!r}); fix: make it a literal of "
                 f"type {want} (see `overhead-tui list --help`)"
             )
-    _check_kernel(path, _assigned(tree), values, "kernel" in functions)
+    assigned = _assigned(tree)
+    if not NAME_PATTERN.match(values["NAME"]):
+        what, fix = ("declared", "change it") if "NAME" in assigned else ("the file's", "rename it")
+        raise ScenarioFileError(
+            f"{path}: NAME {values['NAME']!r} ({what}) is not snake_case (letters, digits and _, "
+            f'starting with a lower-case letter); fix: {fix} (e.g. "my_scenario")'
+        )
+    _check_kernel(path, assigned, values, "kernel" in functions)
     spec = ScenarioSpec(
         name=values["NAME"],
         title=values["TITLE"],
@@ -230,6 +238,23 @@ def _check_kernel(path: Path, assigned: set[str], values: dict[str, Any], kernel
         raise ScenarioFileError(
             f"{path}: COMPILER must be one of {', '.join(map(repr, TOOLS))}, got "
             f"{compiler!r}; fix: name the compiler that builds SOURCE"
+        )
+    if "SOURCE" in values and not isinstance(values["SOURCE"], str):
+        raise ScenarioFileError(
+            f"{path}: SOURCE must be a string, got {type(values['SOURCE']).__name__}; fix: "
+            'write it as SOURCE = r"""...""" (the C or Python source to compile)'
+        )
+    if {"FLAGS", "COMPILER"} <= assigned:
+        raise ScenarioFileError(
+            f"{path}: declares both FLAGS (a C rung) and COMPILER (compiled Python); fix: keep "
+            "the one that builds SOURCE"
+        )
+    if "COMPILER" in assigned and (kernel or "SOURCE" not in assigned):
+        said = "defines kernel() too" if kernel else "declares no SOURCE"
+        raise ScenarioFileError(
+            f"{path}: declares COMPILER but {said}; fix: COMPILER builds SOURCE, a module "
+            "defining kernel(), and calls it (a file with its own kernel() builds SOURCE with "
+            "compile_python in its setup and declares no COMPILER)"
         )
     if kernel or ("SOURCE" in assigned and assigned & {"FLAGS", "COMPILER"}):
         return
@@ -369,25 +394,22 @@ def _check(spec: ScenarioSpec) -> None:
     ):
         if not all(isinstance(x, str) for x in items):
             raise ScenarioFileError(f"{where}: {key} must be a tuple of strings")
-    if not NAME_PATTERN.match(spec.name):
-        raise ScenarioFileError(
-            f"{where}: NAME {spec.name!r} (declared, or else the file's name) is not snake_case "
-            "(letters, digits and _, starting with a lower-case letter); fix: rename the file or "
-            'declare NAME = "my_scenario"'
-        )
-    unknown = [x for x in (*spec.layers, *spec.removes) if x not in LAYERS]
-    if unknown:
-        raise ScenarioFileError(
-            f"{where}: unknown layer(s) {', '.join(unknown)}; fix: use the standard names "
-            f"({', '.join(LAYERS)})"
-        )
+    for key, items in (("LAYERS", spec.layers), ("REMOVES", spec.removes)):
+        if unknown := [x for x in items if x not in LAYERS]:
+            close = difflib.get_close_matches(unknown[0], LAYERS, n=1)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            raise ScenarioFileError(
+                f"{where}: {key} names unknown layer(s) {', '.join(map(repr, unknown))}; fix: "
+                f"{hint}use the standard names ({', '.join(LAYERS)})"
+            )
     if not 1 <= spec.default_size <= spec.max_size:
         raise ScenarioFileError(f"{where}: need 1 <= DEFAULT_SIZE <= MAX_SIZE")
     bad = [d for d in spec.dtypes if d not in SUPPORTED_DTYPES]
-    if bad or not spec.dtypes:
+    if bad or not spec.dtypes or len(set(spec.dtypes)) < len(spec.dtypes):
+        got = f"{', '.join(map(repr, bad))} is not one" if bad else f"got {spec.dtypes!r}"
         raise ScenarioFileError(
-            f"{where}: DTYPES must be a non-empty subset of {', '.join(SUPPORTED_DTYPES)}; "
-            f"fix: e.g. DTYPES = {('float64', 'float32')!r}"
+            f"{where}: DTYPES must be a non-empty subset of {', '.join(SUPPORTED_DTYPES)}, each "
+            f"once ({got}); fix: e.g. DTYPES = {('float64', 'float32')!r}"
         )
 
 
@@ -401,8 +423,6 @@ def select(specs: list[ScenarioSpec], names: list[str]) -> list[ScenarioSpec]:
     known = {s.name: s for s in specs}
     for name in names:
         if name not in known:
-            import difflib
-
             close = difflib.get_close_matches(name, known, n=3)
             hint = f"did you mean {', '.join(close)}?" if close else "see `overhead-tui list`"
             raise UsageError(f"unknown scenario {name!r}; {hint}")

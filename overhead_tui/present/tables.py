@@ -73,10 +73,11 @@ def render_sweep_table(summary: RunSummary) -> str:
 def scenario_lines(specs: list[ScenarioSpec]) -> list[str]:
     """``overhead-tui list``: one block per scenario (rung, name, title; n, dtypes; layers)."""
     lines = []
+    width = max((len(spec.name) for spec in specs), default=0)  # the names in one column
     for spec in specs:
         tag = "  [dense kernel]" if spec.dense_kernel else ""
         lines += [
-            f"{spec.rung:>3}  {spec.name:<24} {spec.title}{tag}",
+            f"{spec.rung:>3}  {spec.name:<{width}}  {spec.title}{tag}",
             f"     n = {spec.default_size} (max {spec.max_size}), dtypes {', '.join(spec.dtypes)}",
             f"     layers:  {', '.join(spec.layers) or '-'}",
             f"     removes: {', '.join(spec.removes) or '-'}",

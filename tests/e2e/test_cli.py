@@ -162,7 +162,10 @@ def test_full_builtin_ladder_at_a_tiny_size(cli, tmp_path, monkeypatch):
         (["run", "--python", "no-such-python-on-path"], "no such executable"),
         (["run", "--python", FIXTURES / "recorded_summary.json"], "is not executable"),
         (["run", "--python", FIXTURES], "is a folder"),
-        (["list", "--scenarios-dir", FIXTURES / "broken_layer"], "unknown layer(s) gremlins"),
+        (
+            ["list", "--scenarios-dir", FIXTURES / "broken_layer"],
+            "LAYERS names unknown layer(s) 'gremlins'",
+        ),
         (["run", "--json", "/tmp/x.txt", "--scenario", "nope"], "unknown scenario"),
         (["machine", "--json", FIXTURES], "is a folder"),
         (["machine", "--json", FIXTURES / "recorded_summary.json" / "m.json"], "not a folder"),
@@ -418,7 +421,10 @@ def test_a_scenarios_dir_holding_no_scenario_file_is_refused(cli, tmp_path, comm
     assert proc.stderr.startswith(
         f"overhead-tui: error: scenarios folder {folder} holds no scenario file (a NAME.py"
     )
-    assert "fix: give the folder your scenario files are in, or copy one from " in proc.stderr
+    assert (
+        "fix: give the folder your scenario files are in, or write one there with "
+        f"`overhead-tui new my_loop --dir {folder}`"
+    ) in proc.stderr
     assert len(proc.stderr.splitlines()) == 1 and "Traceback" not in proc.stderr
 
 

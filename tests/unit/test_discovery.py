@@ -80,7 +80,7 @@ def test_discovery_does_not_execute_scenario_code(tmp_path):
     [
         ("broken_syntax", "syntax error"),
         ("broken_missing", "missing declaration RUNG"),
-        ("broken_layer", "unknown layer(s) gremlins"),
+        ("broken_layer", "LAYERS names unknown layer(s) 'gremlins'"),
     ],
 )
 def test_broken_files_name_the_problem(folder, message):
@@ -153,8 +153,23 @@ def test_probe_processes_declaration(tmp_path):
         (
             "RUNG = 101",
             'DTYPES = ("float128",)\nRUNG = 101',
-            "DTYPES must be a non-empty subset of float64, float32, float16, bfloat16, int8; "
-            "fix: e.g. DTYPES = ('float64', 'float32')",
+            "DTYPES must be a non-empty subset of float64, float32, float16, bfloat16, int8, "
+            "each once ('float128' is not one); fix: e.g. DTYPES = ('float64', 'float32')",
+        ),
+        (
+            "RUNG = 101",
+            'NAME = "Bad-Name"\nRUNG = 101',
+            "NAME 'Bad-Name' (declared) is not snake_case",
+        ),
+        (
+            "RUNG = 101",
+            'REMOVES = ("boxng",)\nRUNG = 101',
+            "REMOVES names unknown layer(s) 'boxng'; fix: did you mean 'boxing'?",
+        ),
+        (
+            "RUNG = 101",
+            'DTYPES = ("float64", "float64")\nRUNG = 101',
+            "each once (got ('float64', 'float64'))",
         ),
     ],
 )
@@ -225,13 +240,17 @@ def test_name_removes_and_dtypes_have_defaults(tmp_path):
     specs = discover([FAULTY], include_builtin=False)
     spec = next(s for s in specs if s.path.name == "raises.py")
     assert (spec.name, spec.removes, spec.dtypes) == ("raises", (), ("float64", "float32"))
-    text = (FAULTY / "raises.py").read_text().replace(
-        "RUNG =", 'NAME = "mine"\nREMOVES = ("memory",)\nDTYPES = ("float32",)\nRUNG ='
+    text = (
+        (FAULTY / "raises.py")
+        .read_text()
+        .replace("RUNG =", 'NAME = "mine"\nREMOVES = ("memory",)\nDTYPES = ("float32",)\nRUNG =')
     )
     (tmp_path / "raises.py").write_text(text)
     (mine,) = discover([tmp_path], include_builtin=False)
     assert (mine.name, mine.removes, mine.dtypes) == ("mine", ("memory",), ("float32",))
     (tmp_path / "raises.py").rename(tmp_path / "Bad-Name.py")
     (tmp_path / "Bad-Name.py").write_text(text.replace('NAME = "mine"\n', ""))
-    with pytest.raises(ScenarioFileError, match="rename the file"):
+    with pytest.raises(
+        ScenarioFileError, match=r"\(the file's\) is not snake_case .*fix: rename it"
+    ):
         discover([tmp_path], include_builtin=False)

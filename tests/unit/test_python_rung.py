@@ -18,10 +18,10 @@ LAYERS = ("scalar_compute",)
 DEFAULT_SIZE = 8
 MAX_SIZE = 64
 """
-PYTHON = '''
+PYTHON = """
 def kernel(a, b):
     return [[sum(x * y for x, y in zip(row, col)) for col in zip(*b)] for row in a]
-'''
+"""
 CDEF = """
 def kernel(double[:, ::1] a, double[:, ::1] b):
     cdef Py_ssize_t i
@@ -38,7 +38,7 @@ def builds(monkeypatch) -> list[tuple[str, str]]:
         asked.append((source, compiler))
         namespace: dict = {}
         exec(source, namespace)
-        return SimpleNamespace(kernel=namespace["kernel"])
+        return SimpleNamespace(**{k: v for k, v in namespace.items() if not k.startswith("__")})
 
     monkeypatch.setattr(python_rung, "compile_python", compile_python)
     return asked
@@ -94,3 +94,49 @@ def test_the_loader_takes_a_declared_rung_and_refuses_an_unknown_compiler(tmp_pa
     path.write_text(HEADER + 'SOURCE = r"""' + PYTHON + '"""\n')
     with pytest.raises(ScenarioFileError, match=r"no FLAGS, COMPILER or kernel\(\).*COMPILER ="):
         read_spec(path)
+
+
+@pytest.mark.parametrize(
+    ("declarations", "message"),
+    [
+        ('COMPILER = "cython"\nSOURCE = 42\n', "SOURCE must be a string, got int"),
+        (
+            'COMPILER = "cython"\nFLAGS = ["-O2"]\nSOURCE = "x"\n',
+            "declares both FLAGS (a C rung) and COMPILER (compiled Python)",
+        ),
+        ('COMPILER = "cython"\n', "declares COMPILER but declares no SOURCE"),
+        (
+            'COMPILER = "cython"\nSOURCE = "x"\n\ndef kernel(a, b):\n    return a @ b\n',
+            "declares COMPILER but defines kernel() too",
+        ),
+    ],
+)
+def test_a_half_or_double_declaration_is_refused_with_the_fix(tmp_path, declarations, message):
+    """COMPILER is never silently ignored: beside FLAGS, a kernel() or no SOURCE it is refused
+    at discovery, as a SOURCE that is not a string is."""
+    path = tmp_path / "half.py"
+    path.write_text(HEADER + declarations)
+    with pytest.raises(ScenarioFileError, match=r"fix: ") as raised:
+        read_spec(path)
+    assert message in str(raised.value)
+
+
+PAIR = """
+def kernel(pair):
+    a, b = pair
+    return [[sum(x * y for x, y in zip(row, col)) for col in zip(*b)] for row in a]
+"""
+
+
+def test_one_argument_from_setup_is_passed_as_one_and_a_missing_kernel_is_named(builds):
+    """A setup that returns one object (a list here) hands the compiled kernel that one object,
+    as the worker does for any scenario; a module without kernel is one line with the fix."""
+    module = _module(SOURCE=PAIR, COMPILER="mypyc", setup=lambda a, b: [a.tolist(), b.tolist()])
+    python_rung.complete(module)
+    a = np.eye(2)
+    compiled_kernel, pair = module.setup(a, a)
+    assert np.allclose(module.kernel(compiled_kernel, pair), a)
+    exported_nothing = _module(SOURCE="def other(a, b):\n    return a\n", COMPILER="pythran")
+    python_rung.complete(exported_nothing)
+    with pytest.raises(AttributeError, match="#pythran export kernel"):
+        exported_nothing.setup(a, a)
