@@ -37,6 +37,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -403,9 +404,37 @@ def _read_record(folder: Path, module_name: str) -> dict[str, Any] | None:
 
 
 def _failure(spec: Tool, module_name: str, output: str) -> Exception:
-    """The exception for a failed build: its output's last 2000 characters (the tool's or the
+    """The exception for a failed build: its first line says what is wrong where the output
+    tells (:func:`diagnostic`), then the output's last 2000 characters (the tool's or the
     compiler's message), with the fix when Python's headers are missing."""
     message = output[-2000:] or "no output"
     if "Python.h" in output:
         message += "\n(fix: install the Python development headers, e.g. python3-dev)"
-    return BuildError(f"{spec.label} build of {module_name} failed:\n{message}")
+    said = diagnostic(output, module_name)
+    first = f"{spec.label} build failed: {said}" if said else f"{spec.label} build failed:"
+    return BuildError(f"{first}\n{message}")
+
+
+def diagnostic(output: str, module_name: str) -> str | None:
+    """The line of a failed build's ``output`` that says what is wrong, with the module's
+    file called SOURCE (its lines are SOURCE's, the ``SOURCE = r\"\"\"`` line being 1): the
+    tool's ``file:line:col: message`` (Cython, mypyc), else the Python exception the output
+    ends with and the line it names (Pythran parses SOURCE with Python's ``ast``), else a C
+    or C++ compiler's first ``error:`` line; None when none is there."""
+    lines = output.splitlines()
+    own = re.compile(rf"^\s*{re.escape(module_name)}\.(?:pyx|py):(\d+(?::\d+)?):\s*(.+)$")
+    for line in lines:
+        if found := own.match(line):
+            return f"SOURCE:{found[1]}: {found[2]}"
+    for index in range(len(lines) - 1, -1, -1):
+        if re.match(r"^[A-Za-z_][\w.]*(?:Error|Exception): ", lines[index]):
+            where = next(
+                (
+                    m[1]
+                    for x in reversed(lines[:index])
+                    if (m := re.search(r'"<unknown>", line (\d+)', x))
+                ),
+                None,
+            )
+            return f"SOURCE:{where}: {lines[index]}" if where else lines[index].strip()
+    return next((x.strip() for x in lines if ": error:" in x), None)

@@ -7,6 +7,7 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from overhead_tui.engine.stats import CV_WARN
+from overhead_tui.present.error_text import headline
 from overhead_tui.summary.breakdown import Breakdown, CompiledQuantities
 from overhead_tui.summary.layers import SHORT_LABELS
 from overhead_tui.summary.limits import FactCheck, PrecisionPeak
@@ -130,7 +131,7 @@ def skipped_for_dtype(summary: RunSummary) -> tuple[list[str], list[str]]:
         ):
             grouped.append(r.name)
         elif r.status != "ok":
-            others.append(f"{r.name}: {r.status} — {r.error}")
+            others.append(f"{r.name}: {r.status} — {headline(r.error or '')}")
     return grouped, others
 
 

@@ -15,6 +15,7 @@ from overhead_tui.engine.events import (
     ScenarioProgress,
     ScenarioStarted,
 )
+from overhead_tui.present.error_text import headline
 from overhead_tui.present.format import probe_progress
 from overhead_tui.summary.units import fmt_gflops, fmt_seconds
 from overhead_tui.summary.vocabulary import rate_unit
@@ -79,7 +80,7 @@ class RunProgress:
             speed = (
                 f"{fmt_seconds(r.median_s)}  {fmt_gflops(r.gflops)} {rate_unit(r.dtype)}"
                 if r.has_speed
-                else (r.error or "")
+                else headline(r.error or "")
             )
             self.note(f"[{event.index + 1}/{event.total}] {r.name}: {r.status}  {speed}")
         elif isinstance(event, RunFinished):
@@ -157,5 +158,5 @@ class PointProgress(RunProgress):
         if status == "ok" and gflops and median_s:
             text = f"ok  {fmt_gflops(gflops)} GFLOP/s  ({fmt_seconds(median_s)})"
         else:
-            text = f"{status}  {error or ''}".rstrip()
+            text = f"{status}  {headline(error or '')}".rstrip()
         self.note(f"{self._current}: {text}")

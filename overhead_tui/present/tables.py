@@ -4,6 +4,7 @@ profiler backends), as text."""
 from __future__ import annotations
 
 from overhead_tui.plugins.scenarios import ScenarioSpec
+from overhead_tui.present.error_text import headline
 from overhead_tui.present.format import (
     aligned_lines,
     below_dense_note,
@@ -64,7 +65,9 @@ def render_sweep_table(summary: RunSummary) -> str:
     for row in rows:
         for n, point in sorted(row.points.items()):
             if point.status != "ok":
-                lines.append(f"  {row.scenario} at n={n}: {point.status} — {point.error}")
+                lines.append(
+                    f"  {row.scenario} at n={n}: {point.status} — {headline(point.error or '')}"
+                )
     if any(p.warnings for row in rows for p in row.points.values()):
         lines.append("  ! unstable timing (noise, CPU contention): see points/<scenario>-<n>/")
     return "\n".join(lines)

@@ -13,6 +13,7 @@ from overhead_tui.analysis.watch import (
     sparkline,
 )
 from overhead_tui.engine.watch import SaveMeasured
+from overhead_tui.present.error_text import headline
 from overhead_tui.summary.records import RunSummary
 from overhead_tui.summary.units import fmt_gflops, fmt_seconds
 
@@ -47,16 +48,9 @@ def save_lines(
 
 
 def reason(version: Version) -> str:
-    """Why a save was not measured, in one line: the error's first line, and where that only
-    announces a tool's output ("BuildError: /usr/bin/cc failed:") the first line of it that
-    names an error (the compiler's ``rung.c:2:5: error: …``)."""
-    lines = [x.strip() for x in (version.error or version.status).splitlines() if x.strip()]
-    first = lines[0] if lines else version.status
-    if first.endswith(":"):
-        named = next((x for x in lines[1:] if "error" in x.lower()), None)
-        if named is not None:
-            return f"{first} {named}"
-    return first
+    """Why a save was not measured, in one line (:func:`~overhead_tui.present.error_text.headline`
+    of its error, else its status)."""
+    return headline(version.error or "") or version.status
 
 
 def history_markdown(history: list[Version]) -> str:

@@ -1,0 +1,44 @@
+"""A failed compiled-Python build says in its first line what is wrong and where in SOURCE
+(``kit.pybuild.diagnostic``), from the output each tool writes."""
+
+from __future__ import annotations
+
+import pytest
+
+from overhead_tui.kit.pybuild import diagnostic
+
+MODULE = "_overhead_mine_0123abcd"
+
+PYTHRAN = """Traceback (most recent call last):
+  File "/venv/lib/python3.11/site-packages/pythran/frontend.py", line 17, in raw_parse
+    return ast.parse(code)
+  File "<unknown>", line 3
+    def kernel(a, b)
+                    ^
+SyntaxError: expected ':'
+"""
+CYTHON = f"""Error compiling Cython file:
+------------------------------------------------------------
+cdef int x =
+             ^
+------------------------------------------------------------
+{MODULE}.pyx:2:13: Expected an identifier or literal
+Traceback (most recent call last):
+Cython.Compiler.Errors.CompileError: {MODULE}.pyx
+"""
+MYPYC = f"{MODULE}.py:4: error: Incompatible types in assignment (expression has type \"str\")\n"
+GCC = f"{MODULE}.c:120:5: error: 'x' undeclared (first use in this function)\n"
+
+
+@pytest.mark.parametrize(
+    ("output", "said"),
+    [
+        (CYTHON, "SOURCE:2:13: Expected an identifier or literal"),
+        (MYPYC, 'SOURCE:4: error: Incompatible types in assignment (expression has type "str")'),
+        (PYTHRAN, "SOURCE:3: SyntaxError: expected ':'"),
+        (GCC, f"{MODULE}.c:120:5: error: 'x' undeclared (first use in this function)"),
+        ("something went wrong\n", None),
+    ],
+)
+def test_the_line_that_says_what_is_wrong_is_found(output, said):
+    assert diagnostic(output, MODULE) == said
