@@ -189,12 +189,13 @@ class CpuModel:
         """(theoretical GFLOP/s, the formula as text) at ``ghz`` on ``cores`` (default: all)."""
         cores = cores or self.physical_cores or self.logical_cpus or 1
         per = self.flop_per_cycle(dtype)
+        counted = f"{cores} core{'' if cores == 1 else 's'}"
         if ghz is None:
-            return None, f"{cores} cores × {per} FLOP/cycle/core × ? GHz"
+            return None, f"{counted} × {per} FLOP/cycle/core × ? GHz"
         value = cores * per * ghz
         return (
             value,
-            f"{cores} cores × {per} FLOP/cycle/core × {ghz:.2f} GHz = {value:,.1f} GFLOP/s",
+            f"{counted} × {per} FLOP/cycle/core × {ghz:.2f} GHz = {value:,.1f} GFLOP/s",
         )
 
 

@@ -9,8 +9,8 @@
   uses it (the theoretical one beside it).
 * Bandwidth: the ``stream_triad`` probe, one core and all cores.
 * Impossible results (:func:`reject_impossible`): a rung faster than :data:`IMPOSSIBLE_MARGIN` ×
-  the theoretical peak (all physical cores, at the measured clock) cannot have computed its
-  product; it gets the status ``impossible`` and loses its speed.
+  the theoretical peak (on the cores its worker used, at the measured clock) cannot have
+  computed its product; it gets the status ``impossible`` and loses its speed.
 * The environment (``environment.judge_environment``): a slow dense kernel and thread
   variables limiting all-threads rungs are warned about on the rung.
 * ``limit_warnings``: readings that cannot all be right — all cores below one core (bandwidth,
@@ -25,6 +25,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from pathlib import Path
 
@@ -51,6 +52,9 @@ ABOVE_THEORY = 1.05
 """A measured peak above 1.05 × the theoretical one is flagged (turbo, or a wrong clock)."""
 IMPOSSIBLE_MARGIN = 1.1
 """A rung above 1.1 × the theoretical peak is ``impossible`` (the 10 % absorbs clock rounding)."""
+CORES_USED_SLACK = 0.1
+"""CPU over wall time a one-thread worker reads above 1 without a second thread computing (the
+interpreter's own threads, timer rounding): 1.1 cores is one, 1.2 two."""
 UNMEASURED_CLOCK_FACTOR = 2.0
 """Without a measured clock (``--no-probes``, sweep points) and without a cpufreq maximum, the
 bound assumes up to 2 × the nominal clock (turbo on a few cores rarely exceeds it)."""
@@ -366,10 +370,13 @@ def apply_limits(summary: RunSummary, cpu: CpuModel | None) -> None:
     judge_environment(summary.scenarios, summary.machine, theoretical)
 
 
-def speed_bound(cpu: CpuModel | None, probes: Probes, dtype: str) -> tuple[float | None, str]:
+def speed_bound(
+    cpu: CpuModel | None, probes: Probes, dtype: str, cores_used: int | None = None
+) -> tuple[float | None, str]:
     """(the theoretical peak no rung can beat (GFLOP/s), how it was computed) or (None, why not).
 
-    All physical cores (affinity and cgroup quota ignored: a bound, not an expectation) at the
+    ``cores_used`` of the physical cores (:func:`cores_used`), else all of them (affinity and
+    cgroup quota ignored: a bound, not an expectation) at the
     measured clock (probe ``clock``); without one, the cpufreq maximum, else
     :data:`UNMEASURED_CLOCK_FACTOR` × the nominal clock.  None for an unknown CPU (no
     /proc/cpuinfo) or one without any clock: the check is then skipped.
@@ -377,6 +384,7 @@ def speed_bound(cpu: CpuModel | None, probes: Probes, dtype: str) -> tuple[float
     if cpu is None:
         return None, "no CPU model (no /proc/cpuinfo): impossible results are not detected"
     cores = cpu.physical_cores or cpu.logical_cpus or 1
+    cores = min(cores, cores_used) if cores_used else cores
     measured, maximum = probe_value(probes, "clock"), max_clock_ghz()
     if measured:
         ghz, basis = measured, "measured clock"
@@ -391,6 +399,15 @@ def speed_bound(cpu: CpuModel | None, probes: Probes, dtype: str) -> tuple[float
     return peak, f"{formula.rsplit(' = ', 1)[0]}, {basis}"
 
 
+def cores_used(result: ScenarioResult) -> int | None:
+    """The whole cores a rung's worker could have computed on: its busiest sample's CPU
+    seconds over wall seconds (``sample_cores``, which counts spinning threads too), rounded
+    up past :data:`CORES_USED_SLACK`; None without samples (the bound then counts all)."""
+    if not result.sample_cores:
+        return None
+    return max(1, math.ceil(max(result.sample_cores) - CORES_USED_SLACK))
+
+
 def reject_impossible(summary: RunSummary, cpu: CpuModel | None) -> list[str]:
     """Mark every ok rung faster than :data:`IMPOSSIBLE_MARGIN` × :func:`speed_bound` as
     ``impossible``: its reason names both speeds, its speed is cleared (samples kept).
@@ -399,13 +416,10 @@ def reject_impossible(summary: RunSummary, cpu: CpuModel | None) -> list[str]:
     the names of the rungs it marked.
     """
     marked = []
-    bounds: dict[str, tuple[float | None, str]] = {}
     for result in summary.scenarios:
         if not result.has_speed or not result.gflops:
             continue
-        if result.dtype not in bounds:
-            bounds[result.dtype] = speed_bound(cpu, summary.probes, result.dtype)
-        bound, how = bounds[result.dtype]
+        bound, how = speed_bound(cpu, summary.probes, result.dtype, cores_used(result))
         if bound is None or result.gflops <= IMPOSSIBLE_MARGIN * bound:
             continue
         result.status = "impossible"
