@@ -375,26 +375,30 @@ def speed_bound(
 ) -> tuple[float | None, str]:
     """(the theoretical peak no rung can beat (GFLOP/s), how it was computed) or (None, why not).
 
-    ``cores_used`` of the physical cores (:func:`cores_used`), else all of them (affinity and
-    cgroup quota ignored: a bound, not an expectation) at the
+    All physical cores (affinity and cgroup quota ignored: a bound, not an expectation) at the
     measured clock (probe ``clock``); without one, the cpufreq maximum, else
-    :data:`UNMEASURED_CLOCK_FACTOR` × the nominal clock.  None for an unknown CPU (no
-    /proc/cpuinfo) or one without any clock: the check is then skipped.
-    """
+    :data:`UNMEASURED_CLOCK_FACTOR` × the nominal clock.  With ``cores_used`` below all
+    (:func:`cores_used`), that many at the highest of those clocks (one core may boost above
+    all cores' clock).  None for an unknown CPU or one without any clock: no check."""
     if cpu is None:
         return None, "no CPU model (no /proc/cpuinfo): impossible results are not detected"
     cores = cpu.physical_cores or cpu.logical_cpus or 1
-    cores = min(cores, cores_used) if cores_used else cores
-    measured, maximum = probe_value(probes, "clock"), max_clock_ghz()
-    if measured:
-        ghz, basis = measured, "measured clock"
-    elif maximum:
-        ghz, basis = maximum, "maximum clock (cpufreq); none measured"
-    elif cpu.nominal_ghz:
-        ghz = cpu.nominal_ghz * UNMEASURED_CLOCK_FACTOR
-        basis = f"{UNMEASURED_CLOCK_FACTOR:g} × the nominal clock; none measured"
-    else:
+    nominal = cpu.nominal_ghz * UNMEASURED_CLOCK_FACTOR if cpu.nominal_ghz else None
+    clocks = [
+        (probe_value(probes, "clock"), "measured clock"),
+        (max_clock_ghz(), "maximum clock (cpufreq)"),
+        (nominal, f"{UNMEASURED_CLOCK_FACTOR:g} × the nominal clock"),
+    ]
+    known = [(ghz, basis) for ghz, basis in clocks if ghz]
+    if not known:
         return None, "no clock known: impossible results are not detected"
+    if cores_used and cores_used < cores:
+        cores = cores_used
+        ghz, basis = max(known)
+        basis += ", the highest clock known (one core may boost above all cores' clock)"
+    else:
+        ghz, basis = known[0]
+        basis += "" if basis == "measured clock" else "; none measured"
     peak, formula = cpu.peak(dtype, ghz, cores)
     return peak, f"{formula.rsplit(' = ', 1)[0]}, {basis}"
 

@@ -100,6 +100,10 @@ def test_peaks_fact_checks_and_warnings(name, as_that_machine):
     bound_expected = expect.get("bound_float64", expect["theoretical_float64"])
     assert bound == pytest.approx(bound_expected, rel=1e-3)
     assert "measured clock" in how and IMPOSSIBLE_MARGIN > 1
+    # a one-thread worker's bound (``cores_used`` 1): never below one core's theoretical peak,
+    # so a one-thread rung at that peak is never called impossible on any CPU of the corpus
+    one, _ = speed_bound(cpu, probe_records(record["probes"]), "float64", cores_used=1)
+    assert one is not None and one >= expect["one_core_theoretical_float64"] * (1 - 1e-3)
 
 
 @pytest.mark.parametrize("name", [m for m in MACHINES if "probes_landed" in _machine(m)[1]])
