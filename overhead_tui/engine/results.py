@@ -234,7 +234,7 @@ def _last_phase(events: list[Message]) -> str:
     if "validated" in kinds:  # the first call returned and was checked: warming up, calibrating
         return "warming up or calibrating after its first call"
     if "environment" in kinds:
-        return "in its first call (compiling or running the kernel)"
+        return "in its setup or first call (building, compiling or running the kernel)"
     if "started" in kinds:
         return "importing or setting up"
     return "starting"

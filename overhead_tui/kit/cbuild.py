@@ -30,11 +30,12 @@ import shutil
 import subprocess
 import sys
 import sysconfig
-import tempfile
 import time
 from pathlib import Path
 from types import ModuleType
 from typing import Any
+
+from overhead_tui.kit.folders import private_build_folder
 
 CDEF = "void matmul(const {real} *a, const {real} *b, {real} *c, int n);"
 """The C signature every rung exports: row-major n × n matrices, C = A·B; the sources use
@@ -297,7 +298,7 @@ def _compile(
     ffi.cdef(declarations)
     after = "@overhead_after@"  # a #line after the rung's source gives back the file's own
     ffi.set_source(module_name, f'#line 1 "{SOURCE_NAME}"\n{source}\n#line {after} "{c_name}"')
-    with tempfile.TemporaryDirectory(prefix="overhead-cc-", dir=folder) as tmp:
+    with private_build_folder(folder, "overhead-cc-") as tmp:
         c_file = Path(tmp) / c_name
         with contextlib.redirect_stdout(io.StringIO()):  # cffi prints "generating …"
             ffi.emit_c_code(str(c_file))

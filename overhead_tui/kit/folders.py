@@ -96,3 +96,21 @@ def ensure_cache() -> str | None:
         f"warning: the cache folder {folder} is not writable ({problem}); using {fallback} "
         f"for now (probes are measured again, C rungs rebuilt); {fix}"
     )
+
+
+STALE_BUILD_S = 3600.0
+"""Age (s) past which a private build folder in the cache was left by a worker killed in its
+build (a timeout, Ctrl-C): a build takes seconds to a minute, so the next build removes it."""
+
+
+def private_build_folder(folder: Path, prefix: str) -> tempfile.TemporaryDirectory[str]:
+    """A private folder in the cache ``folder`` for one build (removed when it ends), after
+    removing the ``prefix`` folders older than :data:`STALE_BUILD_S` that killed builds left."""
+    import shutil
+    import time
+
+    for stale in folder.glob(f"{prefix}*"):
+        with contextlib.suppress(OSError):
+            if time.time() - stale.stat().st_mtime > STALE_BUILD_S:
+                shutil.rmtree(stale, ignore_errors=True)
+    return tempfile.TemporaryDirectory(prefix=prefix, dir=folder)

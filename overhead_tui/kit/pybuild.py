@@ -42,7 +42,6 @@ import shlex
 import subprocess
 import sys
 import sysconfig
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -61,6 +60,7 @@ from overhead_tui.kit.cbuild import (
     cpu_signature,
     usable_cache_dir,
 )
+from overhead_tui.kit.folders import private_build_folder
 from overhead_tui.summary.measured import BuildInfo
 
 CYTHON_SCRIPT = """\
@@ -341,7 +341,7 @@ def _compile(
     inherited = {k: v for k, v in os.environ.items() if k not in BUILD_VARIABLES}
     env = {**inherited, **_environment(spec, cc, [*flags, SAVE_ASSEMBLY])}
     command = [sys.executable, script_name, "build_ext", "--inplace"]
-    with tempfile.TemporaryDirectory(prefix="overhead-py-", dir=folder) as tmp:
+    with private_build_folder(folder, "overhead-py-") as tmp:
         work = Path(tmp)
         (work / source_name).write_text(source, encoding="utf-8")
         script = spec.script.format(module=module_name, source=source_name)
