@@ -332,8 +332,9 @@ def literal_assignments(
         except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
             if target.id in required:
                 raise ScenarioFileError(
-                    f"{path}:{node.lineno}: {target.id} must be a plain literal "
-                    "(it is read without running the file)"
+                    f"{path}:{node.lineno}: {target.id} must be a plain literal (it is read "
+                    "without running the file); fix: write its value out (a string, number, "
+                    "tuple of strings, True or False)"
                 ) from None
     return values
 
