@@ -136,7 +136,7 @@ def test_a_run_without_probes_still_gets_its_waterfall():
     ("kinds", "phase"),
     [
         (["started"], "importing or setting up"),
-        (["started", "environment"], "in its first call"),
+        (["started", "environment"], "in its setup or first call (building, compiling"),
         (["started", "environment", "compiled", "validated"], "warming up or calibrating"),
         (["started", "environment", "compiled", "validated", "calibrated"], "timing"),
     ],
