@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from overhead_tui.commands.budgeted import (
     add_budgeted_options,
@@ -27,10 +26,6 @@ from overhead_tui.sweeps.sizes import (
     SWEEP_REPEATS,
     SizeSweep,
 )
-
-if TYPE_CHECKING:
-    pass
-
 
 HELP = "measure GFLOP/s against the matrix order n within a time budget"
 DESCRIPTION = (
