@@ -26,9 +26,9 @@ from overhead_tui.kit.folders import ensure_cache
 from overhead_tui.machine.host import available_memory_bytes
 from overhead_tui.plugins.scenarios import SUPPORTED_DTYPES, ScenarioSpec, discover, select
 from overhead_tui.summary.interpreters import InterpretersSummary
+from overhead_tui.summary.product import estimated_bytes
 from overhead_tui.summary.records import RunSummary, Settings
 from overhead_tui.summary.validation import SummaryError
-from overhead_tui.worker.inputs import estimated_bytes
 
 if TYPE_CHECKING:
     from overhead_tui.tui.app import OverheadApp

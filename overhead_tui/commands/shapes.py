@@ -21,6 +21,7 @@ from overhead_tui.export.shapes import render_shapes_markdown, render_shapes_tab
 from overhead_tui.machine.caches import read_cache_sizes
 from overhead_tui.machine.host import available_memory_bytes
 from overhead_tui.plugins.scenarios import ScenarioSpec
+from overhead_tui.summary.product import estimated_bytes
 from overhead_tui.summary.records import RunSummary, Settings
 from overhead_tui.summary.vocabulary import DTYPE_ITEMSIZE
 from overhead_tui.sweeps.shapes import (
@@ -32,7 +33,6 @@ from overhead_tui.sweeps.shapes import (
     default_batches,
     default_weights_order,
 )
-from overhead_tui.worker.inputs import estimated_bytes
 
 HELP = "GFLOP/s against the batch m of (m×k)·(k×n): when a product leaves the memory roof"
 DESCRIPTION = (

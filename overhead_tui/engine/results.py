@@ -16,9 +16,9 @@ from overhead_tui.engine.stats import describe, stability_warnings
 from overhead_tui.plugins.scenarios import ScenarioSpec
 from overhead_tui.summary.codec import ABSENT
 from overhead_tui.summary.measured import Blas, BlasLibrary, BuildInfo, EventsPerFma
+from overhead_tui.summary.product import flops_of
 from overhead_tui.summary.records import BlasInfo, MachineInfo, PythonInfo, ScenarioResult
 from overhead_tui.summary.vocabulary import NOT_RUN_YET
-from overhead_tui.worker.inputs import flops_of
 from overhead_tui.worker.protocol import (
     BlasReport,
     Build,

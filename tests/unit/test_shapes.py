@@ -21,10 +21,11 @@ from overhead_tui.engine.results import new_result
 from overhead_tui.machine.limits import arithmetic_intensity
 from overhead_tui.machine.reference import load_shipped
 from overhead_tui.plugins.scenarios import ScenarioFileError, discover, read_spec
+from overhead_tui.summary.product import estimated_bytes, flops_of
 from overhead_tui.summary.records import RunSummary
 from overhead_tui.summary.shapes import Crossing, Roofs, ShapePoint, ShapesRecord
 from overhead_tui.summary.validation import validate_summary
-from overhead_tui.worker.inputs import estimated_bytes, flops_of, make_inputs
+from overhead_tui.worker.inputs import make_inputs
 from overhead_tui.worker.validate import validate
 
 # -- shapes in inputs, flops, validation ----------------------------------------------------
