@@ -54,7 +54,7 @@ def complete(module: ModuleType) -> None:
     def setup(a: Any, b: Any) -> tuple[Any, ...]:
         compiled = compile_python(name, source, compiler)
         if not callable(getattr(compiled, "kernel", None)):
-            raise AttributeError(MISSING_KERNEL[compiler])
+            raise AttributeError(MISSING_KERNEL.get(compiler, MISSING_KERNEL["mypyc"]))
         arguments = own_setup(a, b) if own_setup is not None else (a, b)
         # one argument, or several as a tuple, as the worker passes any scenario's
         return (compiled.kernel, *(arguments if isinstance(arguments, tuple) else (arguments,)))
