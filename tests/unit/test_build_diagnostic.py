@@ -42,3 +42,17 @@ GCC = f"{MODULE}.c:120:5: error: 'x' undeclared (first use in this function)\n"
 )
 def test_the_line_that_says_what_is_wrong_is_found(output, said):
     assert diagnostic(output, MODULE) == said
+
+
+def test_a_declared_rung_s_error_names_the_file_s_line(tmp_path):
+    """SOURCE's line 2 is the line after ``SOURCE = r\"\"\"``: in this file, line 5."""
+    from overhead_tui.kit.python_rung import in_file
+
+    path = tmp_path / "mine.py"
+    path.write_text('TITLE = "t"\nRUNG = 1\n\nSOURCE = r"""\ncdef int x =\n"""\n')
+    said = "Cython build failed: SOURCE:2:13: Expected an identifier or literal\nmore"
+    assert in_file(said, str(path)) == (
+        "Cython build failed: mine.py:5:13: Expected an identifier or literal\nmore"
+    )
+    assert in_file(said, str(tmp_path / "gone.py")) == said  # unreadable: as it was
+    assert in_file("no place named", str(path)) == "no place named"
