@@ -9,7 +9,10 @@ the rung's record after ``setup`` (:func:`build_of`) and reports it.
 
 from __future__ import annotations
 
+import ast
+import re
 from dataclasses import fields
+from pathlib import Path
 from typing import Any
 
 from overhead_tui.summary.measured import BuildInfo
@@ -38,3 +41,32 @@ def split_legacy(args: tuple[Any, ...]) -> tuple[dict[str, Any], tuple[Any, ...]
     if args and isinstance(args[0], dict):
         return args[0], args[1:]
     return {}, args
+
+
+PLACE = re.compile(r"\b(?:SOURCE|rung\.c):(\d+)(:\d+)?:")
+"""A line of SOURCE in a build's error: ``SOURCE:2:13:`` (``pybuild.diagnostic``) or the C
+compiler's ``rung.c:4:27:`` (cffi's module keeps SOURCE's line numbers as ``rung.c``)."""
+
+
+def in_file(message: str, path: str | None) -> str:
+    """A build error with each place in SOURCE (:data:`PLACE`) as the scenario file's
+    ``NAME.py:LINE[:COL]:``, as an editor takes it: SOURCE's line 1 is its ``SOURCE = r\"\"\"``
+    line.  The message as it is where the file or its SOURCE assignment cannot be read."""
+    start = _source_line(path) if path and PLACE.search(message) else None
+    if start is None or path is None:
+        return message
+    name = Path(path).name
+    return PLACE.sub(lambda m: f"{name}:{start + int(m[1]) - 1}{m[2] or ''}:", message)
+
+
+def _source_line(path: str) -> int | None:
+    """The line of ``path``'s top-level ``SOURCE = ...`` assignment, or None."""
+    try:
+        tree = ast.parse(Path(path).read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, ValueError):
+        return None
+    for node in tree.body:
+        targets = node.targets if isinstance(node, ast.Assign) else []
+        if any(isinstance(t, ast.Name) and t.id == "SOURCE" for t in targets):
+            return node.lineno
+    return None

@@ -14,12 +14,11 @@ run as bytecode, its Python twin (``counted_kernel``, ``kit.pybuild.python_twin`
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Callable
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from overhead_tui.kit.builds import in_file
 from overhead_tui.kit.cbuild import BuildError
 from overhead_tui.kit.pybuild import compile_python, python_twin
 
@@ -75,31 +74,6 @@ def complete(module: ModuleType) -> None:
     setattr(module, "kernel", kernel)  # noqa: B010
     if compiler in TWIN_COMPILERS and _is_python(source) and not hasattr(module, "counted_kernel"):
         setattr(module, "counted_kernel", counted_kernel)  # noqa: B010
-
-
-def in_file(message: str, path: str | None) -> str:
-    """A build error's ``SOURCE:LINE[:COL]:`` (``kit.pybuild.diagnostic``) as the scenario
-    file's ``NAME.py:LINE[:COL]:``: SOURCE's line 1 is its ``SOURCE = r\"\"\"`` line.  The
-    message as it is where the file or its SOURCE assignment cannot be read."""
-    found = re.search(r"\bSOURCE:(\d+)(:\d+)?:", message)
-    start = _source_line(path) if found and path else None
-    if found is None or start is None or path is None:
-        return message
-    where = f"{Path(path).name}:{start + int(found[1]) - 1}{found[2] or ''}:"
-    return message[: found.start()] + where + message[found.end() :]
-
-
-def _source_line(path: str) -> int | None:
-    """The line of ``path``'s top-level ``SOURCE = ...`` assignment, or None."""
-    try:
-        tree = ast.parse(Path(path).read_text(encoding="utf-8"))
-    except (OSError, SyntaxError, ValueError):
-        return None
-    for node in tree.body:
-        targets = node.targets if isinstance(node, ast.Assign) else []
-        if any(isinstance(t, ast.Name) and t.id == "SOURCE" for t in targets):
-            return node.lineno
-    return None
 
 
 def _is_python(source: str) -> bool:

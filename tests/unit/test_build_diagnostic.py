@@ -46,7 +46,7 @@ def test_the_line_that_says_what_is_wrong_is_found(output, said):
 
 def test_a_declared_rung_s_error_names_the_file_s_line(tmp_path):
     """SOURCE's line 2 is the line after ``SOURCE = r\"\"\"``: in this file, line 5."""
-    from overhead_tui.kit.python_rung import in_file
+    from overhead_tui.kit.builds import in_file
 
     path = tmp_path / "mine.py"
     path.write_text('TITLE = "t"\nRUNG = 1\n\nSOURCE = r"""\ncdef int x =\n"""\n')
@@ -56,3 +56,5 @@ def test_a_declared_rung_s_error_names_the_file_s_line(tmp_path):
     )
     assert in_file(said, str(tmp_path / "gone.py")) == said  # unreadable: as it was
     assert in_file("no place named", str(path)) == "no place named"
+    c_said = "BuildError: /usr/bin/cc failed:\nrung.c: In function\nrung.c:2:5: error: x"
+    assert in_file(c_said, str(path)).endswith("\nrung.c: In function\nmine.py:5:5: error: x")
