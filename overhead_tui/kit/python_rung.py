@@ -14,6 +14,7 @@ run as bytecode, its Python twin (``counted_kernel``, ``kit.pybuild.python_twin`
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Callable
 from types import ModuleType
 from typing import Any
@@ -60,6 +61,8 @@ def complete(module: ModuleType) -> None:
             raise BuildError(in_file(str(exc), getattr(module, "__file__", None))) from None
         if not callable(getattr(compiled, "kernel", None)):
             raise AttributeError(MISSING_KERNEL.get(compiler, MISSING_KERNEL["mypyc"]))
+        if compiler == "pythran" and (unexported := _unexported_dtype(source, a)):
+            raise TypeError(unexported)
         arguments = own_setup(a, b) if own_setup is not None else (a, b)
         # one argument, or several as a tuple, as the worker passes any scenario's
         return (compiled.kernel, *(arguments if isinstance(arguments, tuple) else (arguments,)))
@@ -74,6 +77,21 @@ def complete(module: ModuleType) -> None:
     setattr(module, "kernel", kernel)  # noqa: B010
     if compiler in TWIN_COMPILERS and _is_python(source) and not hasattr(module, "counted_kernel"):
         setattr(module, "counted_kernel", counted_kernel)  # noqa: B010
+
+
+def _unexported_dtype(source: str, a: Any) -> str | None:
+    """Why Pythran's ``kernel`` cannot take ``a``'s dtype (its ``#pythran export kernel(...)``
+    line names others), with the fix; None when the line names it or cannot be read."""
+    line = next((x for x in source.splitlines() if "#pythran export kernel(" in x), None)
+    dtype = str(getattr(a, "dtype", ""))
+    types = set(re.findall(r"\b((?:float|int|uint|complex)\d+)\b", line or ""))
+    if not types or not dtype or dtype in types:
+        return None
+    exported = ", ".join(sorted(types))
+    return (
+        f"SOURCE exports kernel for {exported} only, not {dtype}; fix: declare DTYPES = "
+        f"({', '.join(repr(t) for t in sorted(types))},) or export {dtype} too"
+    )
 
 
 def _is_python(source: str) -> bool:

@@ -140,3 +140,14 @@ def test_one_argument_from_setup_is_passed_as_one_and_a_missing_kernel_is_named(
     python_rung.complete(exported_nothing)
     with pytest.raises(AttributeError, match="#pythran export kernel"):
         exported_nothing.setup(a, a)
+
+
+def test_a_pythran_kernel_not_exported_for_the_run_s_dtype_is_one_line_with_the_fix(builds):
+    source = "#pythran export kernel(float64[:, :], float64[:, :])\n" + PYTHON
+    module = _module(SOURCE=source, COMPILER="pythran")
+    python_rung.complete(module)
+    a64 = np.eye(2)
+    assert module.setup(a64, a64)[1] is a64  # float64: exported
+    a32 = a64.astype(np.float32)
+    with pytest.raises(TypeError, match=r"for float64 only, not float32; fix: declare DTYPES"):
+        module.setup(a32, a32)
