@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
+from overhead_tui.kit.cbuild import BuildError
 from overhead_tui.summary.measured import BuildInfo
 
 _BUILDS: dict[str, BuildInfo] = {}
@@ -57,6 +60,16 @@ def in_file(message: str, path: str | None) -> str:
         return message
     name = Path(path).name
     return PLACE.sub(lambda m: f"{name}:{start + int(m[1]) - 1}{m[2] or ''}:", message)
+
+
+@contextmanager
+def errors_in_file(module: Any) -> Iterator[None]:
+    """A :class:`BuildError` raised inside, its places in SOURCE as ``module``'s file's lines
+    (:func:`in_file`): a rung completed by its declarations builds in the kit's ``setup``."""
+    try:
+        yield
+    except BuildError as exc:
+        raise BuildError(in_file(str(exc), getattr(module, "__file__", None))) from None
 
 
 def _source_line(path: str) -> int | None:

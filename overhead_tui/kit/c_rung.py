@@ -16,8 +16,8 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any
 
-from overhead_tui.kit.builds import in_file, record_build, split_legacy
-from overhead_tui.kit.cbuild import BuildError, build, pointers
+from overhead_tui.kit.builds import errors_in_file, record_build, split_legacy
+from overhead_tui.kit.cbuild import build, pointers
 
 PAGE = 4096
 """Bytes of the page C is placed in like A (x86-64 and most aarch64 kernels' base page)."""
@@ -74,10 +74,8 @@ def complete(module: ModuleType) -> None:
             from threadpoolctl import threadpool_limits
 
             limits.append(threadpool_limits(limits=blas_threads, user_api="blas"))
-        try:
+        with errors_in_file(module):
             return prepare(module.NAME, source, flags, link_flags, a, b)
-        except BuildError as exc:  # where in the file, as an editor takes it
-            raise BuildError(in_file(str(exc), getattr(module, "__file__", None))) from None
 
     setattr(module, "kernel", matmul)  # noqa: B010 (a module's attribute, set at run time)
     if not hasattr(module, "setup"):  # a setup of its own (a CPU check) calls prepare itself

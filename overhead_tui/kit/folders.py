@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import stat
 import tempfile
+import time
 from pathlib import Path
 
 from overhead_tui.errors import UsageError
@@ -106,9 +108,6 @@ build (a timeout, Ctrl-C): a build takes seconds to a minute, so the next build 
 def private_build_folder(folder: Path, prefix: str) -> tempfile.TemporaryDirectory[str]:
     """A private folder in the cache ``folder`` for one build (removed when it ends), after
     removing the ``prefix`` folders older than :data:`STALE_BUILD_S` that killed builds left."""
-    import shutil
-    import time
-
     for stale in folder.glob(f"{prefix}*"):
         with contextlib.suppress(OSError):
             if time.time() - stale.stat().st_mtime > STALE_BUILD_S:

@@ -19,8 +19,7 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
-from overhead_tui.kit.builds import in_file
-from overhead_tui.kit.cbuild import BuildError
+from overhead_tui.kit.builds import errors_in_file
 from overhead_tui.kit.pybuild import compile_python, python_twin
 
 TWIN_COMPILERS = ("cython", "mypyc")
@@ -55,10 +54,8 @@ def complete(module: ModuleType) -> None:
     own_setup: Callable[..., Any] | None = getattr(module, "setup", None)
 
     def setup(a: Any, b: Any) -> tuple[Any, ...]:
-        try:
+        with errors_in_file(module):
             compiled = compile_python(name, source, compiler)
-        except BuildError as exc:  # where in the file, as an editor takes it
-            raise BuildError(in_file(str(exc), getattr(module, "__file__", None))) from None
         if not callable(getattr(compiled, "kernel", None)):
             raise AttributeError(MISSING_KERNEL.get(compiler, MISSING_KERNEL["mypyc"]))
         if compiler == "pythran" and (unexported := _unexported_dtype(source, a)):

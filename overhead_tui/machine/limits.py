@@ -53,8 +53,7 @@ ABOVE_THEORY = 1.05
 IMPOSSIBLE_MARGIN = 1.1
 """A rung above 1.1 × the theoretical peak is ``impossible`` (the 10 % absorbs clock rounding)."""
 CORES_USED_SLACK = 0.1
-"""CPU over wall time a one-thread worker reads above 1 without a second thread computing (the
-interpreter's own threads, timer rounding): 1.1 cores is one, 1.2 two."""
+"""CPU over wall a one-thread worker reads above 1 (its runtime's threads): 1.1 is one, 1.2 two."""
 UNMEASURED_CLOCK_FACTOR = 2.0
 """Without a measured clock (``--no-probes``, sweep points) and without a cpufreq maximum, the
 bound assumes up to 2 × the nominal clock (turbo on a few cores rarely exceeds it)."""
@@ -420,10 +419,12 @@ def reject_impossible(summary: RunSummary, cpu: CpuModel | None) -> list[str]:
     the names of the rungs it marked.
     """
     marked = []
+    bounds: dict[tuple[str, int | None], tuple[float | None, str]] = {}  # per dtype, cores
     for result in summary.scenarios:
         if not result.has_speed or not result.gflops:
             continue
-        bound, how = speed_bound(cpu, summary.probes, result.dtype, cores_used(result))
+        key = (result.dtype, cores_used(result))
+        bound, how = bounds[key] = bounds.get(key) or speed_bound(cpu, summary.probes, *key)
         if bound is None or result.gflops <= IMPOSSIBLE_MARGIN * bound:
             continue
         result.status = "impossible"
