@@ -70,8 +70,9 @@ from overhead_tui.analysis import twin
 from overhead_tui.analysis import uncertainty as unc
 from overhead_tui.analysis.agreement import attach_agreement
 from overhead_tui.analysis.compiled import compiled_rows
-from overhead_tui.analysis.numpy_layers import numpy_rows_of, numpy_scalar_rows, prices_compute
+from overhead_tui.analysis.numpy_layers import numpy_memory_rows, numpy_rows, numpy_scalar_rows
 from overhead_tui.analysis.rows import priced_row as _row
+from overhead_tui.analysis.sites import prices_c_loops, site_rows, timed_c_calls
 from overhead_tui.analysis.unit_costs import UnitCosts
 from overhead_tui.analysis.waterfall import waterfall
 from overhead_tui.summary.breakdown import FITTED_MARK, Breakdown, BreakdownRow, Scale
@@ -109,19 +110,26 @@ def _c_float_row(floats: float, costs: UnitCosts) -> BreakdownRow:
 
 
 def interpreted_rows(
-    events: EventsPerFma, layers: list[str], costs: UnitCosts, compiler: str = ""
+    events: EventsPerFma, costs: UnitCosts, compiler: str = ""
 ) -> list[BreakdownRow]:
-    """Rows of the interpreted part of the model (ns per FMA each); ``compiler``: who built a
-    Python twin's rung (``BuildInfo.compiler``), which sets the price of its list loads."""
+    """Rows of the interpreted part of the model (ns per FMA each), from what the kernel
+    executed alone: its declarations (``LAYERS``, ``REMOVES``) only name and order them.
+    ``compiler``: who built a Python twin's rung (``BuildInfo.compiler``), which sets the price
+    of its list loads and which of its twin's layers it still pays (``twin.kept_layers``)."""
     ops = events.by_opcode
+    sites = events.sites if not events.python_twin else None
     loads = sum(v for k, v in ops.items() if k in LIST_LOADS)
     stores = sum(v for k, v in ops.items() if k in LIST_STORES)
     generic = sum(v for k, v in ops.items() if k in GENERIC_OPS)
     array_loads = float(events.array_loads or 0.0)  # absent from older files: none
     array_stores = float(events.array_stores or 0.0)
     generic = max(0.0, generic - array_loads - array_stores)
-    numpy_calls = events.numpy_calls
-    other_builtins = events.builtin_calls - numpy_calls
+    timed_builtins, timed_numpy = timed_c_calls(sites) if sites else (0.0, 0.0)
+    numpy_calls = max(0.0, events.numpy_calls - timed_numpy)
+    other = events.builtin_calls - events.numpy_calls
+    other_builtins = max(0.0, other - (timed_builtins - timed_numpy))
+    # a builtin's loop over a C iterator timed whole (``sum(map(f, x, y))``) has its calls in
+    c_loops = 0.0 if sites and prices_c_loops(sites) else 1.0
     # floats an array read creates are inside the array read's probe cost
     floats = max(0.0, float(events.floats or 0.0) - array_loads)
     ints = sum(v for k, v in ops.items() if k in INT_RESULT_OPS) if costs.int_ns is not None else 0
@@ -151,15 +159,12 @@ def interpreted_rows(
         ("call_overhead", calls - resumptions, "call_ns", "ns/call"),
         ("call_overhead", resumptions, "generator_item_ns",
          "ns/generator item (resume, zip and sum steps)"),
-        ("call_overhead", float(events.c_calls or 0.0), "c_call_item_ns",
+        ("call_overhead", c_loops * float(events.c_calls or 0.0), "c_call_item_ns",
          "ns/builtin called from C (a map item, its iterator and sum steps)"),
+        ("call_overhead", other_builtins, "builtin_ns", "ns/builtin call"),
     ]  # fmt: skip
     rows = [_row(layer, n, getattr(costs, f), unit, costs, f) for layer, n, f, unit in table]
-    rows.append(_c_float_row(float(events.c_floats or 0.0), costs))
-    rows.append(
-        _row("call_overhead", other_builtins, costs.builtin_ns, "ns/builtin call", costs,
-             "builtin_ns")
-    )  # fmt: skip
+    rows.append(_c_float_row(c_loops * float(events.c_floats or 0.0), costs))
     if events.python_twin and (protocol := twin.number_protocol_ns(costs, compiler)) is not None:
         float_ops = sum(v for k, v in ops.items() if k in FLOAT_RESULT_OPS)
         unit = f"ns/float op through the generic number protocol ({compiler})"
@@ -168,35 +173,44 @@ def interpreted_rows(
         rows.append(
             replace(row, unit_interval=(low, high), ns_interval=(low * float_ops, high * float_ops))
         )
-    if "library_layers" in layers and "scalar_compute" in layers:
-        # element-wise loops: the unspecialised instructions act on numpy scalars
-        rows.extend(numpy_scalar_rows(ops, generic, costs))
+    if sites is not None:  # the kernel's C work, timed at its own arguments
+        rows.extend(site_rows(sites))
+        rows.extend(numpy_memory_rows(events.numpy_operations, costs.numpy_rates))
         rows.append(
-            _row(
-                "library_layers",
-                numpy_calls,
-                costs.numpy_call_ns,
-                "ns/numpy call",
-                costs,
-                "numpy_call_ns",
-            )
-        )
-    elif (numpy := numpy_rows_of(events, layers, costs)) is not None:
-        rows.extend(numpy)  # numpy's layers from the rung's own operations
-    elif "library_layers" in layers:
-        rows.append(
-            _row(
-                "library_layers",
-                numpy_calls + generic,
-                costs.numpy_call_ns,
-                "ns/numpy call",
-                costs,
-                "numpy_call_ns",
-            )
-        )
+            _row("library_layers", numpy_calls, costs.numpy_call_ns, "ns/numpy call", costs,
+                 "numpy_call_ns")
+        )  # fmt: skip
+    else:  # files from before the sites: numpy's work by what the counter saw it act on
+        rows.extend(_legacy_numpy_rows(events, ops, generic, numpy_calls, costs))
     if events.python_twin:  # a compiled rung counted on its Python source: what it still pays
-        rows = [r for r in rows if r.layer in layers]
+        kept = twin.kept_layers(compiler)
+        rows = [r for r in rows if r.layer in kept]
     return [r for r in rows if r.events_per_fma]
+
+
+def _legacy_numpy_rows(
+    events: EventsPerFma,
+    ops: dict[str, float],
+    generic: float,
+    numpy_calls: float,
+    costs: UnitCosts,
+) -> list[BreakdownRow]:
+    """numpy's rows of a file counted before the sites: its census's operations on arrays
+    where it has them, else its unspecialised instructions on numpy scalars by kind, else every
+    unspecialised instruction at a numpy call's cost."""
+    if events.numpy_operations and (
+        numpy := numpy_rows(events.numpy_operations, costs.numpy_rates)
+    ) is not None:
+        return numpy
+    rows: list[BreakdownRow] = []
+    if events.numpy_scalars:
+        rows.extend(numpy_scalar_rows(ops, generic, costs))
+        generic = 0.0
+    rows.append(
+        _row("library_layers", numpy_calls + generic, costs.numpy_call_ns, "ns/numpy call", costs,
+             "numpy_call_ns")
+    )  # fmt: skip
+    return rows
 
 
 def own_scale(result: ScenarioResult, costs: UnitCosts) -> tuple[float, unc.Interval] | None:
@@ -230,15 +244,11 @@ def breakdown(result: ScenarioResult, costs: UnitCosts) -> Breakdown | None:
     scale = own_scale(result, costs)
     if scale is not None:
         costs = costs.scaled(*scale)
-    rows = interpreted_rows(
-        events, result.layers, costs, result.build.compiler if result.build else ""
-    )
+    rows = interpreted_rows(events, costs, result.build.compiler if result.build else "")
     compiled = compiled_rows(result, costs, measured)
     if compiled is not None:
         rows.extend(compiled[0])
-    elif numpy_rows_of(events, result.layers, costs) is None or not prices_compute(
-        events.numpy_operations
-    ):
+    elif _runs_at_peak(events):
         rows.extend(_peak_rows(result, costs))
     modelled = sum(r.ns_per_fma or 0.0 for r in rows)
     modelled_interval = unc.total(r.ns_bounds for r in rows)
@@ -285,6 +295,16 @@ def breakdown(result: ScenarioResult, costs: UnitCosts) -> Breakdown | None:
     )
 
 
+def _runs_at_peak(events: EventsPerFma) -> bool:
+    """Whether the kernel's flops run in a compiled or BLAS kernel the model prices at a peak:
+    it dispatches (next to) no bytecode per multiply-add, or numpy handed a product of
+    matrices to BLAS.  Decided by what it executed, never by its declared layers."""
+    if events.numpy_operations:  # numpy's loops are priced, BLAS's products at the peak
+        return any(op.kind == "blas" for op in events.numpy_operations)
+    quiet = max(events.dispatches or 0.0, events.builtin_calls or 0.0, events.c_calls or 0.0)
+    return quiet < COMPILED_DISPATCHES  # no interpreter or builtin work per multiply-add
+
+
 def _peak_rows(result: ScenarioResult, costs: UnitCosts) -> list[BreakdownRow]:
     """Flops at a peak, for files from before the compiled-rung model: at the rung's own FP
     rate when its hot loop's FP instructions were read, else at the measured compute peak."""
@@ -296,8 +316,9 @@ def _peak_rows(result: ScenarioResult, costs: UnitCosts) -> list[BreakdownRow]:
         layer = "simd_compute" if code.width_bits else "scalar_compute"
         width = f"{code.width_bits}-bit" if code.width_bits else "scalar"
         unit = f"ns/flop at its FP rate ({width}, {code.flops_per_instruction:g} flop/instr)"
-    elif peak and ("dense_kernel" in result.layers or "simd_compute" in result.layers):
+    elif peak:
         rate = peak
+        # the declaration only names the row: a dense kernel, or SIMD compute
         layer = "dense_kernel" if "dense_kernel" in result.layers else "simd_compute"
         unit = "ns/flop at peak"
     else:

@@ -33,7 +33,7 @@ from overhead_tui.analysis.rates import NumpyRate
 from overhead_tui.analysis.rows import priced_row, ranged_row
 from overhead_tui.analysis.unit_costs import UnitCosts
 from overhead_tui.summary.breakdown import BreakdownRow
-from overhead_tui.summary.measured import EventsPerFma, NumpyOperations
+from overhead_tui.summary.measured import NumpyOperations
 from overhead_tui.summary.vocabulary import GENERIC_OPS
 
 
@@ -95,20 +95,14 @@ def numpy_rows(
     return rows
 
 
-def prices_compute(operations: list[NumpyOperations]) -> bool:
-    """Whether the numpy rows price the kernel's arithmetic (no BLAS call does it)."""
-    return bool(operations) and not any(op.kind == "blas" for op in operations)
-
-
-def numpy_rows_of(
-    events: EventsPerFma, layers: list[str], costs: UnitCosts
-) -> list[BreakdownRow] | None:
-    """The rows of the kernel's numpy operations on arrays, or None: none counted, an
-    element-wise loop over numpy scalars (:func:`numpy_scalar_rows`), or probes without the
-    kinds' rates."""
-    if not events.numpy_operations or "scalar_compute" in layers:
-        return None
-    return numpy_rows(events.numpy_operations, costs.numpy_rates)
+def numpy_memory_rows(
+    operations: list[NumpyOperations], rates: dict[str, NumpyRate]
+) -> list[BreakdownRow]:
+    """Only the *memory* rows of :func:`numpy_rows`: what each operation pays at its own size
+    beyond its loop in the nearest cache (its temporaries, the caches it misses), from the
+    ``numpy_call`` probe's sweep; the call and its loop are timed at the kernel's own
+    arguments (``analysis.sites``)."""
+    return [r for r in numpy_rows(operations, rates) or [] if r.layer == "memory"]
 
 
 def numpy_scalar_rows(

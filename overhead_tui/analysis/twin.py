@@ -2,9 +2,9 @@
 bytecode, counted by the worker): which of the twin's events it still pays, and at which
 price where its compiler does the same work another way than the interpreter.
 
-The layers it pays are the rung's ``LAYERS`` (``attribution.interpreted_rows`` keeps only
-those rows); the prices that differ are read here, each from a probe that times the same
-operation compiled by the same tool.
+The layers it pays are its compiler's (:data:`KEPT_LAYERS`: what that compiler's code still
+does of the interpreter's work, never what the rung's file declares); the prices that differ
+are read here, each from a probe that times the same operation compiled by the same tool.
 """
 
 from __future__ import annotations
@@ -13,11 +13,31 @@ from overhead_tui.analysis.unit_costs import UnitCosts
 from overhead_tui.summary.codec import Interval
 
 TWIN_PREDICTION = (
-    "its Python twin's counted events × probed unit costs, without the layers the compiler "
-    "removes (the rung's LAYERS)"
+    "its Python twin's counted events × probed unit costs, without the layers its compiler "
+    "removes"
 )
 """How a compiled-Python rung (Cython, mypyc) is predicted: the events of the same source run
 as bytecode, priced only for the layers the compiled code still carries."""
+
+KEPT_LAYERS: dict[str, frozenset[str]] = {
+    "Cython": frozenset({"boxing", "dynamic_dispatch", "container_access", "call_overhead"}),
+    "mypyc": frozenset({"container_access"}),
+}
+"""Of a twin's priced layers, those its compiler's code still pays. Cython's untyped C (read
+from its generated ``.c``: ``PyNumber_Multiply``, ``__Pyx_GetItemInt_Fast``,
+``PyFloat_FromDouble``) drops the eval loop and keeps the objects, the subscripts, the number
+protocol and the calls; mypyc's native floats (``CPyList_GetItem`` then
+``PyFloat_AsDouble``) keep only the list subscripts.  Another compiler: every layer but the
+eval loop's dispatch (:data:`DISPATCH_FREE`)."""
+DISPATCH_FREE = frozenset(
+    {"boxing", "dynamic_dispatch", "container_access", "call_overhead", "library_layers"}
+)
+
+
+def kept_layers(compiler: str) -> frozenset[str]:
+    """The layers of its Python twin a rung built by ``compiler`` still pays."""
+    return KEPT_LAYERS.get(compiler, DISPATCH_FREE)
+
 
 C_API_COMPILERS = frozenset({"mypyc"})
 """Compilers whose list subscripts are out-of-line C-API calls that unbox the element

@@ -106,6 +106,48 @@ class NumpyOperations:
     einsum and BLAS; input size for a reduction) at the timed n."""
 
 
+@dataclass(frozen=True)
+class SiteCost:
+    """One site of C work in a kernel (``worker.counting.sites``): an instruction whose work
+    beyond its dispatch runs in C code no interpreter probe prices, timed in the worker at its
+    own operands at each counted size and extrapolated to the timed n."""
+
+    code: str = ""
+    """The code object's name."""
+    offset: int = 0
+    op: str = ""
+    """Base instruction: ``CALL``, ``BINARY_OP``, ``BINARY_SUBSCR``, ``STORE_SUBSCR``,
+    ``COMPARE_OP``, ``CONTAINS_OP`` or ``BUILD_TUPLE``."""
+    label: str = ""
+    """What runs, with its operands' types and sizes at the largest counted size."""
+    numpy: bool = False
+    """numpy does the work (a numpy callable, array or scalar among its operands)."""
+    c_call: bool = False
+    """A call of a builtin function or method (one profile ``c_call`` event an execution)."""
+    iterates: bool = False
+    """An operand is a C iterator its timing builds again (``sum(map(f, x, y))``): the calls
+    that iterator makes from C are inside its timing."""
+    calls_per_fma: float = 0.0
+    """Executions per multiply-add at the timed n."""
+    call_ns: float | None = None
+    """ns an execution costs beyond its dispatch when its operands hold no items (the fit's
+    intercept); None: not timed (``note`` says why)."""
+    element_ns: float = 0.0
+    """ns per item its operands hold (the fit's slope: its element loop)."""
+    elements: float = 0.0
+    """Items its operands hold at the timed n."""
+    spread: list[float] = field(default_factory=list)
+    """[low, high] of an execution's ns at the largest counted size over its median (its
+    timing windows' range, as factors)."""
+    sizes: list[int] = field(default_factory=list)
+    """The counted sizes it was timed at."""
+    measured_ns: list[float] = field(default_factory=list)
+    """ns an execution cost at each of those sizes."""
+    note: str = ""
+    """Why it was not timed: it runs Python code (its frames are counted), or an operand
+    could not be evaluated again."""
+
+
 @dataclass
 class EventsPerFma(Counters):
     """A rung's exact events per multiply-add at its timed n (``worker.counting.phase``:
@@ -127,6 +169,9 @@ class EventsPerFma(Counters):
     numpy_operations: list[NumpyOperations] = field(default_factory=list, metadata=OMIT)
     """The numpy operations on arrays, by kind and size (``worker.counting.numpy_census``);
     empty where the kernel makes none (or in older files)."""
+    sites: list[SiteCost] | None = field(default=None, metadata=OMIT)
+    """The kernel's sites of C work, timed at their own operands (``worker.counting.sites``);
+    None in files from before them and for a Python twin."""
     python_twin: bool = field(default=False, metadata=OMIT)
     """Counted on the rung's Python twin (its ``counted_kernel``: the source a compiler such
     as Cython or mypyc compiled, run as bytecode), not on the timed kernel; the model prices

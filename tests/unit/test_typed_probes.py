@@ -94,11 +94,10 @@ def test_events_from_before_array_counts_price_like_none():
     costs = UnitCosts.from_probes(
         probe_records({"dispatch": {"value": 2.0}, "boxing": {"value": 5.0}})
     )
-    layers = ["interpreter_dispatch", "boxing"]
     old = from_json(EventsPerFma, {"dispatches": 10.0, "floats": 2.0, "by_opcode": {}})
     assert old.array_loads is ABSENT and "array_loads" not in to_json(old)
     new = dataclasses.replace(old, array_loads=0.0, array_stores=0.0, numpy_scalars=0.0)
-    assert interpreted_rows(old, layers, costs) == interpreted_rows(new, layers, costs)
+    assert interpreted_rows(old, costs) == interpreted_rows(new, costs)
 
 
 def test_a_rung_keeps_its_counted_events_bytecode_and_build_as_records():

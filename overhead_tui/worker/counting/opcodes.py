@@ -67,6 +67,7 @@ from overhead_tui.worker.counting.instructions import (
     reuses_operand,
     super_heads,
 )
+from overhead_tui.worker.counting.sites import PROBE_PRICED, Site, SiteRecorder
 
 USE_MONITORING = sys.version_info >= (3, 12) and hasattr(sys, "monitoring")
 """Count instructions with ``sys.monitoring`` (3.12+) rather than ``sys.settrace``."""
@@ -100,6 +101,8 @@ class EventCounts(Counters):
     fused: dict[tuple[str, int], int] = field(default_factory=dict)
     """(code name, offset) → executions as the second half of a 3.11/3.12 superinstruction
     (counted in ``instructions``, not dispatched)."""
+    sites: list[tuple[Site, int]] = field(default_factory=list)
+    """The sites of C work (``counting.sites``) with their executions, when asked for."""
 
 
 def _c_function_module(fn: Any) -> str:
@@ -114,7 +117,8 @@ class _Sequence:
     """Counts executed (code, offset) pairs and the superinstruction second halves among
     them, following the executed order (see the module doc)."""
 
-    def __init__(self) -> None:
+    def __init__(self, sites: SiteRecorder | None = None) -> None:
+        self.sites = sites
         self.offsets: Counter[tuple[CodeType, int]] = Counter()
         self.halves = 0
         self.fused: Counter[tuple[CodeType, int]] = Counter()
@@ -129,13 +133,19 @@ class _Sequence:
 
     def step(self, code: CodeType, offset: int, frame: FrameType | None = None) -> None:
         key = (code, offset)
+        if self.sites is not None and self.sites.owner is not None:
+            self.sites.owner.inside[key] += 1  # library code run by a site: its timing has it
+            return
         if key not in self.offsets:  # first execution: what do its generic operands hold?
             if code not in self._generic:
                 self._generic[code] = operand_names(code)
             found = self._generic[code].get(offset)
-            if found is not None:
-                frame = frame if frame is not None else sys._getframe(1)
-                self.kinds[key] = operand_kind(found[0], found[1], frame.f_locals)
+            if found is not None or self.sites is not None:
+                here = frame if frame is not None else sys._getframe(1)
+                if found is not None:
+                    self.kinds[key] = operand_kind(found[0], found[1], here.f_locals)
+                if self.sites is not None:
+                    self.sites.first(code, offset, here)
         self.offsets[key] += 1
         if not RUNTIME_SUPERINSTRUCTIONS:
             return
@@ -150,23 +160,29 @@ class _Sequence:
             self._pending = self._heads.get(key)
 
 
-def count_events(fn: Callable[..., Any], args: tuple[Any, ...], warmups: int = 2) -> EventCounts:
+def count_events(
+    fn: Callable[..., Any], args: tuple[Any, ...], warmups: int = 2, sites: bool = False
+) -> EventCounts:
     """Call ``fn(*args)`` ``warmups`` times uncounted, then once counted; return its events.
 
     The warm-up calls let the adaptive interpreter specialise; the counted call is the one
     counted (with ``sys.monitoring``, a copy of ``fn`` is warmed up and counted, see the module
-    doc).  Not thread-safe with respect to other tracing in the process.
+    doc).  ``sites``: also capture the sites of C work (``counting.sites``).  Not thread-safe
+    with respect to other tracing in the process.
     """
+    recorder = SiteRecorder() if sites else None
     if USE_MONITORING:
-        return _count_monitoring(fn, args, warmups)
-    return _count_settrace(fn, args, warmups)
+        return _count_monitoring(fn, args, warmups, recorder)
+    return _count_settrace(fn, args, warmups, recorder)
 
 
-def _count_settrace(fn: Callable[..., Any], args: tuple[Any, ...], warmups: int) -> EventCounts:
+def _count_settrace(
+    fn: Callable[..., Any], args: tuple[Any, ...], warmups: int, recorder: SiteRecorder | None
+) -> EventCounts:
     for _ in range(warmups):
         fn(*args)
-    sequence = _Sequence()
-    profile = _Profile()
+    sequence = _Sequence(recorder)
+    profile = _Profile(recorder)
 
     def tracer(frame: FrameType, event: str, arg: Any) -> Any:
         if event == "call":
@@ -187,17 +203,26 @@ def _count_settrace(fn: Callable[..., Any], args: tuple[Any, ...], warmups: int)
 
 
 class _Profile:
-    """A ``sys.setprofile`` function counting Python calls and C calls by module."""
+    """A ``sys.setprofile`` function counting Python calls and C calls by module, and noting
+    the sites (``counting.sites``) that a Python frame was entered from."""
 
-    def __init__(self) -> None:
+    def __init__(self, sites: SiteRecorder | None = None) -> None:
         self.python_calls = 0
         self.c_calls: Counter[str] = Counter()
+        self.sites = sites
 
     def __call__(self, frame: FrameType, event: str, arg: Any) -> None:
+        sites = self.sites
         if event == "call":
             self.python_calls += 1
+            if sites is not None:
+                sites.entered(frame)
+        elif event == "return" and sites is not None:
+            sites.left(frame)
         elif event == "c_call" and getattr(arg, "__name__", "") not in _IGNORED_C_CALLS:
             self.c_calls[_c_function_module(arg)] += 1
+            if sites is not None and sites.owner is not None:
+                sites.owner.inside_c[_c_function_module(arg)] += 1
 
 
 def _copy(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -212,13 +237,15 @@ def _copy(fn: Callable[..., Any]) -> Callable[..., Any]:
     return clone
 
 
-def _count_monitoring(fn: Callable[..., Any], args: tuple[Any, ...], warmups: int) -> EventCounts:
+def _count_monitoring(
+    fn: Callable[..., Any], args: tuple[Any, ...], warmups: int, recorder: SiteRecorder | None
+) -> EventCounts:
     monitoring = getattr(sys, "monitoring")  # noqa: B009 - 3.12+: absent from 3.11's stubs
     fn = _copy(fn)
     for _ in range(warmups):
         fn(*args)
-    sequence = _Sequence()
-    profile = _Profile()
+    sequence = _Sequence(recorder)
+    profile = _Profile(recorder)
     own = sys._getframe().f_code
     event = monitoring.events.INSTRUCTION
     monitoring.use_tool_id(TOOL_ID, "overhead-tui counting")
@@ -260,8 +287,18 @@ def _name(sequence: _Sequence, profile: _Profile, own: CodeType | None) -> Event
         executed.append(
             (code.co_qualname, offset, opname, instruction.argrepr if instruction else "", count)
         )
-    builtin = sum(profile.c_calls.values())
-    numpy = sum(v for k, v in profile.c_calls.items() if k.split(".")[0] == "numpy")
+    c_calls = profile.c_calls
+    python_calls = profile.python_calls
+    if sequence.sites is not None:  # what timed sites ran inside them is priced by their timing
+        c_calls = Counter(c_calls)
+        for site in sequence.sites.sites.values():
+            if site.timeable:
+                c_calls.subtract(site.inside_c)
+                python_calls -= site.inside_calls
+            else:  # its library code runs as counted: price it as such
+                _add_back(site, sequence, names, by_opcode, by_base, executed)
+    builtin = sum(max(0, v) for v in c_calls.values())
+    numpy = sum(max(0, v) for k, v in c_calls.items() if k.split(".")[0] == "numpy")
     bytecodes = sum(by_opcode.values())
     kinds: Counter[str] = Counter()
     for key, kind in sequence.kinds.items():
@@ -272,7 +309,7 @@ def _name(sequence: _Sequence, profile: _Profile, own: CodeType | None) -> Event
         dispatches=bytecodes - halves,
         by_opcode=dict(by_opcode),
         by_base_opcode=dict(by_base),
-        python_calls=max(0, profile.python_calls - 1),  # minus the kernel's own call
+        python_calls=max(0, python_calls - 1),  # minus the kernel's own call
         builtin_calls=builtin,
         numpy_calls=numpy,
         floats=floats + kinds["array_load"],
@@ -285,4 +322,41 @@ def _name(sequence: _Sequence, profile: _Profile, own: CodeType | None) -> Event
             for (code, offset), count in sequence.fused.items()
             if code is not own
         },
+        sites=[
+            (site, sequence.offsets[key])
+            for key, site in (sequence.sites.sites.items() if sequence.sites else ())
+            if key[0] is not own and _adaptive_name(names, key) not in PROBE_PRICED
+        ],
     )
+
+
+def _add_back(
+    site: Site,
+    sequence: _Sequence,
+    names: dict[CodeType, dict[int, dis.Instruction]],
+    by_opcode: Counter[str],
+    by_base: Counter[str],
+    executed: list[tuple[str, int, str, str, int]],
+) -> None:
+    """The instructions an untimed site's library code ran, counted like the kernel's own."""
+    for (code, offset), count in site.inside.items():
+        if code not in names:
+            names[code] = {i.offset: i for i in adaptive_instructions(code)}
+        instruction = names[code].get(offset)
+        opname = instruction.opname if instruction else "UNKNOWN"
+        by_opcode[opname] += count
+        by_base[base_opname(opname)] += count
+        executed.append(
+            (code.co_qualname, offset, opname, instruction.argrepr if instruction else "", count)
+        )
+
+
+def _adaptive_name(
+    names: dict[CodeType, dict[int, dis.Instruction]], key: tuple[CodeType, int]
+) -> str:
+    """The adaptive name an instruction ran as (after the counted call's warm-ups)."""
+    code, offset = key
+    if code not in names:
+        names[code] = {i.offset: i for i in adaptive_instructions(code)}
+    found = names[code].get(offset)
+    return found.opname if found else ""

@@ -24,15 +24,21 @@ def count_phase(module: ModuleType, task: WorkerTask) -> Counted:
     """
     from overhead_tui.worker.counting.opcodes import METHOD, count_events
     from overhead_tui.worker.counting.scaling import COUNT_SIZES, extrapolate
+    from overhead_tui.worker.counting.site_costs import SiteTiming, site_costs, time_sites
+    from overhead_tui.worker.counting.site_timing import loop_dispatch_ns
 
     sizes = [s for s in COUNT_SIZES if s <= task.max_size]
     # a compiled rung's Python twin (the same source run as bytecode) where it has one
     counted = getattr(module, "counted_kernel", None)
     per_size = []
     censuses = []
+    timings: list[dict[tuple[str, int], SiteTiming]] = []
+    dispatch_ns = loop_dispatch_ns() if counted is None else 0.0
     for size in sizes:
         kernel = counted or module.kernel
-        per_size.append(count_events(kernel, _inputs(module, size, task)))
+        per_size.append(count_events(kernel, _inputs(module, size, task), sites=counted is None))
+        if counted is None:
+            timings.append(time_sites(per_size[-1].sites, dispatch_ns))
         if per_size[-1].builtin_calls > per_size[-1].numpy_calls:  # builtins may loop in C
             c_calls, c_floats = _c_level(module, kernel, size, task)
             per_size[-1] = replace(per_size[-1], c_calls=c_calls, c_floats=c_floats)
@@ -60,6 +66,7 @@ def count_phase(module: ModuleType, task: WorkerTask) -> Counted:
             counted_sizes=sizes,
             by_opcode=by_opcode,
             numpy_operations=_operations(sizes, censuses, n) if len(censuses) == len(sizes) else [],
+            sites=site_costs(sizes, timings, n) if counted is None else None,
             python_twin=counted is not None,
         )
     last, last_fmas = per_size[-1], float(sizes[-1]) ** 3

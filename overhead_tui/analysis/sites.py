@@ -1,0 +1,92 @@
+"""The model rows of a kernel's sites of C work: each timed in the rung's own worker at its own
+operands (``worker.counting.sites``), so a new spelling of a known mechanism, or a mechanism no
+probe prices, is priced without a case of its own.
+
+Per site, at most two rows:
+
+* its calls per multiply-add × its ns per execution beyond its dispatch when its operands hold
+  no items (the fit's intercept), in the layer of its mechanism (:func:`site_layer`);
+* its calls × the items its operands hold at the timed n × its ns per item (the fit's slope:
+  its element loop), in ``simd_compute`` for numpy's loops, ``scalar_compute`` for a builtin's.
+
+A site that runs the user's Python code is not timed (its frames and bytecodes are priced by
+the interpreter rows); one whose operands could not be evaluated again is shown with its calls
+and no price: its time stays *unexplained*, and its row says why.  Each row's interval is the
+site's timing windows' range at the largest counted size.
+"""
+
+from __future__ import annotations
+
+from overhead_tui.analysis.rows import ranged_row
+from overhead_tui.summary.breakdown import BreakdownRow
+from overhead_tui.summary.measured import SiteCost
+
+MECHANISM_LAYERS: dict[str, str] = {
+    "CALL": "call_overhead",
+    "BINARY_SUBSCR": "container_access",
+    "STORE_SUBSCR": "container_access",
+    "BINARY_OP": "dynamic_dispatch",
+    "COMPARE_OP": "dynamic_dispatch",
+    "CONTAINS_OP": "dynamic_dispatch",
+    "BUILD_TUPLE": "boxing",
+}
+"""The layer of a site's mechanism: a C call, a subscript through a type's slot, an operator
+through a type's slot (dynamic type dispatch), an object created (a tuple); numpy's work of
+any of these is ``library_layers``."""
+
+
+def site_layer(site: SiteCost) -> str:
+    """The layer a site's fixed cost belongs to (:data:`MECHANISM_LAYERS`)."""
+    if site.numpy and site.op != "BUILD_TUPLE":
+        return "library_layers"
+    return MECHANISM_LAYERS.get(site.op, "call_overhead")
+
+
+def site_rows(sites: list[SiteCost]) -> list[BreakdownRow]:
+    """The rows of a kernel's sites (module doc), the busiest first."""
+    rows: list[BreakdownRow] = []
+    for site in sorted(sites, key=lambda s: -s.calls_per_fma):
+        if site.calls_per_fma <= 0:
+            continue
+        if site.call_ns is None:
+            if not site.note.startswith("runs Python"):
+                unit = f"not timed: {site.label} ({site.note})"
+                rows.append(BreakdownRow(site_layer(site), site.calls_per_fma, None, unit, None))
+            continue
+        low, high = site.spread or [1.0, 1.0]
+        rows.append(
+            ranged_row(
+                site_layer(site),
+                site.calls_per_fma,
+                site.call_ns,
+                f"ns/execution, measured at its own arguments: {site.label}",
+                (site.call_ns * low, site.call_ns * high),
+            )
+        )
+        if site.element_ns > 0 and site.elements > 0:
+            rows.append(
+                ranged_row(
+                    "simd_compute" if site.numpy else "scalar_compute",
+                    site.calls_per_fma * site.elements,
+                    site.element_ns,
+                    f"ns/item of {site.label}'s element loop, measured at its own arguments",
+                    (site.element_ns * low, site.element_ns * high),
+                )
+            )
+    return rows
+
+
+def timed_c_calls(sites: list[SiteCost]) -> tuple[float, float]:
+    """(builtin calls, of them numpy's) per multiply-add that timed sites price: each a profile
+    ``c_call`` event the builtin-call row must not price again."""
+    timed = [s for s in sites if s.c_call and s.call_ns is not None]
+    return (
+        sum(s.calls_per_fma for s in timed),
+        sum(s.calls_per_fma for s in timed if s.numpy),
+    )
+
+
+def prices_c_loops(sites: list[SiteCost]) -> bool:
+    """Whether a timed site calls a builtin over a C iterator (``sum(map(f, x, y))``): the
+    builtin census's calls from C are inside its timing."""
+    return any(s.call_ns is not None and s.iterates for s in sites)

@@ -1,0 +1,136 @@
+"""The sites of C work timed at each counted size and carried to the timed n
+(``counting.sites`` finds and times them; ``counting.phase`` calls these).
+
+Per site: its executions at each counted size are extrapolated as every count is (the cubic of
+``counting.scaling``); its ns per execution is fitted as ``call_ns + element_ns × items``
+over the sizes (least squares, both clamped at 0), the items its operands hold at the timed n
+taken from the power of n they grow with.  A site untimed at any size (it ran Python code, an
+operand could not be evaluated again) is carried with its calls and its reason, unpriced.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from overhead_tui.summary.measured import SiteCost
+from overhead_tui.worker.counting.site_timing import time_site
+from overhead_tui.worker.counting.sites import Site, elements_at
+
+
+@dataclass(frozen=True)
+class SiteTiming:
+    """One site at one counted size: its executions and its timing there."""
+
+    site: Site
+    calls: int
+    ns: tuple[float, float, float] | None
+    """(median, lowest, highest) ns per execution; None: not timed."""
+
+
+def _c_call(site: Site) -> bool:
+    """A call of a builtin function or method: a profile ``c_call`` event per execution."""
+    if site.op != "CALL" or not site.operands:
+        return False
+    callee = site.operands[0]
+    return callee.maker is None and type(callee.value).__name__ in (
+        "builtin_function_or_method",
+        "method_descriptor",
+        "wrapper_descriptor",
+        "method-wrapper",
+    )
+
+
+def time_sites(
+    sites: list[tuple[Site, int]], dispatch_ns: float
+) -> dict[tuple[str, int], SiteTiming]:
+    """Each site of one counted call timed at its own operands (``sites.time_site``)."""
+    found: dict[tuple[str, int], SiteTiming] = {}
+    for site, calls in sites:
+        key = (site.code.co_qualname, site.offset)
+        found[key] = SiteTiming(site, calls, time_site(site, dispatch_ns))
+    return found
+
+
+def site_costs(
+    sizes: list[int], timings: list[dict[tuple[str, int], SiteTiming]], n: int
+) -> list[SiteCost]:
+    """Every site seen at any counted size, per multiply-add at ``n`` (module doc)."""
+    from overhead_tui.worker.counting.scaling import extrapolate
+
+    keys = sorted({k for t in timings for k in t})
+    fmas = float(n) ** 3
+    out: list[SiteCost] = []
+    for key in keys:
+        at = [t.get(key) for t in timings]
+        calls = [float(x.calls) if x else 0.0 for x in at]
+        last = next(x for x in reversed(at) if x is not None)
+        site = last.site
+        per_fma = extrapolate(sizes, calls, n) / fmas if len(sizes) >= 4 else 0.0
+        timed = [(s, x) for s, x in zip(sizes, at, strict=True) if x is not None and x.ns]
+        note = site.why_untimed
+        if site.reaches_python:
+            note = "runs Python code: its frames and bytecodes are counted"
+        if not timed or len(timed) < len([x for x in at if x is not None]):
+            out.append(
+                SiteCost(
+                    code=key[0],
+                    offset=key[1],
+                    op=site.op,
+                    label=site.label or site.op,
+                    numpy=site.numpy,
+                    c_call=_c_call(site),
+                    calls_per_fma=per_fma,
+                    call_ns=None,
+                    note=note or "its operands refuse to run it alone",
+                )
+            )
+            continue
+        items = np.array([float(x.site.elements) for _, x in timed])
+        ns = np.array([x.ns[0] for _, x in timed if x.ns])
+        ranges = [x.ns[2] - x.ns[1] for _, x in timed if x.ns]
+        call_ns, element_ns = _fit(items, ns, ranges)
+        median, low, high = last.ns if last.ns else (0.0, 0.0, 0.0)
+        spread = [low / median, high / median] if median > 0 else [1.0, 1.0]
+        out.append(
+            SiteCost(
+                code=key[0],
+                offset=key[1],
+                op=site.op,
+                label=site.label,
+                numpy=site.numpy,
+                c_call=_c_call(site),
+                iterates=any(o.maker is not None for o in site.operands or []),
+                calls_per_fma=per_fma,
+                call_ns=call_ns,
+                element_ns=element_ns,
+                elements=elements_at([s for s, _ in timed], [x.site.elements for _, x in timed], n),
+                spread=spread,
+                sizes=[s for s, _ in timed],
+                measured_ns=[float(v) for v in ns],
+            )
+        )
+    return out
+
+
+GROWTH = 0.1
+"""A site's time per execution grows with its items when it rises from the smallest counted
+size to the largest by more than this fraction and by more than both sizes' timing ranges;
+else it is one cost per execution (a view, an index, a call whose loop is too short to see)."""
+
+
+def _fit(items: np.ndarray, ns: np.ndarray, ranges: list[float]) -> tuple[float, float]:
+    """(ns per execution at no items, ns per item): least squares, both ≥ 0, the slope only
+    where the time grows beyond its noise (:data:`GROWTH`)."""
+    if len(items) < 2 or float(np.ptp(items)) == 0.0:
+        return max(0.0, float(np.median(ns))), 0.0
+    rise = float(ns[-1] - ns[0])
+    if rise <= GROWTH * max(float(ns[0]), 0.0) or rise <= ranges[0] + ranges[-1]:
+        return max(0.0, float(np.median(ns))), 0.0
+    slope, intercept = np.polyfit(items, ns, 1)
+    if slope <= 0:
+        return max(0.0, float(np.median(ns))), 0.0
+    if intercept < 0:
+        return 0.0, float(np.sum(ns * items) / np.sum(items * items))
+    return float(intercept), float(slope)

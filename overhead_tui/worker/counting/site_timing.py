@@ -1,0 +1,127 @@
+"""Timing a site of C work at its own operands (``counting.sites`` finds and captures them).
+
+The instruction alone in a loop (its operands bound to the loop's arguments ``o0``, ``o1`` …,
+a one-shot iterator built again each trip), minus the same loop empty, minus its own
+dispatches at this moment's ns/dispatch (:func:`loop_dispatch_ns`): what its C code costs at
+the kernel's own arguments.  :data:`WINDOWS` windows of about :data:`TIMING_WINDOW_S` each:
+the median is its time, the lowest and highest its interval.
+"""
+
+from __future__ import annotations
+
+import dis
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any
+
+from overhead_tui.worker.counting.sites import Operand, Site
+
+TIMING_WINDOW_S = 0.002
+"""One timed window of a site's loop (its calls calibrated to about this long)."""
+WINDOWS = 5
+"""Windows per site."""
+MAX_REPS = 200_000
+"""The most executions one window runs."""
+
+
+def _source(site: Site) -> tuple[str, list[Any]] | None:
+    """(the body of the timing loop, the values its names ``o0``, ``o1`` … hold)."""
+    assert site.operands is not None
+    values: list[Any] = []
+
+    def name(o: Operand) -> str:
+        if o.maker is not None:
+            inner = ", ".join(name(p) for p in o.parts)
+            values.append(o.maker)
+            return f"o{len(values) - 1}({inner})"
+        values.append(o.value)
+        return f"o{len(values) - 1}"
+
+    names = [name(o) for o in site.operands]
+    op = site.op
+    if op == "CALL":
+        return f"{names[0]}({', '.join(names[1:])})", values
+    if op == "BINARY_SUBSCR":
+        return f"{names[0]}[{names[1]}]", values
+    if op == "STORE_SUBSCR":
+        try:
+            current = site.operands[0].value[site.operands[1].value]
+        except Exception:
+            return None
+        values.append(current)
+        return f"{names[0]}[{names[1]}] = o{len(values) - 1}", values
+    if op == "BUILD_TUPLE":
+        return f"({', '.join(names)},)", values
+    symbol = site.argrepr.split()[-1] if site.argrepr else ""
+    if op == "COMPARE_OP" or op == "CONTAINS_OP":
+        if op == "CONTAINS_OP":
+            symbol = "not in" if site.argrepr.strip() == "1" else "in"
+        return f"{names[0]} {symbol} {names[1]}", values
+    if symbol.endswith("=") and symbol not in ("==", "!=", "<=", ">="):
+        return f"x = {names[0]}; x {symbol} {names[1]}", values
+    return f"{names[0]} {symbol} {names[1]}", values
+
+
+def _loop(body: str, count: int) -> Callable[..., None]:
+    arguments = ", ".join(f"o{i}" for i in range(count))
+    source = (
+        f"def timed({arguments}{', ' if count else ''}reps):\n    for _ in reps:\n        {body}\n"
+    )
+    namespace: dict[str, Any] = {}
+    exec(compile(source, "<site timing>", "exec"), namespace)
+    timed: Callable[..., None] = namespace["timed"]
+    return timed
+
+
+def _body_dispatches(function: Callable[..., Any]) -> int:
+    """Dispatches of one trip of the loop body beyond the empty loop's (its instructions
+    between ``FOR_ITER``'s target store and the jump back, ``CACHE`` entries excluded)."""
+    instructions = [i for i in dis.get_instructions(function) if i.opname != "CACHE"]
+    names = [i.opname for i in instructions]
+    start = names.index("FOR_ITER") + 2  # FOR_ITER, STORE_FAST _
+    end = max(i for i, name in enumerate(names) if name.startswith("JUMP_BACKWARD"))
+    return sum(1 for n in names[start:end] if n not in ("NOP", "EXTENDED_ARG", "PRECALL"))
+
+
+def _window(function: Callable[..., None], values: list[Any], reps: int) -> float:
+    trips = range(reps)
+    start = time.perf_counter_ns()
+    function(*values, trips)
+    return (time.perf_counter_ns() - start) / reps
+
+
+def time_site(site: Site, dispatch_ns: float) -> tuple[float, float, float] | None:
+    """(ns per execution, lowest, highest) of a site's C work at its own operands: its loop
+    minus the empty loop, minus its own dispatches at ``dispatch_ns``; None when it cannot
+    run alone (its operands refuse it outside the kernel)."""
+    if site.operands is None or site.reaches_python:
+        return None
+    made = _source(site)
+    if made is None:
+        return None
+    body, values = made
+    try:
+        timed = _loop(body, len(values))
+        empty = _loop("pass", 0)
+        timed(*values, range(2))
+    except Exception:
+        return None
+    reps = 8
+    while reps < MAX_REPS and _window(timed, values, reps) * reps < TIMING_WINDOW_S * 1e9 / 4:
+        reps *= 4
+    extra = _body_dispatches(timed) * dispatch_ns
+    results = []
+    for _ in range(WINDOWS):
+        results.append(_window(timed, values, reps) - _window(empty, [], reps) - extra)
+    return statistics.median(results), min(results), max(results)
+
+
+def loop_dispatch_ns() -> float:
+    """ns per dispatch of this moment: an empty loop against one with four more ``LOAD_FAST``
+    + ``POP_TOP`` pairs per trip, the same loop form :func:`time_site` uses."""
+    plain = _loop("pass", 0)
+    padded = _loop("o0; o0; o0; o0", 1)
+    reps = 50_000
+    lows = [(_window(padded, [1.0], reps) - _window(plain, [], reps)) / 8 for _ in range(WINDOWS)]
+    return max(0.0, statistics.median(lows))

@@ -1,0 +1,134 @@
+"""Sites of C work (``worker.counting.sites``): found where they run, named by what runs and on
+what, timed at their own operands, and priced by the model whatever the file declares."""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+import pytest
+
+from overhead_tui.analysis.sites import site_rows, timed_c_calls
+from overhead_tui.worker.counting.opcodes import count_events
+from overhead_tui.worker.counting.site_costs import site_costs, time_sites
+from overhead_tui.worker.counting.site_timing import time_site
+from overhead_tui.worker.counting.sites import pure
+
+
+def _dot_loop(a, bt):
+    n = a.shape[0]
+    c = np.empty((n, n))
+    for i in range(n):
+        row = a[i]
+        for j in range(n):
+            c[i, j] = np.dot(row, bt[j])
+    return c
+
+
+def _matmul_operator_loop(a, bt):
+    n = a.shape[0]
+    c = np.empty((n, n))
+    for i in range(n):
+        row = a[i]
+        for j in range(n):
+            c[i, j] = row @ bt[j]
+    return c
+
+
+class Number:
+    def __init__(self, v):
+        self.v = v
+
+    def __mul__(self, other):
+        return Number(self.v * other.v)
+
+
+def _dunder_loop(xs, ys):
+    out = []
+    for x in xs:
+        for y in ys:
+            out.append(x * y)
+    return out
+
+
+def _sum_map(a, bt):
+    return [[sum(map(operator.mul, row, col)) for col in bt] for row in a]
+
+
+def _slow_call(pad, n):
+    total = 0
+    for _ in range(n):
+        total += len(sorted(pad))
+    return total
+
+
+def _by_label(events, text):
+    return [(site, calls) for site, calls in events.sites if text in site.label]
+
+
+def test_a_numpy_call_per_element_is_one_site_named_by_its_signature():
+    a = np.ones((4, 4))
+    events = count_events(_dot_loop, (a, a.copy()), sites=True)
+    [(site, calls)] = _by_label(events, "numpy.dot")
+    assert calls == 16
+    assert site.label == "numpy.dot(ndarray[4] float64, ndarray[4] float64)"
+    assert site.numpy and site.timeable and site.op == "CALL"
+    # numpy's own Python (its __array_function__ dispatcher) runs inside the site: not the
+    # kernel's frames, and not priced twice
+    assert events.python_calls == 0
+    [(store, stores)] = [(s, c) for s, c in events.sites if s.op == "STORE_SUBSCR"]
+    assert stores == 16 and store.label == "ndarray[4,4] float64[tuple[2]] = …"
+
+
+def test_the_operator_spelling_is_the_same_mechanism_by_another_site():
+    a = np.ones((4, 4))
+    events = count_events(_matmul_operator_loop, (a, a.copy()), sites=True)
+    [(site, calls)] = [(s, c) for s, c in events.sites if s.op == "BINARY_OP"]
+    assert calls == 16
+    assert site.label == "ndarray[4] float64 @ ndarray[4] float64" and site.numpy
+
+
+def test_a_dunder_method_reached_from_a_c_slot_is_a_frame_and_leaves_its_site_untimed():
+    xs = [Number(float(i)) for i in range(3)]
+    events = count_events(_dunder_loop, (xs, xs), sites=True)
+    assert events.python_calls == 9 + 9  # __mul__, and the __init__ each product makes
+    [(site, calls)] = [(s, c) for s, c in events.sites if s.op == "BINARY_OP"]
+    assert calls == 9 and site.reaches_python and not site.timeable
+    assert time_site(site, 1.0) is None
+
+
+def test_a_builtin_loop_over_a_c_iterator_is_timed_whole_with_its_iterator_rebuilt():
+    a = [[1.5] * 5 for _ in range(5)]
+    events = count_events(_sum_map, (a, a), sites=True)
+    [(site, calls)] = _by_label(events, "sum(")
+    assert calls == 25
+    assert site.label == "sum(map(_operator.mul, list[5], list[5]))"
+    timed = time_site(site, 0.0)
+    assert timed is not None and timed[0] > 0
+
+
+def test_a_c_call_slowed_on_purpose_is_priced_from_its_own_timing():
+    pad = list(range(3000, 0, -1))
+    sizes, timings = [8, 12, 16, 20], []
+    for n in sizes:
+        events = count_events(_slow_call, (pad, n), sites=True)
+        timings.append(time_sites(events.sites, 0.0))
+    costs = {c.label: c for c in site_costs(sizes, timings, 20)}
+    sorted_site = costs["sorted(list[3000])"]
+    assert sorted_site.c_call and sorted_site.call_ns is not None
+    rows = [r for r in site_rows(list(costs.values())) if "sorted(list[3000])" in r.unit]
+    # sorting 3000 items is microseconds, never priced as a plain call
+    assert rows and rows[0].unit_cost is not None and rows[0].unit_cost > 1000
+    assert rows[0].layer == "call_overhead"
+    assert timed_c_calls(list(costs.values()))[0] >= sorted_site.calls_per_fma
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [("a[i]", True), ("x.shape", True), ("a[i, k] * b[k, j]", True), ("f(x)", False),
+     ("[v for v in x]", False), ("(y := 3)", False)],
+)  # fmt: skip
+def test_only_side_effect_free_operands_are_evaluated_again(source, expected):
+    import ast
+
+    assert pure(ast.parse(source, mode="eval").body) is expected
