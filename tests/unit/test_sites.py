@@ -132,3 +132,56 @@ def test_only_side_effect_free_operands_are_evaluated_again(source, expected):
     import ast
 
     assert pure(ast.parse(source, mode="eval").body) is expected
+
+
+def _padded_recursive(a, b):
+    """Pads to a power of two and splits in quadrants down to 8: its work is no cubic of n."""
+    n = len(a)
+    size = 1
+    while size < n:
+        size *= 2
+
+    def grow(m):
+        return [row + [0.0] * (size - len(row)) for row in m] + [
+            [0.0] * size for _ in range(size - len(m))
+        ]
+
+    def mul(x, y):
+        k = len(x)
+        if k <= 8:
+            return [[sum(x[i][t] * y[t][j] for t in range(k)) for j in range(k)] for i in range(k)]
+        h = k // 2
+
+        def part(m, r, c):
+            return [row[c * h : (c + 1) * h] for row in m[r * h : (r + 1) * h]]
+
+        out = [[0.0] * k for _ in range(k)]
+        for r in range(2):
+            for c in range(2):
+                p1, p2 = mul(part(x, r, 0), part(y, 0, c)), mul(part(x, r, 1), part(y, 1, c))
+                for i in range(h):
+                    for j in range(h):
+                        out[r * h + i][c * h + j] = p1[i][j] + p2[i][j]
+        return out
+
+    full = mul(grow(a), grow(b))
+    return [row[:n] for row in full[:n]]
+
+
+def test_a_kernel_whose_counts_are_no_cubic_is_counted_at_its_own_n():
+    from types import SimpleNamespace
+
+    from overhead_tui.plugins.scenarios import discover
+    from overhead_tui.worker.counting.phase import count_phase
+    from overhead_tui.worker.protocol import worker_task
+
+    spec = next(s for s in discover([]) if s.name == "python_naive")
+    module = SimpleNamespace(setup=lambda a, b: (a.tolist(), b.tolist()), kernel=_padded_recursive)
+    task = worker_task("run", spec, n=40, dtype="float64", seed=0, max_size=512)
+    counted = count_phase(module, task)
+    assert counted.per_fma is not None and counted.per_fma.counted_sizes == [8, 12, 16, 20, 40]
+    exact = count_events(_padded_recursive, module.setup(np.ones((40, 40)), np.ones((40, 40))))
+    assert counted.per_fma.dispatches == pytest.approx(exact.dispatches / 40**3)
+    # the ijk loop's counts are a cubic: the four small sizes carry it
+    module.kernel = lambda a, b: [[sum(x * y for x, y in zip(r, c)) for c in zip(*b)] for r in a]
+    assert count_phase(module, task).per_fma.counted_sizes == [8, 12, 16, 20]

@@ -48,7 +48,20 @@ def count_phase(module: ModuleType, task: WorkerTask) -> Counted:
                 censuses.append(found)
     n = task.n
     fmas = float(n) ** 3
-    if len(sizes) < 4:
+    kernel = counted or module.kernel
+    exact = _exact_at_n(module, kernel, task, sizes, per_size, counted is None, dispatch_ns)
+    if exact is not None:  # its counts are no cubic of n: counted at n itself
+        events, timed = exact
+        per_fma = EventsPerFma(
+            **{f: getattr(events, f) / fmas for f in COUNTERS},
+            n=n,
+            counted_sizes=[*sizes, n],
+            by_opcode={k: v / fmas for k, v in events.by_opcode.items()},
+            numpy_operations=_operations(sizes, censuses, n) if len(censuses) == len(sizes) else [],
+            sites=site_costs([n], [timed], n) if counted is None else None,
+            python_twin=counted is not None,
+        )
+    elif len(sizes) < 4:
         per_fma = None
     else:
         counts = {
@@ -82,6 +95,45 @@ def count_phase(module: ModuleType, task: WorkerTask) -> Counted:
         for code, offset, op, arg, count in last.instructions
     )
     return Counted(tuple(sizes), per_fma, bytecode, sizes[-1], METHOD)
+
+
+CHECK_SIZE = 24
+"""A fifth size the cubic through the counted sizes must predict (dispatches within
+:data:`CUBIC_TOLERANCE`): a kernel whose work is no cubic of n (it recurses down to a base
+case, pads to a power of two, switches method at a size) fails it."""
+CUBIC_TOLERANCE = 0.02
+EXACT_MAX = 96
+"""The largest timed n such a kernel is counted at directly (a few seconds of tracing); above
+it the cubic is kept and the miss is the breakdown's to show."""
+
+
+def _exact_at_n(
+    module: ModuleType,
+    kernel: Callable[..., Any],
+    task: WorkerTask,
+    sizes: list[int],
+    per_size: list[Any],
+    sites: bool,
+    dispatch_ns: float,
+) -> tuple[Any, dict[tuple[str, int], Any]] | None:
+    """(events, timed sites) counted at the timed n, for a kernel whose counts the cubic does
+    not predict at :data:`CHECK_SIZE`; None where the cubic holds (or n is out of reach)."""
+    from overhead_tui.worker.counting.opcodes import count_events
+    from overhead_tui.worker.counting.scaling import extrapolate
+    from overhead_tui.worker.counting.site_costs import time_sites
+
+    n = task.n
+    if len(sizes) < 4 or not (CHECK_SIZE < n <= EXACT_MAX) or task.max_size < CHECK_SIZE:
+        return None
+    check = count_events(kernel, _inputs(module, CHECK_SIZE, task)).dispatches
+    predicted = extrapolate(sizes, [c.dispatches for c in per_size], CHECK_SIZE)
+    if abs(predicted - check) <= CUBIC_TOLERANCE * max(check, 1):
+        return None
+    events = count_events(kernel, _inputs(module, n, task), sites=sites)
+    if events.builtin_calls > events.numpy_calls:
+        c_calls, c_floats = _c_level(module, kernel, n, task)
+        events = replace(events, c_calls=c_calls, c_floats=c_floats)
+    return events, time_sites(events.sites, dispatch_ns) if sites else {}
 
 
 def _operations(
