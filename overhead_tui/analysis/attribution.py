@@ -203,6 +203,8 @@ def _legacy_numpy_rows(
     ) is not None:
         return numpy
     rows: list[BreakdownRow] = []
+    if not events.numpy_scalars and not numpy_calls:  # no numpy seen: its generic ops are not
+        return rows
     if events.numpy_scalars:
         rows.extend(numpy_scalar_rows(ops, generic, costs))
         generic = 0.0

@@ -177,11 +177,15 @@ def test_a_kernel_whose_counts_are_no_cubic_is_counted_at_its_own_n():
 
     spec = next(s for s in discover([]) if s.name == "python_naive")
     module = SimpleNamespace(setup=lambda a, b: (a.tolist(), b.tolist()), kernel=_padded_recursive)
-    task = worker_task("run", spec, n=40, dtype="float64", seed=0, max_size=512)
+    task = worker_task("run", spec, n=28, dtype="float64", seed=0, max_size=512)
     counted = count_phase(module, task)
-    assert counted.per_fma is not None and counted.per_fma.counted_sizes == [8, 12, 16, 20, 40]
-    exact = count_events(_padded_recursive, module.setup(np.ones((40, 40)), np.ones((40, 40))))
-    assert counted.per_fma.dispatches == pytest.approx(exact.dispatches / 40**3)
+    assert counted.per_fma is not None and counted.per_fma.counted_sizes == [8, 12, 16, 20, 28]
+    exact = count_events(_padded_recursive, module.setup(np.ones((28, 28)), np.ones((28, 28))))
+    assert counted.per_fma.dispatches == pytest.approx(exact.dispatches / 28**3)
     # the ijk loop's counts are a cubic: the four small sizes carry it
-    module.kernel = lambda a, b: [[sum(x * y for x, y in zip(r, c)) for c in zip(*b)] for r in a]
+    def ijk(a, b):
+        cols = list(zip(*b, strict=True))
+        return [[sum(x * y for x, y in zip(r, c, strict=True)) for c in cols] for r in a]
+
+    module.kernel = ijk
     assert count_phase(module, task).per_fma.counted_sizes == [8, 12, 16, 20]
