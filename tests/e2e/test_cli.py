@@ -108,7 +108,16 @@ def test_full_builtin_ladder_at_a_tiny_size(cli, tmp_path, monkeypatch):
     optional = {"torch_matmul"}  # PyTorch is not installed by the project (a multi-GB wheel)
     lower = {s.name for s in discover() if "float64" not in s.dtypes}  # the precision axis
     assert lower and all(statuses[name] == "skipped" for name in lower)
-    assert all(status == "ok" for name, status in statuses.items() if name not in optional | lower)
+    # a rung that exists for wider vectors than this CPU's says so and is skipped (on AVX2:
+    # c_blocked_packed_256, whose 512-bit form c_blocked_packed already is here)
+    narrower = {
+        s.name for s in summary.scenarios if s.status == "skipped" and "this CPU" in (s.error or "")
+    }
+    assert all(
+        status == "ok"
+        for name, status in statuses.items()
+        if name not in optional | lower | narrower
+    )
     assert statuses["torch_matmul"] in ("ok", "skipped")
     measured = [s for s in summary.scenarios if s.status == "ok"]
     assert all(s.n == 16 and len(s.samples_s) == 3 for s in measured)
