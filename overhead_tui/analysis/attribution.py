@@ -198,9 +198,10 @@ def _legacy_numpy_rows(
     """numpy's rows of a file counted before the sites: its census's operations on arrays
     where it has them, else its unspecialised instructions on numpy scalars by kind, else every
     unspecialised instruction at a numpy call's cost."""
-    if events.numpy_operations and (
-        numpy := numpy_rows(events.numpy_operations, costs.numpy_rates)
-    ) is not None:
+    if (
+        events.numpy_operations
+        and (numpy := numpy_rows(events.numpy_operations, costs.numpy_rates)) is not None
+    ):
         return numpy
     rows: list[BreakdownRow] = []
     if not events.numpy_scalars and not numpy_calls:  # no numpy seen: its generic ops are not

@@ -49,7 +49,7 @@ def site_rows(sites: list[SiteCost]) -> list[BreakdownRow]:
         if site.calls_per_fma <= 0:
             continue
         if site.call_ns is None:
-            if not site.note.startswith("runs Python"):
+            if not site.runs_python:
                 unit = f"not timed: {site.label} ({site.note})"
                 rows.append(BreakdownRow(site_layer(site), site.calls_per_fma, None, unit, None))
             continue

@@ -13,8 +13,7 @@ from overhead_tui.analysis.unit_costs import UnitCosts
 from overhead_tui.summary.codec import Interval
 
 TWIN_PREDICTION = (
-    "its Python twin's counted events × probed unit costs, without the layers its compiler "
-    "removes"
+    "its Python twin's counted events × probed unit costs, without the layers its compiler removes"
 )
 """How a compiled-Python rung (Cython, mypyc) is predicted: the events of the same source run
 as bytecode, priced only for the layers the compiled code still carries."""

@@ -143,6 +143,9 @@ class SiteCost:
     """The counted sizes it was timed at."""
     measured_ns: list[float] = field(default_factory=list)
     """ns an execution cost at each of those sizes."""
+    runs_python: bool = False
+    """It ran the user's Python code (a dunder method, a lambda): not timed, its frames and
+    bytecodes are counted and priced by the interpreter rows."""
     note: str = ""
     """Why it was not timed: it runs Python code (its frames are counted), or an operand
     could not be evaluated again."""

@@ -267,26 +267,11 @@ def _count_monitoring(
 
 
 def _name(sequence: _Sequence, profile: _Profile, own: CodeType | None) -> EventCounts:
-    names: dict[CodeType, dict[int, dis.Instruction]] = {}
-    by_opcode: Counter[str] = Counter()
-    by_base: Counter[str] = Counter()
-    executed = []
-    floats = 0
+    tally = _Tally()
     halves = sequence.halves
     for (code, offset), count in sequence.offsets.items():
-        if code is own:  # the counter's own frame, after the kernel returned
-            continue
-        if code not in names:
-            names[code] = {i.offset: i for i in adaptive_instructions(code)}
-        instruction = names[code].get(offset)
-        opname = instruction.opname if instruction else "UNKNOWN"
-        by_opcode[opname] += count
-        by_base[base_opname(opname)] += count
-        if opname in FLOAT_PRODUCING and not reuses_operand(code, offset):
-            floats += count
-        executed.append(
-            (code.co_qualname, offset, opname, instruction.argrepr if instruction else "", count)
-        )
+        if code is not own:  # the counter's own frame, after the kernel returned
+            tally.add(code, offset, count)
     c_calls = profile.c_calls
     python_calls = profile.python_calls
     if sequence.sites is not None:  # what timed sites ran inside them is priced by their timing
@@ -296,7 +281,9 @@ def _name(sequence: _Sequence, profile: _Profile, own: CodeType | None) -> Event
                 c_calls.subtract(site.inside_c)
                 python_calls -= site.inside_calls
             else:  # its library code runs as counted: price it as such
-                _add_back(site, sequence, names, by_opcode, by_base, executed)
+                for (code, offset), count in site.inside.items():
+                    tally.add(code, offset, count)
+    by_opcode, executed = tally.by_opcode, tally.executed
     builtin = sum(max(0, v) for v in c_calls.values())
     numpy = sum(max(0, v) for k, v in c_calls.items() if k.split(".")[0] == "numpy")
     bytecodes = sum(by_opcode.values())
@@ -308,11 +295,11 @@ def _name(sequence: _Sequence, profile: _Profile, own: CodeType | None) -> Event
         bytecodes=bytecodes,
         dispatches=bytecodes - halves,
         by_opcode=dict(by_opcode),
-        by_base_opcode=dict(by_base),
+        by_base_opcode=dict(tally.by_base),
         python_calls=max(0, python_calls - 1),  # minus the kernel's own call
         builtin_calls=builtin,
         numpy_calls=numpy,
-        floats=floats + kinds["array_load"],
+        floats=tally.floats + kinds["array_load"],
         array_loads=kinds["array_load"],
         array_stores=kinds["array_store"],
         numpy_scalars=kinds["numpy"],
@@ -325,38 +312,39 @@ def _name(sequence: _Sequence, profile: _Profile, own: CodeType | None) -> Event
         sites=[
             (site, sequence.offsets[key])
             for key, site in (sequence.sites.sites.items() if sequence.sites else ())
-            if key[0] is not own and _adaptive_name(names, key) not in PROBE_PRICED
+            if key[0] is not own and tally.opname(*key) not in PROBE_PRICED
         ],
     )
 
 
-def _add_back(
-    site: Site,
-    sequence: _Sequence,
-    names: dict[CodeType, dict[int, dis.Instruction]],
-    by_opcode: Counter[str],
-    by_base: Counter[str],
-    executed: list[tuple[str, int, str, str, int]],
-) -> None:
-    """The instructions an untimed site's library code ran, counted like the kernel's own."""
-    for (code, offset), count in site.inside.items():
-        if code not in names:
-            names[code] = {i.offset: i for i in adaptive_instructions(code)}
-        instruction = names[code].get(offset)
+class _Tally:
+    """Executed instructions named by their adaptive form and added up: by name, by base name,
+    each (code, offset) with its count, and the floats they created."""
+
+    def __init__(self) -> None:
+        self.names: dict[CodeType, dict[int, dis.Instruction]] = {}
+        self.by_opcode: Counter[str] = Counter()
+        self.by_base: Counter[str] = Counter()
+        self.executed: list[tuple[str, int, str, str, int]] = []
+        self.floats = 0
+
+    def instruction(self, code: CodeType, offset: int) -> dis.Instruction | None:
+        """The instruction at (code, offset) as it ran (after the counted call's warm-ups)."""
+        if code not in self.names:
+            self.names[code] = {i.offset: i for i in adaptive_instructions(code)}
+        return self.names[code].get(offset)
+
+    def opname(self, code: CodeType, offset: int) -> str:
+        instruction = self.instruction(code, offset)
+        return instruction.opname if instruction else "UNKNOWN"
+
+    def add(self, code: CodeType, offset: int, count: int) -> None:
+        instruction = self.instruction(code, offset)
         opname = instruction.opname if instruction else "UNKNOWN"
-        by_opcode[opname] += count
-        by_base[base_opname(opname)] += count
-        executed.append(
+        self.by_opcode[opname] += count
+        self.by_base[base_opname(opname)] += count
+        if opname in FLOAT_PRODUCING and not reuses_operand(code, offset):
+            self.floats += count
+        self.executed.append(
             (code.co_qualname, offset, opname, instruction.argrepr if instruction else "", count)
         )
-
-
-def _adaptive_name(
-    names: dict[CodeType, dict[int, dis.Instruction]], key: tuple[CodeType, int]
-) -> str:
-    """The adaptive name an instruction ran as (after the counted call's warm-ups)."""
-    code, offset = key
-    if code not in names:
-        names[code] = {i.offset: i for i in adaptive_instructions(code)}
-    found = names[code].get(offset)
-    return found.opname if found else ""

@@ -4,7 +4,7 @@ the timed n (after the timed samples: tracing would perturb them).
 
 from __future__ import annotations
 
-import math
+import time
 from collections.abc import Callable
 from dataclasses import replace
 from types import ModuleType
@@ -24,7 +24,12 @@ def count_phase(module: ModuleType, task: WorkerTask) -> Counted:
     """
     from overhead_tui.worker.counting.opcodes import METHOD, count_events
     from overhead_tui.worker.counting.scaling import COUNT_SIZES, extrapolate
-    from overhead_tui.worker.counting.site_costs import SiteTiming, site_costs, time_sites
+    from overhead_tui.worker.counting.site_costs import (
+        SiteTiming,
+        site_costs,
+        time_sites,
+        timed_size,
+    )
     from overhead_tui.worker.counting.site_timing import loop_dispatch_ns
 
     sizes = [s for s in COUNT_SIZES if s <= task.max_size]
@@ -38,7 +43,7 @@ def count_phase(module: ModuleType, task: WorkerTask) -> Counted:
         kernel = counted or module.kernel
         per_size.append(count_events(kernel, _inputs(module, size, task), sites=counted is None))
         if counted is None:
-            timings.append(time_sites(per_size[-1].sites, dispatch_ns))
+            timings.append(time_sites(per_size[-1].sites, dispatch_ns, timed_size(sizes, size)))
         if per_size[-1].builtin_calls > per_size[-1].numpy_calls:  # builtins may loop in C
             c_calls, c_floats = _c_level(module, kernel, size, task)
             per_size[-1] = replace(per_size[-1], c_calls=c_calls, c_floats=c_floats)
@@ -50,36 +55,30 @@ def count_phase(module: ModuleType, task: WorkerTask) -> Counted:
     fmas = float(n) ** 3
     kernel = counted or module.kernel
     exact = _exact_at_n(module, kernel, task, sizes, per_size, counted is None, dispatch_ns)
-    if exact is not None:  # its counts are no cubic of n: counted at n itself
-        events, timed = exact
-        per_fma = EventsPerFma(
-            **{f: getattr(events, f) / fmas for f in COUNTERS},
-            n=n,
-            counted_sizes=[*sizes, n],
-            by_opcode={k: v / fmas for k, v in events.by_opcode.items()},
-            numpy_operations=_operations(sizes, censuses, n) if len(censuses) == len(sizes) else [],
-            sites=site_costs([n], [timed], n) if counted is None else None,
-            python_twin=counted is not None,
-        )
-    elif len(sizes) < 4:
-        per_fma = None
-    else:
-        counts = {
-            f: extrapolate(sizes, [getattr(c, f) for c in per_size], n) / fmas for f in COUNTERS
-        }
-        opcodes = sorted({k for c in per_size for k in c.by_opcode})
-        by_opcode = {
-            k: extrapolate(sizes, [c.by_opcode.get(k, 0) for c in per_size], n) / fmas
-            for k in opcodes
-        }
-        # the counts are per multiply-add at this n (extrapolated from sizes)
+    per_fma = None
+    if exact is not None or len(sizes) >= 4:
+        if exact is not None:  # its counts are no cubic of n: counted at n itself
+            events, timed = exact
+            counts = {f: getattr(events, f) / fmas for f in COUNTERS}
+            by_opcode = {k: v / fmas for k, v in events.by_opcode.items()}
+            counted_sizes, sites = [*sizes, n], site_costs([n], [timed], n)
+        else:  # the counts per multiply-add at this n, extrapolated from the sizes
+            counts = {
+                f: extrapolate(sizes, [getattr(c, f) for c in per_size], n) / fmas for f in COUNTERS
+            }
+            opcodes = sorted({k for c in per_size for k in c.by_opcode})
+            by_opcode = {
+                k: extrapolate(sizes, [c.by_opcode.get(k, 0) for c in per_size], n) / fmas
+                for k in opcodes
+            }
+            counted_sizes, sites = sizes, site_costs(sizes, timings, n)
         per_fma = EventsPerFma(
             **counts,
             n=n,
-            counted_sizes=sizes,
+            counted_sizes=counted_sizes,
             by_opcode=by_opcode,
             numpy_operations=_operations(sizes, censuses, n) if len(censuses) == len(sizes) else [],
-            sites=site_costs(sizes, timings, n) if counted is None else None,
+            sites=sites if counted is None else None,
             python_twin=counted is not None,
         )
     last, last_fmas = per_size[-1], float(sizes[-1]) ** 3
@@ -97,14 +96,19 @@ def count_phase(module: ModuleType, task: WorkerTask) -> Counted:
     return Counted(tuple(sizes), per_fma, bytecode, sizes[-1], METHOD)
 
 
-CHECK_SIZE = 24
-"""A fifth size the cubic through the counted sizes must predict (dispatches within
-:data:`CUBIC_TOLERANCE`): a kernel whose work is no cubic of n (it recurses down to a base
-case, pads to a power of two, switches method at a size) fails it."""
+CHECK_SIZE = 14
+"""A fifth size, between the counted ones (a fifth of the largest's work), the cubic through
+them must predict (dispatches within :data:`CUBIC_TOLERANCE`): a kernel whose work is no cubic
+of n (it recurses down to a base case, pads to a power of two, switches method at a size)
+fails it."""
 CUBIC_TOLERANCE = 0.02
 EXACT_MAX = 96
-"""The largest timed n such a kernel is counted at directly (a few seconds of tracing); above
-it the cubic is kept and the miss is the breakdown's to show."""
+"""The largest timed n such a kernel is counted at directly; above it the cubic is kept and
+the miss is the breakdown's to show."""
+EXACT_BUDGET_S = 30.0
+"""The most tracing that count at n may take, foreseen from the check size's count × (n /
+:data:`CHECK_SIZE`)³ (a recursive kernel at n = 64: about 10 s on a 2-vCPU Zen 3); a quarter of
+the worker's default timeout."""
 
 
 def _exact_at_n(
@@ -123,11 +127,13 @@ def _exact_at_n(
     from overhead_tui.worker.counting.site_costs import time_sites
 
     n = task.n
-    if len(sizes) < 4 or not (CHECK_SIZE < n <= EXACT_MAX) or task.max_size < CHECK_SIZE:
+    if len(sizes) < 4 or not (sizes[-1] < n <= EXACT_MAX):
         return None
+    started = time.perf_counter()
     check = count_events(kernel, _inputs(module, CHECK_SIZE, task)).dispatches
+    foreseen = (time.perf_counter() - started) * (n / CHECK_SIZE) ** 3
     predicted = extrapolate(sizes, [c.dispatches for c in per_size], CHECK_SIZE)
-    if abs(predicted - check) <= CUBIC_TOLERANCE * max(check, 1):
+    if abs(predicted - check) <= CUBIC_TOLERANCE * max(check, 1) or foreseen > EXACT_BUDGET_S:
         return None
     events = count_events(kernel, _inputs(module, n, task), sites=sites)
     if events.builtin_calls > events.numpy_calls:
@@ -145,13 +151,12 @@ def _operations(
     1 for n² on float64, 0.5 for float32); calls of one (kind, operation, d, c) are counted at
     each size and extrapolated as the events are, and touch c·nᵈ elements at ``n``.
     """
-    from overhead_tui.worker.counting.scaling import extrapolate
+    from overhead_tui.worker.counting.scaling import extrapolate, power_law
 
     grouped: dict[tuple[str, str, int, float], list[float]] = {}
     for i, (size, found) in enumerate(zip(sizes, censuses, strict=True)):
         for (kind, operation, elements), calls in found.items():
-            power = round(math.log(elements) / math.log(size)) if elements >= 1 else 0
-            factor = float(f"{elements / size**power:.3g}")
+            power, factor = power_law(size, elements)
             grouped.setdefault((kind, operation, power, factor), [0.0] * len(sizes))[i] += calls
     fmas = float(n) ** 3
     return [

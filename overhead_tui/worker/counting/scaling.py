@@ -8,6 +8,7 @@ the counting run stays small while the events match the timed size.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -26,3 +27,11 @@ def extrapolate(sizes: Sequence[int], counts: Sequence[float], n: int) -> float:
         raise ValueError("need four sizes for a cubic")
     coefficients = np.polyfit(np.asarray(sizes, float), np.asarray(counts, float), 3)
     return max(0.0, float(np.polyval(coefficients, n)))
+
+
+def power_law(size: int, count: float) -> tuple[int, float]:
+    """(d, c) with ``count`` = c·sizeᵈ, d the nearest integer power (0 for a count ≤ 1) and c
+    to three figures: how a per-call size (elements an operation touches, items a site's
+    operands hold) grows with n, read at one counted size."""
+    power = round(math.log(count) / math.log(size)) if count > 1 else 0
+    return power, float(f"{count / size**power:.3g}")

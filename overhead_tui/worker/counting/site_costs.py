@@ -2,10 +2,11 @@
 (``counting.sites`` finds and times them; ``counting.phase`` calls these).
 
 Per site: its executions at each counted size are extrapolated as every count is (the cubic of
-``counting.scaling``); its ns per execution is fitted as ``call_ns + element_ns × items``
-over the sizes (least squares, both clamped at 0), the items its operands hold at the timed n
-taken from the power of n they grow with.  A site untimed at any size (it ran Python code, an
-operand could not be evaluated again) is carried with its calls and its reason, unpriced.
+``counting.scaling``); its ns per execution, timed at the smallest and the largest counted
+size (:func:`timed_size`), is fitted as ``call_ns + element_ns × items`` (both ≥ 0), the items
+its operands hold at the timed n taken from the power of n they grow with.  A site untimed
+where it was timed (it ran Python code, an operand could not be evaluated again) is carried
+with its calls and its reason, unpriced.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ class SiteTiming:
     calls: int
     ns: tuple[float, float, float] | None
     """(median, lowest, highest) ns per execution; None: not timed."""
+    attempted: bool = True
+    """Whether it was timed at this size (:func:`timed_size`)."""
 
 
 def _c_call(site: Site) -> bool:
@@ -43,14 +46,22 @@ def _c_call(site: Site) -> bool:
 
 
 def time_sites(
-    sites: list[tuple[Site, int]], dispatch_ns: float
+    sites: list[tuple[Site, int]], dispatch_ns: float, timed: bool = True
 ) -> dict[tuple[str, int], SiteTiming]:
-    """Each site of one counted call timed at its own operands (``sites.time_site``)."""
+    """Each site of one counted call, timed at its own operands (``site_timing.time_site``)
+    where ``timed``, else only its executions (a size the fit does not need)."""
     found: dict[tuple[str, int], SiteTiming] = {}
     for site, calls in sites:
         key = (site.code.co_qualname, site.offset)
-        found[key] = SiteTiming(site, calls, time_site(site, dispatch_ns))
+        ns = time_site(site, dispatch_ns) if timed else None
+        found[key] = SiteTiming(site, calls, ns, attempted=timed)
     return found
+
+
+def timed_size(sizes: list[int], size: int) -> bool:
+    """Whether sites are timed at ``size``: the smallest and the largest counted size, the two
+    the per-item cost is read between (the others only count their executions)."""
+    return size in (sizes[0], sizes[-1])
 
 
 def site_costs(
@@ -75,7 +86,7 @@ def site_costs(
         note = site.why_untimed
         if site.reaches_python:
             note = "runs Python code: its frames and bytecodes are counted"
-        if not timed or len(timed) < len([x for x in at if x is not None]):
+        if not timed or len(timed) < len([x for x in at if x is not None and x.attempted]):
             out.append(
                 SiteCost(
                     code=key[0],
@@ -86,6 +97,7 @@ def site_costs(
                     c_call=_c_call(site),
                     calls_per_fma=per_fma,
                     call_ns=None,
+                    runs_python=site.reaches_python,
                     note=note or "its operands refuse to run it alone",
                 )
             )

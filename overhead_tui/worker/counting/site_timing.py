@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from overhead_tui.worker.counting.sites import Operand, Site
+from overhead_tui.worker.counting.sites import Site, expression, operand_text
 
 TIMING_WINDOW_S = 0.002
 """One timed window of a site's loop (its calls calibrated to about this long)."""
@@ -30,37 +30,18 @@ def _source(site: Site) -> tuple[str, list[Any]] | None:
     assert site.operands is not None
     values: list[Any] = []
 
-    def name(o: Operand) -> str:
-        if o.maker is not None:
-            inner = ", ".join(name(p) for p in o.parts)
-            values.append(o.maker)
-            return f"o{len(values) - 1}({inner})"
-        values.append(o.value)
+    def name(value: Any) -> str:
+        values.append(value)
         return f"o{len(values) - 1}"
 
-    names = [name(o) for o in site.operands]
-    op = site.op
-    if op == "CALL":
-        return f"{names[0]}({', '.join(names[1:])})", values
-    if op == "BINARY_SUBSCR":
-        return f"{names[0]}[{names[1]}]", values
-    if op == "STORE_SUBSCR":
+    parts = [operand_text(o, name) for o in site.operands]
+    stored = ""
+    if site.op == "STORE_SUBSCR":  # it writes the element it finds there back
         try:
-            current = site.operands[0].value[site.operands[1].value]
+            stored = name(site.operands[0].value[site.operands[1].value])
         except Exception:
             return None
-        values.append(current)
-        return f"{names[0]}[{names[1]}] = o{len(values) - 1}", values
-    if op == "BUILD_TUPLE":
-        return f"({', '.join(names)},)", values
-    symbol = site.argrepr.split()[-1] if site.argrepr else ""
-    if op == "COMPARE_OP" or op == "CONTAINS_OP":
-        if op == "CONTAINS_OP":
-            symbol = "not in" if site.argrepr.strip() == "1" else "in"
-        return f"{names[0]} {symbol} {names[1]}", values
-    if symbol.endswith("=") and symbol not in ("==", "!=", "<=", ">="):
-        return f"x = {names[0]}; x {symbol} {names[1]}", values
-    return f"{names[0]} {symbol} {names[1]}", values
+    return expression(site.op, site.argrepr, parts, stored, copy_in_place=True), values
 
 
 def _loop(body: str, count: int) -> Callable[..., None]:

@@ -41,16 +41,14 @@ import ast
 import bisect
 import dis
 import linecache
-import math
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import CodeType, FrameType
 from typing import Any
 
-SITE_OPS = frozenset(
-    {"BINARY_OP", "BINARY_SUBSCR", "STORE_SUBSCR", "COMPARE_OP", "CONTAINS_OP", "BUILD_TUPLE",
-     "CALL"}
-)  # fmt: skip
+SITE_OPS = frozenset({"BINARY_OP", "BINARY_SUBSCR", "STORE_SUBSCR", "COMPARE_OP", "CONTAINS_OP",
+                      "BUILD_TUPLE", "CALL"})  # fmt: skip
 """Base instructions that may hand work to a C slot or function (module doc)."""
 
 PROBE_PRICED = frozenset(
@@ -191,8 +189,7 @@ def _operand_nodes(node: ast.AST, op: str) -> list[ast.expr] | None:
         target = node.target
         if not isinstance(target, ast.Name | ast.Subscript | ast.Attribute):
             return None
-        load = ast.fix_missing_locations(ast.copy_location(_as_load(target), target))
-        return [load, node.value]
+        return [ast.parse(ast.unparse(target), mode="eval").body, node.value]  # read, not set
     if isinstance(node, ast.Subscript):
         return [node.value, node.slice]
     if isinstance(node, ast.Compare):
@@ -206,12 +203,6 @@ def _operand_nodes(node: ast.AST, op: str) -> list[ast.expr] | None:
             return None
         return [node.func, *node.args, *(k.value for k in node.keywords)]
     return None
-
-
-def _as_load(node: ast.expr) -> ast.expr:
-    """A copy of an assignment target read instead of written."""
-    copy = ast.parse(ast.unparse(node), mode="eval").body
-    return copy
 
 
 def _evaluate(node: ast.expr, scope: dict[str, Any], globals_: dict[str, Any]) -> Operand | None:
@@ -406,28 +397,53 @@ class SiteRecorder:
             self.owner, self._owner_frame = None, None
 
 
-def _label(op: str, argrepr: str, operands: list[Operand]) -> str:
-    def text(o: Operand) -> str:
-        if o.maker is not None:
-            return f"{o.maker.__name__}({', '.join(text(p) for p in o.parts)})"
-        return _describe(o.value)
-
-    parts = [text(o) for o in operands]
+def expression(
+    op: str, argrepr: str, parts: list[str], stored: str, copy_in_place: bool = False
+) -> str:
+    """A site's operation as Python source over its operands' texts ``parts`` (``stored``: the
+    value a ``STORE_SUBSCR`` writes; ``copy_in_place``: an in-place operator works on a copy of
+    its name, as a timing loop repeats it): the one spelling the label and the timing share."""
     if op == "CALL":
         return f"{parts[0]}({', '.join(parts[1:])})"
-    if op in ("BINARY_SUBSCR", "STORE_SUBSCR"):
-        return f"{parts[0]}[{parts[1]}]" + (" = …" if op == "STORE_SUBSCR" else "")
+    if op == "BINARY_SUBSCR":
+        return f"{parts[0]}[{parts[1]}]"
+    if op == "STORE_SUBSCR":
+        return f"{parts[0]}[{parts[1]}] = {stored}"
     if op == "BUILD_TUPLE":
-        return f"({', '.join(parts)}) built"
+        return f"({', '.join(parts)},)"
+    if op == "CONTAINS_OP":
+        return f"{parts[0]} {'not in' if argrepr.strip() == '1' else 'in'} {parts[1]}"
     symbol = argrepr.split()[-1] if argrepr else "?"
+    in_place = symbol.endswith("=") and symbol not in ("==", "!=", "<=", ">=")
+    if op == "BINARY_OP" and in_place and copy_in_place:
+        return f"x = {parts[0]}; x {symbol} {parts[1]}"
     return f"{parts[0]} {symbol} {parts[1]}"
+
+
+def operand_text(operand: Operand, leaf: Callable[[Any], str]) -> str:
+    """An operand as source: ``leaf(value)`` for a value, a rebuilt iterator as its call."""
+    if operand.maker is not None:
+        inner = ", ".join(operand_text(p, leaf) for p in operand.parts)
+        return f"{leaf(operand.maker)}({inner})"
+    return leaf(operand.value)
+
+
+def _label(op: str, argrepr: str, operands: list[Operand]) -> str:
+    """What runs, its operands named by type and size (``numpy.dot(ndarray[20] float64, …)``)."""
+
+    def leaf(value: Any) -> str:
+        return value.__name__ if isinstance(value, type) else _describe(value)
+
+    parts = [operand_text(o, leaf) for o in operands]
+    return expression(op, argrepr, parts, "…")
 
 
 def elements_at(sizes: list[int], elements: list[int], n: int) -> float:
     """A site's elements at ``n`` from the counted sizes: the power of n nearest the counts
     (0 for a constant), with the largest size's factor."""
+    from overhead_tui.worker.counting.scaling import power_law
+
     if not elements or not elements[-1]:
         return 0.0
-    size, count = sizes[-1], elements[-1]
-    power = round(math.log(count) / math.log(size)) if count > 1 else 0
-    return count / size**power * float(n) ** power
+    power, factor = power_law(sizes[-1], elements[-1])
+    return factor * float(n) ** power
