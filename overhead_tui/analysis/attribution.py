@@ -76,7 +76,7 @@ from overhead_tui.analysis.sites import prices_c_loops, site_rows, timed_c_calls
 from overhead_tui.analysis.unit_costs import UnitCosts
 from overhead_tui.analysis.waterfall import waterfall
 from overhead_tui.summary.breakdown import FITTED_MARK, Breakdown, BreakdownRow, Scale
-from overhead_tui.summary.measured import EventsPerFma
+from overhead_tui.summary.measured import INTERPRETED_DISPATCHES, EventsPerFma
 from overhead_tui.summary.probes import Probes
 from overhead_tui.summary.records import RunSummary, ScenarioResult
 from overhead_tui.summary.vocabulary import (
@@ -89,7 +89,7 @@ from overhead_tui.summary.vocabulary import (
 LIST_LOADS = frozenset({"BINARY_SUBSCR_LIST_INT", "BINARY_SUBSCR_TUPLE_INT"})
 LIST_STORES = frozenset({"STORE_SUBSCR_LIST_INT"})
 
-COMPILED_DISPATCHES = 0.05
+COMPILED_DISPATCHES = INTERPRETED_DISPATCHES
 """Dispatches per multiply-add below which a rung counts as compiled (no interpreter work)."""
 CLOSURE = {"interpreted": (0.85, 1.15), "compiled": (0.7, 1.3)}
 """``explained`` within which the model closes: probed unit costs and counts are averages

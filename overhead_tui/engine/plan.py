@@ -141,6 +141,7 @@ def rung_plan(spec: ScenarioSpec, settings: Settings, n: int) -> RungPlan:
             max_size=spec.max_size,
             # like with like: the interpreter's speed of the moment, in the rung's own worker
             reference_dispatch=compared_with_probes(spec, settings),
+            model=settings.probes,
             m=settings.m if rectangular else None,
             k=settings.k if rectangular else None,
             count=index == 0 and not rectangular,

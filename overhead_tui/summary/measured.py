@@ -106,6 +106,11 @@ class NumpyOperations:
     einsum and BLAS; input size for a reduction) at the timed n."""
 
 
+INTERPRETED_DISPATCHES = 0.05
+"""Dispatches per multiply-add from which a kernel counts as interpreted (below it: compiled,
+no interpreter work to price)."""
+
+
 @dataclass(frozen=True)
 class SiteCost:
     """One site of C work in a kernel (``worker.counting.sites``): an instruction whose work

@@ -1,18 +1,15 @@
 """The worker: runs one scenario in its own process and reports on a private channel.
 
-Started by the runner as ``python -m overhead_tui.worker.main TASK_JSON`` (fork+exec, never a
-bare fork after BLAS has run).  Events are JSON lines on a private copy of the original fd 1;
-fd 1 itself is pointed at stderr *before* scenario code is imported, so prints from Python, C,
-numba or BLAS cannot corrupt the channel (the technique pyperf's ``--pipe`` solves with a
-dedicated pipe).
+Started by the runner as ``python -m overhead_tui.worker TASK_JSON`` (fork+exec, never a bare
+fork after BLAS ran).  Messages are JSON lines on a private copy of fd 1, and fd 1 points at
+stderr before scenario code is imported: no print corrupts the channel (pyperf's ``--pipe``).
 
 Messages, in order: ``started``, ``environment``, ``build`` (a compiled rung), ``compiled``,
 ``validated`` (first), ``calibrated``, ``warmup``..., ``reference`` (before), ``timing_started``,
 ``sample``..., ``timing_ended``, ``reference`` (after), ``validated`` (last), ``counted``,
-``done``; or ``error`` at any point.  ``mode: profile`` sends ``profiled``, ``mode: probe``
-``probe``, ``mode: callgrind`` ``done``.  Every message, its fields and units, and the task
-(:class:`~overhead_tui.worker.protocol.WorkerTask`) are records in ``worker.protocol``, their
-one home; this module only sends them (``protocol.encode``).
+``reference`` (where the count found bytecode the plan did not expect), ``done``; or ``error``.
+``mode: profile`` sends ``profiled``, ``mode: probe`` ``probe``, ``mode: callgrind`` ``done``.
+Every message and the task are records in ``worker.protocol``; this module only sends them.
 """
 
 from __future__ import annotations
@@ -262,9 +259,11 @@ def run(task: WorkerTask, channel: _Channel) -> int:
         if resident is not None:
             channel.emit(Resident(resident))
         if task.count:
-            from overhead_tui.worker.counting.phase import count_phase
+            from overhead_tui.worker.counting.phase import count_phase, wants_reference
 
-            channel.emit(count_phase(module, task))
+            channel.emit(counted := count_phase(module, task))
+            if wants_reference(counted, task):  # its own worker's speed, declared or not
+                channel.emit(Reference(tuple(reference_samples()), "after"))
     except MemoryError as exc:
         return _error(channel, "memory", exc)
     except BaseException as exc:  # SystemExit, KeyboardInterrupt from the kernel too

@@ -1,7 +1,6 @@
-"""The worker protocol: the task a worker starts with and every message it sends back, as
-typed records with the package's one JSON codec (``summary.codec``, reading strictly).  The
-one home of this vocabulary.  Standard library only (dataclasses + json; the codec and the
-records the summary stores as sent come from ``summary``): any ``--python`` imports it.
+"""The worker protocol, the one home of its vocabulary: the task a worker starts with and every
+message it sends back, typed records with the one JSON codec (``summary.codec``, strict).
+Standard library only (the codec and the records come from ``summary``): any ``--python``.
 
 The parent builds a :class:`WorkerTask` with :func:`worker_task` and passes
 ``task.to_json()`` as the worker's argument; the worker reads it back with
@@ -22,7 +21,7 @@ Messages (kind: record), in the order a ladder worker (``mode: run``) sends them
     calibrated     :class:`Calibrated`     {loops}: kernel calls per sample
     warmup         :class:`Warmup`         {value_s}: seconds per call
     reference      :class:`Reference`      {dispatch_ns [ns], phase before|after}: the dispatch
-                                            probe's loop, right before and after the samples
+                                            probe's loop beside the samples (or after counted)
     timing_started :class:`TimingStarted`  {}: the samples begin (the parent keeps quiet)
     sample         :class:`Sample`         {index, value_s, cores, thread_cores}: s per call
     timing_ended   :class:`TimingEnded`    {}: the timed window closes
@@ -31,10 +30,9 @@ Messages (kind: record), in the order a ladder worker (``mode: run``) sends them
     counted        :class:`Counted`        {sizes, per_fma (``EventsPerFma``), bytecode,
                                             bytecode_n, method}
     done           :class:`Done`           {numba_threading_layer, blas, cpu_s [s]}
-    error          :class:`Error`          {kind, message, traceback, module}; kind:
-                                            missing_dependency | unavailable | import | setup
-                                            | exception | memory (the runner adds
-                                            interpreter)
+    error          :class:`Error`          {kind, message, traceback, module}; kind: missing_
+                                            dependency | unavailable | import | setup |
+                                            exception | memory (the runner: interpreter)
 
 ``mode: profile`` sends started, then :class:`Profiled` {calls, seconds, per_call_s} (or
 error); ``mode: callgrind`` started, then done (or error); ``mode: probe`` started, then
@@ -157,6 +155,8 @@ class WorkerTask:
     """The scenario's largest n: the counting sizes stay below it."""
     reference_dispatch: bool = False
     """Time the dispatch probe's loop before and after the samples (``reference``)."""
+    model: bool = False
+    """The probes run: time the sites of C work, maybe ``reference`` (``phase.wants_reference``)."""
     duration_s: float = 0.0
     """``mode: profile``: seconds to keep calling the kernel."""
     perf_control: str | None = None

@@ -65,6 +65,9 @@ def test_a_plan_lists_its_worker_tasks_or_why_it_does_not_run():
     assert [t.count for t in plan.workers] == [True, False, False]
     assert {t.n for t in plan.workers} == {16} and all(t.mode == "run" for t in plan.workers)
     assert all(t.reference_dispatch for t in plan.workers)  # compared with the probes
+    # the model prices every rung when the probes run, whatever its file declares
+    assert all(t.model for t in plan.workers)
+    assert not any(t.model for t in rung_plan(naive, Settings(probes=False), 16).workers)
     skipped = rung_plan(naive, Settings(dtype="int8"), 16)
     assert skipped.workers == () and "does not support int8" in (skipped.skip or "")
     assert not naive.shapes

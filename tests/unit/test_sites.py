@@ -117,8 +117,9 @@ def test_a_c_call_slowed_on_purpose_is_priced_from_its_own_timing():
     sorted_site = costs["sorted(list[3000])"]
     assert sorted_site.c_call and sorted_site.call_ns is not None
     rows = [r for r in site_rows(list(costs.values())) if "sorted(list[3000])" in r.unit]
-    # sorting 3000 items is microseconds, never priced as a plain call
-    assert rows and rows[0].unit_cost is not None and rows[0].unit_cost > 1000
+    # priced from its own timing (no probe has a price for sorted), never left out
+    assert rows and rows[0].unit_cost is not None and rows[0].unit_cost > 0
+    assert rows[0].unit == "ns/execution, measured at its own arguments: sorted(list[3000])"
     assert rows[0].layer == "call_overhead"
     assert timed_c_calls(list(costs.values()))[0] >= sorted_site.calls_per_fma
 
@@ -189,3 +190,34 @@ def test_a_kernel_whose_counts_are_no_cubic_is_counted_at_its_own_n():
 
     module.kernel = ijk
     assert count_phase(module, task).per_fma.counted_sizes == [8, 12, 16, 20]
+
+
+def _pops(items):
+    stack = list(items)
+    total = 0.0
+    while stack:
+        total += stack.pop()
+    return total
+
+
+def test_a_call_that_fails_when_repeated_is_left_untimed_not_raised():
+    events = count_events(_pops, ([1.0, 2.0, 3.0],), sites=True)
+    [(site, calls)] = [(s, c) for s, c in _by_label(events, ".pop(") if s.op == "CALL"]
+    assert calls == 3 and site.timeable
+    assert time_site(site, 0.0) is None  # its list empties: IndexError inside the timing
+
+
+def test_a_kernel_found_running_bytecode_times_its_reference_whatever_it_declared():
+    from overhead_tui.plugins.scenarios import discover
+    from overhead_tui.summary.measured import EventsPerFma
+    from overhead_tui.worker.counting.phase import wants_reference
+    from overhead_tui.worker.protocol import Counted, worker_task
+
+    spec = next(s for s in discover([]) if s.name == "numpy_matmul")  # declares no dispatch
+    task = worker_task("run", spec, n=16, model=True, reference_dispatch=False)
+    python = Counted((8,), EventsPerFma(dispatches=12.0), (), 8, "")
+    compiled = Counted((8,), EventsPerFma(dispatches=0.001), (), 8, "")
+    assert wants_reference(python, task) and not wants_reference(compiled, task)
+    asked = worker_task("run", spec, n=16, model=True, reference_dispatch=True)
+    assert not wants_reference(python, asked)  # timed beside its samples already
+    assert not wants_reference(python, worker_task("run", spec, n=16))  # no model: no probes

@@ -35,14 +35,15 @@ def count_phase(module: ModuleType, task: WorkerTask) -> Counted:
     sizes = [s for s in COUNT_SIZES if s <= task.max_size]
     # a compiled rung's Python twin (the same source run as bytecode) where it has one
     counted = getattr(module, "counted_kernel", None)
+    timing = counted is None and task.model  # the sites of C work, for the model to price
     per_size = []
     censuses = []
     timings: list[dict[tuple[str, int], SiteTiming]] = []
-    dispatch_ns = loop_dispatch_ns() if counted is None else 0.0
+    dispatch_ns = loop_dispatch_ns() if timing else 0.0
     for size in sizes:
         kernel = counted or module.kernel
-        per_size.append(count_events(kernel, _inputs(module, size, task), sites=counted is None))
-        if counted is None:
+        per_size.append(count_events(kernel, _inputs(module, size, task), sites=timing))
+        if timing:
             timings.append(time_sites(per_size[-1].sites, dispatch_ns, timed_size(sizes, size)))
         if per_size[-1].builtin_calls > per_size[-1].numpy_calls:  # builtins may loop in C
             c_calls, c_floats = _c_level(module, kernel, size, task)
@@ -54,7 +55,7 @@ def count_phase(module: ModuleType, task: WorkerTask) -> Counted:
     n = task.n
     fmas = float(n) ** 3
     kernel = counted or module.kernel
-    exact = _exact_at_n(module, kernel, task, sizes, per_size, counted is None, dispatch_ns)
+    exact = _exact_at_n(module, kernel, task, sizes, per_size, timing, dispatch_ns)
     per_fma = None
     if exact is not None or len(sizes) >= 4:
         if exact is not None:  # its counts are no cubic of n: counted at n itself
@@ -78,7 +79,7 @@ def count_phase(module: ModuleType, task: WorkerTask) -> Counted:
             counted_sizes=counted_sizes,
             by_opcode=by_opcode,
             numpy_operations=_operations(sizes, censuses, n) if len(censuses) == len(sizes) else [],
-            sites=sites if counted is None else None,
+            sites=sites if timing else None,
             python_twin=counted is not None,
         )
     last, last_fmas = per_size[-1], float(sizes[-1]) ** 3
@@ -94,6 +95,17 @@ def count_phase(module: ModuleType, task: WorkerTask) -> Counted:
         for code, offset, op, arg, count in last.instructions
     )
     return Counted(tuple(sizes), per_fma, bytecode, sizes[-1], METHOD)
+
+
+def wants_reference(counted: Counted, task: WorkerTask) -> bool:
+    """Whether a rung the plan did not ask to time the reference loop for (by its declared
+    layers) runs bytecode after all: the model will scale its interpreted rows to its own
+    worker's speed, so the worker times the loop after counting."""
+    from overhead_tui.summary.measured import INTERPRETED_DISPATCHES
+
+    per_fma = counted.per_fma
+    runs_bytecode = per_fma is not None and per_fma.dispatches >= INTERPRETED_DISPATCHES
+    return task.model and not task.reference_dispatch and runs_bytecode
 
 
 CHECK_SIZE = 14
