@@ -135,38 +135,19 @@ def test_only_side_effect_free_operands_are_evaluated_again(source, expected):
     assert pure(ast.parse(source, mode="eval").body) is expected
 
 
-def _padded_recursive(a, b):
-    """Pads to a power of two and splits in quadrants down to 8: its work is no cubic of n."""
+def _blocked(a, b, block=16):
     n = len(a)
-    size = 1
-    while size < n:
-        size *= 2
-
-    def grow(m):
-        return [row + [0.0] * (size - len(row)) for row in m] + [
-            [0.0] * size for _ in range(size - len(m))
-        ]
-
-    def mul(x, y):
-        k = len(x)
-        if k <= 8:
-            return [[sum(x[i][t] * y[t][j] for t in range(k)) for j in range(k)] for i in range(k)]
-        h = k // 2
-
-        def part(m, r, c):
-            return [row[c * h : (c + 1) * h] for row in m[r * h : (r + 1) * h]]
-
-        out = [[0.0] * k for _ in range(k)]
-        for r in range(2):
-            for c in range(2):
-                p1, p2 = mul(part(x, r, 0), part(y, 0, c)), mul(part(x, r, 1), part(y, 1, c))
-                for i in range(h):
-                    for j in range(h):
-                        out[r * h + i][c * h + j] = p1[i][j] + p2[i][j]
-        return out
-
-    full = mul(grow(a), grow(b))
-    return [row[:n] for row in full[:n]]
+    c = [[0.0] * n for _ in range(n)]
+    for i0 in range(0, n, block):
+        for k0 in range(0, n, block):
+            for j0 in range(0, n, block):
+                for i in range(i0, min(i0 + block, n)):
+                    ci, ai = c[i], a[i]
+                    for k in range(k0, min(k0 + block, n)):
+                        aik, bk = ai[k], b[k]
+                        for j in range(j0, min(j0 + block, n)):
+                            ci[j] += aik * bk[j]
+    return c
 
 
 def test_a_kernel_whose_counts_are_no_cubic_is_counted_at_its_own_n():
@@ -177,12 +158,14 @@ def test_a_kernel_whose_counts_are_no_cubic_is_counted_at_its_own_n():
     from overhead_tui.worker.protocol import worker_task
 
     spec = next(s for s in discover([]) if s.name == "python_naive")
-    module = SimpleNamespace(setup=lambda a, b: (a.tolist(), b.tolist()), kernel=_padded_recursive)
-    task = worker_task("run", spec, n=28, dtype="float64", seed=0, max_size=512)
+    # a loop over blocks of 16 (as a recursion down to a base case, or padding to a power of
+    # two): its counts are a cubic inside 8–20 and none beyond
+    module = SimpleNamespace(setup=lambda a, b: (a.tolist(), b.tolist()), kernel=_blocked)
+    task = worker_task("run", spec, n=26, dtype="float64", seed=0, max_size=512)
     counted = count_phase(module, task)
-    assert counted.per_fma is not None and counted.per_fma.counted_sizes == [8, 12, 16, 20, 28]
-    exact = count_events(_padded_recursive, module.setup(np.ones((28, 28)), np.ones((28, 28))))
-    assert counted.per_fma.dispatches == pytest.approx(exact.dispatches / 28**3)
+    assert counted.per_fma is not None and counted.per_fma.counted_sizes == [8, 12, 16, 20, 26]
+    exact = count_events(_blocked, module.setup(np.ones((26, 26)), np.ones((26, 26))))
+    assert counted.per_fma.dispatches == pytest.approx(exact.dispatches / 26**3)
     # the ijk loop's counts are a cubic: the four small sizes carry it
     def ijk(a, b):
         cols = list(zip(*b, strict=True))
