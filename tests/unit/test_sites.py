@@ -109,10 +109,10 @@ def test_a_builtin_loop_over_a_c_iterator_is_timed_whole_with_its_iterator_rebui
 
 def test_a_c_call_slowed_on_purpose_is_priced_from_its_own_timing():
     pad = list(range(3000, 0, -1))
-    sizes, timings = [8, 12, 16, 20], []
-    for n in sizes:
-        events = count_events(_slow_call, (pad, n), sites=True)
-        timings.append(time_sites(events.sites, 0.0))
+    sizes = [8, 12, 16, 20]
+    counted = [count_events(_slow_call, (pad, n), sites=True).sites for n in sizes]
+    timings = time_sites(counted, 0.0)
+    assert [t.attempted for t in timings[1].values()] == [False] * len(timings[1])
     costs = {c.label: c for c in site_costs(sizes, timings, 20)}
     sorted_site = costs["sorted(list[3000])"]
     assert sorted_site.c_call and sorted_site.call_ns is not None
@@ -166,6 +166,7 @@ def test_a_kernel_whose_counts_are_no_cubic_is_counted_at_its_own_n():
     assert counted.per_fma is not None and counted.per_fma.counted_sizes == [8, 12, 16, 20, 26]
     exact = count_events(_blocked, module.setup(np.ones((26, 26)), np.ones((26, 26))))
     assert counted.per_fma.dispatches == pytest.approx(exact.dispatches / 26**3)
+
     # the ijk loop's counts are a cubic: the four small sizes carry it
     def ijk(a, b):
         cols = list(zip(*b, strict=True))

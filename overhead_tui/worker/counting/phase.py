@@ -24,12 +24,7 @@ def count_phase(module: ModuleType, task: WorkerTask) -> Counted:
     """
     from overhead_tui.worker.counting.opcodes import METHOD, count_events
     from overhead_tui.worker.counting.scaling import COUNT_SIZES, extrapolate
-    from overhead_tui.worker.counting.site_costs import (
-        SiteTiming,
-        site_costs,
-        time_sites,
-        timed_size,
-    )
+    from overhead_tui.worker.counting.site_costs import site_costs, time_sites
     from overhead_tui.worker.counting.site_timing import loop_dispatch_ns
 
     sizes = [s for s in COUNT_SIZES if s <= task.max_size]
@@ -38,13 +33,10 @@ def count_phase(module: ModuleType, task: WorkerTask) -> Counted:
     timing = counted is None and task.model  # the sites of C work, for the model to price
     per_size = []
     censuses = []
-    timings: list[dict[tuple[str, int], SiteTiming]] = []
     dispatch_ns = loop_dispatch_ns() if timing else 0.0
     for size in sizes:
         kernel = counted or module.kernel
         per_size.append(count_events(kernel, _inputs(module, size, task), sites=timing))
-        if timing:
-            timings.append(time_sites(per_size[-1].sites, dispatch_ns, timed_size(sizes, size)))
         if per_size[-1].builtin_calls > per_size[-1].numpy_calls:  # builtins may loop in C
             c_calls, c_floats = _c_level(module, kernel, size, task)
             per_size[-1] = replace(per_size[-1], c_calls=c_calls, c_floats=c_floats)
@@ -52,6 +44,7 @@ def count_phase(module: ModuleType, task: WorkerTask) -> Counted:
             found = _numpy_census(module, size, task)
             if found is not None:
                 censuses.append(found)
+    timings = time_sites([c.sites for c in per_size], dispatch_ns) if timing else []
     n = task.n
     fmas = float(n) ** 3
     kernel = counted or module.kernel
@@ -152,7 +145,7 @@ def _exact_at_n(
     if events.builtin_calls > events.numpy_calls:
         c_calls, c_floats = _c_level(module, kernel, n, task)
         events = replace(events, c_calls=c_calls, c_floats=c_floats)
-    return events, time_sites(events.sites, dispatch_ns) if sites else {}
+    return events, time_sites([events.sites], dispatch_ns)[0] if sites else {}
 
 
 def _operations(

@@ -3,7 +3,7 @@
 
 Per site: its executions at each counted size are extrapolated as every count is (the cubic of
 ``counting.scaling``); its ns per execution, timed at the smallest and the largest counted
-size (:func:`timed_size`), is fitted as ``call_ns + element_ns × items`` (both ≥ 0), the items
+size (:func:`time_sites`), is fitted as ``call_ns + element_ns × items`` (both ≥ 0), the items
 its operands hold at the timed n taken from the power of n they grow with.  A site untimed
 where it was timed (it ran Python code, an operand could not be evaluated again) is carried
 with its calls and its reason, unpriced.
@@ -29,7 +29,7 @@ class SiteTiming:
     ns: tuple[float, float, float] | None
     """(median, lowest, highest) ns per execution; None: not timed."""
     attempted: bool = True
-    """Whether it was timed at this size (:func:`timed_size`)."""
+    """Whether it was timed at this size (:func:`time_sites`)."""
 
 
 def _c_call(site: Site) -> bool:
@@ -46,22 +46,22 @@ def _c_call(site: Site) -> bool:
 
 
 def time_sites(
-    sites: list[tuple[Site, int]], dispatch_ns: float, timed: bool = True
-) -> dict[tuple[str, int], SiteTiming]:
-    """Each site of one counted call, timed at its own operands (``site_timing.time_site``)
-    where ``timed``, else only its executions (a size the fit does not need)."""
-    found: dict[tuple[str, int], SiteTiming] = {}
-    for site, calls in sites:
-        key = (site.code.co_qualname, site.offset)
-        ns = time_site(site, dispatch_ns) if timed else None
-        found[key] = SiteTiming(site, calls, ns, attempted=timed)
+    counted: list[list[tuple[Site, int]]], dispatch_ns: float
+) -> list[dict[tuple[str, int], SiteTiming]]:
+    """The sites of each counted size (``counted``, one list per size) with their executions,
+    each timed at its own operands (``site_timing.time_site``) at the smallest and the largest
+    size, the two the per-item cost is read between, one right after the other so both see
+    the machine in the same state (the sizes between only count their executions)."""
+    found: list[dict[tuple[str, int], SiteTiming]] = [
+        {(s.code.co_qualname, s.offset): SiteTiming(s, calls, None, False) for s, calls in sites}
+        for sites in counted
+    ]
+    ends = sorted({0, len(found) - 1}) if found else []
+    for key in {k for i in ends for k in found[i]}:
+        for i in ends:
+            if (at := found[i].get(key)) is not None:
+                found[i][key] = SiteTiming(at.site, at.calls, time_site(at.site, dispatch_ns))
     return found
-
-
-def timed_size(sizes: list[int], size: int) -> bool:
-    """Whether sites are timed at ``size``: the smallest and the largest counted size, the two
-    the per-item cost is read between (the others only count their executions)."""
-    return size in (sizes[0], sizes[-1])
 
 
 def site_costs(
@@ -104,8 +104,9 @@ def site_costs(
             continue
         items = np.array([float(x.site.elements) for _, x in timed])
         ns = np.array([x.ns[0] for _, x in timed if x.ns])
+        lows = [x.ns[1] for _, x in timed if x.ns]
         ranges = [x.ns[2] - x.ns[1] for _, x in timed if x.ns]
-        call_ns, element_ns = _fit(items, ns, ranges)
+        call_ns, element_ns = _fit(items, ns, lows, ranges)
         median, low, high = last.ns if last.ns else (0.0, 0.0, 0.0)
         spread = [low / median, high / median] if median > 0 else [1.0, 1.0]
         out.append(
@@ -130,18 +131,21 @@ def site_costs(
 
 
 GROWTH = 0.1
-"""A site's time per execution grows with its items when it rises from the smallest counted
-size to the largest by more than this fraction and by more than both sizes' timing ranges;
-else it is one cost per execution (a view, an index, a call whose loop is too short to see)."""
+"""A site's time per execution grows with its items when its lowest window rises from the
+smallest counted size to the largest by more than this fraction and by more than both sizes'
+timing ranges (a neighbour's load only adds time, so the lowest windows are compared); else it
+is one cost per execution (a view, an index, a call whose loop is too short to see)."""
 
 
-def _fit(items: np.ndarray, ns: np.ndarray, ranges: list[float]) -> tuple[float, float]:
-    """(ns per execution at no items, ns per item): least squares, both ≥ 0, the slope only
-    where the time grows beyond its noise (:data:`GROWTH`)."""
+def _fit(
+    items: np.ndarray, ns: np.ndarray, lows: list[float], ranges: list[float]
+) -> tuple[float, float]:
+    """(ns per execution at no items, ns per item): least squares over the medians ``ns``,
+    both ≥ 0, the slope only where the time grows beyond its noise (:data:`GROWTH`)."""
     if len(items) < 2 or float(np.ptp(items)) == 0.0:
         return max(0.0, float(np.median(ns))), 0.0
-    rise = float(ns[-1] - ns[0])
-    if rise <= GROWTH * max(float(ns[0]), 0.0) or rise <= ranges[0] + ranges[-1]:
+    rise = lows[-1] - lows[0]
+    if rise <= GROWTH * max(lows[0], 0.0) or rise <= ranges[0] + ranges[-1]:
         return max(0.0, float(np.median(ns))), 0.0
     slope, intercept = np.polyfit(items, ns, 1)
     if slope <= 0:

@@ -272,6 +272,21 @@ def _items(value: Any) -> int:
     return 0
 
 
+def _touched(op: str, operands: list[Operand], values: list[Any]) -> int:
+    """Items the operation touches, which its element loop (if any) scales with: a subscript
+    touches the items it reads or writes (none for one element, or a view of a numpy array:
+    it copies nothing), any other operation the items of all its operands."""
+    if op not in ("BINARY_SUBSCR", "STORE_SUBSCR"):
+        return sum(_items(v) for v in values)
+    try:
+        part = operands[0].value[operands[1].value]
+    except Exception:
+        return 0
+    if getattr(part, "base", None) is not None and hasattr(part, "dtype"):
+        return 0  # a numpy view
+    return _items(part)
+
+
 def _flat(operands: list[Operand]) -> list[Any]:
     out: list[Any] = []
     for o in operands:
@@ -349,7 +364,7 @@ class SiteRecorder:
         if operands is not None:
             values = _flat(operands)
             site.numpy = any(_is_numpy(v) for v in values)
-            site.elements = sum(_items(v) for v in values)
+            site.elements = _touched(op, operands, values)
             site.label = _label(op, argrepr, operands)
         self.sites[(code, offset)] = site
 
