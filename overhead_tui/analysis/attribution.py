@@ -70,7 +70,7 @@ from overhead_tui.analysis import twin
 from overhead_tui.analysis import uncertainty as unc
 from overhead_tui.analysis.agreement import attach_agreement
 from overhead_tui.analysis.compiled import compiled_rows
-from overhead_tui.analysis.numpy_layers import numpy_memory_rows, numpy_rows, numpy_scalar_rows
+from overhead_tui.analysis.numpy_layers import numpy_loop_rows, numpy_rows, numpy_scalar_rows
 from overhead_tui.analysis.rows import priced_row as _row
 from overhead_tui.analysis.sites import prices_c_loops, site_rows, timed_c_calls
 from overhead_tui.analysis.unit_costs import UnitCosts
@@ -175,7 +175,7 @@ def interpreted_rows(
         )
     if sites is not None:  # the kernel's C work, timed at its own arguments
         rows.extend(site_rows(sites))
-        rows.extend(numpy_memory_rows(events.numpy_operations, costs.numpy_rates))
+        rows.extend(numpy_loop_rows(events.numpy_operations, costs.numpy_rates))
         rows.append(
             _row("library_layers", numpy_calls, costs.numpy_call_ns, "ns/numpy call", costs,
                  "numpy_call_ns")

@@ -95,14 +95,14 @@ def numpy_rows(
     return rows
 
 
-def numpy_memory_rows(
+def numpy_loop_rows(
     operations: list[NumpyOperations], rates: dict[str, NumpyRate]
 ) -> list[BreakdownRow]:
-    """Only the *memory* rows of :func:`numpy_rows`: what each operation pays at its own size
-    beyond its loop in the nearest cache (its temporaries, the caches it misses), from the
-    ``numpy_call`` probe's sweep; the call and its loop are timed at the kernel's own
-    arguments (``analysis.sites``)."""
-    return [r for r in numpy_rows(operations, rates) or [] if r.layer == "memory"]
+    """The element-loop rows of :func:`numpy_rows` (its inner loop at its best rate, and what
+    it pays at its own size beyond the nearest cache), without its fixed cost per call: that
+    is timed at the kernel's own arguments (``analysis.sites``)."""
+    rows = numpy_rows(operations, rates) or []
+    return [r for r in rows if r.layer in ("simd_compute", "memory")]
 
 
 def numpy_scalar_rows(

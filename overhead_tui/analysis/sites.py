@@ -7,7 +7,11 @@ Per site, at most two rows:
 * its calls per multiply-add × its ns per execution beyond its dispatch when its operands hold
   no items (the fit's intercept), in the layer of its mechanism (:func:`site_layer`);
 * its calls × the items its operands hold at the timed n × its ns per item (the fit's slope:
-  its element loop), in ``simd_compute`` for numpy's loops, ``scalar_compute`` for a builtin's.
+  its element loop), ``scalar_compute``, for a builtin's loop (``sum``, ``math.fsum``).  numpy's
+  loops are priced by the elements each operation touches at the timed n, at the
+  ``numpy_call`` probe's rate for its kind and footprint (``numpy_layers.numpy_loop_rows``):
+  at the counted sizes a numpy call is mostly its fixed cost, and its work may grow faster
+  than its operands (an outer product, an einsum).
 
 A site that runs the user's Python code is not timed (its frames and bytecodes are priced by
 the interpreter rows); one whose operands could not be evaluated again is shown with its calls
@@ -63,10 +67,10 @@ def site_rows(sites: list[SiteCost]) -> list[BreakdownRow]:
                 (site.call_ns * low, site.call_ns * high),
             )
         )
-        if site.element_ns > 0 and site.elements > 0:
+        if site.element_ns > 0 and site.elements > 0 and not site.numpy:
             rows.append(
                 ranged_row(
-                    "simd_compute" if site.numpy else "scalar_compute",
+                    "scalar_compute",
                     site.calls_per_fma * site.elements,
                     site.element_ns,
                     f"ns/item of {site.label}'s element loop, measured at its own arguments",

@@ -88,6 +88,8 @@ class Operand:
     maker: Any = None
     """The C iterator type (``map``) when the operand is built per call, else None."""
     parts: list[Operand] = field(default_factory=list)
+    keyword: str | None = None
+    """The name it is passed by (``out=tmp``), for a call's keyword argument."""
 
 
 @dataclass
@@ -355,6 +357,11 @@ class SiteRecorder:
             evaluated = [_evaluate(n, scope, frame.f_globals) for n in nodes]
             if all(e is not None for e in evaluated):
                 operands = [e for e in evaluated if e is not None]
+                named = [k.arg for k in node.keywords] if isinstance(node, ast.Call) else []
+                for operand, name in zip(
+                    operands[len(operands) - len(named) :], named, strict=True
+                ):
+                    operand.keyword = name
             else:
                 why = "an operand is not side-effect free (a call or a comprehension)"
         if operands and op in ("BINARY_SUBSCR", "STORE_SUBSCR") and _float_array(operands[0].value):
@@ -436,11 +443,13 @@ def expression(
 
 
 def operand_text(operand: Operand, leaf: Callable[[Any], str]) -> str:
-    """An operand as source: ``leaf(value)`` for a value, a rebuilt iterator as its call."""
+    """An operand as source: ``leaf(value)`` for a value, a rebuilt iterator as its call (a
+    keyword argument as ``name=…``)."""
+    named = f"{operand.keyword}=" if operand.keyword else ""
     if operand.maker is not None:
         inner = ", ".join(operand_text(p, leaf) for p in operand.parts)
-        return f"{leaf(operand.maker)}({inner})"
-    return leaf(operand.value)
+        return f"{named}{leaf(operand.maker)}({inner})"
+    return named + leaf(operand.value)
 
 
 def _label(op: str, argrepr: str, operands: list[Operand]) -> str:
