@@ -11,8 +11,8 @@ import pytest
 from overhead_tui.analysis.sites import site_rows, timed_c_calls
 from overhead_tui.worker.counting.opcodes import count_events
 from overhead_tui.worker.counting.site_costs import site_costs, time_sites
+from overhead_tui.worker.counting.site_source import pure
 from overhead_tui.worker.counting.site_timing import time_site
-from overhead_tui.worker.counting.sites import pure
 
 
 def _dot_loop(a, bt):
