@@ -205,3 +205,20 @@ def test_a_kernel_found_running_bytecode_times_its_reference_whatever_it_declare
     asked = worker_task("run", spec, n=16, model=True, reference_dispatch=True)
     assert not wants_reference(python, asked)  # timed beside its samples already
     assert not wants_reference(python, worker_task("run", spec, n=16))  # no model: no probes
+
+
+def test_numpy_work_inside_numpys_own_python_still_gets_its_census():
+    """np.einsum is Python calling c_einsum: that call is its site's (not a numpy call the
+    kernel made), yet the census of what numpy did must still run and see the einsum."""
+    from overhead_tui.plugins.scenarios import discover
+    from overhead_tui.worker.counting.phase import count_phase
+    from overhead_tui.worker.main import import_scenario
+    from overhead_tui.worker.protocol import worker_task
+
+    spec = next(s for s in discover([]) if s.name == "numpy_einsum")
+    module = import_scenario(str(spec.path), spec.name)
+    task = worker_task("run", spec, n=32, dtype="float64", seed=0, max_size=512, model=True)
+    per_fma = count_phase(module, task).per_fma
+    assert per_fma is not None and per_fma.numpy_calls == 0
+    assert [op.kind for op in per_fma.numpy_operations] == ["einsum"]
+    assert [s.label.split("(")[0] for s in per_fma.sites or []] == ["numpy.einsum"]

@@ -40,7 +40,12 @@ def count_phase(module: ModuleType, task: WorkerTask) -> Counted:
         if per_size[-1].builtin_calls > per_size[-1].numpy_calls:  # builtins may loop in C
             c_calls, c_floats = _c_level(module, kernel, size, task)
             per_size[-1] = replace(per_size[-1], c_calls=c_calls, c_floats=c_floats)
-        if counted is None and (per_size[-1].numpy_calls or per_size[-1].numpy_scalars):
+        # numpy work: calls, generic instructions on its objects, or a site of its (whose calls
+        # inside numpy's own Python, np.einsum's c_einsum, are its site's, not counted here)
+        found_numpy = any(site.numpy for site, _ in per_size[-1].sites)
+        if counted is None and (
+            per_size[-1].numpy_calls or per_size[-1].numpy_scalars or found_numpy
+        ):
             found = _numpy_census(module, size, task)
             if found is not None:
                 censuses.append(found)
