@@ -72,7 +72,7 @@ from overhead_tui.analysis.agreement import attach_agreement
 from overhead_tui.analysis.compiled import compiled_rows
 from overhead_tui.analysis.numpy_layers import numpy_loop_rows, numpy_rows, numpy_scalar_rows
 from overhead_tui.analysis.rows import priced_row as _row
-from overhead_tui.analysis.sites import prices_c_loops, site_rows, timed_c_calls
+from overhead_tui.analysis.sites import prices_c_loops, site_rows, site_scale, timed_c_calls
 from overhead_tui.analysis.unit_costs import UnitCosts
 from overhead_tui.analysis.waterfall import waterfall
 from overhead_tui.summary.breakdown import FITTED_MARK, Breakdown, BreakdownRow, Scale
@@ -110,12 +110,13 @@ def _c_float_row(floats: float, costs: UnitCosts) -> BreakdownRow:
 
 
 def interpreted_rows(
-    events: EventsPerFma, costs: UnitCosts, compiler: str = ""
+    events: EventsPerFma, costs: UnitCosts, compiler: str = "", site_speed: float = 1.0
 ) -> list[BreakdownRow]:
     """Rows of the interpreted part of the model (ns per FMA each), from what the kernel
     executed alone: its declarations (``LAYERS``, ``REMOVES``) only name and order them.
     ``compiler``: who built a Python twin's rung (``BuildInfo.compiler``), which sets the price
-    of its list loads and which of its twin's layers it still pays (``twin.kept_layers``)."""
+    of its list loads and which of its twin's layers it still pays (``twin.kept_layers``);
+    ``site_speed``: its sites' timings brought to its samples' speed (``sites.site_scale``)."""
     ops = events.by_opcode
     sites = events.sites if not events.python_twin else None
     loads = sum(v for k, v in ops.items() if k in LIST_LOADS)
@@ -174,7 +175,7 @@ def interpreted_rows(
             replace(row, unit_interval=(low, high), ns_interval=(low * float_ops, high * float_ops))
         )
     if sites is not None:  # the kernel's C work, timed at its own arguments
-        rows.extend(site_rows(sites))
+        rows.extend(site_rows(sites, site_speed))
         rows.extend(numpy_loop_rows(events.numpy_operations, costs.numpy_rates))
         rows.append(
             _row("library_layers", numpy_calls, costs.numpy_call_ns, "ns/numpy call", costs,
@@ -247,7 +248,8 @@ def breakdown(result: ScenarioResult, costs: UnitCosts) -> Breakdown | None:
     scale = own_scale(result, costs)
     if scale is not None:
         costs = costs.scaled(*scale)
-    rows = interpreted_rows(events, costs, result.build.compiler if result.build else "")
+    speed = site_scale(result.reference_dispatch_ns or [], events.site_reference_ns)
+    rows = interpreted_rows(events, costs, result.build.compiler if result.build else "", speed)
     compiled = compiled_rows(result, costs, measured)
     if compiled is not None:
         rows.extend(compiled[0])

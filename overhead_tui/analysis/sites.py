@@ -5,7 +5,7 @@ probe prices, is priced without a case of its own.
 Per site, at most two rows:
 
 * its calls per multiply-add × its ns per execution beyond its dispatch when its operands hold
-  no items (the fit's intercept), in the layer of its mechanism (:func:`site_layer`);
+  no items (:func:`fixed_ns`), in the layer of its mechanism (:func:`site_layer`);
 * its calls × the items its operands hold at the timed n × its ns per item (the fit's slope:
   its element loop), ``scalar_compute``, for a builtin's loop (``sum``, ``math.fsum``).  numpy's
   loops are priced by the elements each operation touches at the timed n, at the
@@ -20,6 +20,8 @@ site's timing windows' range at the largest counted size.
 """
 
 from __future__ import annotations
+
+import statistics
 
 from overhead_tui.analysis.rows import ranged_row
 from overhead_tui.summary.breakdown import BreakdownRow
@@ -46,9 +48,29 @@ def site_layer(site: SiteCost) -> str:
     return MECHANISM_LAYERS.get(site.op, "call_overhead")
 
 
-def site_rows(sites: list[SiteCost]) -> list[BreakdownRow]:
-    """The rows of a kernel's sites (module doc), the busiest first."""
+def fixed_ns(site: SiteCost) -> float:
+    """ns an execution costs beyond its element loop: the fit's intercept, or for numpy's work
+    (whose loop the census's rows price) its time at the smallest counted size, where that
+    loop is shortest; a fit's intercept through two sizes' noise can fall to nothing."""
+    if site.numpy and site.measured_ns:
+        return site.measured_ns[0]
+    return site.call_ns or 0.0
+
+
+def site_scale(reference_ns: list[float], site_reference_ns: list[float] | None) -> float:
+    """(ns/dispatch beside the rung's samples) / (ns/dispatch beside its sites' timings): the
+    same reference loop, so a site timed while the machine was busier or quieter than during
+    the samples is brought to the samples' speed; 1 without both."""
+    now = [x for x in reference_ns if x > 0]
+    then = [x for x in site_reference_ns or [] if x > 0]
+    return statistics.median(now) / statistics.median(then) if now and then else 1.0
+
+
+def site_rows(sites: list[SiteCost], scale: float = 1.0) -> list[BreakdownRow]:
+    """The rows of a kernel's sites (module doc), the busiest first, their costs × ``scale``
+    (:func:`site_scale`)."""
     rows: list[BreakdownRow] = []
+    at = f" (×{scale:.2f}: the samples' speed)" if abs(scale - 1.0) > 0.005 else ""
     for site in sorted(sites, key=lambda s: -s.calls_per_fma):
         if site.calls_per_fma <= 0:
             continue
@@ -58,13 +80,14 @@ def site_rows(sites: list[SiteCost]) -> list[BreakdownRow]:
                 rows.append(BreakdownRow(site_layer(site), site.calls_per_fma, None, unit, None))
             continue
         low, high = site.spread or [1.0, 1.0]
+        fixed = fixed_ns(site) * scale
         rows.append(
             ranged_row(
                 site_layer(site),
                 site.calls_per_fma,
-                site.call_ns,
-                f"ns/execution, measured at its own arguments: {site.label}",
-                (site.call_ns * low, site.call_ns * high),
+                fixed,
+                f"ns/execution, measured at its own arguments: {site.label}{at}",
+                (fixed * low, fixed * high),
             )
         )
         if site.element_ns > 0 and site.elements > 0 and not site.numpy:
@@ -72,9 +95,9 @@ def site_rows(sites: list[SiteCost]) -> list[BreakdownRow]:
                 ranged_row(
                     "scalar_compute",
                     site.calls_per_fma * site.elements,
-                    site.element_ns,
-                    f"ns/item of {site.label}'s element loop, measured at its own arguments",
-                    (site.element_ns * low, site.element_ns * high),
+                    site.element_ns * scale,
+                    f"ns/item of {site.label}'s element loop, measured at its own arguments{at}",
+                    (site.element_ns * scale * low, site.element_ns * scale * high),
                 )
             )
     return rows

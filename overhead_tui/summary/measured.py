@@ -177,6 +177,10 @@ class EventsPerFma(Counters):
     numpy_operations: list[NumpyOperations] = field(default_factory=list, metadata=OMIT)
     """The numpy operations on arrays, by kind and size (``worker.counting.numpy_census``);
     empty where the kernel makes none (or in older files)."""
+    site_reference_ns: list[float] | None = field(default=None, metadata=OMIT)
+    """ns/dispatch of the dispatch probe's reference loop timed beside the sites (before and
+    after them): the machine's speed while they were timed, which the model brings to the
+    speed of the rung's samples (``analysis.sites``)."""
     sites: list[SiteCost] | None = field(default=None, metadata=OMIT)
     """The kernel's sites of C work, timed at their own operands (``worker.counting.sites``);
     None in files from before them and for a Python twin."""

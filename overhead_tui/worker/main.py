@@ -26,6 +26,7 @@ from types import ModuleType
 from typing import IO, Any, Literal
 
 from overhead_tui.summary.measured import BlasLibrary
+from overhead_tui.worker.counting.site_timing import reference_samples
 from overhead_tui.worker.cpu_time import own_cpu_s, straggler_cores, thread_schedstat
 from overhead_tui.worker.process import cap_file_sizes, die_with_parent, file_limit_error
 from overhead_tui.worker.protocol import (
@@ -279,16 +280,6 @@ def _reference(task: WorkerTask, channel: _Channel, phase: Literal["before", "af
     if not task.reference_dispatch:
         return
     channel.emit(Reference(tuple(reference_samples()), phase))
-
-
-def reference_samples() -> list[float]:
-    """ns/dispatch of the dispatch probe's reference loop, three short samples (about 40 ms):
-    the machine's speed of the moment, in the same loop everywhere it is taken."""
-    from overhead_tui.kit.probing import ProbeContext, dispatch_samples
-    from overhead_tui.worker.counting.opcodes import count_events
-
-    context = ProbeContext(repeats=3, min_sample_s=0.01, counter=count_events)
-    return dispatch_samples(context, trips=50_000)[0]
 
 
 def _validated(phase: Literal["first", "last"], check: Any) -> Validated:

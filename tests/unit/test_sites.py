@@ -222,3 +222,17 @@ def test_numpy_work_inside_numpys_own_python_still_gets_its_census():
     assert per_fma is not None and per_fma.numpy_calls == 0
     assert [op.kind for op in per_fma.numpy_operations] == ["einsum"]
     assert [s.label.split("(")[0] for s in per_fma.sites or []] == ["numpy.einsum"]
+
+
+def test_a_site_timed_at_a_busier_moment_is_brought_to_the_samples_speed():
+    from overhead_tui.analysis.sites import site_scale
+    from overhead_tui.summary.measured import SiteCost
+
+    # the same reference loop: 3 ns/dispatch beside the samples, 6 beside the sites' timings
+    assert site_scale([3.0, 3.1, 2.9], [6.0, 6.2]) == pytest.approx(3.0 / 6.1)
+    assert site_scale([], [6.0]) == 1.0 and site_scale([3.0], None) == 1.0
+    site = SiteCost(op="CALL", label="len(list[20])", calls_per_fma=0.5, call_ns=40.0)
+    (plain,) = site_rows([site])
+    (scaled,) = site_rows([site], 0.5)
+    assert plain.ns_per_fma == pytest.approx(20.0) and scaled.ns_per_fma == pytest.approx(10.0)
+    assert "×0.50: the samples' speed" in scaled.unit and "×" not in plain.unit

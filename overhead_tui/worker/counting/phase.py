@@ -25,7 +25,7 @@ def count_phase(module: ModuleType, task: WorkerTask) -> Counted:
     from overhead_tui.worker.counting.opcodes import METHOD, count_events
     from overhead_tui.worker.counting.scaling import COUNT_SIZES, extrapolate
     from overhead_tui.worker.counting.site_costs import site_costs, time_sites
-    from overhead_tui.worker.counting.site_timing import loop_dispatch_ns
+    from overhead_tui.worker.counting.site_timing import loop_dispatch_ns, reference_samples
 
     sizes = [s for s in COUNT_SIZES if s <= task.max_size]
     # a compiled rung's Python twin (the same source run as bytecode) where it has one
@@ -49,6 +49,7 @@ def count_phase(module: ModuleType, task: WorkerTask) -> Counted:
             found = _numpy_census(module, size, task)
             if found is not None:
                 censuses.append(found)
+    reference = reference_samples() if timing else []  # the machine's speed, like the samples'
     timings = time_sites([c.sites for c in per_size], dispatch_ns) if timing else []
     n = task.n
     fmas = float(n) ** 3
@@ -60,7 +61,7 @@ def count_phase(module: ModuleType, task: WorkerTask) -> Counted:
             events, timed = exact
             counts = {f: getattr(events, f) / fmas for f in COUNTERS}
             by_opcode = {k: v / fmas for k, v in events.by_opcode.items()}
-            counted_sizes, sites = [*sizes, n], site_costs([n], [timed], n)
+            counted_sizes, sites = [*sizes, n], site_costs([sizes[0], n], timed, n)
         else:  # the counts per multiply-add at this n, extrapolated from the sizes
             counts = {
                 f: extrapolate(sizes, [getattr(c, f) for c in per_size], n) / fmas for f in COUNTERS
@@ -78,6 +79,7 @@ def count_phase(module: ModuleType, task: WorkerTask) -> Counted:
             by_opcode=by_opcode,
             numpy_operations=_operations(sizes, censuses, n) if len(censuses) == len(sizes) else [],
             sites=sites if timing else None,
+            site_reference_ns=[*reference, *(reference_samples() if timing else [])] or None,
             python_twin=counted is not None,
         )
     last, last_fmas = per_size[-1], float(sizes[-1]) ** 3
@@ -130,7 +132,7 @@ def _exact_at_n(
     per_size: list[Any],
     sites: bool,
     dispatch_ns: float,
-) -> tuple[Any, dict[tuple[str, int], Any]] | None:
+) -> tuple[Any, list[dict[tuple[str, int], Any]]] | None:
     """(events, timed sites) counted at the timed n, for a kernel whose counts the cubic does
     not predict at :data:`CHECK_SIZE`; None where the cubic holds (or n is out of reach)."""
     from overhead_tui.worker.counting.opcodes import count_events
@@ -150,7 +152,10 @@ def _exact_at_n(
     if events.builtin_calls > events.numpy_calls:
         c_calls, c_floats = _c_level(module, kernel, n, task)
         events = replace(events, c_calls=c_calls, c_floats=c_floats)
-    return events, time_sites([events.sites], dispatch_ns)[0] if sites else {}
+    if not sites:
+        return events, []
+    # timed at the smallest size too: a numpy call's fixed cost is read where its loop is short
+    return events, time_sites([per_size[0].sites, events.sites], dispatch_ns)
 
 
 def _operations(

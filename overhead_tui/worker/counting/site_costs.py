@@ -78,8 +78,8 @@ def site_costs(
         calls = [float(x.calls) if x else 0.0 for x in at]
         last = next(x for x in reversed(at) if x is not None)
         site = last.site
-        if sizes == [n]:  # counted at n itself
-            per_fma = calls[0] / fmas
+        if sizes[-1] == n:  # counted at n itself
+            per_fma = calls[-1] / fmas
         else:
             per_fma = extrapolate(sizes, calls, n) / fmas if len(sizes) >= 4 else 0.0
         timed = [(s, x) for s, x in zip(sizes, at, strict=True) if x is not None and x.ns]

@@ -105,3 +105,14 @@ def loop_dispatch_ns() -> float:
     reps = 50_000
     lows = [(_window(padded, [1.0], reps) - _window(plain, [], reps)) / 8 for _ in range(WINDOWS)]
     return max(0.0, statistics.median(lows))
+
+
+def reference_samples() -> list[float]:
+    """ns/dispatch of the dispatch probe's reference loop, three short samples (about 40 ms):
+    the machine's speed of the moment, in the same loop everywhere it is taken (beside a
+    rung's samples, and beside its sites' timings: ``EventsPerFma.site_reference_ns``)."""
+    from overhead_tui.kit.probing import ProbeContext, dispatch_samples
+    from overhead_tui.worker.counting.opcodes import count_events
+
+    context = ProbeContext(repeats=3, min_sample_s=0.01, counter=count_events)
+    return dispatch_samples(context, trips=50_000)[0]
