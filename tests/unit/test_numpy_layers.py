@@ -268,3 +268,15 @@ def test_an_operation_no_probe_prices_is_shown_without_a_price():
     assert unpriced[0].ns_per_fma is None and unpriced[0].events_per_fma == 1e-3
     found = census(lambda x: np.add.at(x, [0, 1], 1.0), (np.zeros(4),))
     assert found == {("other", "add.at", 4.0): 1}
+
+
+def test_a_numpy_function_of_no_kind_is_looked_into_or_counted_by_its_result():
+    """np.sum runs numpy's own Python on the census arrays: its add.reduce is counted as the
+    reduction it is; np.outer takes plain copies first (asarray): one call over its result."""
+    a = np.ones((4, 4))
+    assert census(lambda x: np.sum(x * x), (a,)) == {
+        ("elementwise", "multiply", 16.0): 1,
+        ("reduce", "add.reduce", 16.0): 1,
+    }
+    found = census(lambda x: np.outer(x[0], x[1]), (a,))
+    assert found[("other", "outer", 16.0)] == 1

@@ -32,6 +32,9 @@ Kinds (:data:`KINDS`, what the ``numpy_call`` probe measures one of each of):
 * ``gemv``: a product of a vector and a matrix (``x @ M``): the matrix's size.
 * ``blas``: ``matmul``/``dot``/``@`` of matrices, priced at the dense kernel (multiply-adds).
 * ``other``: anything else (``ufunc.at``, ``accumulate``, other functions): counted, not priced.
+  A numpy function of no kind of its own is looked into first (its Python implementation runs
+  on the census arrays: ``np.sum`` is the reduction it makes); one that made no operation on
+  them (it took plain copies, as ``np.outer`` does) is ``other`` over its result's elements.
 """
 
 from __future__ import annotations
@@ -191,6 +194,18 @@ class _Census(np.ndarray):
 
     def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
         recorder = _RECORDER
+        inner: Callable[..., Any] | None = getattr(func, "_implementation", None)
+        if recorder is not None and recorder.active == 0 and inner and _looked_through(func):
+            # a numpy function of no kind of its own (np.sum, np.outer): its own code runs on
+            # the census arrays, and the operations it makes are counted; where it made none
+            # on them (it took plain copies: np.outer's asarray), it is one element loop over
+            # its result
+            before = sum(recorder.calls.values())
+            result = inner(*args, **kwargs)
+            if sum(recorder.calls.values()) == before:
+                elements = float(getattr(result, "size", 0) or 0) * _itemsize(result)
+                recorder.add("other", getattr(func, "__name__", "?"), elements)
+            return _traced(result)
         if recorder is not None:
             recorder.active += 1
         try:
@@ -211,7 +226,7 @@ class _Census(np.ndarray):
             recorder.add(kind, name, work * _itemsize(*args[:2]))
         elif name in CREATORS:
             recorder.add("create", name, _size(_shape(args[0])) * _itemsize(args[0]))
-        else:
+        else:  # without a Python implementation to look into: its arrays' elements
             arrays = [a for a in args if isinstance(a, np.ndarray)]
             recorder.add("other", name, sum(a.size for a in arrays) * _itemsize(*arrays))
 
@@ -235,6 +250,14 @@ class _Census(np.ndarray):
             else:
                 recorder.calls[("scalar_index", "index", 1.0)] += 1
         return result
+
+
+def _looked_through(func: Any) -> bool:
+    """A numpy function the census looks into (its Python implementation, NEP 18's
+    ``_implementation``) rather than counting it as ``other``: one of no kind of its own (not
+    einsum, a product or a creator)."""
+    name = getattr(func, "__name__", "")
+    return not (name == "einsum" or name in BLAS_FUNCTIONS or name in CREATORS)
 
 
 def _creator(name: str, original: Callable[..., Any]) -> Callable[..., Any]:

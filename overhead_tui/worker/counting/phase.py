@@ -118,10 +118,11 @@ CUBIC_TOLERANCE = 0.02
 EXACT_MAX = 96
 """The largest timed n such a kernel is counted at directly; above it the cubic is kept and
 the miss is the breakdown's to show."""
-EXACT_BUDGET_S = 30.0
+EXACT_BUDGET_S = 60.0
 """The most tracing that count at n may take, foreseen from the check size's count × (n /
-:data:`CHECK_SIZE`)³ (a recursive kernel at n = 64: about 10 s on a 2-vCPU Zen 3); a quarter of
-the worker's default timeout."""
+:data:`CHECK_SIZE`)³, which overstates a padded kernel's (a recursive kernel at n = 64 padded
+from 24 to 32: 10–15 s on a 2-vCPU Zen 3, foreseen over 30 s in a busy run); half the worker's
+default timeout."""
 
 
 def _exact_at_n(
