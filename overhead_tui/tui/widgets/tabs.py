@@ -6,6 +6,7 @@ tabs with data, so later tabs (breakdown, stacks) are added by writing one class
 
 from __future__ import annotations
 
+from rich.markup import escape
 from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
@@ -218,7 +219,8 @@ class BreakdownTab(ScenarioTab):
                 )
             interval = None if narrow else row.unit_interval
             cost = fmt_cost(unit, interval, row.below_resolution)
-            unit_text = f"{cost} {said}" if unit is not None else said
+            # a unit names what ran (``ndarray[20,20] float64[int]``): text, not markup
+            unit_text = escape(f"{cost} {said}" if unit is not None else said)
             letter = LAYER_GLYPHS.get(row.layer, ("?", ""))[0]
             label = SHORT_LABELS.get(row.layer, row.layer) if narrow else layer_label(row.layer)
             cells = [
