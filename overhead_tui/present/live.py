@@ -92,9 +92,11 @@ class LiveLadder:
     def land(self, result: ScenarioResult) -> None:
         """A newer ``result`` of one of the scenarios (e.g. with a profile added after the
         run): it replaces the old one in its row and in the summary."""
-        row = self.rows[result.name]
-        old, row.result = row.result, result
-        self.summary.scenarios = [result if s is old else s for s in self.summary.scenarios]
+        self.rows[result.name].result = result
+        # by name: events carry copies, so the summary's record is rarely the row's object
+        self.summary.scenarios = [
+            result if s.name == result.name else s for s in self.summary.scenarios
+        ]
         self.changed = result.name
 
     def _apply(self, event: Event) -> str | None:
@@ -107,7 +109,7 @@ class LiveLadder:
             self.probe = event
             return None
         if isinstance(event, RunFinished):
-            self.summary = event.summary
+            self._take(event.summary)
             self.running, self.cancelled = False, event.cancelled
             self.probe, self.timed_window = None, False
             for row in self.rows.values():
@@ -128,14 +130,19 @@ class LiveLadder:
         if isinstance(event, ScenarioFinished):
             self.timed_window = False
             if event.summary is not None:  # every rung's derived figures may have moved
-                self.summary = event.summary
-                for result in event.summary.scenarios:
-                    if result.name in self.rows:
-                        self.rows[result.name].result = result
+                self._take(event.summary)
             row = self.rows[event.result.name]
             row.result, row.state = event.result, event.result.status
             return event.result.name
         return None
+
+    def _take(self, summary: RunSummary) -> None:
+        """Make ``summary`` the run's record, its results the rows' own: what a view later
+        lands on a row (a profile) must land in the summary that is saved and exported."""
+        self.summary = summary
+        for result in summary.scenarios:
+            if result.name in self.rows:
+                self.rows[result.name].result = result
 
     @property
     def fraction_done(self) -> float:

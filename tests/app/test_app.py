@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 from dataclasses import replace
 
 import pytest
@@ -410,3 +411,62 @@ async def test_export_never_overwrites_files_in_a_folder_of_the_user_s(tmp_path)
         await _wait(pilot, lambda: isinstance(app.screen, LadderScreen), "the dialog closing")
     assert (folder / "report.md").read_text() == "MY NOTES"
     assert not (folder / "summary.json").exists()
+
+
+async def _set_dtype(pilot, app, dtype):
+    """Change the dtype in the settings dialog and apply it (a new run starts)."""
+    from textual.widgets import Select
+
+    await pilot.press("o")
+    assert isinstance(app.screen, SettingsScreen)
+    app.screen.query_one("#dtype", Select).value = dtype
+    await pilot.click("#apply")
+    await _wait(pilot, lambda: not isinstance(app.screen, SettingsScreen), "settings applied")
+
+
+@pytest.mark.parametrize("path", ["live run", "after a dtype change"])
+async def test_a_profile_made_after_a_run_in_the_app_is_saved_and_exported(
+    monkeypatch, tmp_path, path
+):
+    """A profile made after a run the app itself ran lands in the run's summary.json and in
+    every export (the events carry copies of the summary, so the row's record is not the
+    summary's object); the profile after ``open`` is tested above."""
+    from overhead_tui.tui import app as app_module
+
+    recorded = json.loads(RECORDED_SUMMARY.read_text())["scenarios"][1]["profile"]
+    monkeypatch.setattr(
+        app_module,
+        "profile_scenario",
+        lambda spec, n, dtype, **kw: ProfileRecord.from_json(json.loads(json.dumps(recorded))),
+    )
+    summary = fixture_summary(RECORDED_SUMMARY)
+    for result in summary.scenarios:
+        result.profile = None
+    replay = Replay(summary)
+    app = OverheadApp(
+        _settings("python_naive", "numpy_matmul"), runs_dir=tmp_path / "runs", runner_factory=replay
+    )
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _wait(pilot, lambda: _finished(app), "the run finishing")
+        if path == "after a dtype change":
+            first = app.runner
+            await _set_dtype(pilot, app, "float32")
+            await _wait(pilot, lambda: app.runner is not first and _finished(app), "the rerun")
+        app.ladder_screen.query_one(DataTable).move_cursor(row=0)
+        await pilot.press("p")
+        await app.workers.wait_for_complete()
+        await _wait(
+            pilot,
+            lambda: app.ladder.summary.scenario("python_naive").profile is not None,
+            "the profile landing in the run's summary",
+        )
+        await pilot.press("e")
+        app.screen.query_one(Input).value = str(tmp_path / "export")
+        await pilot.press("enter")
+        await _wait(pilot, lambda: (tmp_path / "export" / "report.md").exists(), "the export")
+        await _wait(pilot, lambda: isinstance(app.screen, LadderScreen), "the export closing")
+    run_dir = Path(app.ladder.summary.run_dir)
+    for saved in (run_dir / "summary.json", tmp_path / "export" / "summary.json"):
+        profile = RunSummary.load(saved).scenario("python_naive").profile
+        assert profile is not None and profile.backends["perf"].status == "ok", saved
+    assert "## Profilers" in (tmp_path / "export" / "report.md").read_text()
