@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 import time
-from pathlib import Path
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 from textual.widgets import DataTable, Input, TabbedContent
