@@ -73,6 +73,7 @@ from overhead_tui.analysis.compiled import compiled_rows
 from overhead_tui.analysis.numpy_layers import numpy_loop_rows, numpy_rows, numpy_scalar_rows
 from overhead_tui.analysis.rows import priced_row as _row
 from overhead_tui.analysis.sites import prices_c_loops, site_rows, site_scale, timed_c_calls
+from overhead_tui.analysis.staleness import probe_doubt
 from overhead_tui.analysis.unit_costs import UnitCosts
 from overhead_tui.analysis.waterfall import waterfall
 from overhead_tui.summary.breakdown import FITTED_MARK, Breakdown, BreakdownRow, Scale
@@ -351,7 +352,7 @@ def attribute(summary: RunSummary, probes: Probes) -> None:
     summary's ``waterfall`` in place."""
     costs = UnitCosts.from_probes(probes, summary)
     for result in summary.scenarios:
-        result.breakdown = breakdown(result, costs)
+        result.breakdown = _run_breakdown(result, costs, summary, probes)
         attach_agreement(result)
     summary.waterfall = waterfall(summary)
 
@@ -361,5 +362,18 @@ def attach_profile(result: ScenarioResult, summary: RunSummary) -> None:
     its breakdown derived again with the summary's probes, which a perf profile changes for a
     parallel rung (the cores its threads spent waiting: ``compiled.runtime_wait_share``)."""
     if summary.probes and "parallel" in result.layers:
-        result.breakdown = breakdown(result, UnitCosts.from_probes(summary.probes, summary))
+        costs = UnitCosts.from_probes(summary.probes, summary)
+        result.breakdown = _run_breakdown(result, costs, summary, summary.probes)
     attach_agreement(result)
+
+
+def _run_breakdown(
+    result: ScenarioResult, costs: UnitCosts, summary: RunSummary, probes: Probes
+) -> Breakdown | None:
+    """:func:`breakdown` with what the run adds: why its probes may not price it now."""
+    b = breakdown(result, costs)
+    if b is None:
+        return None
+    factor = b.scale.factor if b.scale else None
+    doubt = probe_doubt(probes.values(), summary.created, factor, result.other_cpu_fraction)
+    return replace(b, probe_doubt=doubt)

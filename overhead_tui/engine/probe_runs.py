@@ -174,6 +174,7 @@ def measure_probe(
         interval=None,
         detail_intervals={},
         other_cpu_fraction=None,
+        measured_at=None,
     )
     runs: list[Probe] = []
     before, own_before = read_cpu_times(), own_cpu_s(children=True)
@@ -186,6 +187,7 @@ def measure_probe(
     result.other_cpu_fraction = other_cpu_fraction(
         before, read_cpu_times(), own_cpu_s(children=True) - own_before
     )
+    result.measured_at = time.time()
     values = sorted(r.value or 0.0 for r in runs)  # _measure_once returns values only
     runs.sort(key=lambda r: r.value or 0.0)
     middle = runs[len(runs) // 2]

@@ -2,29 +2,24 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from overhead_tui.analysis.paper import compare, load_table
 from overhead_tui.analysis.roofline import roofline
 from overhead_tui.export.base import Exporter
+from overhead_tui.export.report_why import section, why_sections
 from overhead_tui.machine.reference import peak_of, reference_machines, times_below
 from overhead_tui.present.format import (
     LADDER_HEADERS,
-    compiled_text,
     compiles,
     dense_reference_note,
-    fmt_share,
     ladder_headers,
     ladder_row,
     machine_line,
     markdown_table,
     paper_row,
     roofline_row,
-    unstable_explained,
 )
 from overhead_tui.present.waterfall_text import NOTE, credits_text, declared_text
 from overhead_tui.profilers.profile import SLOWDOWN_NOISE, baseline_source_text, slowdown_text
-from overhead_tui.summary.layers import LAYERS, SHORT_LABELS
 from overhead_tui.summary.records import RunSummary
 from overhead_tui.summary.units import fmt_gflops, fmt_number, fmt_percent, fmt_ratio, fmt_seconds
 
@@ -49,20 +44,6 @@ def _environment_line(summary: RunSummary) -> list[str]:
         return []
     text = ", ".join(f"`{k}={v}`" for k, v in env.items())
     return [f"- **Environment** (steers BLAS, OpenMP, numba, MKL): {text}"]
-
-
-def section(
-    title: str, header: str, rows: Sequence[Sequence[str]], *paragraphs: list[str]
-) -> list[str]:
-    """A section: its ``##`` heading, a table of ``rows`` under ``header``'s columns
-    (``a | b: | c``, ``NAME:`` right-aligned) and the ``paragraphs`` after it, a blank line
-    before each (empty ones left out); nothing at all without rows."""
-    if not rows:
-        return []
-    lines = [f"## {title}", "", *markdown_table(header.split(" | "), rows)]
-    for paragraph in paragraphs:
-        lines += ["", *paragraph] if paragraph else []
-    return lines
 
 
 class MarkdownExporter(Exporter):
@@ -100,17 +81,16 @@ class MarkdownExporter(Exporter):
         sections = (
             self._notes(summary),
             self._probes(summary),
-            self._breakdowns(summary),
-            self._agreement(summary),
+            *why_sections(summary),
             self._profiles(summary),
             self._waterfall(summary),
             self._paper(summary),
             self._roofline(summary),
             self._shapes(summary),
         )
-        for section in sections:  # an empty section leaves no blank lines behind
-            if section:
-                lines += ["", *section]
+        for part in sections:  # an empty section leaves no blank lines behind
+            if part:
+                lines += ["", *part]
         return "\n".join(lines).rstrip() + "\n"
 
     @staticmethod
@@ -258,81 +238,6 @@ class MarkdownExporter(Exporter):
             [
                 "Interval: the range of the per-process values, a distribution-free interval "
                 "for the median (coverage 1 − 2·0.5ⁿ for n processes: 75 % at 3, 98 % at 7)."
-            ],
-        )
-
-    @staticmethod
-    def _breakdowns(summary: RunSummary) -> list[str]:
-        rows = [r for r in summary.scenarios if r.breakdown]
-        if not rows:
-            return []
-        layers = [x for x in LAYERS if any(x in r.breakdown.layers for r in rows if r.breakdown)]
-        cells = []
-        for r in rows:
-            b = r.breakdown
-            assert b is not None
-            shares, intervals = b.layers, b.intervals
-            labelled = b.labelled_rest or 0.0
-            explained = fmt_share(b.explained, b.explained_interval).strip() + (
-                f" + {fmt_percent(labelled)} labelled" if labelled > 0.0005 else ""
-            )
-            if unstable_explained(r):  # the CV beside it: the share moves with the time
-                explained += f" (unstable: CV {fmt_percent(r.cv)})"
-            cells.append(
-                [
-                    r.name,
-                    explained,
-                    *(
-                        fmt_share(shares[x], intervals.get(x)).strip() if x in shares else ""
-                        for x in layers
-                    ),
-                ]
-            )
-        footnote = [
-            "Seconds per layer = exact events per multiply-add × probe unit cost; "
-            "`other` = measured − explained (negative when the model over-explains). "
-            "[low–high]: bounds propagated from each probe's per-process range and the middle "
-            "half of the rung's samples (interval arithmetic); interpreted unit costs are scaled "
-            "to the speed of the rung's own worker (its reference-loop timing beside the "
-            "samples).  Compiled rungs: the largest in-core bound of their hot loop (issue, FP, "
-            "loop-carried chain, from their own assembly at measured rates and latencies) plus "
-            "their time beyond the same kernel's with data in L1 (memory).",
-        ]
-        compiled = [
-            [f"- {r.name}: " + "; ".join(compiled_text(r.breakdown.compiled))]
-            for r in rows
-            if r.breakdown and r.breakdown.compiled
-        ]
-        return section(
-            "Breakdown (model: share of the median time)",
-            " | ".join(["scenario", "explained:", *(f"{SHORT_LABELS.get(x, x)}:" for x in layers)]),
-            cells,
-            footnote,
-            *compiled,
-        )
-
-    @staticmethod
-    def _agreement(summary: RunSummary) -> list[str]:
-        rows = [
-            [
-                r.name,
-                layer,
-                fmt_share(e.model, e.model_interval) if e.model is not None else "—",
-                fmt_share(e.perf, e.perf_interval),
-                e.verdict,
-            ]
-            for r in summary.scenarios
-            if r.breakdown and r.breakdown.agreement
-            for layer, e in r.breakdown.agreement.layers.items()
-        ]
-        return section(
-            "Model and perf side by side",
-            "scenario | layer | model: | perf: | verdict",
-            rows,
-            [
-                "perf's interval: ± 2 binomial standard errors of its samples; agree when the "
-                "intervals overlap; not separable: perf books list subscripts and type dispatch "
-                "inside the eval loop on interpreter_dispatch (compare the merged row)."
             ],
         )
 

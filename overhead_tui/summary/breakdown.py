@@ -154,6 +154,9 @@ class Breakdown:
     measured_interval: Interval | None = field(default=None, metadata=OMIT)
     intervals: dict[str, Interval] = field(default_factory=dict, metadata=OMIT)
     """{layer: [low, high] of its share}."""
+    probe_doubt: str = field(default="", metadata=OMIT)
+    """Why the probes may not price this rung now (their age, the load then and now, the
+    rung's own reference loop): ``analysis.staleness.probe_doubt``; "" when nothing says so."""
     scale: Scale | None = field(default=ABSENT)
     """Set (or None) by the model since unit costs are scaled; absent from older files."""
     agreement: Agreement | None = field(default=ABSENT)

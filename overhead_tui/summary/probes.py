@@ -48,6 +48,9 @@ class ProbeResult:
     other_cpu_fraction: float | None = ABSENT
     """Share of all CPUs that other processes used while this probe was measured (the tool
     and its probe workers excluded), from ``machine.host.read_cpu_times``; None where unknown."""
+    measured_at: float | None = ABSENT
+    """Unix time (s) its last worker process finished: how old a cached value is
+    (``analysis.staleness``); absent from files written before it existed."""
 
 
 Probes = Mapping[str, ProbeResult]

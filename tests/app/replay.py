@@ -67,6 +67,7 @@ class ReplayRun:
         final = copy.deepcopy(self.recorded)
         final.run_dir = str(self.run_dir)
         total = len(self.recorded.scenarios)
+        finished: list[str] = []
         for index, result in enumerate(self.recorded.scenarios):
             if self._cancel.is_set():
                 break
@@ -78,7 +79,14 @@ class ReplayRun:
                 self.held.set()
                 self.release.wait(HOLD_LIMIT_S)
             yield ScenarioFinished(result, index, total)
+            finished.append(result.name)
         final.finished = not self._cancel.is_set()
+        if not final.finished:  # as the runner's: the scenarios not reached stay as planned
+            done = set(finished)
+            final.scenarios = [
+                r if r.name in done else p
+                for r, p in zip(final.scenarios, planned.scenarios, strict=True)
+            ]
         yield RunFinished(final, cancelled=self._cancel.is_set())
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
@@ -88,8 +89,10 @@ def test_a_probe_records_the_load_of_other_processes(monkeypatch, tmp_path):
     monkeypatch.setattr(probe_runs, "_measure_once", lambda *a: Probe(value=1.0, spread=0.0))
     spec = type("Spec", (), {"name": "p", "title": "p", "unit": "ns", "layer": "x"})()
     spec.processes = 1
+    before = time.time()
     result = probe_runs.measure_probe(spec, "python")
     assert result.other_cpu_fraction == 0.6
+    assert before <= result.measured_at <= time.time()  # when: how old a cached value is
 
 
 def test_probes_measured_beside_a_neighbour_are_named_in_one_warning():

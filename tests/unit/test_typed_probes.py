@@ -59,7 +59,7 @@ def test_an_old_probe_keeps_out_the_keys_it_lacked_and_a_fresh_one_writes_every_
         "error",
     }
     fresh = ProbeResult("p", "p", "ns", "x", interval=None, detail_intervals={})
-    fresh.other_cpu_fraction = None
+    fresh.other_cpu_fraction = fresh.measured_at = None
     assert to_json(fresh) == dataclasses.asdict(fresh)  # every key, as the tool wrote them
 
 

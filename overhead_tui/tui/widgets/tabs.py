@@ -151,7 +151,8 @@ class BreakdownTab(ScenarioTab):
         if b is None:
             return
         yield Static(
-            f"measured {fmt_number(b.measured_ns_per_fma)} ns per multiply-add"
+            f"measured {fmt_cost(b.measured_ns_per_fma, b.measured_interval)} ns per "
+            "multiply-add"
             + (
                 f", predicted {fmt_cost(b.predicted_ns_per_fma, b.predicted_interval)} ns"
                 if b.predicted_ns_per_fma is not None
@@ -168,6 +169,8 @@ class BreakdownTab(ScenarioTab):
         )
         if note := unstable_explained(self.result):
             yield Static(note, classes="warning")
+        if b.probe_doubt:
+            yield Static(b.probe_doubt, classes="warning")
         if b.prediction:
             yield Static(f"predicted from {b.prediction}", classes="caption")
         if b.closes is False and b.closure is not None:
