@@ -17,6 +17,12 @@ made): one list-iterator step, `map` calling a C function through vectorcall, on
 a float.  Each builtin function a builtin calls from C in a rung (``c_calls``) is priced at it;
 the float an arithmetic builtin such as ``operator.mul`` makes there is priced apart (the
 ``boxing`` probe's ``c_api_float_ns``).
+
+``c_entry_item_ns``: the same loop with ``f`` a Python function that returns its float
+(``_same``), beyond that function's own dispatches: one list-iterator step, `map` calling a
+Python function from C (the frame entered through a fresh eval-loop entry, not pushed inline
+as a Python call's is), one `sum` step.  Each Python frame a rung enters from C (a lambda
+``map`` or ``sorted`` calls, a dunder method a slot calls: ``c_entries``) is priced at it.
 """
 
 import operator
@@ -60,6 +66,14 @@ def _c_call_items(n, floats):
     return sum(map(operator.pos, floats[:n] if len(floats) != n else floats))
 
 
+def _same(x):
+    return x
+
+
+def _c_entry_items(n, floats):
+    return sum(map(_same, floats[:n] if len(floats) != n else floats))
+
+
 def _nothing(n, x, z):
     return None
 
@@ -71,8 +85,10 @@ def measure(ctx):
     floats = [rng.random() for _ in range(2 * TRIPS)]
     items = paired_samples(ctx, _generator_items, (floats,), TRIPS)
     c_items = paired_samples(ctx, _c_call_items, (floats[:TRIPS],), TRIPS, baseline=_nothing)
+    entries = paired_samples(ctx, _c_entry_items, (floats[:TRIPS],), TRIPS, baseline=_nothing)
     details = {
         "builtin_ns": builtins.median,
+        "c_entry_item_ns": entries.median,
         "generator_item_ns": items.median,
         "c_call_item_ns": c_items.median,
         **calls.details,

@@ -139,6 +139,9 @@ def interpreted_rows(
     resumptions = 0.0
     if costs.generator_item_ns is not None:
         resumptions = min(calls, sum(v for k, v in ops.items() if k in GENERATOR_RESUMPTIONS))
+    entries = 0.0  # frames entered from C: where the probe has their price
+    if costs.c_entry_item_ns is not None:
+        entries = min(calls - resumptions, float(events.c_entries or 0.0))
     # costs fitted over loops of the rungs' shape (``loop_mix``) where they hold, else
     # each event's own probe
     fitted = costs.mix_dispatch_ns is not None
@@ -158,7 +161,9 @@ def interpreted_rows(
         ("container_access", stores, "store_ns", "ns/store"),
         ("container_access", array_loads, "array_load_ns", "ns/array read (its float included)"),
         ("container_access", array_stores, "array_store_ns", "ns/array write"),
-        ("call_overhead", calls - resumptions, "call_ns", "ns/call"),
+        ("call_overhead", calls - resumptions - entries, "call_ns", "ns/call"),
+        ("call_overhead", entries, "c_entry_item_ns",
+         "ns/Python function called from C (a map item, its iterator and sum steps)"),
         ("call_overhead", resumptions, "generator_item_ns",
          "ns/generator item (resume, zip and sum steps)"),
         ("call_overhead", c_loops * float(events.c_calls or 0.0), "c_call_item_ns",

@@ -44,6 +44,7 @@ INTERPRETER_COSTS = (
     "int_ns",
     "generator_item_ns",
     "c_call_item_ns",
+    "c_entry_item_ns",
     "numpy_load_ns",
     "numpy_store_ns",
     "numpy_multiply_ns",
@@ -80,6 +81,7 @@ UNIT_COST_SOURCES: dict[str, tuple[str, str | None]] = {
     "int_ns": ("boxing", "int_ns"),
     "generator_item_ns": ("call_overhead", "generator_item_ns"),
     "c_call_item_ns": ("call_overhead", "c_call_item_ns"),
+    "c_entry_item_ns": ("call_overhead", "c_entry_item_ns"),
     "numpy_load_ns": ("numpy_call", "scalar_load_ns"),
     "numpy_store_ns": ("numpy_call", "scalar_store_ns"),
     "numpy_multiply_ns": ("numpy_call", "scalar_multiply_ns"),
@@ -129,6 +131,9 @@ class UnitCosts:
     c_call_item_ns: float | None = None
     """One item of a builtin loop in C, ``sum(map(f, xs))`` with ``f`` a builtin that makes
     nothing (``call_overhead`` detail): a builtin called from C, its iterator and sum steps."""
+    c_entry_item_ns: float | None = None
+    """One item of ``sum(map(f, xs))`` with ``f`` a Python function, beyond its dispatches
+    (``call_overhead`` detail): a Python frame entered from C, its iterator and sum steps."""
     numpy_load_ns: float | None = None
     """``arr[t]`` with a ready index tuple: creates a numpy scalar (``numpy_call`` detail)."""
     numpy_store_ns: float | None = None

@@ -83,6 +83,13 @@ class Counters:
     (``worker.counting.builtin_census``): no bytecode runs for them."""
     c_floats: float = 0
     """Floats those C calls made (one per ``operator.mul`` of two floats)."""
+    c_entries: float = 0
+    """Python function frames entered from C code rather than by an inlined Python call:
+    a lambda that ``map``, ``sorted`` or ``functools.reduce`` calls, a dunder method a slot
+    calls (``__add__`` from ``BINARY_OP``, ``__init__`` from a type call), a function called
+    through ``CALL_FUNCTION_EX``; generator resumptions are not among them
+    (``worker.counting.opcodes``, priced at the ``call_overhead`` probe's
+    ``c_entry_item_ns``)."""
 
 
 COUNTERS: tuple[str, ...] = tuple(f.name for f in fields(Counters))
@@ -168,6 +175,7 @@ class EventsPerFma(Counters):
     numpy_scalars: float = ABSENT
     c_calls: float = ABSENT
     c_floats: float = ABSENT
+    c_entries: float = ABSENT
     n: int = ABSENT
     """The matrix order the counts are per multiply-add at."""
     counted_sizes: list[int] = ABSENT
