@@ -236,3 +236,29 @@ def test_a_site_timed_at_a_busier_moment_is_brought_to_the_samples_speed():
     (scaled,) = site_rows([site], 0.5)
     assert plain.ns_per_fma == pytest.approx(20.0) and scaled.ns_per_fma == pytest.approx(10.0)
     assert "×0.50: the samples' speed" in scaled.unit and "×" not in plain.unit
+
+
+def _row_dot(row, col):
+    return np.sum(row * col)
+
+
+_VECTORIZED = np.vectorize(_row_dot, signature="(n),(n)->()")
+
+
+def _vectorized_kernel(a, b):
+    return _VECTORIZED(a[:, np.newaxis, :], b.T[np.newaxis, :, :])
+
+
+def test_library_code_calling_back_into_the_users_has_its_own_sites_and_the_users():
+    """np.vectorize's Python loop calls the user's function: the call is untimed, and the
+    loop's own C work (its subscripts of numpy arrays) and the user function's numpy calls are
+    sites timed where they run, not bytecode priced at nothing."""
+    a = np.ones((4, 4))
+    events = count_events(_vectorized_kernel, (a, a.copy()), sites=True)
+    [(outer, outer_calls)] = _by_label(events, "_row_dot(")
+    assert outer_calls == 1 and outer.reaches_python and not outer.timeable
+    [(user_sum, sums)] = _by_label(events, "numpy.sum(")
+    assert sums == 16 and user_sum.timeable
+    library = [(s, c) for s, c in events.sites if "numpy" in s.code.co_filename and s.timeable]
+    assert any(s.op == "BINARY_SUBSCR" and s.numpy and c >= 16 for s, c in library)
+    assert events.c_entries >= 16  # the loop's calls of the user function and its ndindex

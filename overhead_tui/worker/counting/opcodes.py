@@ -240,9 +240,9 @@ class _Profile:
         sites = self.sites
         if event == "call":
             self.python_calls += 1
-            self._entered(frame)
             if sites is not None:
-                sites.entered(frame)
+                sites.entered(frame)  # first: a frame that starts a site's timed code is its
+            self._entered(frame)
         elif event == "return" and sites is not None:
             sites.left(frame)
         elif event == "c_call" and getattr(arg, "__name__", "") not in _IGNORED_C_CALLS:
@@ -284,6 +284,7 @@ def _entries_from_c(profile: _Profile, sequence: _Sequence, tally: _Tally) -> in
     themselves, :data:`INLINED_ENTRIES`), or by a call that entered more frames than it ran
     (a type such as ``list`` draining a ``map``) or entered a dunder (``__init__`` of a type
     call).  Frames under a timed site are in its timing."""
+
     def timed(owner: int) -> bool:
         return owner != 0 and profile.owners[owner].timeable
 

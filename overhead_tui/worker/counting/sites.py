@@ -262,17 +262,21 @@ class SiteRecorder:
         timing has it), the user's own code makes the site untimed."""
         owner = self.owner
         if owner is not None:
-            owner.inside_calls += 1
-            if not self.library(frame.f_code):
-                owner.reaches_python = True
-            return
+            if self.library(frame.f_code):
+                owner.inside_calls += 1
+                return
+            # library code calling back into the user's (np.vectorize, np.apply_along_axis):
+            # the site cannot be timed; from here its code is counted as any other, its own
+            # sites (and the user code's) captured and timed where they are
+            owner.reaches_python = True
+            self.owner, self._owner_frame = None, None
         parent = frame.f_back
         if parent is None:
             return
         site = self.sites.get((parent.f_code, self._instruction_at(parent.f_code, parent.f_lasti)))
         if site is None:
             return
-        if site.operands is not None and self.library(frame.f_code):
+        if site.operands is not None and self.library(frame.f_code) and not site.reaches_python:
             self.owner, self._owner_frame = site, frame
             site.inside_calls += 1
         else:
