@@ -3,6 +3,7 @@ what, timed at their own operands, and priced by the model whatever the file dec
 
 from __future__ import annotations
 
+import math
 import operator
 
 import numpy as np
@@ -262,3 +263,27 @@ def test_library_code_calling_back_into_the_users_has_its_own_sites_and_the_user
     library = [(s, c) for s, c in events.sites if "numpy" in s.code.co_filename and s.timeable]
     assert any(s.op == "BINARY_SUBSCR" and s.numpy and c >= 16 for s, c in library)
     assert events.c_entries >= 16  # the loop's calls of the user function and its ndindex
+
+
+def _fsum_of_comprehensions(a, b):
+    n = len(a)
+    return [[math.fsum([a[i][k] * b[k][j] for k in range(n)]) for j in range(n)] for i in range(n)]
+
+
+def _sum_of_a_rebound_call(a, b):
+    zip = lambda *rows: [(1.0, 1.0)]  # noqa: E731 - the kernel rebinds a builtin's name
+    return [sum([x * y for x, y in zip(r, b[0])]) for r in a]
+
+
+def test_a_c_call_over_a_comprehension_is_timed_at_the_comprehension_s_value():
+    """``math.fsum([...])``: the comprehension runs as counted bytecode, and fsum's own loop
+    over the list it made is timed at that list, not left unpriced."""
+    a = [[1.0] * 4 for _ in range(4)]
+    events = count_events(_fsum_of_comprehensions, (a, a), sites=True)
+    [(fsum, calls)] = _by_label(events, "math.fsum")
+    assert calls == 16 and fsum.timeable
+    assert fsum.label == "math.fsum(list[4])" and fsum.elements == 4
+    # a comprehension calling a name the kernel rebound is no value to evaluate again
+    events = count_events(_sum_of_a_rebound_call, (a, a), sites=True)
+    [(total, _)] = [(s, c) for s, c in events.sites if s.label.startswith("sum(")]
+    assert not total.timeable

@@ -22,6 +22,38 @@ _PURE_NODES = (
 )  # fmt: skip
 
 
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp)
+
+_BUILT_NODES = (
+    *_PURE_NODES, *_COMPREHENSIONS, ast.comprehension, ast.Store, ast.Compare, ast.cmpop,
+    ast.BoolOp, ast.boolop, ast.IfExp, ast.Call,
+)  # fmt: skip
+
+
+def built_value(node: ast.AST, names: dict[str, Any]) -> bool:
+    """Whether ``node`` is a list, set or dict comprehension with no side effects: over
+    pure expressions, calling only :data:`PURE_BUILTINS` and :data:`ITERATOR_TYPES` that are
+    the builtins themselves (``names``: what each name means in the frame).  Its value is a
+    container that exists once the comprehension has run: evaluated once, it is the operand
+    the C call that consumes it is timed at (``sum([...])``, ``math.fsum([...])``)."""
+    if not isinstance(node, _COMPREHENSIONS):
+        return False
+    import builtins
+
+    for n in ast.walk(node):
+        if not isinstance(n, _BUILT_NODES):
+            return False
+        if isinstance(n, ast.Call):
+            func = n.func
+            if not isinstance(func, ast.Name) or n.keywords:
+                return False
+            if func.id not in PURE_BUILTINS + ITERATOR_TYPES:
+                return False
+            if names.get(func.id, getattr(builtins, func.id)) is not getattr(builtins, func.id):
+                return False  # a name the kernel rebound
+    return True
+
+
 def pure(node: ast.AST) -> bool:
     """Whether ``node`` can be evaluated again without side effects the kernel would see:
     names, constants, attributes, subscripts, slices, tuples, lists and arithmetic."""
@@ -130,6 +162,12 @@ def evaluate(node: ast.expr, scope: dict[str, Any], globals_: dict[str, Any]) ->
     ):
         try:
             value = eval(compile(ast.Expression(node), "<site>", "eval"), globals_, scope)
+        except Exception:
+            return None
+        return Operand(value=value)
+    if built_value(node, {**globals_, **scope}):
+        try:  # one namespace: a comprehension's own scope sees the frame's names in it
+            value = eval(compile(ast.Expression(node), "<site>", "eval"), {**globals_, **scope})
         except Exception:
             return None
         return Operand(value=value)
