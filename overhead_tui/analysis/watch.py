@@ -17,6 +17,9 @@ SAME_WITHIN = 0.10
 """A layer whose ns per FMA moved less than this share of its old value is "unchanged": the
 interpreted layers' unit costs follow the machine's speed of the moment, which moves 5–10 %
 between two runs on a shared machine."""
+NEGLIGIBLE = 0.01
+"""A layer below this share of the last version's modelled time was about nothing: its change
+is said in ns per FMA, not as a percentage of about nothing (+250,401,794 %)."""
 SPARKS = "▁▂▃▄▅▆▇█"
 
 
@@ -93,9 +96,14 @@ def change(before: Version, after: Version) -> str:
     p = tested[1]
     if p >= ALPHA:
         return f"no detectable change (p = {p:.2g})"
-    word = "faster" if after.median_s < before.median_s else "slower"
-    ratio = before.median_s / after.median_s
-    return f"{word} ({ratio:.2f}× the last), p {'< 0.001' if p < 0.001 else f'= {p:.2g}'}"
+    faster = after.median_s < before.median_s
+    factor = before.median_s / after.median_s if faster else after.median_s / before.median_s
+    said = (
+        f"faster ({factor:.3g}× the last's speed)"
+        if faster
+        else (f"slower ({factor:.3g}× the last's time)")
+    )
+    return f"{said}, p {'< 0.001' if p < 0.001 else f'= {p:.2g}'}"
 
 
 def smallest_p(n_a: int, n_b: int) -> float:
@@ -110,12 +118,15 @@ def layer_changes(before: Version, after: Version) -> list[str]:
     if not before.layers_ns or not after.layers_ns:
         return []
     found = []
+    floor = NEGLIGIBLE * sum(v for v in before.layers_ns.values() if v > 0)
     for layer in sorted(set(before.layers_ns) | set(after.layers_ns)):
         old, new = before.layers_ns.get(layer, 0.0), after.layers_ns.get(layer, 0.0)
-        if old <= 0 and new <= 0:
+        if old <= floor and new <= floor:
             continue
         if old <= 0:
             found.append((new, f"{layer} new"))
+        elif old <= floor:
+            found.append((new, f"{layer} new ({old:.2g} → {new:.3g} ns per FMA)"))
         elif abs(new - old) < SAME_WITHIN * old:
             found.append((0.0, f"{layer} unchanged"))
         else:

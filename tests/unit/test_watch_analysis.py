@@ -13,8 +13,11 @@ def _version(samples, layers=None):
 def test_a_clearly_faster_save_is_faster_and_noise_is_no_detectable_change():
     before = _version([0.100, 0.101, 0.102, 0.099, 0.100, 0.103, 0.101])
     after = _version([0.070, 0.071, 0.069, 0.072, 0.070, 0.071, 0.070])
-    assert change(before, after) == "faster (1.44× the last), p = 0.002"  # 7 against 7: U = 49
-    assert change(after, before).startswith("slower")
+    assert change(before, after) == "faster (1.44× the last's speed), p = 0.002"  # U = 49
+    assert change(after, before) == "slower (1.44× the last's time), p = 0.002"
+    # a 72× slowdown is said as 72×, not as 0.01× of something
+    slow = _version([x * 72 for x in before.samples_s])
+    assert change(before, slow).startswith("slower (72× the last's time)")
     same = _version([0.1005, 0.0995, 0.1015, 0.1, 0.1025, 0.099, 0.1008])
     assert change(before, same).startswith("no detectable change (p = ")
     assert change(_version([0.1]), after) == ""  # too few samples to test
@@ -29,6 +32,13 @@ def test_each_layer_is_said_to_move_or_not_largest_change_first():
         "boxing unchanged",
     ]
     assert layer_changes(before, _version([0.1] * 5)) == []  # no breakdown: nothing said
+    # a layer that was about nothing: its change in ns, not a percentage of about nothing
+    tiny = _version([0.1] * 5, {"interpreter_dispatch": 20.0, "call_overhead": 1e-6})
+    grown = _version([0.1] * 5, {"interpreter_dispatch": 20.0, "call_overhead": 2.5})
+    assert layer_changes(tiny, grown) == [
+        "call_overhead new (1e-06 → 2.5 ns per FMA)",
+        "interpreter_dispatch unchanged",
+    ]
 
 
 def _rung(name, gflops, dense=False):
