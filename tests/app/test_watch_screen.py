@@ -51,7 +51,7 @@ async def test_saves_are_measured_and_broken_ones_are_one_line(tmp_path):
         await _wait(pilot, lambda: len(_saves(app)) == 2, "the hoisted save's measurement")
         second = _saves(app)[1]
         assert "GFLOP/s" in second
-        assert " the last)" in second or "no detectable change" in second
+        assert " the last's " in second or "no detectable change" in second
         good = path.read_text()
         broken = {
             "syntax error": good.replace(KERNEL_LINE, "    return c(\n", 1),

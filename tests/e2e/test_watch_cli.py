@@ -81,7 +81,7 @@ def test_saves_are_measured_a_broken_one_is_one_line_and_the_history_is_kept(tmp
     failed = _lines(out, "not measured")
     assert len(failed) == 1 and "syntax error" in failed[0]
     assert "the last good result stays" in failed[0]
-    assert " the last)" in measured[1] or "no detectable change" in measured[1]
+    assert " the last's " in measured[1] or "no detectable change" in measured[1]
     saved = json.loads(history.read_text())  # exported on Ctrl-C too
     assert [v["status"] for v in saved] == ["ok", "ok", "not measured", "ok"]
     assert all(v["samples_s"] for v in saved if v["status"] == "ok")
