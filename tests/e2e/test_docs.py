@@ -106,3 +106,12 @@ def test_the_site_builds_with_warnings_as_errors(tmp_path):
         timeout=300,
     )
     assert proc.returncode == 0, proc.stderr
+
+
+def test_the_readme_is_short_and_says_how_to_reach_the_command():
+    """A newcomer reads the README whole: at most 150 lines, the two commands, and where
+    `overhead-tui` is after `make run` (the virtualenv, not the PATH)."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= 150
+    assert "make run" in text and "make test" in text
+    assert ".venv/bin/overhead-tui" in text and "source .venv/bin/activate" in text
