@@ -5,6 +5,7 @@ Pick one by name or by the output file's extension with :func:`exporter_for`.
 
 from __future__ import annotations
 
+import errno
 from pathlib import Path
 
 from overhead_tui.errors import UsageError
@@ -54,11 +55,16 @@ def export(summary: RunSummary, path: Path, format: str | None = None) -> Path:
 
 
 def write_failure(path: Path, exc: OSError) -> UsageError:
-    """The one-line error for a file that could not be written, with the fix."""
-    return UsageError(
-        f"cannot write {path}: {exc.strerror or exc}; fix: free space on its device, or "
-        "give a path on a writable one"
+    """The one-line error for a file that could not be written, with the fix its cause calls
+    for: space for a full device, a writable path for anything else (no permission, a
+    read-only or virtual file system such as ``/proc``, a missing folder)."""
+    full = exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
+    fix = (
+        "free space on its device, or give a path on another one"
+        if full
+        else "give a path in a folder you can write to"
     )
+    return UsageError(f"cannot write {path}: {exc.strerror or exc}; fix: {fix}")
 
 
 __all__ = ["EXPORTERS", "Exporter", "export", "exporter_for", "write_failure"]

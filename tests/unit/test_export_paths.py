@@ -56,3 +56,18 @@ def test_a_dash_is_refused_rather_than_written_as_a_file_named_dash(tmp_path, mo
     with pytest.raises(UsageError, match=r"--json - would write a file named '-'; fix: give"):
         check_export_paths({"--json": Path("-")})
     assert not (tmp_path / "-").exists()
+
+
+def test_a_write_failure_s_fix_follows_its_cause():
+    """A full device asks for space; anything else (a virtual file system such as /proc, no
+    permission, a read-only mount) for a folder one can write to."""
+    import errno
+
+    from overhead_tui.export import write_failure
+
+    full = str(write_failure(Path("/mnt/x.md"), OSError(errno.ENOSPC, "No space left")))
+    assert full.endswith("fix: free space on its device, or give a path on another one")
+    for code in (errno.ENOENT, errno.EACCES, errno.EROFS):
+        message = str(write_failure(Path("/proc/nope/x.md"), OSError(code, "no")))
+        assert "free space" not in message
+        assert message.endswith("fix: give a path in a folder you can write to")
