@@ -20,6 +20,11 @@ Details for ``analysis.compiled`` (each interleaved with the clock chain, ns and
   512 where the CPU has them) one core retires (``fma_throughput``): the FP bound of code of
   that width.  Zen 4 runs 2 of 256 bits a cycle but 1 of 512 (two halves on its 256-bit
   pipes); Intel's server cores 2 of 512.
+* ``shuffle_per_ns_W`` / ``shuffle_per_cycle_W``: independent ``vpermpd`` of W bits (256,
+  512) one core retires alone; ``fma_shuffle_per_ns_W``: FMAs and shuffles together, three to
+  two (``shuffle_throughput``).  Where the two share ports (Intel's 512-bit FMA on port 5,
+  where every shuffle runs) the mix runs at the FMA rate; where they do not (Zen) at about
+  their sum: the model reads which from the three (``analysis.rates.shuffle_rates``).
 * ``loop_entry_ns`` / ``loop_entry_cycles``: entering a short vectorised loop once (its set-up
   and its leaving: ``ROWS_SOURCE``, ``c[i, :] += a[i, p] * b[p, :]`` over rows of 16 and 64
   elements in L1, built ``-O3 -march=native`` as the C rungs are): the per-entry time at 16
@@ -39,6 +44,8 @@ from overhead_tui.api import (
     FMA_PER_ITERATION,
     FMA_WIDTHS,
     L1_KINDS,
+    SHUFFLE_WIDTHS,
+    SHUFFLES_PER_ITERATION,
     ProbeMeasurement,
     build,
     chain_call,
@@ -131,6 +138,18 @@ def measure(ctx):
         details[f"fma_per_ns_{width}"] = 1.0 / ns
         if cycles is not None:
             details[f"fma_per_cycle_{width}"] = 1.0 / cycles
+    for width in SHUFFLE_WIDTHS if l1_widths() else ():
+        if lib.shuffle_throughput(1, width, 0) < 0:  # no such width
+            continue
+        for mix, key, per_iteration in (
+            (0, "shuffle", SHUFFLES_PER_ITERATION),
+            (1, "fma_shuffle", SHUFFLES_PER_ITERATION + FMA_PER_ITERATION),
+        ):
+            run = lambda w=width, m=mix: lib.shuffle_throughput(L1_ITERATIONS, w, m)  # noqa: E731
+            ns, cycles = _per_step(ctx, run, L1_ITERATIONS * per_iteration, clock)
+            details[f"{key}_per_ns_{width}"] = 1.0 / ns
+            if cycles is not None:
+                details[f"{key}_per_cycle_{width}"] = 1.0 / cycles
     for width in l1_widths():
         for kind, (code, per_iteration) in L1_KINDS.items():
             if lib.l1_kernel(1, width, code) < 0:  # the CPU lacks that width

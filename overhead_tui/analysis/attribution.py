@@ -365,7 +365,7 @@ def attribute(summary: RunSummary, probes: Probes) -> None:
 def attach_profile(result: ScenarioResult, summary: RunSummary) -> None:
     """A rung whose profile just arrived: what the profile adds (``attach_agreement``), and
     its breakdown derived again with the summary's probes, which a perf profile changes for a
-    parallel rung (the cores its threads spent waiting: ``compiled.runtime_wait_share``)."""
+    parallel rung (the cores its threads spent waiting: ``cores.runtime_wait_share``)."""
     if summary.probes and "parallel" in result.layers:
         costs = UnitCosts.from_probes(summary.probes, summary)
         result.breakdown = _run_breakdown(result, costs, summary, summary.probes)

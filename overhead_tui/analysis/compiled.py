@@ -14,6 +14,10 @@ Wellein, *Introduction to High Performance Computing for Scientists and Engineer
 * ``chain``: its longest loop-carried dependency chain at the measured latencies
   (``scalar_fma``: ``fadd_ns``, ``fma_ns``, ``stack_fadd_ns``; a multiply is priced as an FMA,
   the two share their units and latency on the corpus' cores);
+* ``shuffle``: its FP instructions and its register shuffles together, each at its measured
+  rate, adding as far as the probe found them sharing ports (``scalar_fma``:
+  ``shuffle_per_ns_W``, ``fma_shuffle_per_ns_W``): a broadcast-fed register block compiled
+  to ``vpermpd``/``vinsertf64x4`` on Intel, where 512-bit shuffles run on a 512-bit FMA port;
 * ``l1``: its loads, its stores, or all its accesses together, each at the rate one core
   sustains accesses of its width in L1 (``scalar_fma``: ``l1_loads_per_ns_W``,
   ``l1_stores_per_ns_W``, ``l1_mixed_per_ns_W`` for two loads to a store; the widths read by
@@ -59,6 +63,12 @@ import statistics
 from dataclasses import replace
 
 from overhead_tui.analysis import uncertainty as unc
+from overhead_tui.analysis.cores import (
+    parallel_cores,
+    runtime_wait_share,
+    timed_cores,
+    working_cores,
+)
 from overhead_tui.analysis.rows import ranged_row
 from overhead_tui.analysis.unit_costs import UnitCosts
 from overhead_tui.summary.breakdown import BreakdownRow, CompiledQuantities
@@ -117,50 +127,20 @@ def _l1_ns(code: GeneratedCode, costs: UnitCosts) -> tuple[float, str, float] | 
     return worst
 
 
-def timed_cores(result: ScenarioResult) -> float | None:
-    """The cores a rung's threads got while its samples were timed: the median over its
-    samples of its busy threads × the smallest share of runnable time one of them got
-    (``sample_thread_cores``: the slowest thread sets an evenly split kernel's time), else of
-    the worker's CPU seconds over wall seconds (``sample_cores``: counts a thread spinning at
-    a barrier as working); None from older files.  Under 1 when another process took part
-    of its core."""
-    for cores in (result.sample_thread_cores, result.sample_cores):
-        if cores:
-            return statistics.median(cores)
-    return None
-
-
-def runtime_wait_share(result: ScenarioResult) -> float | None:
-    """The share of a rung's CPU samples perf found in its threading runtime (libgomp's
-    barriers, OpenBLAS's thread server, ``sched_yield``: ``profilers.layermap``'s
-    ``parallel``), where perf profiled it in the run; None otherwise.  A thread spinning at a
-    barrier is on a CPU without working: beside a busy neighbour, with two threads stacked on
-    the one free core, each spins through its partner's time slice (figures: ``docs/ladder.md``,
-    "Library rungs and their threads")."""
-    if "parallel" not in result.layers or result.profile is None:
+def _shuffle_ns(code: GeneratedCode, costs: UnitCosts, fp_rate: float) -> float | None:
+    """ns per iteration of its FP instructions and its register shuffles together: the
+    slower of the two at its own rate, plus the faster one's time as far as the probe found
+    them sharing ports (``analysis.rates.shuffle_rates``: Intel's 512-bit FMAs and shuffles
+    share port 5, so there they add; on Zen they overlap).  None without shuffles or the
+    probe's rate at the loop's width."""
+    if not code.shuffles or not code.width_bits:
         return None
-    perf = result.profile.backends.get("perf")
-    layers = getattr(perf, "layers", None) or {}
-    share = layers.get("parallel")
-    return min(0.95, share) if isinstance(share, int | float) and share > 0 else None
-
-
-def _working(got: float | None, result: ScenarioResult) -> float | None:
-    """The cores its threads got (:func:`timed_cores`) less the share perf found them
-    waiting in the threading runtime (:func:`runtime_wait_share`), where it profiled."""
-    share = runtime_wait_share(result)
-    return got if got is None or share is None else got * (1.0 - share)
-
-
-def _cores(result: ScenarioResult, costs: UnitCosts) -> float:
-    """Cores a rung carrying ``parallel`` runs on: the SIMD probe's all-cores over one-core
-    FP rate, or fewer where its threads measurably got fewer while timed (a busy neighbour,
-    a library that kept to one thread); 1 for other rungs."""
-    if "parallel" not in result.layers or not costs.fp_issue_one or not costs.fp_issue_all:
-        return 1.0
-    machine = max(1.0, costs.fp_issue_all / costs.fp_issue_one)
-    got = _working(timed_cores(result), result)
-    return machine if got is None else max(0.05, min(machine, got))
+    measured = costs.shuffle_rates.get(code.width_bits)
+    if measured is None:
+        return None
+    rate, share = measured
+    fp_ns, shuffle_ns = code.fp_instructions / fp_rate, code.shuffles / rate
+    return max(fp_ns, shuffle_ns) + share * min(fp_ns, shuffle_ns)
 
 
 def in_core_rows(
@@ -171,7 +151,7 @@ def in_core_rows(
     code = result.generated_code
     if code is None or not code.instructions or not code.fmas_per_iteration:
         return None
-    cores = _cores(result, costs)
+    cores = parallel_cores(result, costs)
     # all cores' FP rate at the machine's cores (its all-cores probe rate), a share of it at fewer
     fp_rate = costs.fp_issue_one * cores if costs.fp_issue_one else None
     fp_method = "at the simd_fma probe's FP instruction rate"
@@ -198,6 +178,9 @@ def in_core_rows(
     l1 = _l1_ns(code, costs)
     if l1 is not None:
         bounds["l1"] = l1[0] / code.fmas_per_iteration / cores
+    shuffled = _shuffle_ns(code, costs, fp_rate / cores)
+    if shuffled is not None:
+        bounds["shuffle"] = shuffled / code.fmas_per_iteration / cores
     bound = max(bounds, key=lambda k: bounds[k])
     layer = "simd_compute" if code.width_bits else "scalar_compute"
     width = f"{code.width_bits}-bit" if code.width_bits else "scalar"
@@ -211,6 +194,14 @@ def in_core_rows(
     elif bound == "fp":
         row = ranged_row(
             layer, fp_instructions, 1.0 / fp_rate, f"ns/FP instruction at its FP rate ({width})"
+        )
+    elif bound == "shuffle":
+        ops = (code.fp_instructions + code.shuffles) / code.fmas_per_iteration
+        row = ranged_row(
+            layer,
+            ops,
+            bounds["shuffle"] / ops,
+            f"ns/FP instruction or shuffle, their ports shared as measured ({width})",
         )
     elif bound == "l1":
         assert l1 is not None
@@ -265,6 +256,7 @@ def in_core_rows(
         fp_ns=bounds["fp"],
         chain_ns=bounds.get("chain"),
         l1_ns=bounds.get("l1"),
+        shuffle_ns=bounds.get("shuffle"),
         in_core_bound=bound,
         threads=round(cores),
         loop_entries_per_fma=entries / nest.n**3 if nest and entries else None,
@@ -285,6 +277,14 @@ def in_core_rows(
             **(
                 {"l1_ns": "its loads, stores or both at the scalar_fma probe's L1 rates"}
                 if l1 is not None
+                else {}
+            ),
+            **(
+                {
+                    "shuffle_ns": "its FP instructions and register shuffles at the scalar_fma "
+                    "probe's rates, adding as far as they share ports"
+                }
+                if shuffled is not None
                 else {}
             ),
         },
@@ -361,7 +361,7 @@ def dense_row(result: ScenarioResult, costs: UnitCosts) -> BreakdownRow | None:
     one, every = costs.dense_rates.get(result.dtype, (None, None))
     rate = every if parallel else one
     threads = "all threads" if parallel else "1 thread"
-    got = _working(timed_cores(result), result) if parallel else None
+    got = working_cores(timed_cores(result), result) if parallel else None
     if got is not None and one and (every is None or one * got < every):
         waiting = runtime_wait_share(result)
         rate = one * max(0.05, got)

@@ -66,6 +66,34 @@ def fma_rates(probes: Probes) -> dict[int, float]:
     return rates
 
 
+def shuffle_rates(probes: Probes) -> dict[int, tuple[float, float]]:
+    """{width bits: (shuffles per ns, how far they share the FMA ports)} one core shows
+    (``scalar_fma`` details ``shuffle_per_ns_W``, ``fma_shuffle_per_ns_W`` beside
+    ``fma_per_ns_W``; ``kit.chains.shuffle_throughput``); a width without all three: absent.
+
+    The sharing is read from the mixed loop (12 FMAs, 8 shuffles): alone they take
+    ``t_f = 12 / FMA rate`` and ``t_s = 8 / shuffle rate``; on separate ports together
+    ``max(t_f, t_s)``, on the same ports ``t_f + t_s``.  The share is
+    ``(t_mix − max) / min``, within [0, 1]: 1 where they share every port (Intel's 512-bit
+    FMA on port 5), 0 where they share none."""
+    probe = probes.get("scalar_fma")
+    details = (probe.details or {}) if probe is not None else {}
+    fmas = fma_rates(probes)
+    found: dict[int, tuple[float, float]] = {}
+    for width, fma in fmas.items():
+        alone, mixed = (
+            details.get(f"shuffle_per_ns_{width}"),
+            details.get(f"fma_shuffle_per_ns_{width}"),
+        )
+        if not all(isinstance(x, int | float) and x > 0 for x in (alone, mixed)):
+            continue
+        assert isinstance(alone, int | float) and isinstance(mixed, int | float)
+        t_f, t_s, t_mix = 12 / fma, 8 / alone, 20 / mixed
+        share = (t_mix - max(t_f, t_s)) / min(t_f, t_s)
+        found[width] = (float(alone), min(1.0, max(0.0, share)))
+    return found
+
+
 def dense_rates(probes: Probes) -> dict[str, tuple[float | None, float | None]]:
     """:attr:`UnitCosts.dense_rates` from the probes (a dtype without either figure: absent)."""
     rates: dict[str, tuple[float | None, float | None]] = {

@@ -26,6 +26,7 @@ from overhead_tui.analysis.rates import (
     fp_issue_rates,
     l1_rates,
     numpy_rates,
+    shuffle_rates,
 )
 from overhead_tui.summary.probes import Probes
 from overhead_tui.summary.records import RunSummary
@@ -176,6 +177,9 @@ class UnitCosts:
     fma_rates: dict[int, float] = field(default_factory=dict)
     """{width bits: FMA instructions per ns} of one core (``scalar_fma`` details): code of a
     width is priced at its own rate (Zen 4: 512-bit at half the 256-bit rate)."""
+    shuffle_rates: dict[int, tuple[float, float]] = field(default_factory=dict)
+    """{width bits: (register shuffles per ns, their share of the FMA ports in [0, 1])} of one
+    core (``scalar_fma`` details, :func:`~overhead_tui.analysis.rates.shuffle_rates`)."""
     family_rates: dict[str, tuple[float | None, float | None]] = field(default_factory=dict)
     """{lower-precision instruction family: (one core, all cores)} GFLOP/s of the
     ``precision_peak`` probe (:func:`family_rates`)."""
@@ -308,6 +312,7 @@ class UnitCosts:
             numpy_rates=numpy_rates(probes),
             family_rates=family_rates(probes),
             fma_rates=fma_rates(probes),
+            shuffle_rates=shuffle_rates(probes),
             peak_one_gflops=max(one, default=None),
             peak_all_gflops=max(every + one, default=None),
             **fp_issue_rates(probes),

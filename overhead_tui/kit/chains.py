@@ -24,6 +24,11 @@ One small C library (built with :mod:`overhead_tui.kit.cbuild`, cached) used by 
 * ``issue_kernel(iterations)``: 16 independent register adds on 8 registers per
   iteration (two per register, so each register's chain is half the adds): the core's
   sustained rate of simple instructions, the issue bound of the model.
+* ``shuffle_throughput(iterations, width, mix)``: 8 independent ``vpermpd`` (a lane-crossing
+  register shuffle) of ``width`` bits per iteration, alone or interleaved with 12 FMAs: the
+  shuffle unit's rate, and whether shuffles and FMAs share ports (Intel's server cores run
+  512-bit shuffles on port 5, one of the two 512-bit FMA ports; Zen runs them on pipes of
+  their own: Intel Optimization Reference Manual; AMD 57647): the shuffle term of the model.
 * ``l1_kernel(iterations, width, kind)``: 8 independent loads (``kind`` 0), 8 stores (1), or
   8 loads and 4 stores interleaved two to one (2: the accesses of ``C[i, j] += a * B[k, j]``)
   of ``width`` bits per iteration (x86: ``movq`` 64, ``(v)movupd`` xmm 128, ymm 256, zmm
@@ -183,6 +188,40 @@ int64_t fma_throughput(uint64_t iterations, int width) {
 #endif
 }
 
+#if defined(__x86_64__)
+/* 8 independent lane-crossing shuffles (vpermpd of register 12 into 14 and 15, which nothing
+   reads): the shuffle unit's throughput; with ``mix``, interleaved with the 12 FMAs above
+   (three FMAs to two shuffles, as a broadcast-fed register block has them) */
+#define P(r, d) "vpermpd $0x4e, %%" r "12, %%" r #d "\n\t"
+#define EIGHT_P(r) P(r, 14) P(r, 15) P(r, 14) P(r, 15) P(r, 14) P(r, 15) P(r, 14) P(r, 15)
+#define MIXED_P(r) F(r, 0) F(r, 1) F(r, 2) P(r, 14) P(r, 15) F(r, 3) F(r, 4) F(r, 5) \
+    P(r, 14) P(r, 15) F(r, 6) F(r, 7) F(r, 8) P(r, 14) P(r, 15) F(r, 9) F(r, 10) F(r, 11) \
+    P(r, 14) P(r, 15)
+#define SHUFFLE_LOOP(body) \
+    for (uint64_t i = 0; i < iterations; i++) \
+        __asm__ volatile(body : "+r"(i) : : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", \
+                         "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", \
+                         "xmm14", "xmm15")
+#endif
+
+/* shuffles of ``width`` bits (256, 512) at their throughput, alone (mix 0: 8 an iteration)
+   or among FMAs (mix 1: 12 FMAs and 8 shuffles an iteration); -1 without that width */
+int64_t shuffle_throughput(uint64_t iterations, int width, int mix) {
+#if defined(__x86_64__)
+    if (!__builtin_cpu_supports("fma")) return -1;
+    if (width == 256 && __builtin_cpu_supports("avx2")) {
+        if (mix) SHUFFLE_LOOP(MIXED_P("ymm")); else SHUFFLE_LOOP(EIGHT_P("ymm"));
+    } else if (width == 512 && __builtin_cpu_supports("avx512f")) {
+        if (mix) SHUFFLE_LOOP(MIXED_P("zmm")); else SHUFFLE_LOOP(EIGHT_P("zmm"));
+    } else return -1;
+    __asm__ volatile("vzeroupper");
+    return (int64_t)iterations;
+#else
+    (void)iterations; (void)width; (void)mix;
+    return -1;
+#endif
+}
+
 /* kind 0: 8 loads, 1: 8 stores, 2: 8 loads and 4 stores interleaved (2 loads, 1 store) */
 int64_t l1_kernel(uint64_t iterations, int width, int kind) {
 #if defined(__x86_64__)
@@ -212,6 +251,7 @@ int64_t l1_kernel(uint64_t iterations, int width, int kind) {
 """
 CDEF = """
 int64_t fma_throughput(uint64_t iterations, int width);
+int64_t shuffle_throughput(uint64_t iterations, int width, int mix);
 uint64_t imul_chain(uint64_t iterations, uint64_t x, uint64_t m);
 uint64_t add_xor_chain(uint64_t iterations, uint64_t x, uint64_t m, uint64_t a);
 double fp_chain(uint64_t iterations, double x, double y);
@@ -237,6 +277,11 @@ FMA_PER_ITERATION = 12
 """Independent FMAs an iteration of ``fma_throughput`` issues."""
 FMA_WIDTHS = (128, 256, 512)
 """Vector widths (bits) ``fma_throughput`` has on x86-64."""
+
+SHUFFLE_WIDTHS = (256, 512)
+"""Vector widths (bits) ``shuffle_throughput`` has on x86-64."""
+SHUFFLES_PER_ITERATION = 8
+"""Shuffles an iteration of ``shuffle_throughput`` issues, alone or among the 12 FMAs."""
 
 L1_KINDS = {"loads": (0, 8), "stores": (1, 8), "mixed": (2, 12)}
 """{kind: (``l1_kernel``'s kind argument, accesses per iteration)}."""

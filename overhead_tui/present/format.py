@@ -405,6 +405,8 @@ def compiled_text(q: CompiledQuantities) -> list[str]:
         bounds += f", chain {fmt_number(q.chain_ns)}"
     if q.l1_ns is not None:
         bounds += f", L1 {fmt_number(q.l1_ns)}"
+    if q.shuffle_ns is not None:
+        bounds += f", FP + shuffles {fmt_number(q.shuffle_ns)}"
     bounds += f" ({BOUND_NAMES.get(q.in_core_bound, q.in_core_bound)} binds)"
     if q.resident_n is not None:
         bounds += f"; with A and B resident in L1 {fmt_number(q.resident_ns)} ns/FMA"

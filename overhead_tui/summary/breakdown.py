@@ -103,8 +103,12 @@ class CompiledQuantities:
     l1_ns: float | None = None
     """Its loads, its stores, or both together, at the rates one core sustains them in L1 at
     their widths (whichever takes longest; None without the probe's L1 rates)."""
+    shuffle_ns: float | None = None
+    """Its FP instructions and register shuffles together, adding as far as they share ports
+    (None without shuffles or the probe's shuffle rates)."""
     in_core_bound: str = ""
-    """Which of ``issue``, ``fp``, ``chain``, ``l1`` (or ``dense kernel``) is the largest."""
+    """Which of ``issue``, ``fp``, ``chain``, ``l1``, ``shuffle`` (or ``dense kernel``) is
+    the largest."""
     resident_n: int | None = None
     """The order its resident timing was taken at (its own n)."""
     resident_ns: float | None = None

@@ -250,6 +250,10 @@ class GeneratedCode:
     where ``worker.loop_nest`` counts it; None without debug lines."""
     loop_nest: LoopNest | None = field(default=None, metadata=OMIT)
     """Its loops' counts at the rung's n (C rungs with gcc; ``worker.loop_nest``)."""
+    shuffles: int = field(default=0, metadata=OMIT)
+    """Register-to-register vector shuffles per iteration (permutes, inserts, extracts,
+    unpacks, broadcasts from a register: ``worker.hotloop``); a broadcast from memory is a
+    load, not one of them."""
     family: str = field(default="", metadata=OMIT)
     """The lower-precision instruction family of its FP instructions (``avx512_bf16``,
     ``avx512_vnni``, ``avx512_fp16``: the ``precision_peak`` probe's names); empty for

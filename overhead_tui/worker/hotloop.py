@@ -15,6 +15,8 @@ quantities:
   is a load), and the width of each (``load_widths`` / ``store_widths``, bits: a zmm, ymm or
   packed xmm operand 512, 256 or 128; a scalar FP op, a broadcast — ``vbroadcastsd``,
   an embedded ``{1toN}`` — or a general register 64);
+* ``shuffles``: register-to-register vector shuffles (``vpermpd``, ``vinsertf64x4``, a
+  ``vbroadcastsd`` from a register …), which share ports with the FMAs on some cores;
 * ``chains``: the loop-carried dependency chains: a vector register an FP instruction both
   reads and writes *before anything else wrote it in the iteration* (an accumulator: ``addsd
   %xmm0, %xmm1``, ``vfmadd231pd a, b, acc``), each chain the kinds of FP operation on it
@@ -53,6 +55,25 @@ of bfloat16 pairs (``vdpbf16ps``), 4 of u8 × s8 quads (``vpdpbusd``) or 2 of s1
 DOT_OPS_PER_LANE = {"vdpbf16ps": 4, "vpdpbusd": 8, "vpdpbusds": 8, "vpdpwssd": 4, "vpdpwssds": 4}
 FAMILIES = {"vdpbf16ps": "avx512_bf16", "vpdpbusd": "avx512_vnni", "vpdpbusds": "avx512_vnni"}
 """The ``precision_peak`` probe's instruction family of each dot product (``ph``: avx512_fp16)."""
+
+
+_SHUFFLE = re.compile(
+    r"^v?p?(?:perm|shuf|unpck|insert|extract|broadcast|movddup|movs[lh]dup|alignr|align[dq])"
+)
+"""Vector shuffles: permutes, shuffles, unpacks, lane inserts and extracts, broadcasts,
+duplicating moves and aligns (Intel SDM vol. 2; blends are not among them: they run on the
+ALU ports of every core).  With a memory source a broadcast or an insert is a load (counted
+there), not a shuffle."""
+
+
+def _is_shuffle(mnemonic: str, operands: list[str]) -> bool:
+    """A register-to-register vector shuffle (:data:`_SHUFFLE`)."""
+    if not _SHUFFLE.match(mnemonic) or not operands:
+        return False
+    sources = operands[:-1]
+    if mnemonic.startswith(("vbroadcast", "vpbroadcast", "vinsert", "vpinsr", "pinsr")):
+        return not any("(" in x for x in sources)
+    return "(" not in operands[-1] or mnemonic.startswith(("vextract", "vpextr", "pextr"))
 
 
 def _is_fp(line: str) -> bool:
@@ -170,7 +191,9 @@ def profile_loop(lines: list[str]) -> GeneratedCode:
     slot_chains: set[str] = set()
     moved = _written_registers(instructions)
     family = ""
+    shuffles = 0
     for mnemonic, operands in instructions:
+        shuffles += _is_shuffle(mnemonic, operands)
         memory = [i for i, x in enumerate(operands) if "(" in x]
         if memory:
             writes_memory = memory[-1] == len(operands) - 1 and len(operands) > 1
@@ -251,6 +274,7 @@ def profile_loop(lines: list[str]) -> GeneratedCode:
         load_widths=load_widths,
         store_widths=store_widths,
         chains=chains,
+        shuffles=shuffles,
         family=family,
     )
 

@@ -254,3 +254,13 @@ def test_name_removes_and_dtypes_have_defaults(tmp_path):
         ScenarioFileError, match=r"\(the file's\) is not snake_case .*fix: rename it"
     ):
         discover([tmp_path], include_builtin=False)
+
+
+def test_every_public_name_of_the_api_resolves():
+    """``api`` maps each name to the module it lives in: a name whose module moved (as
+    ``disassemble`` did, to ``kit.simd``) would fail only in the file that takes it."""
+    from overhead_tui import api
+
+    for name in api.__all__:
+        assert getattr(api, name) is not None, name
+    assert api.disassemble.__module__ == "overhead_tui.kit.simd"

@@ -125,6 +125,26 @@ def test_the_l1_kernels_move_their_accesses_of_each_width_and_refuse_a_width_the
     assert lib.l1_kernel(3, 1024, 0) == -1 and lib.l1_kernel(3, 64, 3) == -1
 
 
+@pytest.mark.skipif(platform.machine() not in ("x86_64", "AMD64"), reason="x86 kernels")
+def test_the_shuffle_kernels_hold_their_permutes_and_fmas_and_refuse_a_width_the_cpu_lacks():
+    """The shuffle term's kernels: 8 ``vpermpd`` alone, and 8 among 12 FMAs, of each width in
+    the generated code; a width this CPU has runs, one it lacks answers -1 (no SIGILL)."""
+    from overhead_tui.kit import chains
+    from overhead_tui.kit.cbuild import assembly
+    from overhead_tui.machine.cpu import read_cpu_model
+
+    lines = [line.split() for line in assembly(chains.SOURCE, chains.FLAGS).splitlines()]
+    for register in ("%ymm", "%zmm"):
+        permutes = [w for w in lines if w[:1] == ["vpermpd"] and register in " ".join(w)]
+        assert len(permutes) == 16, (register, permutes)  # 8 alone, 8 in the mix
+    lib = chains.chain_library()
+    isa = read_cpu_model().isa
+    for width, present in ((256, "avx2" in isa), (512, "avx512f" in isa)):
+        for mix in (0, 1):
+            assert lib.shuffle_throughput(3, width, mix) == (3 if present else -1)
+    assert lib.shuffle_throughput(3, 128, 0) == -1
+
+
 def test_a_forced_isa_is_taken_only_when_the_cpu_has_it():
     from overhead_tui.kit.simd import chosen_isa
 
