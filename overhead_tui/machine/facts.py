@@ -250,12 +250,37 @@ MACHINE_PROBES = {
 """The probes of the machine's limits, and what is missing when one fails."""
 
 
+def all_below_one(probes: Probes) -> list[tuple[str, float, float]]:
+    """(what, one core, all cores) of every peak whose all-cores run came out below its
+    one-core run (GFLOP/s): the SIMD peak, the dense kernel, each ``precision_peak`` family.
+    More cores cannot compute less unless something else took them while they ran (a
+    neighbour's load, measured beside a busy core: AMX int8 on a Xeon, 2026-12-07)."""
+    pairs: list[tuple[str, object, object]] = []
+    for name, one_key in (("simd_fma", "one_core_gflops"), ("dense_peak", "one_thread_gflops")):
+        probe = probes.get(name)
+        if probe is not None:
+            pairs.append((name, (probe.details or {}).get(one_key), probe.value))
+    precision = probes.get("precision_peak")
+    details = (precision.details or {}) if precision is not None else {}
+    for key, one in details.items():
+        if key.endswith("_one_core"):
+            family = key.removesuffix("_one_core")
+            pairs.append((family, one, details.get(f"{family}_all_cores")))
+    return [
+        (name, float(one), float(every))
+        for name, one, every in pairs
+        if isinstance(one, int | float) and isinstance(every, int | float)
+        and 0 < every < one
+    ]  # fmt: skip
+
+
 def probe_load_warnings(probes: Probes) -> list[str]:
     """Doubts about the conditions the probes ran in: one warning naming the probes measured
     while other processes used more than :data:`OTHERS_WARN` of the CPUs (their
     ``other_cpu_fraction``), and one when the dispatch probe's processes differ by more than
-    :data:`DISPATCH_RANGE_WARN` (every interpreted unit cost is expressed in its unit).  Unit
-    costs, and so the breakdowns and the roofs, may then be off."""
+    :data:`DISPATCH_RANGE_WARN` (every interpreted unit cost is expressed in its unit), and
+    one naming the peaks whose all-cores run came out below one core (:func:`all_below_one`).
+    Unit costs, and so the breakdowns and the roofs, may then be off."""
     warnings = []
     loaded = {}
     for name, probe in probes.items():
@@ -274,6 +299,14 @@ def probe_load_warnings(probes: Probes) -> list[str]:
         warnings.append(
             f"the {name} probe failed ({error.splitlines()[0][:160]}): {MACHINE_PROBES[name]} "
             "are not measured; fix what it says, then `overhead-tui probes --refresh`"
+        )
+    slowed = sorted(all_below_one(probes))
+    if slowed:
+        warnings.append(
+            "all cores computed slower than one core in "
+            + ", ".join(f"{name} ({every:.4g} < {one:.4g} GFLOP/s)" for name, one, every in slowed)
+            + ": another process took cores while they ran, so these peaks are low; re-measure "
+            "on a quiet machine with `overhead-tui probes --refresh`"
         )
     dispatch = probes.get("dispatch")
     values = [x for x in (dispatch.samples or []) if x > 0] if dispatch is not None else []

@@ -165,3 +165,24 @@ def test_a_probe_with_a_list_details_range_is_read_back_from_the_cache(tmp_path)
             entry["numpy_call"]["detail_intervals"]["view_ns"] = [1.0, 2.0, 3.0]
     cache.write_text(json.dumps(odd))
     assert read_cache("k", cache) is None  # an odd-length range is no range: measured again
+
+
+def test_a_peak_whose_all_cores_run_came_out_below_one_core_is_flagged():
+    """The Xeon's precision peaks as recorded quiet (../shared/data/intel-amx-kvm167,
+    2026-12-07), then with AMX int8's all-cores run taken beside a busy core (issue 52: it came
+    out below one core): that family is named, the quiet ones are not."""
+    from overhead_tui.machine.facts import all_below_one, probe_load_warnings
+
+    recorded = {  # bfloat16-ladder.summary.json's precision_peak details, GFLOP/s (GOP/s)
+        "amx_bf16_one_core": 3479.6, "amx_bf16_all_cores": 6705.2,
+        "amx_int8_one_core": 6534.2, "amx_int8_all_cores": 12760.9,
+        "avx512_bf16_one_core": 116.2, "avx512_bf16_all_cores": 237.6,
+    }  # fmt: skip
+    quiet = probe_records({"precision_peak": {"value": 6534.2, "details": recorded}})
+    assert all_below_one(quiet) == []
+    assert not any("all cores computed slower" in w for w in probe_load_warnings(quiet))
+    disturbed = {**recorded, "amx_int8_all_cores": 5120.0}
+    probes = probe_records({"precision_peak": {"value": 6534.2, "details": disturbed}})
+    assert [name for name, _, _ in all_below_one(probes)] == ["amx_int8"]
+    (warning,) = [w for w in probe_load_warnings(probes) if "all cores computed slower" in w]
+    assert "amx_int8 (5120 < 6534 GFLOP/s)" in warning and "probes --refresh" in warning
