@@ -127,7 +127,12 @@ def ceilings(summary: RunSummary) -> list[Ceiling]:
             Ceiling("scalar latency (one dependent FMA chain)", scalar, "scalar_fma probe")
         )
     if peak.one_core:
-        found.append(Ceiling("SIMD one core, measured", float(peak.one_core), "simd_fma probe"))
+        if peak.measured_by == "precision_peak":  # a lower precision: its best family's
+            best = _best_family(summary, peak.one_core)
+            label = f"{FAMILY_LABELS.get(best, best or 'best family')} one core, measured"
+            found.append(Ceiling(label, float(peak.one_core), "precision_peak probe"))
+        else:
+            found.append(Ceiling("SIMD one core, measured", float(peak.one_core), "simd_fma probe"))
     if peak.measured:
         found.append(Ceiling("all cores, measured", float(peak.measured), peak.measured_by or ""))
     if peak.one_core_theoretical:
@@ -149,6 +154,21 @@ def ceilings(summary: RunSummary) -> list[Ceiling]:
                 )
             )
     return sorted(found, key=lambda c: c.gflops)
+
+
+def _best_family(summary: RunSummary, one_core: float) -> str:
+    """The ``precision_peak`` family whose one-core rate is ``one_core`` ("" if none)."""
+    return next((f.family for f in summary.machine.precision_peaks if f.one_core == one_core), "")
+
+
+def _family_roof(summary: RunSummary, family: str, parallel: bool) -> float | None:
+    """The measured rate of a rung's own instruction family (its hot loop's
+    ``GeneratedCode.family``: ``vdpbf16ps`` is AVX-512 BF16 and cannot use AMX), on all cores
+    for a parallel rung, else one; None for float code or an unmeasured family."""
+    for f in summary.machine.precision_peaks:
+        if family and f.family == family:
+            return f.all_cores if parallel else f.one_core
+    return None
 
 
 FAMILY_LABELS = {"avx512_bf16": "AVX-512 BF16", "amx_bf16": "AMX BF16", "avx512_fp16":
@@ -174,6 +194,10 @@ def roofline(summary: RunSummary) -> Roofline:
         roof, slope, knee = peak, bandwidth, ridge
         if "parallel" not in r.layers and one_peak:
             roof, slope = one_peak, one_bandwidth
+            knee = ridge_point(roof, slope)
+        family = r.generated_code.family if r.generated_code is not None else ""
+        if own := _family_roof(summary, family, "parallel" in r.layers):
+            roof = own  # under its own family's roof, not the best family's
             knee = ridge_point(roof, slope)
         attainable = min(roof, intensity * slope) if roof and slope else None
         bound = "" if knee is None else ("memory" if intensity < knee else "compute")

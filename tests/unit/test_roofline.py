@@ -200,3 +200,20 @@ def test_a_figure_whose_ridge_would_overflow_is_refused(tmp_path):
     machines, problems = reference_machines_and_problems(bad)
     assert "huge" not in [m.name for m in machines] and FIGURE_RANGE[1] < 1e300
     assert any("huge" in p and "fp64_gflops" in p for p in problems)
+
+
+def test_a_lower_precision_rung_is_under_its_own_familys_roof():
+    """The Xeon's bfloat16 ladder (../shared/data/intel-amx-kvm167, 2026-12-07): vdpbf16ps
+    cannot use AMX, so c_avx512_dot is judged against AVX-512 BF16's one-core roof (it reached
+    110 of 116), not AMX's 3,480 (4 % of that); the AMX rung against AMX's; and the one-core
+    roof of the dtype is named by its family, not as the SIMD probe's."""
+    summary = fixture_summary(FIXTURES / "intel-amx-bfloat16.summary.json")
+    found = roofline(summary)
+    points = {p.name: p for p in found.points}
+    dot, tiles = points["c_avx512_dot"], points["c_amx_tiles"]
+    family = {f.family: f for f in summary.machine.precision_peaks}
+    assert dot.attainable == pytest.approx(family["avx512_bf16"].one_core)
+    assert 0.5 < dot.of_attainable <= 1.0
+    assert tiles.attainable == pytest.approx(family["amx_bf16"].one_core)
+    labels = [c.label for c in found.ceilings]
+    assert "AMX BF16 one core, measured" in labels and "SIMD one core, measured" not in labels
