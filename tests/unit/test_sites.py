@@ -287,3 +287,30 @@ def test_a_c_call_over_a_comprehension_is_timed_at_the_comprehension_s_value():
     events = count_events(_sum_of_a_rebound_call, (a, a), sites=True)
     [(total, _)] = [(s, c) for s, c in events.sites if s.label.startswith("sum(")]
     assert not total.timeable
+
+
+def _outer_accumulate(a, b):
+    c = np.zeros((a.shape[0], b.shape[1]))
+    for k in range(a.shape[1]):
+        c += np.outer(a[:, k], b[k, :])
+    return c
+
+
+def _noise_added(a, b):
+    return [np.random.rand(a.shape[1]) + a[0] for _ in range(2)]
+
+
+def test_an_operand_a_numpy_call_made_is_evaluated_once_and_its_operation_timed():
+    """``C += np.outer(a, b)``: numpy's functions return a new array and change nothing, so
+    the in-place add is timed at the array np.outer made; np.random's calls change the
+    generator's state, so an operation on their result stays untimed."""
+    a = np.ones((4, 4))
+    events = count_events(_outer_accumulate, (a, a.copy()), sites=True)
+    [(add, adds)] = [(s, c) for s, c in events.sites if s.op == "BINARY_OP"]
+    assert adds == 4 and add.timeable
+    assert add.label == "ndarray[4,4] float64 += ndarray[4,4] float64"
+    state = np.random.get_state()[1].copy()
+    events = count_events(_noise_added, (a, a.copy()), sites=True)
+    [(plus, _)] = [(s, c) for s, c in events.sites if s.op == "BINARY_OP"]
+    assert not plus.timeable
+    np.random.set_state(("MT19937", state, 0))

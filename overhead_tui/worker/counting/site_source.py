@@ -142,6 +142,42 @@ def operand_nodes(node: ast.AST, op: str) -> list[ast.expr] | None:
     return None
 
 
+NUMPY_PURE_METHODS = frozenset(
+    {"sum", "prod", "dot", "copy", "reshape", "transpose", "ravel", "flatten", "mean", "max",
+     "min", "astype", "conj", "squeeze", "swapaxes", "cumsum", "round", "clip", "take"}
+)  # fmt: skip
+"""Array methods that return a new value and change nothing (``ndarray.sort``, ``fill``,
+``put``, ``resize`` change their array: not among them)."""
+
+
+def _numpy_value(node: ast.expr, scope: dict[str, Any], globals_: dict[str, Any]) -> Operand | None:
+    """A numpy call's value, evaluated once, when its operand is one: a numpy function or
+    ufunc (not ``numpy.random``'s, no ``out=``), or a pure array method
+    (:data:`NUMPY_PURE_METHODS`), on pure arguments.  These return a new array and change
+    nothing, so ``C += np.outer(a, b)`` is timed at the array ``np.outer`` made, as the
+    comprehension of ``sum([...])`` is; None for anything else."""
+    if not isinstance(node, ast.Call) or any(k.arg in (None, "out") for k in node.keywords):
+        return None
+    if not all(pure(a) for a in (*node.args, *(k.value for k in node.keywords))):
+        return None
+    callee = evaluate(node.func, scope, globals_) if pure(node.func) else None
+    if callee is None or callee.value is None:
+        return None
+    function = callee.value
+    owner = getattr(function, "__self__", None)
+    module = getattr(function, "__module__", None) or type(function).__module__ or ""
+    if type(owner).__module__.split(".")[0] == "numpy" and hasattr(owner, "dtype"):
+        if getattr(function, "__name__", "") not in NUMPY_PURE_METHODS:
+            return None
+    elif module.split(".")[0] != "numpy" or module.startswith("numpy.random"):
+        return None
+    try:
+        value = eval(compile(ast.Expression(node), "<site>", "eval"), globals_, scope)
+    except Exception:
+        return None
+    return Operand(value=value)
+
+
 def evaluate(node: ast.expr, scope: dict[str, Any], globals_: dict[str, Any]) -> Operand | None:
     """An operand evaluated again (module doc, step 2); None where that is not safe."""
     if pure(node):
@@ -165,6 +201,8 @@ def evaluate(node: ast.expr, scope: dict[str, Any], globals_: dict[str, Any]) ->
         except Exception:
             return None
         return Operand(value=value)
+    if (value := _numpy_value(node, scope, globals_)) is not None:
+        return value
     if built_value(node, {**globals_, **scope}):
         try:  # one namespace: a comprehension's own scope sees the frame's names in it
             value = eval(compile(ast.Expression(node), "<site>", "eval"), {**globals_, **scope})
