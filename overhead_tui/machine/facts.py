@@ -270,8 +270,15 @@ def all_below_one(probes: Probes) -> list[tuple[str, float, float]]:
         (name, float(one), float(every))
         for name, one, every in pairs
         if isinstance(one, int | float) and isinstance(every, int | float)
-        and 0 < every < one
+        and 0 < every < (1 - ALL_BELOW_TOLERANCE) * one
     ]  # fmt: skip
+
+
+ALL_BELOW_TOLERANCE = 0.10
+"""All cores below one core by more than this share: with one usable CPU the two runs are
+the same work and differ by their noise (58.2 against 58.3 GFLOP/s in a test fixture; the
+probes' per-process spread is 5–20 % on a quiet shared VM), a neighbour's load takes far more
+(AMX int8 all cores below one core beside a busy core, 2026-12-07)."""
 
 
 def probe_load_warnings(probes: Probes) -> list[str]:

@@ -347,7 +347,7 @@ def test_an_export_to_a_full_device_is_bad_input_and_the_run_is_kept(cli, tmp_pa
     assert proc.returncode == 2, proc.stderr
     assert (
         "overhead-tui: error: cannot write /dev/full: No space left on device; fix: free "
-        "space on its device, or give a path on a writable one"
+        "space on its device, or give a path on another one"
     ) in proc.stderr
     assert (tmp_path / "run" / "summary.json").exists()  # nothing finished is lost
 

@@ -21,6 +21,7 @@ CORPUS = Path(__file__).resolve().parent.parent / "fixtures" / "cpus"
 MACHINES = sorted(p.name for p in CORPUS.iterdir() if (p / "machine.json").exists())
 EXPECTED_WIDTH = {  # the vector bytes -march=native gives each CPU of the corpus
     "emr-avx512-amx": 64,
+    "intel-amx-kvm167": 64,
     "xeon-avx512-amx-licence": 64,
     "zen4-avx512-genoa": 64,
     "zen3-avx2-own": 32,
