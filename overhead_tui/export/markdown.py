@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from overhead_tui.analysis.paper import compare, load_table
 from overhead_tui.analysis.roofline import roofline
+from overhead_tui.analysis.span import span
 from overhead_tui.export.base import Exporter
 from overhead_tui.export.report_why import section, why_sections
 from overhead_tui.machine.reference import peak_of, reference_machines, times_below
@@ -18,6 +19,7 @@ from overhead_tui.present.format import (
     paper_row,
     roofline_row,
 )
+from overhead_tui.present.span_text import span_text
 from overhead_tui.present.waterfall_text import NOTE, credits_text, declared_text
 from overhead_tui.profilers.profile import SLOWDOWN_NOISE, baseline_source_text, slowdown_text
 from overhead_tui.summary.records import RunSummary
@@ -77,6 +79,7 @@ class MarkdownExporter(Exporter):
                 ],
                 [ladder_row(r) for r in summary.scenarios],
             ),
+            *(["", f"**{line}**"] if (line := span_text(span(summary))) else []),
         ]
         sections = (
             self._notes(summary),

@@ -3,6 +3,7 @@ profiler backends), as text."""
 
 from __future__ import annotations
 
+from overhead_tui.analysis.span import span
 from overhead_tui.plugins.scenarios import ScenarioSpec
 from overhead_tui.present.error_text import headline
 from overhead_tui.present.format import (
@@ -13,6 +14,7 @@ from overhead_tui.present.format import (
     ladder_row,
     skipped_for_dtype,
 )
+from overhead_tui.present.span_text import span_text
 from overhead_tui.present.sweep_rows import point_cell, sweep_rows
 from overhead_tui.profilers.capabilities import Capability
 from overhead_tui.summary.records import RunSummary
@@ -38,6 +40,8 @@ def render_table(summary: RunSummary) -> str:
     note = dense_reference_note(summary)
     if note is not None:
         lines.append(f"  ({note})")
+    if (line := span_text(span(summary))) is not None:
+        lines.append(f"  {line}")
     for warning in summary.machine.limit_warnings or ():
         lines.append(f"  machine: ! {warning}")
     return "\n".join(lines)

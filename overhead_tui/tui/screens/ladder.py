@@ -15,6 +15,7 @@ from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import DataTable, ProgressBar, Static
 
+from overhead_tui.analysis.span import span as run_span
 from overhead_tui.present.format import (
     below_dense_note,
     dense_reference_note,
@@ -22,6 +23,7 @@ from overhead_tui.present.format import (
     probe_progress,
 )
 from overhead_tui.present.live import LiveLadder, doubt_note, run_end_text
+from overhead_tui.present.span_text import span_text
 from overhead_tui.tui.screens.base import BaseScreen
 from overhead_tui.tui.widgets.ladder_table import LadderTable
 from overhead_tui.tui.widgets.layer_bar import LayerLegend
@@ -55,6 +57,7 @@ class LadderScreen(BaseScreen):
 
     def compose_body(self) -> ComposeResult:
         yield Static(id="machine")
+        yield Static(id="span")
         with Horizontal(id="run-status"):
             yield ProgressBar(total=100, show_eta=False, id="progress")
             yield Static(id="elapsed")
@@ -141,6 +144,9 @@ class LadderScreen(BaseScreen):
     def _update_status(self) -> None:
         ladder = self.ladder
         self.query_one("#machine", Static).update(machine_line(ladder.summary.machine))
+        span = None if ladder.running else span_text(run_span(ladder.summary))
+        self.query_one("#span", Static).update(span or "")
+        self.query_one("#span", Static).set_class(span is None, "-empty")
         self._update_progress()
         self.query_one("#notes", Static).update(_notes(ladder))
         has_layers = any(r.result.breakdown for r in ladder.rows.values())
