@@ -89,7 +89,13 @@ def check_python(python: str) -> str:
         UsageError: missing or not executable, not a Python (``/bin/echo``), a pyenv shim
             that cannot run, too old, or lacking numpy or threadpoolctl; one line with the fix.
     """
-    found = shutil.which(python) if os.sep not in python else python
+    from overhead_tui.interpreters.resolve import VERSION_NAME, resolve_python
+
+    if VERSION_NAME.match(python) and not shutil.which(python):  # a version: 3.13, as
+        # `interpreters --python` takes it (a name on PATH, a pyenv shim, is run as it is)
+        found: str | None = resolve_python(python)
+    else:
+        found = shutil.which(python) if os.sep not in python else python
     if not (found and os.path.isfile(found) and os.access(found, os.X_OK)):
         problem = "no such executable"
         if found and os.path.isdir(found):
@@ -127,7 +133,8 @@ def check_python(python: str) -> str:
         first = _one_line(next(iter(missing.values())))
         raise UsageError(
             f"--python {python} ({implementation} {version}) cannot import {names} ({first}); "
-            f"fix: {resolved} -m pip install numpy threadpoolctl"
+            f"fix: {resolved} -m pip install numpy threadpoolctl, or `overhead-tui interpreters "
+            f"--python {python}`, which installs them in a virtualenv of its own"
         )
     if facts.worker_error:
         raise UsageError(

@@ -265,3 +265,23 @@ def test_a_stop_signal_during_the_python_check_leaves_nothing_behind(tmp_path, s
     assert proc.returncode == 130, err
     assert err.strip() == "overhead-tui: interrupted" and "Traceback" not in err
     assert child_gone(pidfile), "the candidate's child process outlived the command"
+
+
+def test_a_version_is_taken_as_interpreters_takes_it():
+    """``run --python 3.13`` names the same interpreter ``interpreters --python 3.13`` does
+    (it was "no such executable"); lacking numpy, the fix names both ways to get it."""
+    from overhead_tui.interpreters.resolve import resolve_python
+
+    for version in ("3.13", "3.12"):
+        try:
+            found = resolve_python(version)
+        except UsageError:
+            continue
+        try:
+            assert check_python(version) in (found, os.path.realpath(found))
+        except UsageError as exc:  # found, without numpy: what to do about it
+            message = str(exc)
+            assert "no such executable" not in message and "\n" not in message
+            assert f"overhead-tui interpreters --python {version}" in message
+        return
+    pytest.skip("no CPython 3.12 or 3.13 installed")
