@@ -25,7 +25,7 @@ from overhead_tui.profilers.profile import (
     profile_scenario,
 )
 from overhead_tui.profilers.pyspy import RATE_HZ, PyspySamples, Stack
-from overhead_tui.profilers.registry import BACKENDS
+from overhead_tui.profilers.registry import BACKENDS, detect
 from overhead_tui.summary.profile import (
     ProfileRecord,
 )
@@ -103,6 +103,12 @@ def run(args: argparse.Namespace) -> int:
             "fix: add --backend pyspy"
         )
     n = size_for(spec, settings)
+    wanted = tuple(args.backend) or BACKENDS
+    found = detect(wanted)
+    if not any(cap.ok for cap in found.values()):  # nothing could record: say so, run nothing
+        why = "; ".join(f"{name}: {cap.reason or 'unavailable'}" for name, cap in found.items())
+        fixes = "; ".join(cap.fix for cap in found.values() if cap.fix) or "install one"
+        raise UsageError(f"no profiler can run here ({why}); fix: {fixes}")
 
     def progress(step: str) -> None:
         print(f"profiling {spec.name} (n={n}): {step} ...", file=sys.stderr, flush=True)
@@ -116,7 +122,7 @@ def run(args: argparse.Namespace) -> int:
             spec,
             n,
             args.dtype,
-            tuple(args.backend) or BACKENDS,
+            wanted,
             args.duration,
             args.timeout,
             progress=progress,

@@ -298,3 +298,16 @@ def test_scalene_with_its_target_missing_fails_naming_it(monkeypatch):
     part = scalene.profile(PYTHON, worker, spec, timeout_s=120)
     assert part.status == "failed"
     assert part.reason.startswith("overhead_tui.engine.worker is not in"), part.reason
+
+
+def test_profile_with_no_backend_that_can_run_is_one_line_and_runs_nothing(cli, tmp_path):
+    """Nothing on PATH and only perf and callgrind asked for: no profiler can record here, so
+    the command says which and why before running the rung (it ran and exited 0)."""
+    proc = cli(
+        "profile", "numpy_matmul", "--size", "16", "--backend", "perf", "--backend",
+        "callgrind", env={"PATH": str(tmp_path)},
+    )  # fmt: skip
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.count("\n") == 1 and "no profiler can run here" in proc.stderr
+    assert "perf:" in proc.stderr and "callgrind:" in proc.stderr and "fix:" in proc.stderr
+    assert "profiling numpy_matmul" not in proc.stderr
