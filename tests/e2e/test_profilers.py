@@ -311,3 +311,19 @@ def test_profile_with_no_backend_that_can_run_is_one_line_and_runs_nothing(cli, 
     assert proc.stderr.count("\n") == 1 and "no profiler can run here" in proc.stderr
     assert "perf:" in proc.stderr and "callgrind:" in proc.stderr and "fix:" in proc.stderr
     assert "profiling numpy_matmul" not in proc.stderr
+
+
+@needs["pyspy"]
+def test_run_with_profile_says_what_each_profile_recorded(cli, tmp_path):
+    """``run --profile pyspy``: each profiled rung gets a line on stderr naming what the
+    backend recorded (it printed nothing), and the profile is in the run's summary."""
+    from overhead_tui.summary.records import RunSummary
+    from tests.conftest import FAST
+
+    proc = cli("run", "--scenario", "python_naive", *FAST, "--profile", "pyspy",
+               "--out", tmp_path / "run")  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    [line] = [x for x in proc.stderr.splitlines() if x.startswith("profiled python_naive: ")]
+    assert "pyspy ok" in line
+    saved = RunSummary.load(tmp_path / "run" / "summary.json").scenario("python_naive")
+    assert saved.profile is not None and saved.profile.backends["pyspy"].status == "ok"
