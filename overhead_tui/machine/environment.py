@@ -133,6 +133,16 @@ def slow_kernel_causes(result: ScenarioResult, machine: MachineInfo) -> list[str
     for name in BLAS_THREAD_VARIABLES:
         if name in env:
             causes.append(f"{name}={env[name]} is set")
+    from overhead_tui.machine.host import OTHERS_WARN  # host imports this module
+
+    others = result.other_cpu_fraction
+    if others is not None and others > OTHERS_WARN:  # a second run, a build, a neighbour
+        causes.append(f"other processes used {others:.0%} of the CPUs while it ran")
+    got = [x for x in (result.sample_thread_cores or []) if x > 0]
+    if got and cores and sorted(got)[len(got) // 2] < 0.8 * cores <= (threads or cores):
+        causes.append(
+            f"its threads got {sorted(got)[len(got) // 2]:.2f} of {cores} cores while timed"
+        )
     return causes
 
 

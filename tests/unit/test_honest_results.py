@@ -277,3 +277,15 @@ def test_each_rung_records_every_blas_of_its_worker():
     before_schema_4 = {"kind": "environment", "blas": numpy_blas}  # numpy's BLAS alone
     apply_message(old, from_dict(before_schema_4))
     assert to_json(old.blas) == [numpy_blas] and json.dumps(to_json(old.blas))
+
+
+def test_a_slow_dense_kernel_beside_another_run_names_the_load_and_the_cores_it_got():
+    """Two runs at once (issue 52: "no cause found"): the other processes' share of the CPUs
+    while it ran, and the cores its threads got, are the causes."""
+    dense = _dense(5.0, kernel="Haswell")
+    dense.other_cpu_fraction = 0.48
+    dense.sample_thread_cores = [1.1, 1.0, 1.2]
+    found = dense_kernel_warning(dense, _machine(), 70.0)
+    assert found is not None and "no cause found" not in found
+    assert "other processes used 48% of the CPUs while it ran" in found
+    assert "its threads got 1.10 of 2 cores while timed" in found
