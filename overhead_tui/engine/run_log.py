@@ -65,3 +65,33 @@ def append_outcome(path: Path, line: str) -> None:
     written is no reason to lose the result."""
     with contextlib.suppress(OSError), open(path, "a", encoding="utf-8") as fh:
         fh.write(line + "\n")
+
+
+LOG_KEEP_BYTES = 1 << 20
+"""Of a worker's stderr log beyond twice this, the first and the last MiB are kept (a kernel
+that floods stderr wrote 256 MiB into the run folder; what explains a failure is at its
+start and its end)."""
+
+
+def cap_log(path: Path, keep: int = LOG_KEEP_BYTES) -> int:
+    """Cut the middle out of the log at ``path`` when it holds more than ``2 * keep`` bytes,
+    leaving its first and last ``keep`` bytes and a line saying what was cut; return the
+    bytes cut (0: left as it was, or unreadable)."""
+    try:
+        size = path.stat().st_size
+        if size <= 2 * keep:
+            return 0
+        with open(path, "r+b") as fh:
+            fh.seek(size - keep)
+            tail = fh.read()
+            cut = size - 2 * keep
+            note = (
+                f"\n[overhead-tui: {cut:,} bytes of this worker's stderr cut here; "
+                f"{size:,} written in all]\n"
+            ).encode()
+            fh.seek(keep)
+            fh.write(note + tail)
+            fh.truncate()
+    except OSError:
+        return 0
+    return cut

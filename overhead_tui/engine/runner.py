@@ -48,6 +48,7 @@ from overhead_tui.engine.run_dir import LOG_FILE, LOGS_DIR, SUMMARY_FILE, stderr
 from overhead_tui.engine.run_log import (
     WORKER_END_LINES,
     append_outcome,
+    cap_log,
     log_line,
     log_message,
     outcome_line,
@@ -367,6 +368,7 @@ class Runner(RunControl):
                     ended = child.finish(EXIT_GRACE_S)
                 finally:
                     self._child = None
+        cap_log(stderr_path)  # a worker that flooded stderr leaves its first and last MiB
         yield _Exit(ended.returncode, ended.timed_out, self._stderr_tail(spec))
 
     def _stderr_tail(self, spec: ScenarioSpec) -> str:
