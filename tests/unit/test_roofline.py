@@ -217,3 +217,17 @@ def test_a_lower_precision_rung_is_under_its_own_familys_roof():
     assert tiles.attainable == pytest.approx(family["amx_bf16"].one_core)
     labels = [c.label for c in found.ceilings]
     assert "AMX BF16 one core, measured" in labels and "SIMD one core, measured" not in labels
+
+
+def test_a_16_bit_run_is_compared_with_16_bit_engine_figures_never_fp32():
+    """The machines screen divided vendor FP32 peaks by our bfloat16 peak and left the Xeon
+    6980P (an AMX figure only) blank."""
+    from overhead_tui.machine.reference import peak_of, reference_machines
+
+    found = reference_machines()
+    machines = {m.name: m for m in (found[0] if isinstance(found, tuple) else found)}
+    xeon, a100 = machines["Intel Xeon 6980P"], machines["NVIDIA A100 80GB PCIe"]
+    assert peak_of(xeon, "bfloat16") == xeon.fp16_amx_gflops
+    assert peak_of(a100, "bfloat16") == a100.fp16_tensor_gflops != a100.fp32_gflops
+    assert peak_of(machines["AMD EPYC 9965"], "bfloat16") is None  # no 16-bit figure given
+    assert peak_of(xeon, "int8") is None
