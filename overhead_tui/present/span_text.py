@@ -28,8 +28,9 @@ def span_text(span: Span) -> str | None:
     if (engine := span.engine) is not None:
         label = FAMILY_LABELS.get(engine.what, engine.what)
         unit = "GOP/s" if engine.dtype == "int8" else "GFLOP/s"
+        precision = "" if engine.dtype in label else f" {engine.dtype}"
         parts.append(
-            f"peak {label} {fmt_gflops(engine.rate)} {unit} {engine.dtype}, one core"
+            f"peak {label} {fmt_gflops(engine.rate)} {unit}{precision}, one core"
             f"{_factor(span, engine)}"
         )
     return " → ".join(parts)
