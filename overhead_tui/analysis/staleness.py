@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime
 
-from overhead_tui.machine.host import OTHERS_WARN
+from overhead_tui.machine.load import OTHERS_WARN
 from overhead_tui.summary.probes import ProbeResult
 
 STALE_AGE_S = 3600.0

@@ -10,7 +10,7 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 
-from overhead_tui.machine.host import OTHERS_WARN
+from overhead_tui.machine.load import OTHERS_WARN
 
 CV_WARN = 0.10
 """CV (stdev / mean) at or above which a result is flagged unstable (pyperf: 10 %)."""

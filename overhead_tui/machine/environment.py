@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
+from overhead_tui.machine.load import OTHERS_WARN
 from overhead_tui.summary.records import MachineInfo, ScenarioResult
 from overhead_tui.summary.units import fmt_gflops, fmt_percent
 
@@ -133,8 +134,6 @@ def slow_kernel_causes(result: ScenarioResult, machine: MachineInfo) -> list[str
     for name in BLAS_THREAD_VARIABLES:
         if name in env:
             causes.append(f"{name}={env[name]} is set")
-    from overhead_tui.machine.host import OTHERS_WARN  # host imports this module
-
     others = result.other_cpu_fraction
     if others is not None and others > OTHERS_WARN:  # a second run, a build, a neighbour
         causes.append(f"other processes used {others:.0%} of the CPUs while it ran")

@@ -24,7 +24,7 @@ Machines screen and the summary's ``limit_warnings``.
 from __future__ import annotations
 
 from overhead_tui.machine.cpu import CpuModel
-from overhead_tui.machine.host import OTHERS_WARN
+from overhead_tui.machine.load import OTHERS_WARN
 from overhead_tui.summary.limits import FactCheck
 from overhead_tui.summary.probes import Probes, probe_value
 from overhead_tui.summary.records import RunSummary

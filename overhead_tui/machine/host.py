@@ -79,11 +79,6 @@ def read_cpu_times() -> CpuTimes | None:
     return CpuTimes(steal, total, total - waiting)
 
 
-OTHERS_WARN = 0.15
-"""Share of all CPUs used by other processes above which a result or a probe is flagged (our
-choice: 15 %, a third of one core on a 2-core machine; multi-threaded rungs lose a thread)."""
-
-
 def other_cpu_fraction(
     before: CpuTimes | None, after: CpuTimes | None, own_cpu_s: float
 ) -> float | None:
