@@ -1,4 +1,5 @@
-"""A C rung: a scenario whose kernel is C ``SOURCE`` built with ``FLAGS`` (and ``LINK_FLAGS``).
+"""A C rung: a scenario whose kernel is C ``SOURCE`` built with ``FLAGS`` (and ``LINK_FLAGS``);
+a C++ rung is one that declares ``LANGUAGE = "C++"`` besides (its ``matmul`` ``extern "C"``).
 
 A scenario file that declares ``SOURCE`` and ``FLAGS`` and defines no ``kernel`` is a C rung
 by its declarations alone: the worker completes it (:func:`complete`) with the ``setup``
@@ -23,7 +24,7 @@ PAGE = 4096
 """Bytes of the page C is placed in like A (x86-64 and most aarch64 kernels' base page)."""
 
 
-def prepare(*args: Any) -> tuple[Any, ...]:
+def prepare(*args: Any, language: str = "C") -> tuple[Any, ...]:
     """A C rung's ``setup``: ``prepare(NAME, SOURCE, FLAGS, LINK_FLAGS, a, b)`` builds (or
     loads) it, records how (``kit.builds``, the summary's ``build``) and returns the kernel's
     arguments: (lib, views of A, B and C, C itself, n).  C (zeros) lies at A's offset within
@@ -32,7 +33,9 @@ def prepare(*args: Any) -> tuple[Any, ...]:
     import numpy as np
 
     legacy, (name, source, flags, link_flags, a, b) = split_legacy(args)
-    ffi, lib, info = build(name, source, list(flags), str(a.dtype), list(link_flags))
+    ffi, lib, info = build(
+        name, source, list(flags), str(a.dtype), list(link_flags), language=language
+    )
     record_build(name, info)
     legacy.update(info)
     # C at A's offset within a page: its alignment follows the inputs' (numpy's arrays lie 16
@@ -66,6 +69,7 @@ def complete(module: ModuleType) -> None:
         return
     source, flags = module.SOURCE, list(module.FLAGS)
     link_flags = list(getattr(module, "LINK_FLAGS", []))
+    language = str(getattr(module, "LANGUAGE", "C"))
     blas_threads = getattr(module, "BLAS_THREADS", None)
     limits: list[Any] = []  # the threadpoolctl limit, kept for the worker's life
 
@@ -75,7 +79,7 @@ def complete(module: ModuleType) -> None:
 
             limits.append(threadpool_limits(limits=blas_threads, user_api="blas"))
         with errors_in_file(module):
-            return prepare(module.NAME, source, flags, link_flags, a, b)
+            return prepare(module.NAME, source, flags, link_flags, a, b, language=language)
 
     setattr(module, "kernel", matmul)  # noqa: B010 (a module's attribute, set at run time)
     if not hasattr(module, "setup"):  # a setup of its own (a CPU check) calls prepare itself

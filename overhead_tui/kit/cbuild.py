@@ -53,6 +53,9 @@ class BuildError(Exception):
 COMPILERS = {"C": ("CC", ("cc", "gcc"), "gcc"), "C++": ("CXX", ("c++", "g++"), "g++")}
 """Language -> (the variable naming its compiler, the names looked up on PATH, the Debian
 package that installs one)."""
+SOURCE_LANGUAGE = {"C": "c", "C++": "c++"}
+"""Language -> what ``-x`` calls it: a C++ rung's source (and the module cffi writes around
+it, which compiles as C++ too) is compiled as C++ whatever its file is named."""
 
 
 def compiler(language: str = "C") -> str:
@@ -219,8 +222,9 @@ def build(
     dtype: str,
     link_flags: list[str] | None = None,
     cdef: str = CDEF,
+    language: str = "C",
 ) -> tuple[Any, Any, dict[str, Any]]:
-    """Build (or load from the cache) the extension of a C rung.
+    """Build (or load from the cache) the extension of a C (or C++) rung.
 
     Args:
         name: the scenario name (part of the module name).
@@ -230,6 +234,8 @@ def build(
         link_flags: extra linker flags (``-fopenmp``).
         cdef: the C declarations the module exports (``{real}`` is the element type);
             :data:`CDEF` (``matmul``) for a rung, a probe's own functions for a probe.
+        language: ``C`` or ``C++`` (:data:`COMPILERS`): a C++ rung's source defines
+            ``extern "C" void matmul(...)`` and is built with the C++ compiler.
 
     Returns:
         (ffi, lib, info) where info records the compiler, its version, the flags, the exact
@@ -240,9 +246,11 @@ def build(
         Unavailable: no compiler, or the flags need something this toolchain lacks.
         BuildError: the source does not compile (the compiler's message is kept).
     """
-    cc = compiler()
+    cc = compiler(language)
     version = compiler_version(cc)
     real = "double" if dtype == "float64" else "float"
+    if language != "C":  # before the source file: it is compiled as that language
+        flags = [*flags, "-x", SOURCE_LANGUAGE[language]]
     # not `real`: Python.h's Py_complex has a member so named
     defines = [f"-Dreal_t={real}", f"-DREAL_BYTES={8 if real == 'double' else 4}"]
     link = link_flags or []
@@ -375,7 +383,7 @@ def pointers(ffi: Any, *arrays: Any) -> list[Any]:
     return out
 
 
-def assembly(source: str, flags: list[str], dtype: str = "float64") -> str:
+def assembly(source: str, flags: list[str], dtype: str = "float64", language: str = "C") -> str:
     """The assembly the compiler makes of ``source`` on its own (``cc -S``, the same
     ``flags``): the generated code a probe checks (its vector width,
     the instructions of its chains), without cffi's wrappers; ``real_t`` is the ``dtype``'s
@@ -386,10 +394,10 @@ def assembly(source: str, flags: list[str], dtype: str = "float64") -> str:
         Unavailable: no compiler.
         BuildError: the source does not compile.
     """
-    cc = compiler()
+    cc = compiler(language)
     real, size = ("double", 8) if dtype == "float64" else ("float", 4)
     command = [*cc.split(), *flags, f"-Dreal_t={real}", f"-DREAL_BYTES={size}"]
-    command += ["-S", "-o", "-", "-x", "c", "-"]
+    command += ["-S", "-o", "-", "-x", SOURCE_LANGUAGE[language], "-"]
     key = build_key(source, compiler_version(cc), command, [], real, cpu_signature(), "-S")
     folder, _ = usable_cache_dir()
     cached = folder / f"_overhead_asm_{key}.s"

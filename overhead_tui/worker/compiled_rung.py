@@ -226,13 +226,16 @@ def generated_code(module: Any, dtype: str, n: int | None = None) -> GeneratedCo
 
             # -g: the .loc lines name the hot loop's source line (the same code: gcc's debug
             # information does not change what it generates)
-            asm = assembly(module.SOURCE, [*module.FLAGS, "-g"], dtype)
-            method = "cc -S of the rung's source with its flags"
+            language = str(getattr(module, "LANGUAGE", "C"))
+            asm = assembly(module.SOURCE, [*module.FLAGS, "-g"], dtype, language)
+            method = (
+                f"{'c++' if language == 'C++' else 'cc'} -S of the rung's source with its flags"
+            )
             if n is not None:
                 from overhead_tui.worker.loop_nest import count_loops
 
                 link = list(getattr(module, "LINK_FLAGS", []))
-                nest = count_loops(module.SOURCE, list(module.FLAGS), link, dtype, n)
+                nest = count_loops(module.SOURCE, list(module.FLAGS), link, dtype, n, language)
         else:
             jitted = [
                 f for f in vars(module).values() if hasattr(f, "inspect_asm") and f.signatures

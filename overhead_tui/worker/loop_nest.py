@@ -58,14 +58,16 @@ TIMEOUT_S = 120
 
 
 def count_loops(
-    source: str, flags: list[str], link_flags: list[str], dtype: str, n: int
+    source: str, flags: list[str], link_flags: list[str], dtype: str, n: int, language: str = "C"
 ) -> LoopNest | None:
     """The loop nest of ``source``'s ``matmul`` called once at ``n`` (module docstring): each
     loop's (line, iterations, entries), the hot loop first.  None when the kernel has another
     signature, the compiler is not gcc, or the build, run or ``gcov`` fails (never an error:
     the model then leaves the loops around the hot loop unexplained).  Kept in the build
-    cache under the build's key and n."""
+    cache under the build's key and n.  A C++ kernel (``language``) is compiled and linked
+    with the C++ compiler, the driver with the C one (its ``matmul`` is ``extern "C"``)."""
     from overhead_tui.kit.cbuild import (
+        SOURCE_LANGUAGE,
         Unavailable,
         build_key,
         compiler,
@@ -78,10 +80,12 @@ def count_loops(
         return None
     gcov = shutil.which("gcov")
     try:
-        cc = compiler()
+        cc, driver_cc = compiler(language), compiler()
         folder, _ = usable_cache_dir()
     except Unavailable:
         return None
+    if language != "C":
+        flags = [*flags, "-x", SOURCE_LANGUAGE[language]]
     if gcov is None:
         return None
     real = "double" if dtype == "float64" else "float"
@@ -89,7 +93,7 @@ def count_loops(
     cached = folder / f"_overhead_loops_{key}_{n}.json"
     with contextlib.suppress(OSError, ValueError, KeyError):
         return LoopNest(n=n, loops=json.loads(cached.read_text())["loops"])
-    found = _counted(cc, gcov, source, flags, link_flags, real, n)
+    found = _counted((cc, driver_cc), gcov, source, flags, link_flags, real, n)
     if found is not None:
         with contextlib.suppress(OSError):
             folder.mkdir(parents=True, exist_ok=True)
@@ -100,9 +104,17 @@ def count_loops(
 
 
 def _counted(
-    cc: str, gcov: str, source: str, flags: list[str], link_flags: list[str], real: str, n: int
+    compilers: tuple[str, str],
+    gcov: str,
+    source: str,
+    flags: list[str],
+    link_flags: list[str],
+    real: str,
+    n: int,
 ) -> LoopNest | None:
-    """Build, run and read the instrumented kernel once (:func:`count_loops`)."""
+    """Build, run and read the instrumented kernel once (:func:`count_loops`): ``compilers``
+    are the kernel's (which links) and the driver's."""
+    cc, driver_cc = compilers
     with tempfile.TemporaryDirectory(prefix="overhead-loops-") as folder:
         work = Path(folder)
         (work / "kernel.c").write_text(source)
@@ -110,7 +122,7 @@ def _counted(
         base = [*cc.split(), *flags, f"-Dreal_t={real}"]
         steps = [
             [*base, "--coverage", "-c", "kernel.c", "-o", "kernel.o"],
-            [*base, "-c", "driver.c", "-o", "driver.o"],
+            [*driver_cc.split(), "-O2", f"-Dreal_t={real}", "-c", "driver.c", "-o", "driver.o"],
             [*cc.split(), "--coverage", "kernel.o", "driver.o", *link_flags, "-o", "driver"],
             ["./driver", str(n)],
             [gcov, "--json-format", "--branch-probabilities", "kernel.c"],

@@ -22,6 +22,8 @@ BUILTIN = [
     "c_naive_O0",
     "jax_fori_naive",
     "c_naive_O2",
+    "cpp_flat_native",
+    "cpp_vector_naive",
     "cython_typed",
     "numba_naive",
     "pythran_ikj",

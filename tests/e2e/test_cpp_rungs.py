@@ -1,0 +1,61 @@
+"""The C++ rungs: built by the C++ compiler, validated and timed, their hot loop and loop nest
+read from their own C++ source; skipped with the fix where there is no C++ compiler."""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+
+import pytest
+
+from overhead_tui.plugins.scenarios import builtin_scenarios_dir
+from overhead_tui.summary.records import RunSummary
+from tests.conftest import FAST
+
+CPP_RUNGS = ("cpp_vector_naive", "cpp_flat_native")
+
+pytestmark = pytest.mark.skipif(shutil.which("c++") is None, reason="no C++ compiler")
+
+
+def _module(name):
+    path = builtin_scenarios_dir() / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"scenario_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_each_cpp_rung_is_built_as_cpp_validated_and_timed(cli, tmp_path):
+    proc = cli("run", *(a for n in CPP_RUNGS for a in ("--scenario", n)), *FAST,
+               "--out", tmp_path / "run")  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    summary = RunSummary.load(tmp_path / "run" / "summary.json")
+    for name in CPP_RUNGS:
+        result = summary.scenario(name)
+        assert result.status == "ok" and result.gflops, (name, result.error)
+        assert result.build is not None and "c++" in result.build.compiler
+        assert result.build.flags[-2:] == ["-x", "c++"]
+
+
+def test_the_hot_loop_and_loop_nest_of_cpp_source_are_read_from_it():
+    """The containers of containers load each row's pointer inside the loop (A's element, B's
+    row pointer, B's element: three loads an iteration where C's flat ijk has two); both loop
+    nests are counted by gcov at n."""
+    from overhead_tui.worker.compiled_rung import generated_code
+
+    found = {name: generated_code(_module(name), "float64", 32) for name in CPP_RUNGS}
+    for name, code in found.items():
+        assert code is not None and code.fp_instructions, name
+        assert code.method.startswith("c++ -S"), code.method
+        if shutil.which("gcov"):
+            assert code.loop_nest is not None and code.loop_nest.loops, name
+            assert max(loop[1] for loop in code.loop_nest.loops) == 32**3  # the k loop's trips
+    assert found["cpp_vector_naive"].loads >= 3
+
+
+def test_without_a_cpp_compiler_the_rung_is_skipped_with_the_fix(cli, tmp_path):
+    proc = cli("run", "--scenario", "cpp_vector_naive", *FAST, "--out", tmp_path / "run",
+               env={"CXX": str(tmp_path / "no-such-g++")})  # fmt: skip
+    result = RunSummary.load(tmp_path / "run" / "summary.json").scenario("cpp_vector_naive")
+    assert result.status == "skipped", proc.stderr
+    assert "fix: point CXX at a C++ compiler" in (result.error or "")
