@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -13,6 +14,8 @@ from overhead_tui.summary.records import RunSummary
 from tests.conftest import FAST
 
 CPP_RUNGS = ("cpp_vector_naive", "cpp_flat_native")
+EIGEN_RUNGS = ("cpp_eigen", "cpp_eigen_native")
+HAS_EIGEN = (Path("/usr/include/eigen3") / "Eigen" / "Dense").is_file()
 
 pytestmark = pytest.mark.skipif(shutil.which("c++") is None, reason="no C++ compiler")
 
@@ -59,3 +62,32 @@ def test_without_a_cpp_compiler_the_rung_is_skipped_with_the_fix(cli, tmp_path):
     result = RunSummary.load(tmp_path / "run" / "summary.json").scenario("cpp_vector_naive")
     assert result.status == "skipped", proc.stderr
     assert "fix: point CXX at a C++ compiler" in (result.error or "")
+
+
+@pytest.mark.skipif(not HAS_EIGEN, reason="Eigen's headers: make test installs libeigen3-dev")
+def test_eigens_product_at_default_and_native_flags_is_validated_and_read(cli, tmp_path):
+    """Eigen's own GEMM kernel, built twice from one source: at the distribution's default
+    flags its hot loop is 128-bit (SSE2) whatever the CPU has; with -march=native it is wider
+    where the CPU has wider vectors."""
+    from overhead_tui.kit.cbuild import cpu_flags
+    from overhead_tui.worker.compiled_rung import generated_code
+
+    proc = cli("run", *(a for n in EIGEN_RUNGS for a in ("--scenario", n)), *FAST,
+               "--out", tmp_path / "run")  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    summary = RunSummary.load(tmp_path / "run" / "summary.json")
+    assert all(summary.scenario(n).status == "ok" for n in EIGEN_RUNGS)
+    default, native = (generated_code(_module(n), "float64") for n in EIGEN_RUNGS)
+    assert default is not None and default.width_bits == 128 and not default.fma_instructions
+    assert native is not None
+    if "avx2" in cpu_flags():
+        assert native.width_bits >= 256 and native.fma_instructions
+
+
+def test_without_eigens_headers_the_rung_is_skipped_with_the_install_line(monkeypatch, tmp_path):
+    from overhead_tui.api import Unavailable
+
+    module = _module("cpp_eigen")
+    monkeypatch.setattr(module, "EIGEN", str(tmp_path / "no-eigen"))
+    with pytest.raises(Unavailable, match="apt-get install libeigen3-dev"):
+        module.setup(None, None)
