@@ -6,7 +6,7 @@ A rung carrying ``interpreter_dispatch`` runs in ``plan.EVAL_LOOP_PROCESSES`` wo
 after the other when the probes run, its samples shared among them and pooled
 (:func:`~overhead_tui.engine.plan.worker_repeats`); the first alone counts events.
 
-Each scenario runs in ``python -m overhead_tui.worker.main`` started with fork+exec in a new
+Each scenario runs in ``python -m overhead_tui.worker`` started with fork+exec in a new
 session (its own process group), so a hang is ended by killing the whole group, a crash kills
 only that worker, and a terminal Ctrl-C reaches only the parent, which then stops the worker.
 Every worker message is appended to the run's ``log.jsonl`` as it arrives, and ``summary.json``

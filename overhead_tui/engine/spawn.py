@@ -148,7 +148,8 @@ class RunControl:
 
 
 def worker_command(python: str, task: WorkerTask) -> list[str]:
-    """The argv of a worker for ``task`` (see ``worker.main``)."""
+    """The argv of a worker for ``task``: ``python -m overhead_tui.worker TASK_JSON``
+    (``worker.__main__``, which runs ``worker.main.main``)."""
     return [python, "-m", "overhead_tui.worker", task.to_json()]
 
 

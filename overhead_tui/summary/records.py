@@ -1,4 +1,4 @@
-"""The profile summary: the one contract between the engine, the app and the exporters.
+"""The run summary: the one contract between the engine, the app and the exporters.
 
 A run produces a :class:`RunSummary`; every screen and every export is derived from it.  It is
 saved as versioned JSON (``summary.json``) and validated against ``summary.schema.json`` (shipped

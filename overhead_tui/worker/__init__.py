@@ -7,8 +7,9 @@ C rungs and probes) and only ``overhead_tui.worker``, ``overhead_tui.summary`` a
 ``overhead_tui.errors`` of the tool itself — ``tests/unit/test_architecture.py`` enforces it.
 
 ``main`` is the worker's entry (its modes: run, probe, profile, callgrind); ``protocol`` the
-task and every message; ``timing``, ``validate``, ``inputs``, ``cpu_time`` what a rung's
-worker does; ``counting/`` the exact bytecode events; ``probing``, ``simd``, ``chains`` and
-``cbuild`` the helpers scenario and probe files use (through ``overhead_tui.api``);
-``folders`` where builds and caches go.
+task and every message; ``validate``, ``inputs``, ``cpu_time``, ``process`` what a rung's
+worker does; ``compiled_rung``, ``hotloop`` and ``loop_nest`` what a compiled rung's code does
+per iteration; ``counting/`` the exact bytecode events and the sites of C work.  The helpers
+scenario and probe files use (``probing``, ``simd``, ``chains``, ``cbuild``, ``folders``) live
+in ``overhead_tui.kit``, reached through ``overhead_tui.api``.
 """

@@ -127,7 +127,7 @@ ErrorCause = Literal[
 
 @dataclass(frozen=True)
 class WorkerTask:
-    """What one worker does: the argument of ``python -m overhead_tui.worker.main``."""
+    """What one worker does: the argument of ``python -m overhead_tui.worker``."""
 
     mode: WorkerMode
     name: str
