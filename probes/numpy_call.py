@@ -19,7 +19,9 @@ so its per-element rate is measured in every cache level and in memory.  Per kin
 cost of a call (``KIND_call_ns``, the intercept of a + b·E over the sizes with E ≤ 4096), the
 sizes (``KIND_elements``) and the time per element beyond the fixed cost at each
 (``KIND_ns_per_element``); ``view_ns`` is one index returning a view (``b[k]``) and
-``scalar_operand_ns`` what a scalar operand adds to a ufunc call (``x * a[i, k]``).  All
+``scalar_operand_ns`` what a scalar operand adds to a ufunc call (``x * a[i, k]``), and
+``inner_loop_ns`` one more start of a ufunc's inner loop (a product over short rows numpy
+cannot join, against the same elements contiguous).  All
 float64; an operation at another precision is priced by its bytes.
 """
 
@@ -128,6 +130,7 @@ def _rates(ctx):
             max((t - fixed) / e, 0.0) if e > FIXED_COST_ELEMENTS else float(max(slope, 0.0))
             for e, t in times
         ]
+    details["inner_loop_ns"] = _inner_loop_ns(quick)
     x = np.full(16, 1.5)
     details["scalar_operand_ns"] = max(
         0.0,
@@ -135,6 +138,23 @@ def _rates(ctx):
         - _median(quick.time(np.multiply, x, x)) * 1e9,
     )
     return details
+
+
+INNER_ROWS, INNER_LENGTH = 1024, 8
+"""``inner_loop_ns``: a product over 1,024 rows of 8 elements that numpy cannot join into one
+loop (every row a slice of a 16-wide row) against the same 8,192 elements contiguous: all of it
+in L2 on the corpus' cores."""
+
+
+def _inner_loop_ns(quick):
+    """ns one more start of a ufunc's inner loop costs (numpy's iterator stepping to the next
+    row and calling the loop again): (rows − contiguous) / rows; never below 0."""
+    wide = np.full((INNER_ROWS, 2 * INNER_LENGTH), 1.5)
+    rows, out = wide[:, :INNER_LENGTH], np.empty((INNER_ROWS, INNER_LENGTH))
+    flat, flat_out = np.full(INNER_ROWS * INNER_LENGTH, 1.5), np.empty(INNER_ROWS * INNER_LENGTH)
+    split = _median(quick.time(np.multiply, rows, rows, out)) * 1e9
+    joined = _median(quick.time(np.multiply, flat, flat, flat_out)) * 1e9
+    return max(0.0, (split - joined) / INNER_ROWS)
 
 
 def _median(values):

@@ -36,6 +36,10 @@ from overhead_tui.summary.breakdown import BreakdownRow
 from overhead_tui.summary.measured import NumpyOperations
 from overhead_tui.summary.vocabulary import GENERIC_OPS
 
+INNER_LOOP_UNIT = "ns/restart of numpy's inner loop"
+"""The unit of the rows pricing the restarts of numpy's inner loop (the ``numpy_call`` probe's
+``inner_loop_ns``): part of the element loop, kept beside the sites' own timings."""
+
 
 def numpy_rows(
     operations: list[NumpyOperations], rates: dict[str, NumpyRate]
@@ -52,6 +56,18 @@ def numpy_rows(
         if op.kind == "blas" or not op.calls_per_fma:
             continue
         rate = rates.get(op.kind)
+        if op.kind == "inner_loops":  # restarts of numpy's inner loop, where the probe has one
+            if rate is not None:
+                rows.append(
+                    ranged_row(
+                        "library_layers",
+                        op.calls_per_fma,
+                        rate.call_ns,
+                        f"{INNER_LOOP_UNIT}: {op.operation} (short rows)",
+                        rate.call_interval,
+                    )
+                )
+            continue
         if rate is None:
             return None
         what = f"{op.operation} ({op.kind.replace('_', ' ')})"
@@ -102,7 +118,8 @@ def numpy_loop_rows(
     it pays at its own size beyond the nearest cache), without its fixed cost per call: that
     is timed at the kernel's own arguments (``analysis.sites``)."""
     rows = numpy_rows(operations, rates) or []
-    return [r for r in rows if r.layer in ("simd_compute", "memory")]
+    kept = ("simd_compute", "memory")
+    return [r for r in rows if r.layer in kept or r.unit.startswith(INNER_LOOP_UNIT)]
 
 
 def numpy_scalar_rows(

@@ -204,6 +204,7 @@ def numpy_rates(probes: Probes) -> dict[str, NumpyRate]:
         ("view", "view_ns"),
         ("scalar_operand", "scalar_operand_ns"),
         ("scalar_store", "scalar_store_ns"),
+        ("inner_loops", "inner_loop_ns"),
     )
     for kind, key in fixed_kinds:
         if (found := fixed(key)) is not None:

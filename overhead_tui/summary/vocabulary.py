@@ -98,6 +98,7 @@ NUMPY_KINDS: tuple[str, ...] = (
     "scalar_index",
     "scalar_store",
     "scalar_operand",
+    "inner_loops",
     "blas",
     "other",
 )

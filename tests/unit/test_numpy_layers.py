@@ -280,3 +280,39 @@ def test_a_numpy_function_of_no_kind_is_looked_into_or_counted_by_its_result():
     }
     found = census(lambda x: np.outer(x[0], x[1]), (a,))
     assert found[("other", "outer", 16.0)] == 1
+
+
+def _broadcast_then_sum(a, b):
+    return (a[:, :, np.newaxis] * b[np.newaxis, :, :]).sum(axis=1)
+
+
+def test_the_restarts_of_numpys_inner_loop_are_counted_and_priced():
+    """A broadcast over rows of n and a sum over the middle axis each run n² inner loops of n
+    elements (np.nditer's external loop): n² − 1 restarts each; a contiguous product runs one
+    loop.  Each restart is priced at the probe's inner_loop_ns, in the element loop's rows."""
+    a, b = np.ones((4, 4)), np.ones((4, 4))
+    found = census(_broadcast_then_sum, (a, b))
+    assert found[("inner_loops", "multiply", 0.0)] == 15
+    assert found[("inner_loops", "add.reduce", 0.0)] == 15
+    assert not any(k[0] == "inner_loops" for k in census(lambda x, y: x * y, (a, b)))
+    from overhead_tui.analysis.numpy_layers import numpy_loop_rows
+
+    rates = {"inner_loops": NumpyRate(15.0, (14.0, 16.0))}
+    ops = [NumpyOperations("inner_loops", "multiply", 0.25, 0.0)]
+    (row,) = numpy_loop_rows(ops, rates)
+    assert row.layer == "library_layers" and row.ns_per_fma == pytest.approx(0.25 * 15.0)
+    assert numpy_loop_rows(ops, {}) == []  # older probes: no price, and no fallback either
+
+
+def test_the_probe_measures_a_restart_of_the_inner_loop():
+    import importlib.util
+
+    from overhead_tui.api import ProbeContext
+    from overhead_tui.plugins.probes import discover_probes
+
+    path = {p.name: p for p in discover_probes()}["numpy_call"].path
+    spec = importlib.util.spec_from_file_location("numpy_call_probe", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    value = module._inner_loop_ns(ProbeContext(repeats=3, min_sample_s=0.002))
+    assert np.isfinite(value) and value >= 0.0

@@ -31,6 +31,9 @@ Kinds (:data:`KINDS`, what the ``numpy_call`` probe measures one of each of):
 * ``dot``: a product of two vectors (``np.dot(x, y)``, ``x @ y``): n multiply-adds.
 * ``gemv``: a product of a vector and a matrix (``x @ M``): the matrix's size.
 * ``blas``: ``matmul``/``dot``/``@`` of matrices, priced at the dense kernel (multiply-adds).
+* ``inner_loops``: each time a ufunc call or reduction starts its inner loop again beyond
+  the first (``np.nditer``'s external loop: a broadcast over rows of n restarts it every n
+  elements), counted as that many "calls" of no elements.
 * ``other``: anything else (``ufunc.at``, ``accumulate``, other functions): counted, not priced.
   A numpy function of no kind of its own is looked into first (its Python implementation runs
   on the census arrays: ``np.sum`` is the reduction it makes); one that made no operation on
@@ -169,6 +172,32 @@ def _ufunc_kind(
     return "other", _size(shapes[0]) if shapes else 0
 
 
+def _inner_loops(ufunc_method: str, inputs: tuple[Any, ...], kwargs: dict[str, Any]) -> int:
+    """How many times numpy starts its inner loop in one ufunc call: the elements over the
+    length of the loop its iterator runs innermost (``np.nditer``'s external loop over the
+    array operands: a broadcast ``A[:, :, None] * B[None]`` runs rows of n, a contiguous
+    product one loop); for a reduction, one loop per run of the axes after the reduced one.
+    1 where it cannot tell."""
+    arrays = [x.view(np.ndarray) for x in inputs if isinstance(x, np.ndarray)]
+    if not arrays:
+        return 1
+    try:
+        if ufunc_method == "reduce":
+            shape = arrays[0].shape
+            axis = kwargs.get("axis", 0)
+            if not shape or not isinstance(axis, int):
+                return 1
+            run = math.prod(shape[axis % len(shape) + 1 :]) or shape[-1]
+            return max(1, _size(shape) // max(1, run))
+        it = np.nditer(arrays, flags=["external_loop", "refs_ok", "zerosize_ok"],
+                       op_flags=[["readonly"]] * len(arrays))  # fmt: skip
+        first = next(iter(it))
+        inner = (first[0] if isinstance(first, tuple) else first).shape[0]
+        return max(1, _size(it.shape) // max(1, inner))
+    except (ValueError, TypeError, StopIteration):
+        return 1
+
+
 class _Census(np.ndarray):
     """An ndarray view that records the numpy operations made on it (module docstring)."""
 
@@ -183,6 +212,10 @@ class _Census(np.ndarray):
                 recorder.calls[(kind, name, float(elements) * _itemsize(*inputs))] += 1
                 if method == "__call__" and not all(isinstance(x, np.ndarray) for x in inputs):
                     recorder.calls[("scalar_operand", name, 0.0)] += 1
+                if method in ("__call__", "reduce") and kind != "blas":
+                    restarts = _inner_loops(method, inputs, kwargs) - 1
+                    if restarts > 0:  # each beyond the first: counted as one "call"
+                        recorder.calls[("inner_loops", name, 0.0)] += restarts
             result = getattr(ufunc, method)(*_plain(inputs), **_plain(kwargs))
         finally:
             if recorder is not None:
