@@ -120,7 +120,10 @@ class RungPlan:
 def rung_plan(spec: ScenarioSpec, settings: Settings, n: int) -> RungPlan:
     """The plan of ``spec``'s rung at order ``n`` under ``settings``."""
     if settings.dtype not in spec.dtypes:
-        why = f"does not support {settings.dtype} (supports {', '.join(spec.dtypes)})"
+        why = (
+            f"does not support {settings.dtype} (supports {', '.join(spec.dtypes)}; "
+            f"run it with --dtype {spec.dtypes[0]})"
+        )
         return RungPlan(spec.name, n, (), skip=why)
     rectangular = is_rectangular(settings, n)  # A (m×k)·B (k×n); opcode counts assume n³
     if rectangular and not spec.shapes:

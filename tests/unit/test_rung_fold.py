@@ -75,3 +75,17 @@ def test_a_plan_lists_its_worker_tasks_or_why_it_does_not_run():
     blas = rung_plan(_spec("numpy_matmul"), Settings(m=4, k=8, repeats=5), 16)
     (task,) = blas.workers  # one worker: not compared with the eval-loop probes
     assert (task.m, task.k, task.n, task.count) == (4, 8, 16, False)  # no counts off n³
+
+
+def test_a_rung_skipped_for_its_dtype_says_which_dtype_to_choose():
+    """c_amx_tiles in the float64 ladder said only "does not support float64"."""
+    from overhead_tui.engine.plan import rung_plan
+    from overhead_tui.plugins.scenarios import discover, select
+    from overhead_tui.summary.records import Settings
+
+    (spec,) = select(discover(), ["c_amx_tiles"])
+    plan = rung_plan(spec, Settings(dtype="float64"), 64)
+    assert (
+        plan.skip
+        == "does not support float64 (supports bfloat16, int8; run it with --dtype bfloat16)"
+    )
