@@ -12,7 +12,9 @@ accumulator), none of them a rung's own loop, and fits by least squares
 
     ns per trip = dispatches × d + floats × f + list loads × l
 
-with every count exact (``ctx.count``).  ``value`` is d; details ``float_ns`` (f),
+with every count exact (``ctx.count``), the ten timed round-robin (``ProbeContext.time_many``:
+a round times each loop once, so a shared host's drift hits every loop of a round alike).
+``value`` is d; details ``float_ns`` (f),
 ``load_ns`` (l), ``fit_error`` (the largest |fitted / timed − 1| of the ten) and
 ``leave_one_out_error`` (the largest error predicting each loop from a fit of the other
 nine: how well the three costs carry to a loop they were not fitted on).  Each sample is the
@@ -107,12 +109,11 @@ def measure(ctx):
     a = [[rng.random() for _ in range(ORDER)] for _ in range(ORDER)]
     b = [[rng.random() for _ in range(ORDER)] for _ in range(ORDER)]
     args = (a, b, 1.5, 0.999)
-    counts, rounds = [], []
-    for body in BODIES.values():
-        loop = _loop(body)
-        counts.append(_per_trip(ctx, loop, args))
-        trips = REPS * ORDER
-        rounds.append([t / trips * 1e9 for t in ctx.time(loop, REPS, *args)])
+    loops = [_loop(body) for body in BODIES.values()]
+    counts = [_per_trip(ctx, loop, args) for loop in loops]
+    trips = REPS * ORDER
+    # round-robin: each round times every loop once, so all ten see the same moment's speed
+    rounds = [[t / trips * 1e9 for t in times] for times in ctx.time_many(loops, REPS, *args)]
     fastest = [min(r) for r in rounds]
     (dispatch, floats, loads), fit_error, left_out = fit(counts, fastest)
     samples = [fit(counts, [r[i] for r in rounds])[0][0] for i in range(len(rounds[0]))]

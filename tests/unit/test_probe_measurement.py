@@ -13,3 +13,27 @@ def test_the_old_dict_gives_the_same_record_its_value_the_estimate():
     assert record == ProbeMeasurement([3.0, 1.0, 2.0], {"dispatches_per_trip": 4.0}, 1.5)
     assert record.median == 2.0
     assert ProbeMeasurement.from_dict({"samples": [1.0]}).estimate is None
+
+
+def test_several_functions_are_timed_round_robin_so_drift_hits_them_alike():
+    """``time_many``: after each function's calibration, every round times each function
+    once, in order; a drift (here a clock that slows down with every call) then shows in
+    every function's rounds alike instead of in whichever was timed last."""
+    from overhead_tui.kit.probing import ProbeContext
+
+    calls: list[str] = []
+    clock = iter(range(0, 10**12, 10**6))  # 1 ms per reading: calibration ends at once
+
+    def timer() -> int:
+        return next(clock)
+
+    def named(name):
+        return lambda *args: calls.append(name)
+
+    ctx = ProbeContext(repeats=3, min_sample_s=0.0, timer=timer)
+    times = ctx.time_many([named("a"), named("b"), named("c")])
+    assert [len(t) for t in times] == [3, 3, 3]
+    timed = calls[-9:]  # the three rounds after the calibrations
+    assert timed == ["a", "b", "c"] * 3
+    pairs = ctx.time_pair(named("x"), named("y"))
+    assert len(pairs) == 3 and calls[-6:] == ["x", "y"] * 3
