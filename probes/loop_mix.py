@@ -13,7 +13,8 @@ accumulator), none of them a rung's own loop, and fits by least squares
     ns per trip = dispatches × d + floats × f + list loads × l
 
 with every count exact (``ctx.count``), the ten timed round-robin (``ProbeContext.time_many``:
-a round times each loop once, so a shared host's drift hits every loop of a round alike).
+a round times each loop once, so a shared host's drift hits every loop of a round alike; the
+dispatch probe's reference loop runs in the same rounds: ``reference_dispatch_ns``).
 ``value`` is d; details ``float_ns`` (f),
 ``load_ns`` (l), ``fit_error`` (the largest |fitted / timed − 1| of the ten) and
 ``leave_one_out_error`` (the largest error predicting each loop from a fit of the other
@@ -34,7 +35,7 @@ from itertools import repeat
 
 import numpy as np
 
-from overhead_tui.api import ProbeMeasurement
+from overhead_tui.api import ProbeMeasurement, baseline_loop
 
 NAME = "loop_mix"
 TITLE = "interpreted unit costs fitted over loops of the rungs' shape"
@@ -59,6 +60,10 @@ BODIES = {
 }
 """Loop bodies: each varies the mix of dispatches, floats and list loads."""
 LIST_LOADS = frozenset({"BINARY_SUBSCR_LIST_INT"})
+REFERENCE_TRIPS = 20_000
+"""Trips of the dispatch probe's reference loop timed in each round beside the ten (about the
+time of one loop's sample): ``reference_dispatch_ns`` is its speed in the same rounds, which
+the model brings the three costs to the dispatch probe's speed with."""
 TEMPLATE = """
 def loop(reps, a, b, x, z):
     i = 1
@@ -112,12 +117,25 @@ def measure(ctx):
     loops = [_loop(body) for body in BODIES.values()]
     counts = [_per_trip(ctx, loop, args) for loop in loops]
     trips = REPS * ORDER
-    # round-robin: each round times every loop once, so all ten see the same moment's speed
-    rounds = [[t / trips * 1e9 for t in times] for times in ctx.time_many(loops, REPS, *args)]
+    reference_dispatches = (
+        ctx.count(baseline_loop, 2000, 1.5, 2.5).dispatches
+        - ctx.count(baseline_loop, 1000, 1.5, 2.5).dispatches
+    ) / 1000
+
+    def reference(reps, a, b, x, z):  # the dispatch probe's loop, in the same rounds
+        return baseline_loop(REFERENCE_TRIPS, 1.5, 2.5)
+
+    # round-robin: each round times every loop once, and the reference loop beside them, so
+    # all see the same moment's speed
+    *timed, reference_times = ctx.time_many([*loops, reference], REPS, *args)
+    rounds = [[t / trips * 1e9 for t in times] for times in timed]
     fastest = [min(r) for r in rounds]
     (dispatch, floats, loads), fit_error, left_out = fit(counts, fastest)
     samples = [fit(counts, [r[i] for r in rounds])[0][0] for i in range(len(rounds[0]))]
+    per_dispatch = sorted(t / (REFERENCE_TRIPS * reference_dispatches) * 1e9
+                          for t in reference_times)  # fmt: skip
     details = {
+        "reference_dispatch_ns": per_dispatch[len(per_dispatch) // 2],
         "float_ns": floats,
         "load_ns": loads,
         "fit_error": fit_error,

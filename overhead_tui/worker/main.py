@@ -399,8 +399,9 @@ def run_probe(task: WorkerTask, channel: _Channel) -> int:
         measured = ProbeMeasurement.from_dict(measured)
     samples = [float(x) for x in measured.samples]
     details = dict(measured.details)
-    if reference:  # the reference loop right before and after: the speed of the moment
-        details["reference_dispatch_ns"] = statistics.median(reference)
+    if reference:  # the reference loop right before and after: the speed of the moment,
+        # unless the probe timed it among its own loops (loop_mix: in the same rounds)
+        details.setdefault("reference_dispatch_ns", statistics.median(reference))
     estimate = measured.estimate
     value = float(estimate if estimate is not None else statistics.median(samples))
     if len(samples) >= 2:

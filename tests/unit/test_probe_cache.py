@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 import time
 
 import pytest
@@ -186,3 +187,19 @@ def test_a_peak_whose_all_cores_run_came_out_below_one_core_is_flagged():
     assert [name for name, _, _ in all_below_one(probes)] == ["amx_int8"]
     (warning,) = [w for w in probe_load_warnings(probes) if "all cores computed slower" in w]
     assert "amx_int8 (5120 < 6534 GFLOP/s)" in warning and "probes --refresh" in warning
+
+
+def test_a_probe_that_timed_the_reference_loop_among_its_own_keeps_that_speed(tmp_path):
+    """loop_mix times the dispatch probe's reference loop in the same rounds as its ten loops;
+    the worker's own reference timing (before and after the probe) does not replace it."""
+    from overhead_tui.plugins.probes import discover_probes
+
+    (tmp_path / "own_reference.py").write_text(
+        'NAME = "own_reference"\nTITLE = "t"\nUNIT = "ns/dispatch"\n'
+        'LAYER = "interpreter_dispatch"\n\n\ndef measure(ctx):\n'
+        '    return {"samples": [1.0, 1.0], "details": {"reference_dispatch_ns": 123.0}}\n'
+    )
+    (spec,) = [s for s in discover_probes(tmp_path) if s.name == "own_reference"]
+    result = probe_runs.measure_probe(spec, sys.executable, processes=1, repeats=2)
+    assert result.error is None, result.error
+    assert result.details["reference_dispatch_ns"] == 123.0
