@@ -23,6 +23,7 @@ from overhead_tui.errors import UsageError
 from overhead_tui.plugins.scenarios import ScenarioSpec, select
 from overhead_tui.present.live import LiveLadder
 from overhead_tui.summary.records import Settings
+from overhead_tui.tui.screens.ladder import LadderScreen
 from overhead_tui.tui.screens.modals import (
     InterpretersDialog,
     InterpretersRequest,
@@ -68,10 +69,9 @@ class SweepActions(App[None]):
             self.settings, repeats=SWEEP_REPEATS, min_sample_s=SWEEP_MIN_SAMPLE_S, size=None
         )
         self.sweep = SizeSweep(specs, request.sizes, request.budget_s, settings, run_dir)
-        self.notify(
-            f"Sweeping {', '.join(names)} at n = {', '.join(map(str, request.sizes))} within "
-            f"{request.budget_s:g} s; the Sweep screen opens when it ends (q stops it).",
-            timeout=8,
+        self._show_activity(
+            f"size sweep: {', '.join(names)} at n = {', '.join(map(str, request.sizes))} "
+            f"within {request.budget_s:g} s; its screen opens when it ends (q stops it)"
         )
         self._drive_sweep(self.sweep)
 
@@ -82,18 +82,29 @@ class SweepActions(App[None]):
         from overhead_tui.sweeps.budgeted import PointMeasured
 
         worker = get_current_worker()
+        measured = 0
         for event in sweep.events():
             if worker.is_cancelled:
                 sweep.cancel()
-            if isinstance(event, PointMeasured):
-                point = event.point
+            if isinstance(event, PointMeasured):  # on the ladder's status line, not a toast
+                point, measured = event.point, measured + 1
                 speed = f"{point.gflops:.3g} GFLOP/s" if point.gflops else point.status
-                text = f"sweep: {point.scenario} n={getattr(point, 'n', '?')}: {speed}"
-                self.call_from_thread(self.notify, text, timeout=3)
+                text = (
+                    f"size sweep: {measured} point(s) so far, the last {point.scenario} "
+                    f"n={getattr(point, 'n', '?')}: {speed} (q stops it)"
+                )
+                self.call_from_thread(self._show_activity, text)
         self.call_from_thread(self._swept, sweep)
+
+    def _show_activity(self, text: str | None) -> None:
+        """The sweep's progress on the ladder's status line (None: it is over)."""
+        for screen in self.screen_stack:
+            if isinstance(screen, LadderScreen):
+                screen.show_activity(text)
 
     def _swept(self, sweep: Any) -> None:
         self.sweep = None
+        self._show_activity(None)
         if sweep.cancelled:
             self.notify(f"Sweep stopped; saved in {sweep.summary.run_dir}", timeout=8)
         self.push_screen(SweepScreen(sweep.summary))

@@ -386,7 +386,17 @@ async def test_a_size_sweep_starts_from_the_app_and_opens_its_screen(tmp_path):
         sizes.value = "8,16"
         app.screen.query_one("#budget").value = "20"
         await pilot.press("enter")  # submits from the field
-        await _wait(pilot, lambda: type(app.screen).__name__ == "SweepScreen", "the sweep's end")
+        # while it runs: the ladder's status line says so (not the last run's end), no toasts
+        shown: list[str] = []
+
+        def status() -> str:
+            if isinstance(app.screen, LadderScreen):
+                shown.append(str(app.screen.query_one("#current").render()))
+            return type(app.screen).__name__
+
+        await _wait(pilot, lambda: status() == "SweepScreen", "the sweep's end")
+        assert any(text.startswith("size sweep: ") for text in shown), shown
+        assert not app._notifications, [n.message for n in app._notifications]
         record = app.screen.summary.sweep
         assert record.sizes == [8, 16]
         assert {(p.scenario, p.n, p.status) for p in record.points} == {
@@ -397,6 +407,7 @@ async def test_a_size_sweep_starts_from_the_app_and_opens_its_screen(tmp_path):
         assert (tmp_path / next(tmp_path.iterdir()).name / "summary.json").exists()
         await pilot.press("escape")  # back to the ladder before the app closes
         await _wait(pilot, lambda: type(app.screen).__name__ == "LadderScreen", "going back")
+        assert not str(app.screen.query_one("#current").render()).startswith("size sweep")
 
 
 async def test_export_never_overwrites_files_in_a_folder_of_the_user_s(tmp_path):

@@ -54,6 +54,7 @@ class LadderScreen(BaseScreen):
         self.ladder = ladder
         self.clock = clock
         self._was_quiet = False
+        self._activity: str | None = None
 
     def compose_body(self) -> ComposeResult:
         yield Static(id="machine")
@@ -153,13 +154,22 @@ class LadderScreen(BaseScreen):
         # a class, not ``display``: an inline style would beat the "terminal too small" rule
         self.query_one("#legend", LayerLegend).set_class(not has_layers, "-no-layers")
 
+    def show_activity(self, text: str | None) -> None:
+        """What runs instead of a ladder (a size sweep), on the status line in place of the
+        last run's end; None when it is over.  The bar then shows no run's progress."""
+        self._activity = text
+        self._update_progress()
+
     def _update_progress(self) -> None:
         """The progress bar, what runs now, and the elapsed time."""
         ladder = self.ladder
         bar = self.query_one(ProgressBar)
-        bar.update(progress=round(ladder.fraction_done * 100))
+        activity = self._activity
+        bar.update(progress=0 if activity else round(ladder.fraction_done * 100))
         current = ladder.current
-        if current is not None:
+        if activity:
+            text = activity
+        elif current is not None:
             text = f"{current.result.name}: {current.state}"
         elif ladder.running and ladder.probe is not None:
             text = probe_progress(ladder.probe)
