@@ -3,6 +3,7 @@ profiler backends), as text."""
 
 from __future__ import annotations
 
+from overhead_tui.analysis.roofline import roofline
 from overhead_tui.analysis.span import span
 from overhead_tui.plugins.scenarios import ScenarioSpec
 from overhead_tui.present.error_text import headline
@@ -18,6 +19,8 @@ from overhead_tui.present.span_text import span_text
 from overhead_tui.present.sweep_rows import point_cell, sweep_rows
 from overhead_tui.profilers.capabilities import Capability
 from overhead_tui.summary.records import RunSummary
+from overhead_tui.summary.units import fmt_gflops
+from overhead_tui.summary.vocabulary import rate_unit
 
 
 def render_table(summary: RunSummary) -> str:
@@ -42,6 +45,7 @@ def render_table(summary: RunSummary) -> str:
         lines.append(f"  ({note})")
     if (line := span_text(span(summary))) is not None:
         lines.append(f"  {line}")
+    lines += [f"  {line}" for line in peak_lines(summary)]
     for warning in summary.machine.limit_warnings or ():
         lines.append(f"  machine: ! {warning}")
     return "\n".join(lines)
@@ -102,3 +106,19 @@ def capability_lines(capabilities: list[Capability]) -> list[str]:
             lines.append(f"{cap.name:<10} unavailable  {cap.version or '':<10} {cap.reason}")
             lines.append(f"{'':<10} fix: {cap.fix}")
     return lines
+
+
+def peak_lines(summary: RunSummary) -> list[str]:
+    """For a lower-precision run, each measured rung against its own family's roof (the
+    roofline's attainable figure: ``vdpbf16ps`` against AVX-512 BF16, AMX tiles against AMX):
+    ``c_amx_tiles: 15.6 % of its roof (3,480 GFLOP/s, precision_peak)``; none for float64 and
+    float32, whose × dense says it."""
+    if summary.settings.dtype in ("float64", "float32"):
+        return []
+    unit = rate_unit(summary.settings.dtype)
+    return [
+        f"{p.name}: {p.of_attainable:.1%} of its roof ({fmt_gflops(p.attainable)} {unit}, "
+        "precision_peak)"
+        for p in roofline(summary).points
+        if p.of_attainable is not None and p.attainable is not None
+    ]

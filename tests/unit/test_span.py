@@ -39,3 +39,16 @@ def test_without_lower_precisions_the_engine_is_the_float64_peak_and_int8_only_a
     assert span(summary).python.what == "python_hoisted"  # the next rung of pure Python
     summary.scenarios = [r for r in summary.scenarios if r.name.startswith("numpy")]
     assert span(summary).python is None and span_text(span(summary)) is None
+
+
+def test_a_lower_precision_table_gives_each_rung_its_share_of_its_own_roof():
+    """The CLI's bfloat16 table had no "% of peak": each rung now against its own family's
+    roof (the Xeon's recorded bfloat16 ladder); a float64 table keeps × dense instead."""
+    from overhead_tui.present.tables import peak_lines, render_table
+
+    summary = fixture_summary(FIXTURES / "intel-amx-bfloat16.summary.json")
+    lines = peak_lines(summary)
+    assert "c_avx512_dot: 94.6% of its roof (116 GFLOP/s, precision_peak)" in lines
+    assert any(line.startswith("c_amx_tiles: 15.6% of its roof (3,480") for line in lines)
+    assert "c_amx_tiles: 15.6% of its roof" in render_table(summary)
+    assert peak_lines(fixture_summary(RECORDED_SUMMARY)) == []
