@@ -5,7 +5,9 @@ instruction's operands (the symbolic walks the counter uses to find created floa
 
 from __future__ import annotations
 
+import bisect
 import dis
+import functools
 import opcode as _opcode
 import sys
 from types import CodeType
@@ -163,6 +165,18 @@ def operand_producers(code: CodeType, offset: int, operands: int = 2) -> list[st
         if not depths or instruction.is_jump_target:
             break
     return found
+
+
+@functools.lru_cache(maxsize=4096)
+def _instruction_starts(code: CodeType) -> tuple[int, ...]:
+    return tuple(i.offset for i in dis.get_instructions(code))
+
+
+def instruction_at(code: CodeType, lasti: int) -> int:
+    """The offset of the instruction a frame's ``f_lasti`` is in (3.11 leaves it on a call's
+    last inline cache entry when the call enters a Python frame)."""
+    starts = _instruction_starts(code)
+    return starts[max(0, bisect.bisect_right(starts, lasti) - 1)] if starts else lasti
 
 
 def adaptive_instructions(code: CodeType) -> list[dis.Instruction]:

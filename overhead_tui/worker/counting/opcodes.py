@@ -47,7 +47,6 @@ where valgrind is available.
 
 from __future__ import annotations
 
-import bisect
 import dis
 import inspect
 import sys
@@ -64,6 +63,7 @@ from overhead_tui.worker.counting.instructions import (
     RUNTIME_SUPERINSTRUCTIONS,
     adaptive_instructions,
     base_opname,
+    instruction_at,
     operand_kind,
     operand_names,
     reuses_operand,
@@ -234,7 +234,6 @@ class _Profile:
         """The sites owning entries, by id."""
         self._c_running: list[FrameType] = []
         self._kernel_seen = False
-        self._starts: dict[CodeType, list[int]] = {}
 
     def __call__(self, frame: FrameType, event: str, arg: Any) -> None:
         sites = self.sites
@@ -265,16 +264,8 @@ class _Profile:
         owner = self.sites.owner if self.sites is not None else None
         if owner is not None:
             self.owners[id(owner)] = owner
-        where = self._instruction_at(parent.f_code, parent.f_lasti)
+        where = instruction_at(parent.f_code, parent.f_lasti)
         self.entries[(id(owner) if owner else 0, parent.f_code, where, running, dunder)] += 1
-
-    def _instruction_at(self, code: CodeType, lasti: int) -> int:
-        """The offset of the instruction ``f_lasti`` is in (3.11 leaves it on a call's last
-        inline cache entry when it enters a Python frame)."""
-        starts = self._starts.get(code)
-        if starts is None:
-            starts = self._starts[code] = [i.offset for i in dis.get_instructions(code)]
-        return starts[max(0, bisect.bisect_right(starts, lasti) - 1)] if starts else lasti
 
 
 def _entries_from_c(profile: _Profile, sequence: _Sequence, tally: _Tally) -> int:

@@ -38,7 +38,6 @@ in the caches, which a kernel streaming larger data does not find.
 from __future__ import annotations
 
 import ast
-import bisect
 import dis
 from collections import Counter
 from collections.abc import Callable
@@ -46,6 +45,7 @@ from dataclasses import dataclass, field
 from types import CodeType, FrameType
 from typing import Any
 
+from overhead_tui.worker.counting.instructions import instruction_at
 from overhead_tui.worker.counting.site_source import Operand, evaluate, operand_nodes, site_node
 
 SITE_OPS = frozenset({"BINARY_OP", "BINARY_SUBSCR", "STORE_SUBSCR", "COMPARE_OP", "CONTAINS_OP",
@@ -190,7 +190,6 @@ class SiteRecorder:
         """The site whose library Python code runs now (its instructions go to it)."""
         self._owner_frame: FrameType | None = None
         self._library: dict[str, bool] = {}
-        self._starts: dict[CodeType, list[int]] = {}
 
     def _site_ops(self, code: CodeType) -> dict[int, tuple[str, str]]:
         found = self._ops.get(code)
@@ -240,15 +239,6 @@ class SiteRecorder:
             site.label = _label(op, argrepr, operands)
         self.sites[(code, offset)] = site
 
-    def _instruction_at(self, code: CodeType, lasti: int) -> int:
-        """The offset of the instruction ``f_lasti`` is in (3.11 leaves it on a call's last
-        inline cache entry when it enters a Python frame)."""
-        starts = self._starts.get(code)
-        if starts is None:
-            starts = [i.offset for i in dis.get_instructions(code)]
-            self._starts[code] = starts
-        return starts[max(0, bisect.bisect_right(starts, lasti) - 1)] if starts else lasti
-
     def library(self, code: CodeType) -> bool:
         """Code of an installed library or the standard library, not the user's."""
         found = self._library.get(code.co_filename)
@@ -273,7 +263,7 @@ class SiteRecorder:
         parent = frame.f_back
         if parent is None:
             return
-        site = self.sites.get((parent.f_code, self._instruction_at(parent.f_code, parent.f_lasti)))
+        site = self.sites.get((parent.f_code, instruction_at(parent.f_code, parent.f_lasti)))
         if site is None:
             return
         if site.operands is not None and self.library(frame.f_code) and not site.reaches_python:
