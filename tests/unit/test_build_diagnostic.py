@@ -26,7 +26,7 @@ cdef int x =
 Traceback (most recent call last):
 Cython.Compiler.Errors.CompileError: {MODULE}.pyx
 """
-MYPYC = f"{MODULE}.py:4: error: Incompatible types in assignment (expression has type \"str\")\n"
+MYPYC = f'{MODULE}.py:4: error: Incompatible types in assignment (expression has type "str")\n'
 GCC = f"{MODULE}.c:120:5: error: 'x' undeclared (first use in this function)\n"
 
 

@@ -4,19 +4,15 @@ CPython, told apart from inlined Python calls, priced by the ``call_overhead`` p
 
 from __future__ import annotations
 
-import json
 import math
-import subprocess
 import sys
 
 import pytest
 
 from overhead_tui.analysis.attribution import interpreted_rows
 from overhead_tui.analysis.unit_costs import UnitCosts
-from overhead_tui.engine.spawn import worker_env
-from overhead_tui.errors import UsageError
-from overhead_tui.interpreters.resolve import resolve_python
 from overhead_tui.summary.measured import EventsPerFma
+from tests.unit.test_counting_versions import run_under
 
 SCRIPT = r"""
 import functools, json, sys
@@ -54,16 +50,7 @@ print(json.dumps(out))
 
 
 def _counts(version: str) -> dict:
-    try:
-        python = resolve_python(version)
-    except UsageError as exc:
-        pytest.skip(f"CPython {version} is not installed here ({exc})")
-    proc = subprocess.run(
-        [python, "-c", SCRIPT], capture_output=True, text=True, timeout=120, check=False,
-        env=worker_env(),
-    )  # fmt: skip
-    assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    return run_under(version, SCRIPT)
 
 
 @pytest.mark.parametrize("version", ["3.11", "3.12", "3.13"])

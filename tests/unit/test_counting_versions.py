@@ -56,12 +56,20 @@ print(json.dumps(out))
 
 
 def _counts(version: str) -> dict:
+    counts = run_under(version, SCRIPT)
+    assert counts["version"] == [int(x) for x in version.split(".")]
+    return counts
+
+
+def run_under(version: str, script: str) -> dict:
+    """The JSON the last line of ``script`` prints, run by CPython ``version`` in a worker's
+    environment (skipped where that version is not installed)."""
     try:
         python = resolve_python(version)
     except UsageError as exc:
         pytest.skip(f"CPython {version} is not installed here ({exc})")
     proc = subprocess.run(
-        [python, "-c", SCRIPT],
+        [python, "-c", script],
         capture_output=True,
         text=True,
         timeout=120,
@@ -69,9 +77,7 @@ def _counts(version: str) -> dict:
         env=worker_env(),
     )
     assert proc.returncode == 0, proc.stderr
-    counts = json.loads(proc.stdout.strip().splitlines()[-1])
-    assert counts["version"] == [int(x) for x in version.split(".")]
-    return counts
+    return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
 def _body_counts(body: list[str]) -> dict[str, float]:
