@@ -25,11 +25,11 @@ from overhead_tui.engine.runner import Runner
 from overhead_tui.errors import EXIT_INTERRUPTED, EXIT_USAGE, UsageError
 from overhead_tui.export import export
 from overhead_tui.plugins.scenarios import ScenarioSpec
+from overhead_tui.present.profile_text import profile_line
 from overhead_tui.present.progress import RunProgress
 from overhead_tui.present.tables import render_table
 from overhead_tui.profilers.profile import profile_scenario
 from overhead_tui.profilers.registry import BACKENDS
-from overhead_tui.summary.profile import ProfileRecord
 from overhead_tui.summary.records import RunSummary
 
 if TYPE_CHECKING:
@@ -130,22 +130,6 @@ def profile_all(
         result.profile = profile
         attach_profile(result, summary)
         progress.note(f"profiled {result.name}: {profile_line(profile)}")
-
-
-def profile_line(profile: ProfileRecord) -> str:
-    """What each backend recorded, in a few words: ``perf ok (interpreter_dispatch 61 %,
-    boxing 12 %), pyspy ok``; a backend that recorded nothing says why."""
-    parts = []
-    for name, part in profile.backends.items():
-        layers = getattr(part, "layers", None) or {}
-        top = sorted(layers.items(), key=lambda kv: -kv[1])[:2]
-        said = f"{name} {part.status}"
-        if top and part.status == "ok":
-            said += " (" + ", ".join(f"{k} {v:.0%}" for k, v in top) + ")"
-        elif part.status != "ok" and isinstance(reason := getattr(part, "reason", None), str):
-            said += f" ({reason})"
-        parts.append(said)
-    return ", ".join(parts) or (profile.error or "nothing recorded")
 
 
 COMMAND = Command("run", HELP, DESCRIPTION, run, (add_options,))
