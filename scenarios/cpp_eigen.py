@@ -4,16 +4,13 @@ and C, ``C.noalias() = A * B``), built as a distribution builds by default: ``-O
 128-bit vectors whatever the CPU has: a layer nobody sees. One thread (no ``-fopenmp``).
 """
 
-from overhead_tui.api import Unavailable, prepare
-
 TITLE = "C++, Eigen's product, default flags (-O2: SSE2)"
 RUNG = 14
 LAYERS = ("simd_compute", "memory")
 DEFAULT_SIZE = 1024
 MAX_SIZE = 4096
 LANGUAGE = "C++"
-NAME = "cpp_eigen"
-EIGEN = "/usr/include/eigen3"
+HEADERS = {"Eigen/Dense": "libeigen3-dev"}
 FLAGS = ["-O2", "-I/usr/include/eigen3", "-DEIGEN_DONT_PARALLELIZE"]
 SOURCE = r"""
 #include <Eigen/Dense>
@@ -27,13 +24,3 @@ extern "C" void matmul(const real_t *a, const real_t *b, real_t *c, int n) {
 }
 """
 
-
-def setup(a, b):
-    from pathlib import Path
-
-    if not (Path(EIGEN) / "Eigen" / "Dense").is_file():
-        raise Unavailable(
-            f"Eigen's headers are not in {EIGEN} (fix: apt-get install libeigen3-dev; "
-            "make test installs it)"
-        )
-    return prepare(NAME, SOURCE, FLAGS, [], a, b, language=LANGUAGE)

@@ -3,16 +3,13 @@ the widest vectors and FMA the CPU has. Beside ``cpp_eigen`` it measures what th
 distribution's default flags cost, with the source unchanged. One thread.
 """
 
-from overhead_tui.api import Unavailable, prepare
-
 TITLE = "C++, Eigen's product, -O3 -march=native"
 RUNG = 16
 LAYERS = ("simd_compute", "memory")
 DEFAULT_SIZE = 1024
 MAX_SIZE = 4096
 LANGUAGE = "C++"
-NAME = "cpp_eigen_native"
-EIGEN = "/usr/include/eigen3"
+HEADERS = {"Eigen/Dense": "libeigen3-dev"}
 FLAGS = ["-O3", "-march=native", "-I/usr/include/eigen3", "-DEIGEN_DONT_PARALLELIZE"]
 SOURCE = r"""
 #include <Eigen/Dense>
@@ -26,13 +23,3 @@ extern "C" void matmul(const real_t *a, const real_t *b, real_t *c, int n) {
 }
 """
 
-
-def setup(a, b):
-    from pathlib import Path
-
-    if not (Path(EIGEN) / "Eigen" / "Dense").is_file():
-        raise Unavailable(
-            f"Eigen's headers are not in {EIGEN} (fix: apt-get install libeigen3-dev; "
-            "make test installs it)"
-        )
-    return prepare(NAME, SOURCE, FLAGS, [], a, b, language=LANGUAGE)

@@ -1,5 +1,6 @@
 """A C rung: a scenario whose kernel is C ``SOURCE`` built with ``FLAGS`` (and ``LINK_FLAGS``);
-a C++ rung is one that declares ``LANGUAGE = "C++"`` besides (its ``matmul`` ``extern "C"``).
+a C++ rung is one that declares ``LANGUAGE = "C++"`` besides (its ``matmul`` ``extern "C"``), and
+a rung that includes a library's headers declares them (``HEADERS``: :func:`missing_headers`).
 
 A scenario file that declares ``SOURCE`` and ``FLAGS`` and defines no ``kernel`` is a C rung
 by its declarations alone: the worker completes it (:func:`complete`) with the ``setup``
@@ -14,11 +15,12 @@ needs another step before the build (a CPU check) defines its own ``setup`` and 
 
 from __future__ import annotations
 
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 from overhead_tui.kit.builds import errors_in_file, record_build, split_legacy
-from overhead_tui.kit.cbuild import build, pointers
+from overhead_tui.kit.cbuild import Unavailable, build, pointers
 
 PAGE = 4096
 """Bytes of the page C is placed in like A (x86-64 and most aarch64 kernels' base page)."""
@@ -53,6 +55,20 @@ def matmul(lib: Any, pa: Any, pb: Any, pc: Any, c: Any, n: int) -> Any:
     return c
 
 
+def missing_headers(headers: dict[str, str], flags: list[str]) -> None:
+    """Raise ``Unavailable`` with the install line when a header a rung declares
+    (``HEADERS = {"Eigen/Dense": "libeigen3-dev"}``: header → the Debian package that installs
+    it) is in none of its ``-I`` folders, so the rung is skipped, not a compile error."""
+    folders = [Path(f[2:]) for f in flags if f.startswith("-I")]
+    for header, package in headers.items():
+        if not any((folder / header).is_file() for folder in folders):
+            where = ", ".join(map(str, folders)) or "no -I folder"
+            raise Unavailable(
+                f"{header} is not in {where} (fix: apt-get install {package}; "
+                "make test installs it)"
+            )
+
+
 def is_declared(module: ModuleType) -> bool:
     """True when ``module`` is a C rung by its declarations: ``SOURCE`` (str) and ``FLAGS``,
     and no ``kernel`` of its own."""
@@ -70,6 +86,7 @@ def complete(module: ModuleType) -> None:
     source, flags = module.SOURCE, list(module.FLAGS)
     link_flags = list(getattr(module, "LINK_FLAGS", []))
     language = str(getattr(module, "LANGUAGE", "C"))
+    headers = dict(getattr(module, "HEADERS", {}))
     blas_threads = getattr(module, "BLAS_THREADS", None)
     limits: list[Any] = []  # the threadpoolctl limit, kept for the worker's life
 
@@ -78,6 +95,7 @@ def complete(module: ModuleType) -> None:
             from threadpoolctl import threadpool_limits
 
             limits.append(threadpool_limits(limits=blas_threads, user_api="blas"))
+        missing_headers(headers, flags)
         with errors_in_file(module):
             return prepare(module.NAME, source, flags, link_flags, a, b, language=language)
 

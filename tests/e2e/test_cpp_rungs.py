@@ -84,10 +84,14 @@ def test_eigens_product_at_default_and_native_flags_is_validated_and_read(cli, t
         assert native.width_bits >= 256 and native.fma_instructions
 
 
-def test_without_eigens_headers_the_rung_is_skipped_with_the_install_line(monkeypatch, tmp_path):
+def test_without_eigens_headers_the_rung_is_skipped_with_the_install_line(tmp_path):
+    """A rung's declared HEADERS are looked for in its -I folders before the build."""
     from overhead_tui.api import Unavailable
+    from overhead_tui.kit.c_rung import complete
 
     module = _module("cpp_eigen")
-    monkeypatch.setattr(module, "EIGEN", str(tmp_path / "no-eigen"))
+    module.NAME = "cpp_eigen"
+    module.FLAGS = ["-O2", f"-I{tmp_path / 'no-eigen'}"]
+    complete(module)
     with pytest.raises(Unavailable, match="apt-get install libeigen3-dev"):
         module.setup(None, None)
