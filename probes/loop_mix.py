@@ -14,13 +14,18 @@ accumulator), none of them a rung's own loop, and fits by least squares
 
 with every count exact (``ctx.count``), the ten timed round-robin (``ProbeContext.time_many``:
 a round times each loop once, so a shared host's drift hits every loop of a round alike; the
-dispatch probe's reference loop runs in the same rounds: ``reference_dispatch_ns``).
+dispatch probe's reference loop runs in the same rounds: ``reference_dispatch_ns``, the
+median of its rounds).  Each loop's time is read in reference dispatches of its own round (a
+round the host slows, slows its reference alike) and the fit is over each loop's median of
+those ratios, times the median reference: taking each loop's fastest round fitted timings
+from different moments, and under load (2-vCPU Zen 3, 2026-12-07) gave a float 5.0 to 12.3 ns
+from one run to the next.
 ``value`` is d; details ``float_ns`` (f),
 ``load_ns`` (l), ``fit_error`` (the largest |fitted / timed − 1| of the ten) and
 ``leave_one_out_error`` (the largest error predicting each loop from a fit of the other
 nine: how well the three costs carry to a loop they were not fitted on).  Each sample is the
-fit of one round of timings; the value fits each loop's fastest round (as
-``probing.paired_samples`` takes minima).  ``analysis.unit_costs`` uses the three costs for
+fit of one round, at that round's reference speed.
+``analysis.unit_costs`` uses the three costs for
 the interpreted rungs when ``fit_error`` is at most ``MIX_TRUSTED``.
 
 What three costs cannot hold, measured on that Xeon: the fit's residuals are ±8 % — short
@@ -31,6 +36,7 @@ less than accumulated ones, and ``b[k][j]`` (a new row list each trip) 9 % more 
 """
 
 import random
+import statistics
 from itertools import repeat
 
 import numpy as np
@@ -128,14 +134,21 @@ def measure(ctx):
     # round-robin: each round times every loop once, and the reference loop beside them, so
     # all see the same moment's speed
     *timed, reference_times = ctx.time_many([*loops, reference], REPS, *args)
-    rounds = [[t / trips * 1e9 for t in times] for times in timed]
-    fastest = [min(r) for r in rounds]
-    (dispatch, floats, loads), fit_error, left_out = fit(counts, fastest)
-    samples = [fit(counts, [r[i] for r in rounds])[0][0] for i in range(len(rounds[0]))]
-    per_dispatch = sorted(t / (REFERENCE_TRIPS * reference_dispatches) * 1e9
-                          for t in reference_times)  # fmt: skip
+    per_dispatch = [t / (REFERENCE_TRIPS * reference_dispatches) * 1e9 for t in reference_times]
+    # each loop's time in reference dispatches of its own round: a round the host slowed
+    # slows its reference alike; the median over rounds leaves out a round it slowed unevenly
+    relative = [
+        [t / trips * 1e9 / per_dispatch[r] for r, t in enumerate(times)] for times in timed
+    ]
+    reference_ns = statistics.median(per_dispatch)
+    costs, fit_error, left_out = fit(counts, [statistics.median(r) for r in relative])
+    dispatch, floats, loads = (c * reference_ns for c in costs)
+    samples = [
+        fit(counts, [r[i] for r in relative])[0][0] * per_dispatch[i]
+        for i in range(len(per_dispatch))
+    ]
     details = {
-        "reference_dispatch_ns": per_dispatch[len(per_dispatch) // 2],
+        "reference_dispatch_ns": reference_ns,
         "float_ns": floats,
         "load_ns": loads,
         "fit_error": fit_error,

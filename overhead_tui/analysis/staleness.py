@@ -1,9 +1,10 @@
 """Whether a rung's unit costs may no longer describe the machine it was timed on.
 
 A prediction multiplies counts by unit costs the probes measured, often from the cache and
-hours earlier. Three signs that the machine has moved since, each named in
+hours earlier. Four signs that the machine has moved since, each named in
 :func:`probe_doubt`: the probes' age at the run's start, the other processes' load then and
-now, and the rung's own reference dispatch loop (``Scale``) against the dispatch probe's.
+now, the rung's own reference dispatch loop (``Scale``) against the dispatch probe's, and a
+``loop_mix`` fit too poor to price its bytecode.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime
 
+from overhead_tui.analysis.unit_costs import MIX_TRUSTED
 from overhead_tui.machine.load import OTHERS_WARN
 from overhead_tui.summary.probes import ProbeResult
 
@@ -41,6 +43,7 @@ def probe_doubt(
     created: str,
     factor: float | None,
     rung_load: float | None,
+    mix_error: float | None = None,
 ) -> str:
     """Why the probes may not price this rung, as one sentence ("" when nothing says so).
 
@@ -50,6 +53,8 @@ def probe_doubt(
         factor: the rung's reference dispatch over the dispatch probe's (``Scale.factor``),
             or None.
         rung_load: share of all CPUs other processes used while the rung ran, or None.
+        mix_error: the ``loop_mix`` fit's error when this rung's bytecode was priced one
+            event at a time for want of that fit (``unit_costs.MIX_TRUSTED``), else None.
     """
     records = list(probes)
     reasons: list[str] = []
@@ -69,6 +74,11 @@ def probe_doubt(
         reasons.append(
             f"this rung's worker ran the probes' reference loop at {factor:.2f}× their time "
             "(the unit costs are scaled by it)"
+        )
+    if isinstance(mix_error, int | float) and mix_error > MIX_TRUSTED:
+        reasons.append(
+            f"the loop_mix fit missed one of its loops by {mix_error:.0%} (over "
+            f"{MIX_TRUSTED:.0%}), so its bytecode is priced one event at a time"
         )
     if not reasons:
         return ""

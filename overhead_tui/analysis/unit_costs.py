@@ -63,8 +63,11 @@ modules): scaled by the rung's own reference dispatch timing."""
 MIX_TRUSTED = 0.15
 """The ``loop_mix`` probe's three fitted costs replace the one-at-a-time ones when its fit
 predicts each of its ten loops within 15 % (``fit_error``; 0.06–0.11 per process on a 2-vCPU
-Xeon, 2026-12-02, and 0.09–0.21 predicting a loop left out of the fit): beyond that three
-costs do not describe this interpreter's loops, and the one-at-a-time probes are used."""
+Xeon, 2026-12-02, and 0.09–0.21 predicting a loop left out of the fit; 0.075–0.10 on a
+loaded 2-vCPU Zen 3, 2026-12-07, once each loop is read against the reference loop of its
+own round): beyond that three costs do not describe this interpreter's loops, the
+one-at-a-time probes are used, and the rung's breakdown says so
+(``staleness.probe_doubt``)."""
 
 
 UNIT_COST_SOURCES: dict[str, tuple[str, str | None]] = {

@@ -395,7 +395,7 @@ def test_costs_fitted_over_rung_shaped_loops_replace_the_one_at_a_time_ones():
     assert b.explained == pytest.approx(34.5 / 60)
 
 
-def test_the_loop_mix_fit_recovers_known_costs_and_says_how_well_they_carry():
+def _loop_mix_probe():
     import importlib.util
     from pathlib import Path
 
@@ -403,6 +403,11 @@ def test_the_loop_mix_fit_recovers_known_costs_and_says_how_well_they_carry():
     spec = importlib.util.spec_from_file_location("loop_mix", path)
     probe = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(probe)
+    return probe
+
+
+def test_the_loop_mix_fit_recovers_known_costs_and_says_how_well_they_carry():
+    probe = _loop_mix_probe()
     counts = [[6, 0, 0], [12, 0, 0], [6, 1, 0], [9, 2, 0], [8, 0, 2], [13, 1, 4]]
     times = [6 * 1.5, 12 * 1.5, 6 * 1.5 + 4, 9 * 1.5 + 8, 8 * 1.5 + 3.2, 13 * 1.5 + 4 + 6.4]
     costs, fit_error, left_out = probe.fit(counts, times)
@@ -410,6 +415,43 @@ def test_the_loop_mix_fit_recovers_known_costs_and_says_how_well_they_carry():
     times[0] *= 1.2  # one loop that three costs cannot describe
     _, fit_error, left_out = probe.fit(counts, times)
     assert 0.01 < fit_error < left_out
+
+
+def test_loop_mix_reads_each_round_against_its_own_reference_loop():
+    """A host that runs each round at another speed (1.0–1.6× slower), and once stalls one
+    loop 3×: the costs come back exact at the reference's median speed (a fit over each
+    loop's fastest round mixes moments: Zen 3 under load gave a float 5.0 to 12.3 ns)."""
+    from overhead_tui.worker.counting.opcodes import count_events
+
+    probe = _loop_mix_probe()
+    d, f, load, reference_ns = 1.5, 4.0, 0.8, 1.4
+    slow = [1.0, 1.6, 1.2, 1.45, 1.1, 1.3, 1.05]
+
+    class Host:
+        def count(self, fn, *args):
+            return count_events(fn, args)
+
+        def time_many(self, fns, repeats, *args):
+            *loops, _reference = fns
+            times = []
+            for loop in loops:
+                per_trip = probe._per_trip(self, loop, args)
+                ns = per_trip[0] * d + per_trip[1] * f + per_trip[2] * load
+                times.append([ns * probe.REPS * probe.ORDER * 1e-9 * s for s in slow])
+            times[3][2] *= 3  # one loop interrupted once
+            dispatches = (
+                self.count(probe.baseline_loop, 2000, 1.5, 2.5).dispatches
+                - self.count(probe.baseline_loop, 1000, 1.5, 2.5).dispatches
+            ) / 1000
+            trip = probe.REFERENCE_TRIPS * dispatches * reference_ns * 1e-9
+            return [*times, [trip * s for s in slow]]
+
+    measured = probe.measure(Host())
+    median = sorted(slow)[len(slow) // 2]
+    assert measured.details["reference_dispatch_ns"] == pytest.approx(reference_ns * median)
+    assert measured.estimate == pytest.approx(d * median, rel=1e-6)
+    assert measured.details["float_ns"] == pytest.approx(f * median, rel=1e-6)
+    assert measured.details["fit_error"] < 1e-6
 
 
 def test_a_builtin_driven_loop_pays_each_c_call_and_the_float_it_makes():

@@ -39,3 +39,9 @@ def test_a_reference_loop_far_from_the_probe_s_speed_is_named():
 def test_files_without_the_times_raise_no_doubt():
     old = ProbeResult("dispatch", value=10.0)  # absent measured_at and load
     assert probe_doubt([old], "", None, None) == ""
+
+
+def test_a_loop_mix_fit_too_poor_to_price_the_bytecode_is_named():
+    note = probe_doubt([_probe()], CREATED, 1.0, 0.02, mix_error=0.29)
+    assert "loop_mix fit missed one of its loops by 29%" in note
+    assert probe_doubt([_probe()], CREATED, 1.0, 0.02, mix_error=0.08) == ""
