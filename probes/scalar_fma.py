@@ -36,6 +36,15 @@ Details for ``analysis.compiled`` (each interleaved with the clock chain, ns and
   has them) one core sustains on a buffer in L1 (``l1_kernel``): the L1 bound.  Zen 4 does
   2 ymm loads but 1 zmm load per cycle, half a zmm store, and one zmm access of the mix: the
   rate is measured at each width and mix, never scaled from another.
+* ``aliased_load_ns`` and ``page_load_ns``: one of 32 independent loads of a double at
+  the same page offset of 32 pages that are one physical page (``resident_inputs``, the
+  compiled-rung model's L1-resident copies), and one of 32 loads from 32 lines of one page
+  (``ALIAS_SOURCE``).  Their ratio says whether those copies are L1-resident on this CPU:
+  about 1 where the L1 is tagged by physical address, as on Intel's cores; about 4 on
+  Zen 3 (2026-12-07), whose L1 picks a line's way by a tag of the linear address that first
+  brought it in, so each other linear alias of the line refills it from L2 (AMD, *Software
+  Optimization Guide for Family 17h*, 55723, §2.6.2.2, "linear aliasing";
+  ``analysis.compiled.ALIASED_HIT``).
 """
 
 import statistics
@@ -53,6 +62,7 @@ from overhead_tui.api import (
     chain_library,
     chain_steps,
     l1_widths,
+    resident_inputs,
 )
 
 ROWS_SOURCE = r"""
@@ -74,6 +84,24 @@ ROWS, DEPTH, SHORT, LONG = 4, 4, 16, 64
 share one 4 KiB page, B in its first half and C in its second, so no load of B has the low
 12 address bits of a store to C (no 4K aliasing: the probe's time does not depend on where
 the allocator put them)."""
+ALIAS_SOURCE = r"""
+double strided_loads(const double *base, long stride, long repeats) {
+    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    for (long r = 0; r < repeats; r++)
+        for (long q = 0; q < 32; q += 4) {
+            s0 += base[q * stride];
+            s1 += base[(q + 1) * stride];
+            s2 += base[(q + 2) * stride];
+            s3 += base[(q + 3) * stride];
+        }
+    return s0 + s1 + s2 + s3;
+}
+"""
+ALIAS_CDEF = "double strided_loads(const double *, long, long);"
+ALIAS_PAGES = 32
+"""Pages (4 KiB) aliased to one physical page, one load each: within every core's L1 TLB."""
+ALIAS_REPEATS = 50_000
+"""Rounds of the 32 loads per timed call (1.6 M loads, 1–6 ms)."""
 ROWS_FMAS = 1 << 21
 """Multiply-adds of one timed call at either length (about 0.2 ms)."""
 
@@ -160,7 +188,35 @@ def measure(ctx):
             if cycles is not None:
                 details[f"l1_{kind}_per_cycle_{width}"] = 1.0 / cycles
     details.update(_loop_entry(ctx, clock))
+    details.update(_aliased_loads(ctx, clock))
     return ProbeMeasurement(samples, details)
+
+
+def _aliased_loads(ctx, clock):
+    """``aliased_load_ns`` and ``page_load_ns`` (module docstring); none where pages cannot
+    be aliased (not Linux) or the kernel cannot be built."""
+    import numpy as np
+
+    order = int((ALIAS_PAGES * 4096 // 8) ** 0.5)  # n × n doubles: ALIAS_PAGES pages
+    aliased = resident_inputs(order, "float64")
+    try:
+        ffi, lib, _ = build("aliased_loads", ALIAS_SOURCE, ["-O2"], "float64", cdef=ALIAS_CDEF)
+    except Exception:
+        return {}
+    if aliased is None:
+        return {}
+    page = np.zeros(1024)  # 8 KiB: one whole 4 KiB page inside it
+    start = (-page.ctypes.data % 4096) // 8
+    page[start : start + 512] = 1e-3
+    found = {}
+    for key, array, stride in (
+        ("aliased_load_ns", aliased[0].reshape(-1), 512),  # one load a page
+        ("page_load_ns", page[start:], 8),  # one load a line
+    ):
+        pointer = ffi.from_buffer("double[]", array)
+        run = lambda p=pointer, st=stride: lib.strided_loads(p, st, ALIAS_REPEATS)  # noqa: E731
+        found[key], _ = _per_step(ctx, run, ALIAS_REPEATS * ALIAS_PAGES, clock)
+    return found
 
 
 def _loop_entry(ctx, clock):

@@ -44,7 +44,11 @@ allocator put them (``placement``: 512-bit accesses split across two cache lines
 misses; numpy's arrays lie 16 bytes past a cache line, where every 512-bit access spans
 two; measured cases: ``docs/guides/breakdown-and-waterfall.md``).  The memory
 hierarchy's row then starts from the aligned time.  What the in-core bounds miss of the
-resident time (store forwarding) stays *unexplained*.
+resident time (store forwarding) stays *unexplained*.  The copies are L1-resident only where
+the L1 is tagged by physical address: the ``scalar_fma`` probe times loads through aliased
+pages against loads within one page, and where they refill from L2 (Zen's linear-address
+way predictor: :data:`ALIASED_HIT`) the memory hierarchy's row is not measured and the
+breakdown says why.
 
 A BLAS rung (no code of its own to read) has its flops at the dense kernel's own measured
 rate: the ``dense_peak`` probe's GEMM at n = 1536 in the rung's dtype, on one thread for a
@@ -59,7 +63,6 @@ no core does), or more — is *unexplained*: ``other`` in the breakdown, its own
 
 from __future__ import annotations
 
-import statistics
 from dataclasses import replace
 
 from overhead_tui.analysis import uncertainty as unc
@@ -69,6 +72,7 @@ from overhead_tui.analysis.cores import (
     timed_cores,
     working_cores,
 )
+from overhead_tui.analysis.memory import aliasing_refills, memory_rows, resident_slower
 from overhead_tui.analysis.rows import ranged_row
 from overhead_tui.analysis.unit_costs import UnitCosts
 from overhead_tui.summary.breakdown import BreakdownRow, CompiledQuantities
@@ -292,65 +296,6 @@ def in_core_rows(
     return rows, quantities
 
 
-def _beyond(
-    measured: unc.Interval, samples_s: list[float], layer: str, unit: str
-) -> tuple[BreakdownRow, float]:
-    """A row of the time per multiply-add beyond a second timing of the same kernel
-    (``samples_s``: its samples' seconds per FMA), from the middle of ``measured`` and
-    clamped at 0, its interval from the two timings' extremes; and that timing's median ns."""
-    values = sorted(x * 1e9 for x in samples_s)
-    reference = statistics.median(values)
-    middle = measured[0] + (measured[1] - measured[0]) / 2
-    ns = max(0.0, middle - reference)
-    low = max(0.0, measured[0] - values[-1])
-    high = max(0.0, measured[1] - values[0])
-    row = BreakdownRow(
-        layer=layer,
-        events_per_fma=1.0,
-        unit_cost=ns,
-        unit=unit,
-        ns_per_fma=ns,
-        unit_interval=(low, high),
-        ns_interval=(low, high),
-    )
-    return row, reference
-
-
-def memory_rows(
-    result: ScenarioResult, measured: unc.Interval
-) -> tuple[list[BreakdownRow], float, int, float | None] | None:
-    """The ``memory`` rows, one step each: the placement of A and B (the time beyond the
-    same kernel on 64-byte aligned copies of them on 2 MiB pages, where it was timed), then
-    the memory hierarchy (the time beyond the L1-resident time, from the fresh placement's
-    time where there is one); the resident ns per FMA, its order and the placement's ns.
-    None without a resident timing."""
-    resident = result.resident
-    if resident is None or not resident.samples_s_per_fma:
-        return None
-    rows: list[BreakdownRow] = []
-    placement_ns = None
-    before = measured
-    if resident.huge_page_samples_s_per_fma:
-        placed, reference = _beyond(
-            measured,
-            resident.huge_page_samples_s_per_fma,
-            "memory",
-            "ns/FMA beyond its time with A and B (and a C set up like them) on fresh "
-            "2 MiB pages, 64-byte aligned (cache-line splits, TLB misses)",
-        )
-        rows.append(placed)
-        placement_ns = placed.ns_per_fma
-        spread = sorted(x * 1e9 for x in resident.huge_page_samples_s_per_fma)
-        before = (spread[0], spread[-1]) if reference < measured[1] else measured
-    row, in_l1 = _beyond(
-        before,
-        resident.samples_s_per_fma,
-        "memory",
-        "ns/FMA beyond its time with A and B resident in L1",
-    )
-    return [*rows, row], in_l1, resident.n, placement_ns
-
-
 def dense_row(result: ScenarioResult, costs: UnitCosts) -> BreakdownRow | None:
     """A BLAS rung's flops at the dense kernel's measured rate; None without it.
 
@@ -387,22 +332,32 @@ def compiled_rows(
     found = in_core_rows(result, costs)
     if found is not None:
         rows, quantities = found
-        memory = memory_rows(result, measured)
+        refills = (
+            aliasing_refills(costs) or resident_slower(result, measured)
+            if result.resident is not None
+            else ""
+        )
+        if refills:
+            quantities = replace(quantities, methods={**quantities.methods, "memory_ns": refills})
+        memory = memory_rows(result, measured, refills)
         if memory is None:
             return rows, quantities
         more, in_l1, n, placement_ns = memory
         methods = {
             **quantities.methods,
-            "memory_ns": "its time (or its time with A and B aligned) minus the same "
-            "kernel's with A and B resident in L1",
+            "memory_ns": refills
+            or "its time (or its time with A and B aligned) minus the "
+            "same kernel's with A and B resident in L1",
         }
         if placement_ns is not None:
             methods["placement_ns"] = (
                 "its time minus the same kernel's on copies of A and B on fresh 2 MiB "
                 "pages (64-byte aligned)"
             )
-        memory_ns = more[-1].ns_per_fma or 0.0
         quantities = replace(quantities, placement_ns=placement_ns)
+        if in_l1 is None or n is None:
+            return [*rows, *more], replace(quantities, methods=methods)
+        memory_ns = more[-1].ns_per_fma or 0.0
         return [*rows, *more], _with(quantities, in_l1, n, memory_ns, methods)
     if result.generated_code is None and (
         "dense_kernel" in result.layers or result.dtype not in ("float64", "float32")

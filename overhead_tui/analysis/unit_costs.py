@@ -95,6 +95,8 @@ UNIT_COST_SOURCES: dict[str, tuple[str, str | None]] = {
     "stack_fadd_ns": ("scalar_fma", "stack_fadd_ns"),
     "issue_per_ns": ("scalar_fma", "issue_per_ns"),
     "loop_entry_ns": ("scalar_fma", "loop_entry_ns"),
+    "aliased_load_ns": ("scalar_fma", "aliased_load_ns"),
+    "page_load_ns": ("scalar_fma", "page_load_ns"),
 }
 """Where each measured unit cost of :class:`UnitCosts` comes from, as data: {field: (probe,
 its detail key, or None for the probe's own value)}.  ``from_probes`` reads them in one loop,
@@ -170,6 +172,11 @@ class UnitCosts:
     loop_entry_ns: float | None = None
     """Entering and leaving a short vectorised loop once (``scalar_fma`` detail): what each
     entry of a compiled rung's hot loop costs beyond its iterations."""
+    aliased_load_ns: float | None = None
+    """One of 32 independent loads through 32 pages that are one physical page
+    (``scalar_fma`` detail): an L1 hit where the L1 is tagged by physical address."""
+    page_load_ns: float | None = None
+    """One of 32 independent loads from 32 lines of one page: an L1 hit everywhere."""
     l1_rates: dict[str, dict[int, float]] = field(default_factory=dict)
     """{"loads" | "stores" | "mixed": {width bits: accesses per ns}} one core sustains in L1
     (``scalar_fma`` details, ``kit.chains.l1_kernel``): the L1 bound of a compiled loop."""

@@ -1,0 +1,123 @@
+"""The memory rows of a compiled rung's breakdown, measured against its own kernel timed again
+on other copies of A and B (``worker.compiled_rung``): where the allocator put them (the
+placement: copies on fresh 2 MiB pages, 64-byte aligned), then the memory hierarchy (copies
+that are L1-resident: every page of them one physical page), each the time beyond the other
+(``analysis.compiled`` puts them beside the in-core bounds).
+
+The resident copies are L1-resident only where the L1 is tagged by physical address; the
+``scalar_fma`` probe's aliased loads say whether they are on this CPU (:data:`ALIASED_HIT`).
+"""
+
+from __future__ import annotations
+
+import statistics
+
+from overhead_tui.analysis import uncertainty as unc
+from overhead_tui.analysis.unit_costs import UnitCosts
+from overhead_tui.summary.breakdown import BreakdownRow
+from overhead_tui.summary.records import ScenarioResult
+
+
+def _beyond(
+    measured: unc.Interval, samples_s: list[float], layer: str, unit: str
+) -> tuple[BreakdownRow, float]:
+    """A row of the time per multiply-add beyond a second timing of the same kernel
+    (``samples_s``: its samples' seconds per FMA), from the middle of ``measured`` and
+    clamped at 0, its interval from the two timings' extremes; and that timing's median ns."""
+    values = sorted(x * 1e9 for x in samples_s)
+    reference = statistics.median(values)
+    middle = measured[0] + (measured[1] - measured[0]) / 2
+    ns = max(0.0, middle - reference)
+    low = max(0.0, measured[0] - values[-1])
+    high = max(0.0, measured[1] - values[0])
+    row = BreakdownRow(
+        layer=layer,
+        events_per_fma=1.0,
+        unit_cost=ns,
+        unit=unit,
+        ns_per_fma=ns,
+        unit_interval=(low, high),
+        ns_interval=(low, high),
+    )
+    return row, reference
+
+
+ALIASED_HIT = 2.0
+"""A load through pages aliased to one physical page within 2× a load within one page is an
+L1 hit: both probe kernels are bound by their four add chains then (ratio 1), where a refill
+from L2 takes 12 cycles or more; measured 5–10× on a 2-vCPU Zen 3 (2026-12-07, whose L1
+picks ways by linear address: AMD 55723 §2.6.2.2).  Beyond it the resident copies
+(``worker.compiled_rung.resident_inputs``) are not L1-resident on this CPU, and the memory
+hierarchy's row cannot be measured by them.  Not measured on an Intel core here (none was
+at hand): their L1 is tagged by physical address, so the ratio should be about 1."""
+
+
+def aliasing_refills(costs: UnitCosts) -> str:
+    """Why the L1-resident timing does not hold on this CPU ("" where it holds or the probe
+    did not measure it): its aliased loads against loads within one page
+    (:data:`ALIASED_HIT`)."""
+    aliased, page = costs.aliased_load_ns, costs.page_load_ns
+    if not aliased or not page or aliased <= ALIASED_HIT * page:
+        return ""
+    return (
+        f"not separated on this CPU: a load through pages aliased to one physical page took "
+        f"{aliased / page:.1f}× a load within one page (scalar_fma probe), so its copy of A "
+        "and B on such pages is not L1-resident here (an L1 that picks ways by linear "
+        "address refills each alias: AMD 55723 §2.6.2.2)"
+    )
+
+
+def resident_slower(result: ScenarioResult, measured: unc.Interval) -> str:
+    """The second sign, from the rung itself: its kernel on the resident copies ran slower in
+    every sample than on its own arrays at their slowest (``measured``: ns per FMA), so the
+    copies are not L1-resident here (Zen 3: c_naive_O2 at n = 384 ran 1.43 ns/FMA on its
+    own arrays and 1.8 on aliased ones, 2026-12-07).  "" where they were not slower."""
+    resident = result.resident
+    if resident is None or not resident.samples_s_per_fma:
+        return ""
+    fastest = min(resident.samples_s_per_fma) * 1e9
+    if fastest <= measured[1]:
+        return ""
+    return (
+        f"not separated on this CPU: its kernel on copies of A and B on pages aliased to one "
+        f"physical page ran {fastest:.3g} ns/FMA, slower than the {measured[1]:.3g} on its "
+        "own arrays, so those copies are not L1-resident here"
+    )
+
+
+def memory_rows(
+    result: ScenarioResult, measured: unc.Interval, refills: str = ""
+) -> tuple[list[BreakdownRow], float | None, int | None, float | None] | None:
+    """The ``memory`` rows, one step each: the placement of A and B (the time beyond the
+    same kernel on 64-byte aligned copies of them on 2 MiB pages, where it was timed), then
+    the memory hierarchy (the time beyond the L1-resident time, from the fresh placement's
+    time where there is one); the resident ns per FMA, its order and the placement's ns.
+    ``refills`` (:func:`aliasing_refills`): the resident timing is not L1-resident here, so
+    only the placement's row (None without it).  None without a resident timing."""
+    resident = result.resident
+    if resident is None or not resident.samples_s_per_fma:
+        return None
+    rows: list[BreakdownRow] = []
+    placement_ns = None
+    before = measured
+    if resident.huge_page_samples_s_per_fma:
+        placed, reference = _beyond(
+            measured,
+            resident.huge_page_samples_s_per_fma,
+            "memory",
+            "ns/FMA beyond its time with A and B (and a C set up like them) on fresh "
+            "2 MiB pages, 64-byte aligned (cache-line splits, TLB misses)",
+        )
+        rows.append(placed)
+        placement_ns = placed.ns_per_fma
+        spread = sorted(x * 1e9 for x in resident.huge_page_samples_s_per_fma)
+        before = (spread[0], spread[-1]) if reference < measured[1] else measured
+    if refills:
+        return (rows, None, None, placement_ns) if rows else None
+    row, in_l1 = _beyond(
+        before,
+        resident.samples_s_per_fma,
+        "memory",
+        "ns/FMA beyond its time with A and B resident in L1",
+    )
+    return [*rows, row], in_l1, resident.n, placement_ns
