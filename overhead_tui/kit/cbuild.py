@@ -33,9 +33,12 @@ import sysconfig
 import time
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from overhead_tui.kit.folders import private_build_folder
+
+if TYPE_CHECKING:
+    from overhead_tui.summary.measured import BuildInfo
 
 CDEF = "void matmul(const {real} *a, const {real} *b, {real} *c, int n);"
 """The C signature every rung exports: row-major n × n matrices, C = A·B; the sources use
@@ -204,6 +207,7 @@ def compile_command(
     return [
         *cc.split(),
         *flags,
+        *KEEP_ASSEMBLY,
         "-fPIC",
         *(f"-I{folder}" for folder in includes),
         c_file,
@@ -213,6 +217,26 @@ def compile_command(
         *link_flags,
         *([REPORT_FLAG] if report else []),
     ]
+
+
+SAVE_ASSEMBLY = "-save-temps=obj"
+"""The C compile flag that keeps gcc's (and clang's) assembly of a module beside it."""
+KEEP_ASSEMBLY = ("-g", SAVE_ASSEMBLY)
+"""Flags of every build: gcc's assembly of the module is kept beside it (``-save-temps=obj``;
+``-g``: its ``.loc`` lines name the hot loop's source line, and debug information does not
+change the code gcc generates), so the compiled-rung model reads the hot loop of the very
+code that runs without compiling the source again (an Eigen rung's second compile took
+3.7 s, 2026-12-07)."""
+
+
+def built_assembly(build: BuildInfo) -> str | None:
+    """The compiler's assembly of a module built here (``build``: the kit's record of it),
+    kept by :data:`SAVE_ASSEMBLY`; None when it is not there (a build made before it was
+    kept, a compiler that keeps none)."""
+    module = build.module
+    folder, _ = usable_cache_dir()
+    path = folder / f"{module}.s"
+    return path.read_text(encoding="utf-8", errors="replace") if module and path.exists() else None
 
 
 def build(
@@ -328,6 +352,8 @@ def _compile(
         (folder / f"{module_name}.cmd.txt").write_text(shlex.join(command))
         (folder / f"{module_name}.vec.txt").write_text("\n".join(report))
         os.replace(c_file, folder / c_name)
+        if assembly := sorted(Path(tmp).glob("*.s")):  # -save-temps=obj: the module's own
+            os.replace(assembly[0], folder / f"{module_name}.s")
         os.replace(Path(tmp) / target, folder / target)  # last: the cache holds it from now
     return shlex.join(command), report
 

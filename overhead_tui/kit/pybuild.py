@@ -50,6 +50,7 @@ from typing import Any
 
 from overhead_tui.kit.builds import record_build, split_legacy
 from overhead_tui.kit.cbuild import (
+    SAVE_ASSEMBLY,
     BuildError,
     Unavailable,
     _load,
@@ -61,7 +62,6 @@ from overhead_tui.kit.cbuild import (
     usable_cache_dir,
 )
 from overhead_tui.kit.folders import private_build_folder
-from overhead_tui.summary.measured import BuildInfo
 
 CYTHON_SCRIPT = """\
 from Cython.Build import cythonize
@@ -114,8 +114,6 @@ TOOLS = {
 """The tools :func:`build_python` drives, by the name a rung passes."""
 RECIPE = "setuptools build_ext --inplace, CC and CFLAGS (Python's, -g0), -save-temps=obj (5)"
 """How a module is built: part of the cache key (a change of recipe rebuilds)."""
-SAVE_ASSEMBLY = "-save-temps=obj"
-"""The C compile flag that keeps gcc's (and clang's) assembly of the module."""
 BUILD_TIMEOUT_S = 600
 """Seconds one build may take (mypyc type-checks first: a few seconds when cold)."""
 
@@ -255,16 +253,6 @@ def compile_python(*args: Any, flags: list[str] | None = None) -> ModuleType:
     record_build(name, info)
     legacy.update(info)
     return module
-
-
-def built_assembly(build: BuildInfo) -> str | None:
-    """gcc's assembly of a module this helper built (``build``: what :func:`compile_python`
-    recorded), kept by :data:`SAVE_ASSEMBLY`; None when it is not there (an older build,
-    another compiler)."""
-    module = build.module
-    folder, _ = usable_cache_dir()
-    path = folder / f"{module}.s"
-    return path.read_text(encoding="utf-8", errors="replace") if module and path.exists() else None
 
 
 _TWINS: dict[tuple[str, str], ModuleType] = {}

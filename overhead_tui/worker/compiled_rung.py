@@ -204,15 +204,15 @@ def generated_code(module: Any, dtype: str, n: int | None = None) -> GeneratedCo
     rungs, for code that is not x86, or when the assembly cannot be had (never an error).
     With ``n`` (a square run), a C rung's loop nest is counted at it too
     (``worker.loop_nest``)."""
+    from overhead_tui.kit.cbuild import built_assembly
     from overhead_tui.worker.hotloop import hot_loop
 
     nest = None
     try:
         built = rung_build(module, getattr(module, "NAME", ""))
+        kept = built_assembly(built) if built is not None else None
         if built is not None and built.compiler in PYTHON_COMPILERS:
-            from overhead_tui.kit.pybuild import built_assembly
-
-            if (asm := built_assembly(built)) is None:
+            if (asm := kept) is None:
                 return None
             method = f"gcc's assembly of the {built.compiler}-built module (-save-temps)"
         elif callable(getattr(module, "generated_assembly", None)):
@@ -227,10 +227,14 @@ def generated_code(module: Any, dtype: str, n: int | None = None) -> GeneratedCo
             # -g: the .loc lines name the hot loop's source line (the same code: gcc's debug
             # information does not change what it generates)
             language = str(getattr(module, "LANGUAGE", "C"))
-            asm = assembly(module.SOURCE, [*module.FLAGS, "-g"], dtype, language)
-            method = (
-                f"{'c++' if language == 'C++' else 'cc'} -S of the rung's source with its flags"
-            )
+            if kept is not None:  # the assembly its own build kept (cbuild.KEEP_ASSEMBLY)
+                asm = kept
+                method = f"{'c++' if language == 'C++' else 'cc'}'s assembly of the rung's build"
+            else:
+                asm = assembly(module.SOURCE, [*module.FLAGS, "-g"], dtype, language)
+                method = (
+                    f"{'c++' if language == 'C++' else 'cc'} -S of the rung's source with its flags"
+                )
             if n is not None:
                 from overhead_tui.worker.loop_nest import count_loops
 

@@ -38,6 +38,8 @@ def test_each_cpp_rung_is_built_as_cpp_validated_and_timed(cli, tmp_path):
         assert result.status == "ok" and result.gflops, (name, result.error)
         assert result.build is not None and "c++" in result.build.compiler
         assert result.build.flags[-2:] == ["-x", "c++"]
+        # its hot loop read from the assembly its own build kept (no second compile)
+        assert result.generated_code.method == "c++'s assembly of the rung's build"
 
 
 def test_the_hot_loop_and_loop_nest_of_cpp_source_are_read_from_it():

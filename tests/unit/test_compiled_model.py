@@ -599,6 +599,23 @@ def test_c_tiled_loop_nest_is_counted_exactly_at_a_fixed_n():
     assert count_loops("void f(void) {}", [], [], "float64", 8) is None  # another signature
 
 
+def test_a_kernel_without_loops_of_its_own_is_not_built_for_counting(monkeypatch):
+    """Eigen's product: its loops are in Eigen's headers, which gcov's report of the source
+    does not count; the instrumented build (3.3 s) is not made."""
+    import subprocess
+
+    from overhead_tui.worker import loop_nest
+
+    def no_build(*args, **kwargs):
+        raise AssertionError("built a kernel with no loop of its own")
+
+    monkeypatch.setattr(subprocess, "run", no_build)
+    eigen = (FIXTURES.parent.parent / "scenarios" / "cpp_eigen.py").read_text()
+    source = eigen.split('SOURCE = r"""', 1)[1].split('"""', 1)[0]
+    assert loop_nest.MATMUL.search(source)  # the ladder's signature: only the loops are missing
+    assert loop_nest.count_loops(source, ["-O2"], [], "float64", 16, "C++") is None
+
+
 def test_loops_are_read_from_a_gcov_report_hot_loop_first():
     from overhead_tui.worker.loop_nest import loops_of
 
