@@ -46,9 +46,10 @@ two; measured cases: ``docs/guides/breakdown-and-waterfall.md``).  The memory
 hierarchy's row then starts from the aligned time.  What the in-core bounds miss of the
 resident time (store forwarding) stays *unexplained*.  The copies are L1-resident only where
 the L1 is tagged by physical address: the ``scalar_fma`` probe times loads through aliased
-pages against loads within one page, and where they refill from L2 (Zen's linear-address
-way predictor: :data:`ALIASED_HIT`) the memory hierarchy's row is not measured and the
-breakdown says why.
+pages against loads within one page; where they refill from L2 (Zen's linear-address way
+predictor: ``analysis.memory.ALIASED_HIT``) the memory hierarchy's row is a lower bound, and
+where the copies ran slower than the rung's own arrays it is not separated; the breakdown
+says which (``memory_note``).
 
 A BLAS rung (no code of its own to read) has its flops at the dense kernel's own measured
 rate: the ``dense_peak`` probe's GEMM at n = 1536 in the rung's dtype, on one thread for a
@@ -72,7 +73,13 @@ from overhead_tui.analysis.cores import (
     timed_cores,
     working_cores,
 )
-from overhead_tui.analysis.memory import aliasing_refills, memory_rows, resident_slower
+from overhead_tui.analysis.memory import (
+    LOWER_BOUND_UNIT,
+    RESIDENT_UNIT,
+    aliasing_refills,
+    memory_rows,
+    resident_slower,
+)
 from overhead_tui.analysis.rows import ranged_row
 from overhead_tui.analysis.unit_costs import UnitCosts
 from overhead_tui.summary.breakdown import BreakdownRow, CompiledQuantities
@@ -332,21 +339,17 @@ def compiled_rows(
     found = in_core_rows(result, costs)
     if found is not None:
         rows, quantities = found
-        refills = (
-            aliasing_refills(costs) or resident_slower(result, measured)
-            if result.resident is not None
-            else ""
-        )
-        if refills:
-            quantities = replace(quantities, methods={**quantities.methods, "memory_ns": refills})
-        memory = memory_rows(result, measured, refills)
+        slower = resident_slower(result, measured)
+        note = (slower or aliasing_refills(costs)) if result.resident is not None else ""
+        quantities = replace(quantities, memory_note=note)
+        unit = None if slower else LOWER_BOUND_UNIT if note else RESIDENT_UNIT
+        memory = memory_rows(result, measured, unit)
         if memory is None:
             return rows, quantities
         more, in_l1, n, placement_ns = memory
         methods = {
             **quantities.methods,
-            "memory_ns": refills
-            or "its time (or its time with A and B aligned) minus the "
+            "memory_ns": "its time (or its time with A and B aligned) minus the "
             "same kernel's with A and B resident in L1",
         }
         if placement_ns is not None:

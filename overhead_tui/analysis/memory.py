@@ -5,7 +5,9 @@ that are L1-resident: every page of them one physical page), each the time beyon
 (``analysis.compiled`` puts them beside the in-core bounds).
 
 The resident copies are L1-resident only where the L1 is tagged by physical address; the
-``scalar_fma`` probe's aliased loads say whether they are on this CPU (:data:`ALIASED_HIT`).
+``scalar_fma`` probe's aliased loads say whether they are on this CPU (:data:`ALIASED_HIT`);
+where they are not, the row beyond them is a lower bound, and where the rung ran slower on
+them than on its own arrays (:func:`resident_slower`) the row is not separated at all.
 """
 
 from __future__ import annotations
@@ -47,23 +49,26 @@ ALIASED_HIT = 2.0
 L1 hit: both probe kernels are bound by their four add chains then (ratio 1), where a refill
 from L2 takes 12 cycles or more; measured 5–10× on a 2-vCPU Zen 3 (2026-12-07, whose L1
 picks ways by linear address: AMD 55723 §2.6.2.2).  Beyond it the resident copies
-(``worker.compiled_rung.resident_inputs``) are not L1-resident on this CPU, and the memory
-hierarchy's row cannot be measured by them.  Not measured on an Intel core here (none was
-at hand): their L1 is tagged by physical address, so the ratio should be about 1."""
+(``worker.compiled_rung.resident_inputs``) are not L1-resident on this CPU, and the row
+beyond them is a lower bound of the memory hierarchy's cost.  Not measured on an Intel
+core here (none was at hand): their L1 is tagged by physical address, so the ratio should be
+about 1."""
 
 
 def aliasing_refills(costs: UnitCosts) -> str:
-    """Why the L1-resident timing does not hold on this CPU ("" where it holds or the probe
-    did not measure it): its aliased loads against loads within one page
-    (:data:`ALIASED_HIT`)."""
+    """Why the row beyond the resident timing is only a lower bound on this CPU ("" where the
+    copies are L1-resident or the probe did not measure it): its aliased loads against loads
+    within one page (:data:`ALIASED_HIT`).  The copies still drop the misses of A and B at
+    its n, but pay a refill from L2 where a load changes page, so the rung's time beyond
+    them is at least its memory hierarchy's."""
     aliased, page = costs.aliased_load_ns, costs.page_load_ns
     if not aliased or not page or aliased <= ALIASED_HIT * page:
         return ""
     return (
-        f"not separated on this CPU: a load through pages aliased to one physical page took "
-        f"{aliased / page:.1f}× a load within one page (scalar_fma probe), so its copy of A "
-        "and B on such pages is not L1-resident here (an L1 that picks ways by linear "
-        "address refills each alias: AMD 55723 §2.6.2.2)"
+        f"a lower bound on this CPU: a load through pages aliased to one physical page took "
+        f"{aliased / page:.1f}× a load within one page (scalar_fma probe), so the copies of A "
+        "and B on such pages are slower than L1 here (an L1 that picks ways by linear address "
+        "refills each alias: AMD 55723 §2.6.2.2)"
     )
 
 
@@ -85,15 +90,23 @@ def resident_slower(result: ScenarioResult, measured: unc.Interval) -> str:
     )
 
 
+RESIDENT_UNIT = "ns/FMA beyond its time with A and B resident in L1"
+LOWER_BOUND_UNIT = (
+    "ns/FMA beyond its time on copies of A and B on one physical page (at least: they refill "
+    "from L2 on this CPU)"
+)
+
+
 def memory_rows(
-    result: ScenarioResult, measured: unc.Interval, refills: str = ""
+    result: ScenarioResult, measured: unc.Interval, unit: str | None = RESIDENT_UNIT
 ) -> tuple[list[BreakdownRow], float | None, int | None, float | None] | None:
     """The ``memory`` rows, one step each: the placement of A and B (the time beyond the
     same kernel on 64-byte aligned copies of them on 2 MiB pages, where it was timed), then
     the memory hierarchy (the time beyond the L1-resident time, from the fresh placement's
-    time where there is one); the resident ns per FMA, its order and the placement's ns.
-    ``refills`` (:func:`aliasing_refills`): the resident timing is not L1-resident here, so
-    only the placement's row (None without it).  None without a resident timing."""
+    time where there is one, in ``unit``: :data:`LOWER_BOUND_UNIT` where the copies are not
+    L1-resident, :func:`aliasing_refills`; None: not separated, :func:`resident_slower`);
+    the resident ns per FMA, its order and the placement's ns.  None without a resident
+    timing."""
     resident = result.resident
     if resident is None or not resident.samples_s_per_fma:
         return None
@@ -112,12 +125,7 @@ def memory_rows(
         placement_ns = placed.ns_per_fma
         spread = sorted(x * 1e9 for x in resident.huge_page_samples_s_per_fma)
         before = (spread[0], spread[-1]) if reference < measured[1] else measured
-    if refills:
+    if unit is None:
         return (rows, None, None, placement_ns) if rows else None
-    row, in_l1 = _beyond(
-        before,
-        resident.samples_s_per_fma,
-        "memory",
-        "ns/FMA beyond its time with A and B resident in L1",
-    )
+    row, in_l1 = _beyond(before, resident.samples_s_per_fma, "memory", unit)
     return [*rows, row], in_l1, resident.n, placement_ns

@@ -418,8 +418,8 @@ def compiled_text(q: CompiledQuantities) -> list[str]:
     if q.placement_ns is not None:
         bounds += f"; placement of A and B {fmt_number(q.placement_ns)} ns/FMA"
     lines.append(bounds)
-    if q.resident_n is None and q.methods.get("memory_ns"):  # no L1-resident timing here
-        lines.append(f"memory hierarchy: {q.methods['memory_ns']}")
+    if q.memory_note:
+        lines.append(f"memory hierarchy: {q.memory_note}")
     return lines
 
 

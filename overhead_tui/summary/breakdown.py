@@ -124,6 +124,9 @@ class CompiledQuantities:
     """Its time beyond the same kernel's on copies of A and B on fresh 2 MiB pages, 64-byte
     aligned (≥ 0): what where its arrays landed cost (cache-line splits, TLB misses); None
     where transparent huge pages were not granted."""
+    memory_note: str = ""
+    """Why its memory hierarchy's row is a lower bound or absent on this CPU (its resident
+    copies are not L1-resident here: ``analysis.memory``); "" where it is measured."""
     callgrind_instructions_per_fma: float | None = None
     """The second method: callgrind's count of one whole kernel call (loop overheads
     included) over its multiply-adds, at :attr:`callgrind_n` (when callgrind profiled it)."""
