@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dis
 import sys
+import time
 
 import pytest
 
@@ -17,6 +18,10 @@ def _while_kernel(n):
         s += k * 0.5
         k += 1
     return s
+
+
+def _wrapper(seconds):  # a compiled rung's kernel: no loop of its own, one long call
+    return time.sleep(seconds)
 
 
 def _adaptive(fn):
@@ -37,3 +42,11 @@ def test_a_while_loop_kernel_is_quickened_before_it_is_timed():
 
 def test_what_is_not_python_code_is_not_called():
     assert quicken(len, ([1],)) == []
+
+
+@pytest.mark.skipif(sys.version_info[:2] != (3, 11), reason="3.11 quickens at the 8th call")
+def test_a_loop_free_wrapper_of_a_long_call_is_not_called_again():
+    fresh = type(_wrapper)(_wrapper.__code__.replace(), globals())
+    assert len(quicken(fresh, (0.002,))) == 1
+    quick = type(_wrapper)(_wrapper.__code__.replace(), globals())
+    assert len(quicken(quick, (0.0,))) == QUICKEN_CALLS  # a short call: quickened as before
