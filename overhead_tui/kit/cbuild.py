@@ -35,7 +35,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from overhead_tui.kit.folders import private_build_folder
+from overhead_tui.kit.folders import build_lock, private_build_folder
 
 if TYPE_CHECKING:
     from overhead_tui.summary.measured import BuildInfo
@@ -294,15 +294,18 @@ def build(
     }
     if cache_warning:
         info["cache_warning"] = cache_warning
-    existing = _find(folder, module_name)
     started = time.perf_counter()
+    existing = _find(folder, module_name)
     if existing is None:
-        info["command"], info["vectorization"] = _compile(
-            command, module_name, source, folder, declarations, cc
-        )
-        info["cached"] = False
-        existing = _find(folder, module_name)
-    else:
+        with build_lock(folder, module_name):  # another process may be building it
+            existing = _find(folder, module_name)
+            if existing is None:
+                info["command"], info["vectorization"] = _compile(
+                    command, module_name, source, folder, declarations, cc
+                )
+                info["cached"] = False
+                existing = _find(folder, module_name)
+    if "cached" not in info:
         info["cached"] = True
         info["command"] = _read(folder, module_name, "cmd") or info["command"]
         info["vectorization"] = _read(folder, module_name, "vec").splitlines()

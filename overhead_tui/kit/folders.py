@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Iterator
 import shutil
 import stat
 import tempfile
@@ -113,3 +114,23 @@ def private_build_folder(folder: Path, prefix: str) -> tempfile.TemporaryDirecto
             if time.time() - stale.stat().st_mtime > STALE_BUILD_S:
                 shutil.rmtree(stale, ignore_errors=True)
     return tempfile.TemporaryDirectory(prefix=prefix, dir=folder)
+
+
+@contextlib.contextmanager
+def build_lock(folder: Path, module_name: str) -> Iterator[None]:
+    """Hold the one lock of ``module_name``'s build in ``folder`` (``fcntl.flock`` on a
+    ``.lock`` file beside it), waiting while another process holds it: a module is built
+    once, whichever processes want it at the same time (the app and the CLI, the test
+    suite's workers); the others then load what it built.  No lock where ``fcntl`` is
+    missing (not POSIX)."""
+    try:
+        import fcntl
+    except ImportError:
+        yield
+        return
+    with open(folder / f".{module_name}.lock", "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)

@@ -61,7 +61,7 @@ from overhead_tui.kit.cbuild import (
     cpu_signature,
     usable_cache_dir,
 )
-from overhead_tui.kit.folders import private_build_folder
+from overhead_tui.kit.folders import build_lock, private_build_folder
 
 CYTHON_SCRIPT = """\
 from Cython.Build import cythonize
@@ -220,12 +220,15 @@ def build_python(
     target = folder / f"{module_name}{_suffix()}"
     started = time.perf_counter()
     cached = target.exists()
+    if not cached:
+        with build_lock(folder, module_name):  # another process may be building it
+            cached = target.exists()
+            if not cached:
+                record = _compile(TOOLS[tool], module_name, source, flags, cc, folder)
     if cached:
         record = _read_record(folder, module_name) or _record(
             _shown_command(TOOLS[tool], cc, flags, module_name), flags
         )
-    else:
-        record = _compile(TOOLS[tool], module_name, source, flags, cc, folder)
     module = _load(module_name, target)
     info: dict[str, Any] = {
         "compiler": TOOLS[tool].label,

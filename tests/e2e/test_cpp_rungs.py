@@ -70,16 +70,15 @@ def test_without_a_cpp_compiler_the_rung_is_skipped_with_the_fix(cli, tmp_path):
 def test_eigens_product_at_default_and_native_flags_is_validated_and_read(cli, tmp_path):
     """Eigen's own GEMM kernel, built twice from one source: at the distribution's default
     flags its hot loop is 128-bit (SSE2) whatever the CPU has; with -march=native it is wider
-    where the CPU has wider vectors."""
+    where the CPU has wider vectors (read by the run from the assembly its build kept)."""
     from overhead_tui.kit.cbuild import cpu_flags
-    from overhead_tui.worker.compiled_rung import generated_code
 
     proc = cli("run", *(a for n in EIGEN_RUNGS for a in ("--scenario", n)), *FAST,
                "--out", tmp_path / "run")  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     summary = RunSummary.load(tmp_path / "run" / "summary.json")
     assert all(summary.scenario(n).status == "ok" for n in EIGEN_RUNGS)
-    default, native = (generated_code(_module(n), "float64") for n in EIGEN_RUNGS)
+    default, native = (summary.scenario(n).generated_code for n in EIGEN_RUNGS)
     assert default is not None and default.width_bits == 128 and not default.fma_instructions
     assert native is not None
     if "avx2" in cpu_flags():
