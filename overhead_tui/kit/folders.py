@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator
 import shutil
 import stat
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from overhead_tui.errors import UsageError

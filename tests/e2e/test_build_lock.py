@@ -27,8 +27,13 @@ def test_two_processes_wanting_one_module_build_it_once(tmp_path):
     env.pop("OVERHEAD_TUI_CACHE_DIR", None)
     script = BUILD.format(tag=os.getpid())
     procs = [
-        subprocess.Popen([sys.executable, "-c", script], env=env, stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True)  # fmt: skip
+        subprocess.Popen(
+            [sys.executable, "-c", script],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )  # fmt: skip
         for _ in range(2)
     ]
     outputs = [p.communicate(timeout=120) for p in procs]
