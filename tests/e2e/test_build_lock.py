@@ -14,7 +14,8 @@ BUILD = textwrap.dedent(
     """
     import json, sys
     from overhead_tui.kit.cbuild import build
-    source = "void matmul(const real_t *a, const real_t *b, real_t *c, int n) {{ c[0] = a[0] * b[0]; }}"
+    source = ("void matmul(const real_t *a, const real_t *b, real_t *c, int n) "
+              "{{ c[0] = a[0] * b[0]; }}")
     _, lib, info = build("lock_probe", source, ["-O2", "-DTAG={tag}"], "float64")
     print(json.dumps({{"cached": info["cached"]}}))
     """
