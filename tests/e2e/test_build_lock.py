@@ -27,16 +27,9 @@ def test_two_processes_wanting_one_module_build_it_once(tmp_path):
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
     env.pop("OVERHEAD_TUI_CACHE_DIR", None)
     script = BUILD.format(tag=os.getpid())
-    procs = [
-        subprocess.Popen(
-            [sys.executable, "-c", script],
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )  # fmt: skip
-        for _ in range(2)
-    ]
+    command = [sys.executable, "-c", script]
+    pipes = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, "text": True}
+    procs = [subprocess.Popen(command, env=env, **pipes) for _ in range(2)]
     outputs = [p.communicate(timeout=120) for p in procs]
     assert all(p.returncode == 0 for p in procs), outputs
     cached = sorted(json.loads(out.strip().splitlines()[-1])["cached"] for out, _ in outputs)
