@@ -1,7 +1,7 @@
 #!/bin/sh
 # Install the Debian packages the test suite drives, when they are missing and apt-get is usable
 # (as root, or through sudo without a password): tmux (real-terminal tests), perf (linux-perf),
-# valgrind (profiler backends), Eigen's headers (the C++ library rungs) and, on x86-64, the aarch64 cross compiler (the ARM peak kernels'
+# valgrind (profiler backends), Eigen's and xsimd's headers (the C++ library rungs) and, on x86-64, the aarch64 cross compiler (the ARM peak kernels'
 # and clock chains' generated code is checked on any host). Otherwise print what is missing and why: the tests that need
 # them are skipped with the reason. Never fails: `make test` goes on either way.
 missing=""
@@ -13,6 +13,8 @@ for pair in $pairs; do
 done
 # headers: Eigen for the C++ library rungs (cpp_eigen, cpp_eigen_native)
 [ -f /usr/include/eigen3/Eigen/Dense ] || missing="$missing libeigen3-dev"
+# and xsimd for the explicit-SIMD-library rung (cpp_xsimd_ikj)
+[ -f /usr/include/xsimd/xsimd.hpp ] || missing="$missing libxsimd-dev"
 [ -z "$missing" ] && exit 0
 if ! command -v apt-get >/dev/null 2>&1; then
   echo "note: missing$missing and no apt-get here (install them with your package manager); the tests that need them will be skipped"

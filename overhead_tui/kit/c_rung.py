@@ -55,11 +55,17 @@ def matmul(lib: Any, pa: Any, pb: Any, pc: Any, c: Any, n: int) -> Any:
     return c
 
 
+SYSTEM_INCLUDES = (Path("/usr/local/include"), Path("/usr/include"))
+"""The folders gcc and clang search after the ``-I`` ones on Linux (``cc -E -v -`` lists
+them; Debian installs xsimd's headers in ``/usr/include/xsimd``)."""
+
+
 def missing_headers(headers: dict[str, str], flags: list[str]) -> None:
     """Raise ``Unavailable`` with the install line when a header a rung declares
     (``HEADERS = {"Eigen/Dense": "libeigen3-dev"}``: header → the Debian package that installs
-    it) is in none of its ``-I`` folders, so the rung is skipped, not a compile error."""
-    folders = [Path(f[2:]) for f in flags if f.startswith("-I")]
+    it) is in none of its ``-I`` folders nor the compiler's own (:data:`SYSTEM_INCLUDES`),
+    so the rung is skipped, not a compile error."""
+    folders = [*(Path(f[2:]) for f in flags if f.startswith("-I")), *SYSTEM_INCLUDES]
     for header, package in headers.items():
         if not any((folder / header).is_file() for folder in folders):
             where = ", ".join(map(str, folders)) or "no -I folder"

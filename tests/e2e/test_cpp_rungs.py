@@ -16,6 +16,7 @@ from tests.conftest import FAST
 CPP_RUNGS = ("cpp_vector_naive", "cpp_flat_native")
 EIGEN_RUNGS = ("cpp_eigen", "cpp_eigen_native")
 HAS_EIGEN = (Path("/usr/include/eigen3") / "Eigen" / "Dense").is_file()
+HAS_XSIMD = Path("/usr/include/xsimd/xsimd.hpp").is_file()
 
 pytestmark = pytest.mark.skipif(shutil.which("c++") is None, reason="no C++ compiler")
 
@@ -96,3 +97,21 @@ def test_without_eigens_headers_the_rung_is_skipped_with_the_install_line(tmp_pa
     complete(module)
     with pytest.raises(Unavailable, match="apt-get install libeigen3-dev"):
         module.setup(None, None)
+
+
+@pytest.mark.skipif(not HAS_XSIMD, reason="xsimd's headers: make test installs libxsimd-dev")
+def test_the_simd_library_rung_runs_batches_of_the_cpus_widest_vectors(cli, tmp_path):
+    """xsimd's batches, -O3 -march=native: one FMA of the widest vectors the flags allow per
+    iteration, as the auto-vectorised C ikj loop has; its header is found where Debian puts
+    it (no -I folder)."""
+    from overhead_tui.kit.cbuild import cpu_flags
+
+    proc = cli("run", "--scenario", "cpp_xsimd_ikj", *FAST, "--out", tmp_path / "run")
+    assert proc.returncode == 0, proc.stderr
+    result = RunSummary.load(tmp_path / "run" / "summary.json").scenario("cpp_xsimd_ikj")
+    assert result.status == "ok" and result.gflops, result.error
+    assert result.build.flags[-2:] == ["-x", "c++"]
+    code = result.generated_code
+    assert code is not None and code.fma_instructions
+    if "avx2" in cpu_flags():
+        assert code.width_bits >= 256

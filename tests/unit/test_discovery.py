@@ -28,6 +28,7 @@ BUILTIN = [
     "numba_naive",
     "pythran_ikj",
     "c_ikj_O3_native",
+    "cpp_xsimd_ikj",
     "numba_ikj",
     "c_tiled",
     "c_tiled_simd",
