@@ -408,8 +408,10 @@ def compiled_text(q: CompiledQuantities) -> list[str]:
     if q.shuffle_ns is not None:
         bounds += f", FP + shuffles {fmt_number(q.shuffle_ns)}"
     bounds += f" ({BOUND_NAMES.get(q.in_core_bound, q.in_core_bound)} binds)"
-    if q.resident_n is not None:
-        bounds += f"; with A and B resident in L1 {fmt_number(q.resident_ns)} ns/FMA"
+    if q.resident_n is not None:  # not L1-resident where the L1 refills page aliases
+        where = "on copies of A and B on one physical page" if q.memory_note else (
+            "with A and B resident in L1")  # fmt: skip
+        bounds += f"; {where} {fmt_number(q.resident_ns)} ns/FMA"
     if q.loop_entries_per_fma:
         bounds += (
             f"; its hot loop entered once per {fmt_number(1 / q.loop_entries_per_fma)} FMAs "
