@@ -9,14 +9,14 @@ from pathlib import Path
 from overhead_tui.commands.command import Command
 from overhead_tui.commands.common import (
     EXIT_NO_TTY,
-    check_settings,
     checked_request,
     open_interpreters,
     prepare_cache,
     require_terminal,
     run_app,
+    settings_problem,
 )
-from overhead_tui.engine.run_dir import SUMMARY_FILE, check_runs_parent
+from overhead_tui.engine.run_dir import SUMMARY_FILE, resolve_runs_parent
 from overhead_tui.summary.interpreters import InterpretersSummary, is_interpreters_summary
 from overhead_tui.summary.records import MAX_SUMMARY_BYTES, RunSummary
 
@@ -50,12 +50,12 @@ def launch(args: argparse.Namespace) -> int:
     _, settings = checked_request(args)  # bad input fails here, before the terminal is taken over
     if not require_terminal():
         return EXIT_NO_TTY
-    check_runs_parent(args.out)  # the app makes one run folder per run inside --out
+    resolve_runs_parent(args.out)  # the app makes one run folder per run inside --out
     prepare_cache()
     from overhead_tui.tui.app import OverheadApp
 
     app = OverheadApp(
-        settings, autorun=not args.no_autorun, runs_dir=args.out, check_settings=check_settings
+        settings, autorun=not args.no_autorun, runs_dir=args.out, settings_problem=settings_problem
     )
     return run_app(app)
 
@@ -89,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_NO_TTY
     from overhead_tui.tui.app import OverheadApp
 
-    return run_app(OverheadApp(summary=summary, check_settings=check_settings))
+    return run_app(OverheadApp(summary=summary, settings_problem=settings_problem))
 
 
 COMMAND = Command("open", HELP, DESCRIPTION, run, (add_options,))

@@ -22,7 +22,7 @@ from overhead_tui.commands.common import (
 )
 from overhead_tui.engine.run_dir import prepare_run_dir
 from overhead_tui.errors import EXIT_INTERRUPTED, UsageError
-from overhead_tui.interpreters.check import check_python
+from overhead_tui.interpreters.check import verified_python
 from overhead_tui.plugins.scenarios import ScenarioSpec, discover, select
 from overhead_tui.present.progress import PointProgress
 from overhead_tui.summary.records import RunSummary, Settings
@@ -175,7 +175,7 @@ def plan_points(
     check(specs)
     settings = point_settings(args, specs)
     if settings.python is not None:
-        settings.python = check_python(settings.python)
+        settings.python = verified_python(settings.python)
     return specs, settings
 
 

@@ -21,7 +21,7 @@ from overhead_tui.commands.arguments import (
 from overhead_tui.engine.interrupts import STOP_SIGNALS
 from overhead_tui.engine.plan import size_for
 from overhead_tui.errors import EXIT_USAGE, UsageError
-from overhead_tui.interpreters.check import check_python
+from overhead_tui.interpreters.check import verified_python
 from overhead_tui.kit.folders import ensure_cache
 from overhead_tui.machine.host import available_memory_bytes
 from overhead_tui.plugins.scenarios import SUPPORTED_DTYPES, ScenarioSpec, discover, select
@@ -194,7 +194,7 @@ def check_request(specs: list[ScenarioSpec], settings: Settings) -> None:
     if settings.probes:
         check_peak_isa()
     if settings.python is not None:
-        settings.python = check_python(settings.python)
+        settings.python = verified_python(settings.python)
 
 
 def prepare_cache(note: Callable[[str], None] | None = None) -> None:
@@ -288,7 +288,7 @@ def stop_on_signals(note: Callable[[str], None], cancel: Callable[[], None]) -> 
         restore()
 
 
-def check_settings(settings: Settings) -> str | None:
+def settings_problem(settings: Settings) -> str | None:
     """Why ``settings`` cannot run (unknown scenario, size out of range), or None."""
     try:
         specs = select(discover([Path(d) for d in settings.scenarios_dirs]), settings.scenarios)
@@ -314,7 +314,7 @@ def open_summary(summary: RunSummary) -> int:
     with ``shapes`` on the Shapes screen; the app's exit code (``commands.common.run_app``)."""
     from overhead_tui.tui.app import OverheadApp
 
-    return run_app(OverheadApp(summary=summary, check_settings=check_settings))
+    return run_app(OverheadApp(summary=summary, settings_problem=settings_problem))
 
 
 EXIT_NO_TTY = EXIT_USAGE
@@ -341,7 +341,9 @@ def open_interpreters(combined: InterpretersSummary) -> int:
 
     return run_app(
         OverheadApp(
-            summary=baseline_summary(combined), interpreters=combined, check_settings=check_settings
+            summary=baseline_summary(combined),
+            interpreters=combined,
+            settings_problem=settings_problem,
         )
     )
 

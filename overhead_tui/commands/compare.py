@@ -130,13 +130,18 @@ def render_table(comparison: Comparison) -> list[str]:
 
 def open_in_app(comparison: Comparison, run_a: RunSummary) -> int:
     """Open the app on run A with the *Compare* screen on top (Textual is imported here)."""
-    from overhead_tui.commands.common import EXIT_NO_TTY, check_settings, require_terminal, run_app
+    from overhead_tui.commands.common import (
+        EXIT_NO_TTY,
+        require_terminal,
+        run_app,
+        settings_problem,
+    )
 
     if not require_terminal():
         return EXIT_NO_TTY
     from overhead_tui.tui.screens.compare import compare_app
 
-    return run_app(compare_app(comparison, run_a, check_settings=check_settings))
+    return run_app(compare_app(comparison, run_a, settings_problem=settings_problem))
 
 
 COMMAND = Command("compare", HELP, DESCRIPTION, run, (add_options,))

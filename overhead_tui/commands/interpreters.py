@@ -30,11 +30,11 @@ from overhead_tui.commands.common import (
 )
 from overhead_tui.commands.export_paths import check_export_paths
 from overhead_tui.engine.events import RunFinished
-from overhead_tui.engine.run_dir import check_runs_parent, new_run_dir
+from overhead_tui.engine.run_dir import new_run_dir, resolve_runs_parent
 from overhead_tui.engine.runner import Runner
 from overhead_tui.errors import EXIT_INTERRUPTED, UsageError
 from overhead_tui.export.interpreters import render_table
-from overhead_tui.interpreters.check import MIN_WORKER_PYTHON, check_python
+from overhead_tui.interpreters.check import MIN_WORKER_PYTHON, verified_python
 from overhead_tui.interpreters.provision import ProvisionError, provision
 from overhead_tui.interpreters.resolve import (
     describe,
@@ -91,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
     for found, requested in zip(pythons, args.python, strict=True):
         _refuse_too_old(found, requested)
         if args.no_provision:  # used as it is: what it lacks is known before anything runs
-            check_python(found)
+            verified_python(found)
     if args.app and not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise UsageError("--app needs a terminal (stdin and stdout are not a TTY); fix: drop --app")
     check_export_paths({"--json": args.json, "--markdown": args.markdown}, made=args.out)
@@ -99,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
     args_one = argparse.Namespace(**{**vars(args), "python": None})
     settings = settings_from(args_one)
     check_sizes(specs, settings)
-    parent = check_runs_parent(args.out)
+    parent = resolve_runs_parent(args.out)
     prepare_cache()
     progress = RunProgress(sys.stderr, live=stderr_is_tty())
     combined = InterpretersSummary(
@@ -114,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
             run_python = entry.provision.python if python and entry.provision else None
             if python is not None and entry.error is None:
                 try:
-                    run_python = check_python(run_python or python)
+                    run_python = verified_python(run_python or python)
                 except UsageError as exc:
                     entry = dataclasses.replace(entry, error=str(exc))
             if entry.error is not None:

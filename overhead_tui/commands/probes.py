@@ -8,7 +8,7 @@ import sys
 from overhead_tui.commands.command import Command
 from overhead_tui.commands.common import prepare_cache
 from overhead_tui.engine.probe_runs import PROCESSES, cache_path, load_probes
-from overhead_tui.interpreters.check import check_python
+from overhead_tui.interpreters.check import verified_python
 from overhead_tui.machine.facts import probe_load_warnings
 from overhead_tui.present.probes_text import probe_table
 
@@ -34,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"measuring {name} ...", file=sys.stderr, flush=True)
 
     prepare_cache()  # an unwritable cache: a temporary one, said before measuring
-    python = check_python(args.python) if args.python else sys.executable
+    python = verified_python(args.python) if args.python else sys.executable
     results = load_probes(python, refresh=args.refresh, progress=progress)
     print(f"interpreter: {python}")
     print(f"cached in: {cache_path()}")

@@ -22,12 +22,12 @@ from overhead_tui.commands.common import (
     stop_on_signals,
 )
 from overhead_tui.commands.export_paths import check_export_paths
-from overhead_tui.engine.run_dir import check_runs_parent
+from overhead_tui.engine.run_dir import resolve_runs_parent
 from overhead_tui.engine.watch import (
     WatchSession,
-    check_watched_file,
     default_watch_runs,
     history_dir,
+    resolve_watched_file,
 )
 from overhead_tui.errors import EXIT_INTERRUPTED, EXIT_USAGE, UsageError
 from overhead_tui.plugins.scenarios import read_spec
@@ -68,14 +68,14 @@ def add_options(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Measure, then watch; 130 on Ctrl-C, 0 after --count measurements, 1 when the last
     save was not measured."""
-    path = check_watched_file(args.file)
+    path = resolve_watched_file(args.file)
     exports = {"--json": args.json, "--markdown": args.markdown}
     check_export_paths(exports, None)
     for option, given in exports.items():
         if given is not None and _same_file(given, path):
             raise UsageError(f"{option} {given} is the watched file; fix: give another file name")
     runs_parent = Path(args.out) if getattr(args, "out", None) else default_watch_runs()
-    check_runs_parent(runs_parent)
+    resolve_runs_parent(runs_parent)
     try:
         spec = read_spec(path)
     except UsageError:
@@ -108,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _in_app(path: Path, settings: Settings, runs_parent: Path, args: argparse.Namespace) -> int:
-    from overhead_tui.commands.common import check_settings, require_terminal, run_app
+    from overhead_tui.commands.common import require_terminal, run_app, settings_problem
     from overhead_tui.tui.app import OverheadApp
 
     if args.json or args.markdown or args.count:
@@ -116,7 +116,7 @@ def _in_app(path: Path, settings: Settings, runs_parent: Path, args: argparse.Na
     if not require_terminal("for a headless watch drop --app"):
         return EXIT_USAGE
     prepare_cache()
-    app = OverheadApp(settings, autorun=False, check_settings=check_settings, watch=path)
+    app = OverheadApp(settings, autorun=False, settings_problem=settings_problem, watch=path)
     app.watch_runs = runs_parent
     return run_app(app)
 

@@ -3,7 +3,7 @@
 One home for its layout (:data:`RUN_FILES`), its place (:func:`default_runs_dir`, a new
 ``YYYYmmdd-HHMMSS-PID`` folder under it or under ``--out``), its lock (one run per folder:
 an ``fcntl.flock`` on ``run.lock``, held for the life of the process) and the checks made
-before anything is measured (:func:`prepare_run_dir`, :func:`check_runs_parent`, and the
+before anything is measured (:func:`prepare_run_dir`, :func:`resolve_runs_parent`, and the
 refusal of an export that would replace a run's own file).
 """
 
@@ -45,7 +45,7 @@ def prepare_run_dir(out: Path | None, as_parent: bool = False) -> Path:
             that moves it).
     """
     if out is None or as_parent:
-        parent = check_runs_parent(out)
+        parent = resolve_runs_parent(out)
         try:
             return new_run_dir(parent)
         except OSError as exc:
@@ -97,7 +97,7 @@ def prepare_run_dir(out: Path | None, as_parent: bool = False) -> Path:
     return out
 
 
-def check_runs_parent(out: Path | None) -> Path:
+def resolve_runs_parent(out: Path | None) -> Path:
     """The folder new run directories go in (``out``, else the default under the user data
     dir), created and checked writable.
 

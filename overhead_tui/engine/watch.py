@@ -64,7 +64,7 @@ class SaveMeasured:
     """Why the save could not be appended to the history file (None: it was)."""
 
 
-def check_watched_file(path: Path) -> Path:
+def resolve_watched_file(path: Path) -> Path:
     """``path`` resolved, an existing ``.py`` file.
 
     Raises:
@@ -107,7 +107,7 @@ class WatchSession:
     placed on (the newest saved run with the dense kernel), and the run now measuring.
 
     Args:
-        path: the scenario file (checked by :func:`check_watched_file`).
+        path: the scenario file (checked by :func:`resolve_watched_file`).
         settings: how to measure (size, dtype, samples …); ``scenarios`` is set to the file's.
         runs_parent: where each measurement's run folder goes (``KEY/<date>`` below it, KEY
             the file's :func:`watch_key`; the session keeps its newest :data:`KEEP_RUNS`).

@@ -71,11 +71,11 @@ if tuple(sys.version_info[:2]) >= {MIN_WORKER_PYTHON!r} and not facts["missing"]
         facts["worker_error"] = "%s: %s" % (type(exc).__name__, exc)
 print("overhead-tui-check " + json.dumps(facts))
 """
-"""Run by :func:`check_python` in the candidate interpreter, as a worker would start; written
+"""Run by :func:`verified_python` in the candidate interpreter, as a worker would start; written
 for any Python (2.7 too) so that an old one is named rather than failing with a SyntaxError."""
 
 
-def check_python(python: str) -> str:
+def verified_python(python: str) -> str:
     """Check that ``python`` is a Python ≥ 3.11 that imports numpy and threadpoolctl (and this
     package's worker) in a worker's environment; return the interpreter the workers should run.
 

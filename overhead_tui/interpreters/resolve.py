@@ -5,7 +5,7 @@ A version is looked up, in order, as ``python3.12`` on ``PATH`` (a pyenv shim th
 replaced by the interpreter it would start), in pyenv's versions folder (``$PYENV_ROOT``,
 ``pyenv root``, ``~/.pyenv``: the newest ``3.12.*`` with ``bin/python3.12``), then in
 ``/usr/local/bin`` and ``/usr/bin``.  Nothing here runs the interpreter except
-:func:`describe`; ``commands.common.check_python`` verifies what was found.
+:func:`describe`; ``commands.common.verified_python`` verifies what was found.
 """
 
 from __future__ import annotations

@@ -97,7 +97,7 @@ class OverheadApp(StopActions, SweepActions, InterpreterActions, WatchActions, E
         summary: a saved run to show instead of running (``overhead-tui open``).
         autorun: start the ladder on launch (ignored when ``summary`` is given).
         runs_dir: where new run directories go (default: the user data dir).
-        check_settings: validates settings from the settings dialog (None = fine).
+        settings_problem: validates settings from the settings dialog (None = fine).
         clock: seconds, for the elapsed-time display; injectable for tests.
         interpreters: a combined summary (``overhead-tui interpreters``) to show on the
             *Interpreters* screen, opened on top at launch.
@@ -131,7 +131,7 @@ class OverheadApp(StopActions, SweepActions, InterpreterActions, WatchActions, E
         summary: RunSummary | None = None,
         autorun: bool = True,
         runs_dir: Path | None = None,
-        check_settings: Callable[[Settings], str | None] | None = None,
+        settings_problem: Callable[[Settings], str | None] | None = None,
         clock: Callable[[], float] = time.monotonic,
         interpreters: InterpretersSummary | None = None,
         runner_factory: RunnerFactory = real_runner,
@@ -146,7 +146,7 @@ class OverheadApp(StopActions, SweepActions, InterpreterActions, WatchActions, E
         self.saved = summary
         self.autorun = autorun and summary is None and watch is None
         self.runs_dir = runs_dir
-        self.check_settings = check_settings or (lambda s: None)
+        self.settings_problem = settings_problem or (lambda s: None)
         self.clock = clock
         self.runner_factory = runner_factory
         self.runner: RunSource | None = None
@@ -273,9 +273,8 @@ class OverheadApp(StopActions, SweepActions, InterpreterActions, WatchActions, E
         if not self.all_specs:
             self.notify(self.discovery_error or "No scenarios found.", severity="error")
             return
-        self.push_screen(
-            SettingsScreen(self.settings, self.all_specs, self.check_settings), self._apply_settings
-        )
+        dialog = SettingsScreen(self.settings, self.all_specs, self.settings_problem)
+        self.push_screen(dialog, self._apply_settings)
 
     def _apply_settings(self, settings: Settings | None) -> None:
         if settings is None:

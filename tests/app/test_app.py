@@ -180,7 +180,7 @@ async def test_help_settings_and_palette_commands(tmp_path):
         _settings("fast_python"),
         autorun=False,
         runs_dir=tmp_path,
-        check_settings=lambda s: "too big" if (s.size or 0) > 64 else None,
+        settings_problem=lambda s: "too big" if (s.size or 0) > 64 else None,
     )
     async with app.run_test(size=(100, 30)) as pilot:
         assert _states(app) == {"fast_python": "queued"}

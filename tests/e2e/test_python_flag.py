@@ -14,7 +14,7 @@ import pytest
 from overhead_tui.engine import spawn
 from overhead_tui.engine.runner import Runner
 from overhead_tui.errors import UsageError
-from overhead_tui.interpreters.check import check_python
+from overhead_tui.interpreters.check import verified_python
 from overhead_tui.plugins.scenarios import discover, select
 from overhead_tui.summary.records import RunSummary, Settings
 from tests.conftest import (
@@ -106,7 +106,7 @@ def test_a_venv_python_is_kept_as_is_not_resolved_to_its_base():
     if sys.prefix == sys.base_prefix:
         pytest.skip("the tests do not run in a venv")
     assert os.path.realpath(sys.executable) != sys.executable  # a symlink to the base python
-    assert check_python(sys.executable) == sys.executable
+    assert verified_python(sys.executable) == sys.executable
 
 
 def test_a_name_on_path_resolves_to_the_interpreter_it_starts(tmp_path, monkeypatch):
@@ -117,7 +117,7 @@ def test_a_name_on_path_resolves_to_the_interpreter_it_starts(tmp_path, monkeypa
     shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
     shim.chmod(0o755)
     monkeypatch.setenv("PATH", f"{shim.parent}{os.pathsep}{os.environ['PATH']}")
-    assert check_python("python3.99") == sys.executable
+    assert verified_python("python3.99") == sys.executable
 
 
 def test_pyenv_shim_resolves_to_the_real_interpreter(monkeypatch):
@@ -128,7 +128,7 @@ def test_pyenv_shim_resolves_to_the_real_interpreter(monkeypatch):
     monkeypatch.setenv("PYENV_VERSION", version.name)
     real = os.path.realpath(version / "bin" / "python3.12")
     try:
-        assert check_python(str(root / "shims" / "python3.12")) == real
+        assert verified_python(str(root / "shims" / "python3.12")) == real
     except UsageError as exc:  # the base interpreter may lack numpy: the fix names the real one
         assert f"fix: {real} -m pip install numpy threadpoolctl" in str(exc)
 
@@ -142,12 +142,13 @@ def test_pyenv_shim_of_an_unselected_version_says_so(monkeypatch):
         pytest.skip("needs pyenv with CPython 3.12 and another version")
     monkeypatch.setenv("PYENV_VERSION", other)
     with pytest.raises(UsageError, match="is a pyenv shim") as info:
-        check_python("python3.12" if shutil.which("python3.12") else str(root / "shims/python3.12"))
+        shim = "python3.12" if shutil.which("python3.12") else str(root / "shims/python3.12")
+        verified_python(shim)
     assert str(version / "bin" / "python3.12") in str(info.value)
     assert "\n" not in str(info.value)
     monkeypatch.setenv("PYENV_VERSION", "3.12.999")
     with pytest.raises(UsageError, match=r"pyenv says: version `3\.12\.999' is not installed"):
-        check_python(str(root / "shims" / "python3.12"))
+        verified_python(str(root / "shims" / "python3.12"))
 
 
 def test_workers_path_holds_only_this_package(tmp_path, monkeypatch):
@@ -173,7 +174,7 @@ def test_tools_site_packages_do_not_leak_into_another_interpreter(tmp_path, monk
     bare = tmp_path / "bare"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", bare], check=True)
     with pytest.raises(UsageError, match="cannot import numpy and threadpoolctl") as info:
-        check_python(str(bare / "bin" / "python"))
+        verified_python(str(bare / "bin" / "python"))
     assert f"fix: {bare / 'bin' / 'python'} -m pip install numpy threadpoolctl" in str(info.value)
 
 
@@ -207,7 +208,7 @@ def test_same_interpreter_tells_a_venv_from_its_base(tmp_path):
 
 @pytest.mark.slow
 def test_run_on_a_python_312_venv_records_312(cli, venv312, tmp_path):
-    assert check_python(str(venv312)) == str(venv312)  # a venv: not resolved to its base
+    assert verified_python(str(venv312)) == str(venv312)  # a venv: not resolved to its base
     out = tmp_path / "run"
     proc = cli("run", "--python", venv312, "--scenario", "python_naive", *FAST, "--out", out)
     assert proc.returncode == 0, proc.stderr
@@ -240,13 +241,13 @@ def test_an_interpreter_that_never_answers_leaves_nothing_behind(tmp_path, monke
     import overhead_tui.interpreters.check as interpreter_check
 
     monkeypatch.setattr(interpreter_check, "CHECK_TIMEOUT_S", 0.5)
-    refuses_silent_interpreter(tmp_path, check_python, r"did not answer within 0\.5 s; fix: ")
+    refuses_silent_interpreter(tmp_path, verified_python, r"did not answer within 0\.5 s; fix: ")
 
 
 def test_a_file_that_cannot_be_executed_is_named_with_the_reason(tmp_path):
     junk = unrunnable_file(tmp_path)
     with pytest.raises(UsageError, match=r"cannot be run \(Exec format error\); fix: "):
-        check_python(str(junk))
+        verified_python(str(junk))
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])
@@ -278,7 +279,7 @@ def test_a_version_is_taken_as_interpreters_takes_it():
         except UsageError:
             continue
         try:
-            assert check_python(version) in (found, os.path.realpath(found))
+            assert verified_python(version) in (found, os.path.realpath(found))
         except UsageError as exc:  # found, without numpy: what to do about it
             message = str(exc)
             assert "no such executable" not in message and "\n" not in message

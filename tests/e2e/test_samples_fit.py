@@ -22,9 +22,9 @@ def test_samples_longer_than_the_timeout_are_refused_with_the_fix(command, tmp_p
 
 
 def test_the_apps_settings_check_refuses_samples_longer_than_the_timeout():
-    from overhead_tui.commands.common import check_settings
+    from overhead_tui.commands.common import settings_problem
     from overhead_tui.summary.records import Settings
 
     slow = Settings(repeats=1000, min_sample_s=1.0, timeout_s=60.0, scenarios=["python_naive"])
-    assert "longer than --timeout 60 s; fix: fewer --repeats" in (check_settings(slow) or "")
-    assert check_settings(Settings(scenarios=["python_naive"])) is None
+    assert "longer than --timeout 60 s; fix: fewer --repeats" in (settings_problem(slow) or "")
+    assert settings_problem(Settings(scenarios=["python_naive"])) is None

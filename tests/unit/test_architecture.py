@@ -374,3 +374,17 @@ def test_every_command_is_a_command_object_named_as_the_cli_lists_it():
         command = command_module(name).COMMAND
         assert isinstance(command, Command) and command.name == name
         assert command.help and command.description and callable(command.run)
+
+
+def test_a_check_function_raises_or_returns_nothing():
+    """One contract for ``check_*`` (issue 54): it raises with the fix, or returns None; a
+    function that returns what it resolved is ``resolve_*`` / ``verified_*``, one that returns
+    a message ``*_problem``."""
+    returning = {
+        f"{module}.{node.name}": ast.unparse(node.returns) if node.returns else "unannotated"
+        for module, path in MODULES.items()
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.FunctionDef) and node.name.startswith("check_")
+        and not (isinstance(node.returns, ast.Constant) and node.returns.value is None)
+    }
+    assert not returning, returning

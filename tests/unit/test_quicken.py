@@ -46,7 +46,16 @@ def test_what_is_not_python_code_is_not_called():
 
 @pytest.mark.skipif(sys.version_info[:2] != (3, 11), reason="3.11 quickens at the 8th call")
 def test_a_loop_free_wrapper_of_a_long_call_is_not_called_again():
+    def clock(step_ns):  # each reading a fixed step after the last: a call lasts one step
+        now = [0]
+
+        def read():
+            now[0] += step_ns
+            return now[0]
+
+        return read
+
     fresh = type(_wrapper)(_wrapper.__code__.replace(), globals())
-    assert len(quicken(fresh, (0.002,))) == 1
+    assert len(quicken(fresh, (0.0,), clock(2_000_000))) == 1  # 2 ms a call
     quick = type(_wrapper)(_wrapper.__code__.replace(), globals())
-    assert len(quicken(quick, (0.0,))) == QUICKEN_CALLS  # a short call: quickened as before
+    assert len(quicken(quick, (0.0,), clock(1_000))) == QUICKEN_CALLS  # 1 µs: quickened

@@ -94,7 +94,7 @@ class CompareScreen(DrillScreen):
 def compare_app(
     comparison: Comparison,
     summary: RunSummary,
-    check_settings: Callable[[Any], str | None] | None = None,
+    settings_problem: Callable[[Any], str | None] | None = None,
 ) -> OverheadApp:
     """The app on run ``summary`` (not running it) with a :class:`CompareScreen` on top.
 
@@ -108,4 +108,4 @@ def compare_app(
         def on_ready(self) -> None:
             self.push_screen(CompareScreen(comparison))
 
-    return CompareApp(summary=summary, autorun=False, check_settings=check_settings)
+    return CompareApp(summary=summary, autorun=False, settings_problem=settings_problem)

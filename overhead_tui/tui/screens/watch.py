@@ -17,7 +17,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.widgets import Input, Label, RichLog, Static
 
-from overhead_tui.engine.watch import check_watched_file
+from overhead_tui.engine.watch import resolve_watched_file
 from overhead_tui.errors import UsageError
 from overhead_tui.tui.screens.base import BaseScreen
 from overhead_tui.tui.screens.modals import FormDialog
@@ -109,6 +109,6 @@ class WatchFileDialog(FormDialog[Path]):
         if not text:
             return "Name a .py scenario file."
         try:
-            return check_watched_file(Path(text).expanduser())
+            return resolve_watched_file(Path(text).expanduser())
         except UsageError as exc:
             return str(exc)
