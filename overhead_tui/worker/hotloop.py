@@ -12,9 +12,9 @@ quantities:
   ``vpdpwssd``) count as FMAs of lanes × their products × 2 operations, and name their
   ``precision_peak`` instruction family (``family``);
 * ``loads`` / ``stores``: instructions reading / writing memory (an FP op with a memory source
-  is a load), and the width of each (``load_widths`` / ``store_widths``, bits: a zmm, ymm or
-  packed xmm operand 512, 256 or 128; a scalar FP op, a broadcast — ``vbroadcastsd``,
-  an embedded ``{1toN}`` — or a general register 64);
+  is a load; ``lea`` only computes an address), and the width of each (``load_widths`` /
+  ``store_widths``, bits: a zmm, ymm or packed xmm operand 512, 256 or 128; a scalar FP op,
+  a broadcast — ``vbroadcastsd``, an embedded ``{1toN}`` — or a general register 64);
 * ``shuffles``: register-to-register vector shuffles (``vpermpd``, ``vinsertf64x4``, a
   ``vbroadcastsd`` from a register …), which share ports with the FMAs on some cores;
 * ``chains``: the loop-carried dependency chains: a vector register an FP instruction both
@@ -194,7 +194,9 @@ def profile_loop(lines: list[str]) -> GeneratedCode:
     shuffles = 0
     for mnemonic, operands in instructions:
         shuffles += _is_shuffle(mnemonic, operands)
-        memory = [i for i, x in enumerate(operands) if "(" in x]
+        # lea computes an address and touches no memory (Intel SDM vol. 2, LEA)
+        memory = [] if mnemonic.startswith("lea") else [
+            i for i, x in enumerate(operands) if "(" in x]  # fmt: skip
         if memory:
             writes_memory = memory[-1] == len(operands) - 1 and len(operands) > 1
             bits = _access_bits(mnemonic, operands)

@@ -299,6 +299,10 @@ def test_the_hot_loop_reader_finds_each_ladder_loops_chains():
     embedded = hot_loop(".L3:\n\tvfmadd231pd\t(%rax){1to8}, %zmm1, %zmm0\n"
                         "\tvmovupd\t%zmm0, (%rdx)\n\taddq\t$8, %rax\n\tjne\t.L3\n")  # fmt: skip
     assert embedded.load_widths == [64] and embedded.store_widths == [512]
+    # lea computes an address and touches no memory (numba's ijk loop has one)
+    lea = hot_loop(".L5:\n\tleaq\t(%r12,%r12), %r13\n\tvmulsd\t(%r11), %xmm1, %xmm1\n"
+                   "\tvaddsd\t%xmm1, %xmm0, %xmm0\n\taddq\t%r13, %r11\n\tjne\t.L5\n")  # fmt: skip
+    assert lea.loads == 1 and lea.load_widths == [64]
 
 
 def test_the_hot_loop_is_the_vectorised_main_loop():
