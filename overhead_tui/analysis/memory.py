@@ -1,8 +1,9 @@
 """The memory rows of a compiled rung's breakdown, measured against its own kernel timed again
-on other copies of A and B (``worker.compiled_rung``): where the allocator put them (the
-placement: copies on fresh 2 MiB pages, 64-byte aligned), then the memory hierarchy (copies
-that are L1-resident: every page of them one physical page), each the time beyond the other
-(``analysis.compiled`` puts them beside the in-core bounds).
+on other inputs (``worker.compiled_rung``): where the allocator put A and B (the placement:
+copies on fresh 2 MiB pages, 64-byte aligned), the set conflicts of its row stride (the
+kernel at the nearest order whose rows reach every L1 set), then the memory hierarchy
+(copies that are L1-resident: every page of them one physical page), each step the time
+beyond the next (``analysis.compiled`` puts them beside the in-core bounds).
 
 The resident copies are L1-resident only where the L1 is tagged by physical address; the
 ``scalar_fma`` probe's aliased loads say whether they are on this CPU (:data:`ALIASED_HIT`);
@@ -125,6 +126,17 @@ def memory_rows(
         placement_ns = placed.ns_per_fma
         spread = sorted(x * 1e9 for x in resident.huge_page_samples_s_per_fma)
         before = (spread[0], spread[-1]) if reference < measured[1] else measured
+    if resident.spread_samples_s_per_fma and resident.spread_n:
+        conflicts, reference = _beyond(
+            before,
+            resident.spread_samples_s_per_fma,
+            "memory",
+            f"ns/FMA beyond its time at n = {resident.spread_n}, whose rows reach every L1 "
+            "set (the set conflicts of its own row stride)",
+        )
+        rows.append(conflicts)
+        values = sorted(x * 1e9 for x in resident.spread_samples_s_per_fma)
+        before = (values[0], values[-1]) if reference < before[1] else before
     if unit is None:
         return (rows, None, None, placement_ns) if rows else None
     row, in_l1 = _beyond(before, resident.samples_s_per_fma, "memory", unit)

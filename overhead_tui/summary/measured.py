@@ -291,6 +291,14 @@ class ResidentTiming:
     cost of its arrays' placement (cache-line splits, TLB misses)."""
     huge_page_share: float | None = None
     """The share of those copies' bytes the kernel put on huge pages (``/proc/self/smaps``)."""
+    spread_n: int | None = None
+    """The neighbouring order its kernel was timed at to price cache-set conflicts: the
+    nearest larger one whose row (``spread_n`` × the element's bytes) is an odd number of
+    64-byte lines, so a column's lines reach every L1 set (``worker.compiled_rung.
+    spreading_order``); None where the rung's own rows already do."""
+    spread_samples_s_per_fma: list[float] = field(default_factory=list)
+    """Each sample's seconds per multiply-add of its kernel at :attr:`spread_n` (fresh inputs
+    of that order); the rung's time beyond it is what its row stride's set conflicts cost."""
 
 
 @dataclass(frozen=True)

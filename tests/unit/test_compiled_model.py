@@ -94,6 +94,27 @@ def test_resident_copies_that_refill_from_l2_give_a_lower_bound_or_no_memory_row
     assert b.layers["memory"] == pytest.approx(0.3 / 0.9) and b.compiled.memory_note == ""
 
 
+def test_a_row_stride_of_an_even_number_of_lines_is_timed_again_at_an_order_that_spreads():
+    """c_naive_O2 at n = 384 on a Zen 3 (2026-12-07): 1.50 ns/FMA, 0.94 at n = 392 (49 lines
+    a row: every L1 set), its in-core chain 0.955; on page-aliased copies 1.51 (not
+    L1-resident there). The set conflicts of its row stride are the memory row it missed."""
+    from dataclasses import replace
+
+    from overhead_tui.worker.compiled_rung import spreading_order
+
+    assert [spreading_order(n, 8) for n in (384, 512, 200, 100, 8)] == [392, 520, None, None, None]
+    assert spreading_order(384, 4) == 400  # float32: 24 lines a row, 25 at 400
+    code = GeneratedCode("cc -S", 2, 0, None, 1.0, True, 7, 2.0, 2, 0, [{"fadd": 1}])
+    rung = _rung("o2", ["scalar_compute", "memory"], 1.5, code, resident_ns=1.51, n=384)
+    zen3 = _costs_with_l1(aliased_load_ns=2.1, page_load_ns=0.3)
+    assert breakdown(rung, zen3).explained == pytest.approx(0.5 / 1.5)  # the chain alone
+    rung.resident = replace(rung.resident, spread_n=392, spread_samples_s_per_fma=[0.94e-9] * 3)
+    b = breakdown(rung, zen3)
+    conflicts = [r for r in b.rows if "reach every L1 set" in r.unit]
+    assert len(conflicts) == 1 and conflicts[0].ns_per_fma == pytest.approx(1.5 - 0.94)
+    assert b.explained == pytest.approx((0.5 + 0.56) / 1.5)  # chain + conflicts
+
+
 def test_an_issue_bound_vector_loop_and_no_memory_row_without_a_resident_timing():
     # the ikj loop: 6 instructions, one 256-bit FMA (4 multiply-adds), nothing carried
     code = GeneratedCode("cc -S", 1, 1, 256, 8.0, True, 6, 8.0, 2, 1, [])
