@@ -85,7 +85,7 @@ _HOMES = {
     "TILED_SIMD_SOURCE": "overhead_tui.kit.tiled_simd",
     "PACK_CDEF": "overhead_tui.kit.packed_gemm",
     "read_cache_sizes": "overhead_tui.machine.caches",
-    "resident_inputs": "overhead_tui.worker.compiled_rung",
+    "resident_inputs": "overhead_tui.kit.pages",
 }
 __all__ = sorted(_HOMES)
 

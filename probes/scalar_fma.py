@@ -197,12 +197,12 @@ def _aliased_loads(ctx, clock):
     be aliased (not Linux) or the kernel cannot be built."""
     import numpy as np
 
-    order = int((ALIAS_PAGES * 4096 // 8) ** 0.5)  # n × n doubles: ALIAS_PAGES pages
-    aliased = resident_inputs(order, "float64")
     try:
         ffi, lib, _ = build("aliased_loads", ALIAS_SOURCE, ["-O2"], "float64", cdef=ALIAS_CDEF)
     except Exception:
         return {}
+    order = int((ALIAS_PAGES * 4096 // 8) ** 0.5)  # n × n doubles: ALIAS_PAGES pages
+    aliased = resident_inputs(order, "float64")
     if aliased is None:
         return {}
     page = np.zeros(1024)  # 8 KiB: one whole 4 KiB page inside it

@@ -380,13 +380,11 @@ def _run_breakdown(
     if b is None:
         return None
     factor = b.scale.factor if b.scale else None
-    mix = probes.get("loop_mix")
-    error = (mix.details or {}).get("fit_error") if mix else None
     interpreted = any(
         row.unit == "ns/dispatch" and (row.events_per_fma or 0) >= 1 for row in b.rows
     )  # priced one dispatch at a time, though the rung runs bytecode for every FMA
     doubt = probe_doubt(
         probes.values(), summary.created, factor, result.other_cpu_fraction,
-        mix_error=float(error) if interpreted and isinstance(error, int | float) else None,
+        mix_error=costs.mix_fit_error if interpreted else None,
     )  # fmt: skip
     return replace(b, probe_doubt=doubt)

@@ -50,7 +50,7 @@ ALIASED_HIT = 2.0
 L1 hit: both probe kernels are bound by their four add chains then (ratio 1), where a refill
 from L2 takes 12 cycles or more; measured 5–10× on a 2-vCPU Zen 3 (2026-12-07, whose L1
 picks ways by linear address: AMD 55723 §2.6.2.2).  Beyond it the resident copies
-(``worker.compiled_rung.resident_inputs``) are not L1-resident on this CPU, and the row
+(``kit.pages.resident_inputs``) are not L1-resident on this CPU, and the row
 beyond them is a lower bound of the memory hierarchy's cost.  Not measured on an Intel
 core here (none was at hand): their L1 is tagged by physical address, so the ratio should be
 about 1."""
@@ -111,32 +111,28 @@ def memory_rows(
     resident = result.resident
     if resident is None or not resident.samples_s_per_fma:
         return None
-    rows: list[BreakdownRow] = []
-    placement_ns = None
-    before = measured
-    if resident.huge_page_samples_s_per_fma:
-        placed, reference = _beyond(
-            measured,
+    steps = (
+        (
             resident.huge_page_samples_s_per_fma,
-            "memory",
             "ns/FMA beyond its time with A and B (and a C set up like them) on fresh "
             "2 MiB pages, 64-byte aligned (cache-line splits, TLB misses)",
-        )
-        rows.append(placed)
-        placement_ns = placed.ns_per_fma
-        spread = sorted(x * 1e9 for x in resident.huge_page_samples_s_per_fma)
-        before = (spread[0], spread[-1]) if reference < measured[1] else measured
-    if resident.spread_samples_s_per_fma and resident.spread_n:
-        conflicts, reference = _beyond(
-            before,
-            resident.spread_samples_s_per_fma,
-            "memory",
+        ),
+        (
+            resident.spread_samples_s_per_fma if resident.spread_n else [],
             f"ns/FMA beyond its time at n = {resident.spread_n}, whose rows reach every L1 "
             "set (the set conflicts of its own row stride)",
-        )
-        rows.append(conflicts)
-        values = sorted(x * 1e9 for x in resident.spread_samples_s_per_fma)
+        ),
+    )
+    rows: list[BreakdownRow] = []
+    before = measured
+    for samples, step_unit in steps:  # each step: the time beyond the next timing
+        if not samples:
+            continue
+        row, reference = _beyond(before, samples, "memory", step_unit)
+        rows.append(row)
+        values = sorted(x * 1e9 for x in samples)
         before = (values[0], values[-1]) if reference < before[1] else before
+    placement_ns = rows[0].ns_per_fma if resident.huge_page_samples_s_per_fma else None
     if unit is None:
         return (rows, None, None, placement_ns) if rows else None
     row, in_l1 = _beyond(before, resident.samples_s_per_fma, "memory", unit)

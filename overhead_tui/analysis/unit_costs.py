@@ -153,6 +153,9 @@ class UnitCosts:
     """ns per float created, fitted the same way."""
     mix_load_ns: float | None = None
     """ns per list subscript load, fitted the same way."""
+    mix_fit_error: float | None = None
+    """The ``loop_mix`` fit's largest error over its loops (its ``fit_error``), whether or not
+    the fit carries (:data:`MIX_TRUSTED`)."""
     peak_one_gflops: float | None = None
     peak_all_gflops: float | None = None
     fp_issue_one: float | None = None
@@ -291,7 +294,8 @@ class UnitCosts:
 
         mix = probes.get("loop_mix")
         error = (mix.details or {}).get("fit_error") if mix is not None else None
-        carries = isinstance(error, int | float) and error <= MIX_TRUSTED
+        mix_fit_error = float(error) if isinstance(error, int | float) else None
+        carries = mix_fit_error is not None and mix_fit_error <= MIX_TRUSTED
         fitted = (
             {
                 "mix_dispatch_ns": value("loop_mix", "mix_dispatch_ns"),
@@ -327,6 +331,7 @@ class UnitCosts:
             peak_all_gflops=max(every + one, default=None),
             **fp_issue_rates(probes),
             **fitted,
+            mix_fit_error=mix_fit_error,
             intervals=intervals,
             below_resolution=frozenset(below),
             normalised=factors,
