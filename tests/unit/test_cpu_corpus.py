@@ -174,3 +174,16 @@ def test_the_l1_rates_agree_with_those_measured_by_hand(name):
     ghz = record["probes"]["clock"]["value"]
     by_hand_cycles = max(2 / hand["loads_512"], 1 / hand["stores_512"], 3 / hand["mixed_512"]) / 8
     assert quantities.l1_ns * ghz == pytest.approx(by_hand_cycles, rel=0.2)
+
+
+@pytest.mark.parametrize("name", MACHINES)
+def test_the_cache_line_the_set_conflict_timing_assumes_is_each_cpus_own(name):
+    """``spreading_order`` counts a row in 64-byte lines: each corpus CPU's ``cache_alignment``
+    (x86's /proc/cpuinfo; the Arm core's Neoverse N1 TRM gives 64 bytes, cpuinfo has none)."""
+    import re
+
+    from overhead_tui.worker.compiled_rung import LINE_BYTES
+
+    text = (CORPUS / name / "cpuinfo.txt").read_text()
+    lines = {int(x) for x in re.findall(r"^cache_alignment\s*:\s*(\d+)", text, re.M)}
+    assert lines <= {LINE_BYTES}, lines
