@@ -72,7 +72,13 @@ from overhead_tui.analysis.agreement import attach_agreement
 from overhead_tui.analysis.compiled import compiled_rows
 from overhead_tui.analysis.numpy_layers import numpy_loop_rows, numpy_rows, numpy_scalar_rows
 from overhead_tui.analysis.rows import priced_row as _row
-from overhead_tui.analysis.sites import prices_c_loops, site_rows, site_scale, timed_c_calls
+from overhead_tui.analysis.sites import (
+    prices_c_loops,
+    site_rows,
+    site_scale,
+    timed_c_calls,
+    unpriced_calls,
+)
 from overhead_tui.analysis.staleness import probe_doubt
 from overhead_tui.analysis.unit_costs import UnitCosts
 from overhead_tui.analysis.waterfall import waterfall
@@ -139,9 +145,13 @@ def interpreted_rows(
     resumptions = 0.0
     if costs.generator_item_ns is not None:
         resumptions = min(calls, sum(v for k, v in ops.items() if k in GENERATOR_RESUMPTIONS))
+    generators = 0.0  # generators started: where the probe has their price
+    if costs.generator_ns is not None:
+        generators = min(calls - resumptions, float(events.generators or 0.0))
     entries = 0.0  # frames entered from C: where the probe has their price
     if costs.c_entry_item_ns is not None:
-        entries = min(calls - resumptions, float(events.c_entries or 0.0))
+        entries = min(calls - resumptions - generators, float(events.c_entries or 0.0))
+    functions = ops.get("MAKE_FUNCTION", 0.0) if costs.function_ns is not None else 0.0
     # costs fitted over loops of the rungs' shape (``loop_mix``) where they hold, else
     # each event's own probe
     fitted = costs.mix_dispatch_ns is not None
@@ -161,7 +171,11 @@ def interpreted_rows(
         ("container_access", stores, "store_ns", "ns/store"),
         ("container_access", array_loads, "array_load_ns", "ns/array read (its float included)"),
         ("container_access", array_stores, "array_store_ns", "ns/array write"),
-        ("call_overhead", calls - resumptions - entries, "call_ns", "ns/call"),
+        ("call_overhead", calls - resumptions - entries - generators, "call_ns", "ns/call"),
+        ("call_overhead", generators, "generator_ns",
+         "ns/generator made, started and finished (its object, first entry, return)"),
+        ("call_overhead", functions, "function_ns",
+         "ns/function object made (a lambda, a nested def, a 3.11 comprehension)"),
         ("call_overhead", entries, "c_entry_item_ns",
          "ns/Python function called from C (a map item, its iterator and sum steps)"),
         ("call_overhead", resumptions, "generator_item_ns",
@@ -181,7 +195,7 @@ def interpreted_rows(
             replace(row, unit_interval=(low, high), ns_interval=(low * float_ops, high * float_ops))
         )
     if sites is not None:  # the kernel's C work, timed at its own arguments
-        rows.extend(site_rows(sites, site_speed))
+        rows.extend(site_rows(sites, site_speed, unpriced_calls(events.numpy_operations)))
         rows.extend(numpy_loop_rows(events.numpy_operations, costs.numpy_rates))
         rows.append(
             _row("library_layers", numpy_calls, costs.numpy_call_ns, "ns/numpy call", costs,

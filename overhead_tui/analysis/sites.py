@@ -11,7 +11,10 @@ Per site, at most two rows:
   loops are priced by the elements each operation touches at the timed n, at the
   ``numpy_call`` probe's rate for its kind and footprint (``numpy_layers.numpy_loop_rows``):
   at the counted sizes a numpy call is mostly its fixed cost, and its work may grow faster
-  than its operands (an outer product, an einsum).
+  than its operands (an outer product, an einsum).  A numpy function the census could not
+  see into (``other``: it ran on plain copies of its operands, as ``numpy.outer`` does) has no
+  loop rows of its own: its element loop is priced from its own fit as a builtin's is
+  (:func:`unpriced_calls`).
 
 A site that runs the user's Python code is not timed (its frames and bytecodes are priced by
 the interpreter rows); one whose operands could not be evaluated again is shown with its calls
@@ -25,7 +28,7 @@ import statistics
 
 from overhead_tui.analysis.rows import ranged_row
 from overhead_tui.summary.breakdown import BreakdownRow
-from overhead_tui.summary.measured import SiteCost
+from overhead_tui.summary.measured import NumpyOperations, SiteCost
 
 MECHANISM_LAYERS: dict[str, str] = {
     "CALL": "call_overhead",
@@ -66,9 +69,26 @@ def site_scale(reference_ns: list[float], site_reference_ns: list[float] | None)
     return statistics.median(now) / statistics.median(then) if now and then else 1.0
 
 
-def site_rows(sites: list[SiteCost], scale: float = 1.0) -> list[BreakdownRow]:
+def callee_name(site: SiteCost) -> str:
+    """The last dotted part of a site's callee (``numpy.outer(…)`` → ``outer``); "" for a site
+    that is not a call."""
+    if site.op != "CALL":
+        return ""
+    return site.label.split("(", 1)[0].rsplit(".", 1)[-1]
+
+
+def unpriced_calls(operations: list[NumpyOperations]) -> frozenset[str]:
+    """The numpy functions whose element loop the census priced no row for (kind ``other``):
+    their sites' own fits price it instead."""
+    return frozenset(op.operation for op in operations if op.kind == "other" and op.calls_per_fma)
+
+
+def site_rows(
+    sites: list[SiteCost], scale: float = 1.0, unpriced: frozenset[str] = frozenset()
+) -> list[BreakdownRow]:
     """The rows of a kernel's sites (module doc), the busiest first, their costs × ``scale``
-    (:func:`site_scale`)."""
+    (:func:`site_scale`); ``unpriced``: numpy functions whose loop the census left unpriced
+    (:func:`unpriced_calls`)."""
     rows: list[BreakdownRow] = []
     at = f" (×{scale:.2f}: the samples' speed)" if abs(scale - 1.0) > 0.005 else ""
     for site in sorted(sites, key=lambda s: -s.calls_per_fma):
@@ -80,7 +100,8 @@ def site_rows(sites: list[SiteCost], scale: float = 1.0) -> list[BreakdownRow]:
                 rows.append(BreakdownRow(site_layer(site), site.calls_per_fma, None, unit, None))
             continue
         low, high = site.spread or [1.0, 1.0]
-        fixed = fixed_ns(site) * scale
+        own_loop = not site.numpy or callee_name(site) in unpriced
+        fixed = (fixed_ns(site) if not own_loop else site.call_ns) * scale
         rows.append(
             ranged_row(
                 site_layer(site),
@@ -90,10 +111,10 @@ def site_rows(sites: list[SiteCost], scale: float = 1.0) -> list[BreakdownRow]:
                 (fixed * low, fixed * high),
             )
         )
-        if site.element_ns > 0 and site.elements > 0 and not site.numpy:
+        if site.element_ns > 0 and site.elements > 0 and own_loop:
             rows.append(
                 ranged_row(
-                    "scalar_compute",
+                    "simd_compute" if site.numpy else "scalar_compute",
                     site.calls_per_fma * site.elements,
                     site.element_ns * scale,
                     f"ns/item of {site.label}'s element loop, measured at its own arguments{at}",

@@ -314,3 +314,28 @@ def test_an_operand_a_numpy_call_made_is_evaluated_once_and_its_operation_timed(
     [(plus, _)] = [(s, c) for s, c in events.sites if s.op == "BINARY_OP"]
     assert not plus.timeable
     np.random.set_state(("MT19937", state, 0))
+
+
+def test_a_numpy_function_the_census_could_not_see_into_is_priced_by_its_own_fit():
+    """``np.outer`` runs on plain copies of its operands: the census counts it as ``other``
+    (no loop row), so its element loop is its own timing's slope, not left unexplained."""
+    from overhead_tui.analysis.sites import unpriced_calls
+    from overhead_tui.summary.measured import NumpyOperations, SiteCost
+
+    site = SiteCost(
+        op="CALL",
+        label="numpy.outer(ndarray[64] float64, ndarray[64] float64)",
+        numpy=True,
+        calls_per_fma=1 / 4096,
+        call_ns=2000.0,
+        element_ns=25.0,
+        elements=128.0,
+        measured_ns=[2200.0, 5200.0],
+    )
+    ops = [NumpyOperations("other", "outer", 1 / 4096, 4096.0)]
+    rows = site_rows([site], 1.0, unpriced_calls(ops))
+    assert [r.layer for r in rows] == ["library_layers", "simd_compute"]
+    assert sum(r.ns_per_fma for r in rows) * 4096 == pytest.approx(2000.0 + 25.0 * 128)
+    # a numpy call whose loop the census prices keeps its time at the smallest size only
+    (fixed,) = site_rows([site], 1.0, unpriced_calls([NumpyOperations("outer", "multiply")]))
+    assert fixed.ns_per_fma * 4096 == pytest.approx(2200.0)
