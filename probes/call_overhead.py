@@ -23,6 +23,16 @@ the float an arithmetic builtin such as ``operator.mul`` makes there is priced a
 Python function from C (the frame entered through a fresh eval-loop entry, not pushed inline
 as a Python call's is), one `sum` step.  Each Python frame a rung enters from C (a lambda
 ``map`` or ``sorted`` calls, a dunder method a slot calls: ``c_entries``) is priced at it.
+
+``function_ns``: ``f = lambda: None``, a function object made and freed (``MAKE_FUNCTION``),
+beyond its dispatches.  Each ``MAKE_FUNCTION`` a rung executes (a lambda or nested ``def`` in
+its loop; before 3.12, every list, set and dict comprehension) is priced at it.
+
+``generator_ns``: ``for _ in g(): pass`` on a generator function that returns at once: the
+call that makes the generator object, its frame's first entry by ``FOR_ITER``, its return
+and the object's release, beyond their dispatches.  Each generator a rung starts
+(``Counters.generators``: a generator expression, a generator function's call) is priced at
+it instead of a Python call; its later resumptions are items (``generator_item_ns``).
 """
 
 import operator
@@ -74,6 +84,22 @@ def _c_entry_items(n, floats):
     return sum(map(_same, floats[:n] if len(floats) != n else floats))
 
 
+def _functions(n):
+    for _ in repeat(None, n):
+        _ = lambda: None  # noqa: E731 (the object made and freed is what is timed)
+
+
+def _finished():
+    return
+    yield
+
+
+def _generators(n, g):
+    for _ in repeat(None, n):
+        for _ in g():
+            pass
+
+
 def _nothing(n, x, z):
     return None
 
@@ -86,11 +112,15 @@ def measure(ctx):
     items = paired_samples(ctx, _generator_items, (floats,), TRIPS)
     c_items = paired_samples(ctx, _c_call_items, (floats[:TRIPS],), TRIPS, baseline=_nothing)
     entries = paired_samples(ctx, _c_entry_items, (floats[:TRIPS],), TRIPS, baseline=_nothing)
+    functions = paired_samples(ctx, _functions, (), TRIPS)
+    generators = paired_samples(ctx, _generators, (_finished,), TRIPS)
     details = {
         "builtin_ns": builtins.median,
         "c_entry_item_ns": entries.median,
         "generator_item_ns": items.median,
         "c_call_item_ns": c_items.median,
+        "function_ns": functions.median,
+        "generator_ns": generators.median,
         **calls.details,
     }
     return ProbeMeasurement(calls.samples, details, calls.estimate)

@@ -46,6 +46,8 @@ INTERPRETER_COSTS = (
     "generator_item_ns",
     "c_call_item_ns",
     "c_entry_item_ns",
+    "function_ns",
+    "generator_ns",
     "numpy_load_ns",
     "numpy_store_ns",
     "numpy_multiply_ns",
@@ -86,6 +88,8 @@ UNIT_COST_SOURCES: dict[str, tuple[str, str | None]] = {
     "generator_item_ns": ("call_overhead", "generator_item_ns"),
     "c_call_item_ns": ("call_overhead", "c_call_item_ns"),
     "c_entry_item_ns": ("call_overhead", "c_entry_item_ns"),
+    "function_ns": ("call_overhead", "function_ns"),
+    "generator_ns": ("call_overhead", "generator_ns"),
     "numpy_load_ns": ("numpy_call", "scalar_load_ns"),
     "numpy_store_ns": ("numpy_call", "scalar_store_ns"),
     "numpy_multiply_ns": ("numpy_call", "scalar_multiply_ns"),
@@ -140,6 +144,13 @@ class UnitCosts:
     c_entry_item_ns: float | None = None
     """One item of ``sum(map(f, xs))`` with ``f`` a Python function, beyond its dispatches
     (``call_overhead`` detail): a Python frame entered from C, its iterator and sum steps."""
+    function_ns: float | None = None
+    """A function object made and freed (``MAKE_FUNCTION``: a lambda, a nested ``def``, a
+    comprehension's function before 3.12), beyond its dispatch (``call_overhead`` detail)."""
+    generator_ns: float | None = None
+    """A generator made, started, finished and freed, beyond its dispatches: its object, its
+    frame's first entry and its return (``call_overhead`` detail); priced instead of a Python
+    call for each generator started."""
     numpy_load_ns: float | None = None
     """``arr[t]`` with a ready index tuple: creates a numpy scalar (``numpy_call`` detail)."""
     numpy_store_ns: float | None = None

@@ -90,6 +90,12 @@ class Counters:
     through ``CALL_FUNCTION_EX``; generator resumptions are not among them
     (``worker.counting.opcodes``, priced at the ``call_overhead`` probe's
     ``c_entry_item_ns``)."""
+    generators: float = 0
+    """Generator (and coroutine) objects started: a generator expression's or a generator
+    function's first resumption, the profile ``call`` event at its code's first ``RESUME``
+    (``worker.counting.opcodes``).  Each is an object made, a frame entered for the first
+    time and finished, beyond its dispatches: priced at the ``call_overhead`` probe's
+    ``generator_ns`` instead of a Python call."""
 
 
 COUNTERS: tuple[str, ...] = tuple(f.name for f in fields(Counters))

@@ -96,5 +96,7 @@ def test_the_call_probe_measures_a_frame_entered_from_c():
     spec = {s.name: s for s in discover_probes()}["call_overhead"]
     probe = measure_probe(spec, sys.executable, processes=1, repeats=3, min_sample_s=0.005)
     assert probe.error is None
-    assert math.isfinite(probe.details["c_entry_item_ns"])
-    assert UnitCosts.from_probes({"call_overhead": probe}).c_entry_item_ns is not None
+    for detail in ("c_entry_item_ns", "function_ns", "generator_ns"):
+        assert math.isfinite(probe.details[detail]), detail
+    costs = UnitCosts.from_probes({"call_overhead": probe})
+    assert None not in (costs.c_entry_item_ns, costs.function_ns, costs.generator_ns)

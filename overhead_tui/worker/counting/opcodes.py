@@ -232,6 +232,8 @@ class _Profile:
         caller's was running, the callee is a dunder) → frames entered so."""
         self.owners: dict[int, Site] = {}
         """The sites owning entries, by id."""
+        self.starts: Counter[int] = Counter()
+        """id of the site owning it or 0 → generators started (their first resumption)."""
         self._c_running: list[FrameType] = []
         self._kernel_seen = False
 
@@ -242,6 +244,12 @@ class _Profile:
             if sites is not None:
                 sites.entered(frame)  # first: a frame that starts a site's timed code is its
             self._entered(frame)
+            code = frame.f_code
+            if code.co_flags & _RESUMABLE and frame.f_lasti == first_resume(code):
+                owner = sites.owner if sites is not None else None
+                if owner is not None:
+                    self.owners[id(owner)] = owner
+                self.starts[id(owner) if owner else 0] += 1
         elif event == "return" and sites is not None:
             sites.left(frame)
         elif event == "c_call" and getattr(arg, "__name__", "") not in _IGNORED_C_CALLS:
@@ -266,6 +274,30 @@ class _Profile:
             self.owners[id(owner)] = owner
         where = instruction_at(parent.f_code, parent.f_lasti)
         self.entries[(id(owner) if owner else 0, parent.f_code, where, running, dunder)] += 1
+
+
+_FIRST_RESUME: dict[CodeType, int] = {}
+
+
+def first_resume(code: CodeType) -> int:
+    """The offset of a code object's first ``RESUME``: where a generator's frame stands at
+    its first resumption (3.11-3.13: after ``RETURN_GENERATOR`` and ``POP_TOP``), -1 without
+    one."""
+    found = _FIRST_RESUME.get(code)
+    if found is None:
+        found = next((i.offset for i in dis.get_instructions(code) if i.opname == "RESUME"), -1)
+        _FIRST_RESUME[code] = found
+    return found
+
+
+def _generators(profile: _Profile) -> int:
+    """Generators started (``Counters.generators``) outside timed sites (those are in their
+    timing)."""
+    return sum(
+        count
+        for owner, count in profile.starts.items()
+        if owner == 0 or not profile.owners[owner].timeable
+    )
 
 
 def _entries_from_c(profile: _Profile, sequence: _Sequence, tally: _Tally) -> int:
@@ -369,6 +401,7 @@ def _name(sequence: _Sequence, profile: _Profile, own: CodeType | None) -> Event
         by_base_opcode=dict(tally.by_base),
         python_calls=max(0, python_calls - 1),  # minus the kernel's own call
         c_entries=_entries_from_c(profile, sequence, tally),
+        generators=_generators(profile),
         builtin_calls=builtin,
         numpy_calls=numpy,
         floats=tally.floats + kinds["array_load"],
