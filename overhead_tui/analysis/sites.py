@@ -13,8 +13,9 @@ Per site, at most two rows:
   at the counted sizes a numpy call is mostly its fixed cost, and its work may grow faster
   than its operands (an outer product, an einsum).  A numpy function the census could not
   see into (``other``: it ran on plain copies of its operands, as ``numpy.outer`` does) has no
-  loop rows of its own: its element loop is priced from its own fit as a builtin's is
-  (:func:`unpriced_calls`).
+  loop rows of its own, nor one the census never saw (a method such as ``ndarray.dot``:
+  ``SiteCost.census_priced`` False): its element loop is priced from its own fit as a
+  builtin's is (older files: by name, :func:`unpriced_calls`).
 
 A site that runs the user's Python code is not timed (its frames and bytecodes are priced by
 the interpreter rows); one whose operands could not be evaluated again is shown with its calls
@@ -100,7 +101,11 @@ def site_rows(
                 rows.append(BreakdownRow(site_layer(site), site.calls_per_fma, None, unit, None))
             continue
         low, high = site.spread or [1.0, 1.0]
-        own_loop = not site.numpy or callee_name(site) in unpriced
+        own_loop = (
+            not site.numpy
+            or site.census_priced is False
+            or (site.census_priced is None and callee_name(site) in unpriced)
+        )
         fixed = (fixed_ns(site) if not own_loop else site.call_ns) * scale
         rows.append(
             ranged_row(

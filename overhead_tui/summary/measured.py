@@ -161,6 +161,11 @@ class SiteCost:
     """The counted sizes it was timed at."""
     measured_ns: list[float] = field(default_factory=list)
     """ns an execution cost at each of those sizes."""
+    census_priced: bool | None = None
+    """numpy work of a priced kind was seen at it by the numpy census (its element loops are
+    the census's rows); False: the census saw none (a method such as ``ndarray.dot``, a
+    function run on plain copies such as ``np.outer``) or could not run, so its own timing's
+    fit prices its loop; None: a file from before this was recorded."""
     runs_python: bool = False
     """It ran the user's Python code (a dunder method, a lambda): not timed, its frames and
     bytecodes are counted and priced by the interpreter rows."""

@@ -339,3 +339,22 @@ def test_a_numpy_function_the_census_could_not_see_into_is_priced_by_its_own_fit
     # a numpy call whose loop the census prices keeps its time at the smallest size only
     (fixed,) = site_rows([site], 1.0, unpriced_calls([NumpyOperations("outer", "multiply")]))
     assert fixed.ns_per_fma * 4096 == pytest.approx(2200.0)
+
+
+def _products(x, y):
+    z = x * y  # a ufunc: the census sees it
+    return z, x.dot(y)  # a method: the census does not
+
+
+def test_the_census_names_the_instructions_whose_numpy_work_it_priced():
+    """Where the census saw a priced operation, its loop rows price that site; a method it
+    never saw (``ndarray.dot``) leaves the site to its own timing's fit."""
+    import dis
+
+    from overhead_tui.worker.counting.numpy_census import census
+
+    where: set[tuple[str, int]] = set()
+    census(_products, (np.ones(4), np.ones(4)), where)
+    code = _products.__code__
+    offsets = {i.opname: i.offset for i in dis.get_instructions(code)}
+    assert where == {(code.co_qualname, offsets["BINARY_OP"])}

@@ -43,13 +43,18 @@ Kinds (:data:`KINDS`, what the ``numpy_call`` probe measures one of each of):
 from __future__ import annotations
 
 import math
+import os
+import sys
 from collections import Counter
 from collections.abc import Callable
+from types import FrameType
 from typing import Any
 
 import numpy as np
 
 from overhead_tui.summary.vocabulary import NUMPY_KINDS
+from overhead_tui.worker.counting.instructions import instruction_at
+from overhead_tui.worker.counting.sites import LIBRARY_ROOTS
 
 KINDS = NUMPY_KINDS
 """The operation kinds of :func:`census` (module docstring)."""
@@ -64,14 +69,37 @@ Key = tuple[str, str, float]
 
 
 class _Recorder:
-    """The calls seen: {(kind, operation, elements): calls}."""
+    """The calls seen: {(kind, operation, elements): calls}, and where in the user's code each
+    operation of a priced kind was made."""
 
-    def __init__(self) -> None:
+    def __init__(self, kernel_file: str = "") -> None:
         self.calls: Counter[Key] = Counter()
         self.active = 0
+        self.where: set[tuple[str, int]] = set()
+        self.kernel_file = kernel_file
 
-    def add(self, kind: str, operation: str, elements: float) -> None:
-        self.calls[(kind, operation, float(elements))] += 1
+    def add(self, kind: str, operation: str, elements: float, count: int = 1) -> None:
+        self.calls[(kind, operation, float(elements))] += count
+        if kind != "other" and (site := self._user_instruction()) is not None:
+            self.where.add(site)
+
+    def _user_instruction(self) -> tuple[str, int] | None:
+        """(code's qualified name, instruction offset) of the innermost frame of the user's
+        code (the kernel's own file, or any file outside :data:`_OWN_ROOTS`): the instruction
+        whose numpy work is being recorded, a site's key (``counting.sites``)."""
+        frame: FrameType | None = sys._getframe(2)
+        while frame is not None:
+            code = frame.f_code
+            name = code.co_filename
+            if name == self.kernel_file or not name.startswith(_OWN_ROOTS):
+                return code.co_qualname, instruction_at(code, frame.f_lasti)
+            frame = frame.f_back
+        return None
+
+
+_OWN_ROOTS = (*LIBRARY_ROOTS, os.path.dirname(os.path.dirname(os.path.dirname(__file__))))
+"""Files of no user code: the installed libraries (numpy's own Python), the standard library
+and this package."""
 
 
 _RECORDER: _Recorder | None = None
@@ -209,13 +237,13 @@ class _Census(np.ndarray):
             if recorder is not None and recorder.active == 1:
                 kind, elements = _ufunc_kind(ufunc, method, inputs, kwargs)
                 name = ufunc.__name__ + ("" if method == "__call__" else f".{method}")
-                recorder.calls[(kind, name, float(elements) * _itemsize(*inputs))] += 1
+                recorder.add(kind, name, float(elements) * _itemsize(*inputs))
                 if method == "__call__" and not all(isinstance(x, np.ndarray) for x in inputs):
-                    recorder.calls[("scalar_operand", name, 0.0)] += 1
+                    recorder.add("scalar_operand", name, 0.0)
                 if method in ("__call__", "reduce") and kind != "blas":
                     restarts = _inner_loops(method, inputs, kwargs) - 1
                     if restarts > 0:  # each beyond the first: counted as one "call"
-                        recorder.calls[("inner_loops", name, 0.0)] += restarts
+                        recorder.add("inner_loops", name, 0.0, restarts)
             result = getattr(ufunc, method)(*_plain(inputs), **_plain(kwargs))
         finally:
             if recorder is not None:
@@ -269,9 +297,9 @@ class _Census(np.ndarray):
             target = np.ndarray.__getitem__(self.view(np.ndarray), index)
             if isinstance(target, np.ndarray):  # a slice: its elements copied in
                 size = float(target.size) * _itemsize(target)
-                recorder.calls[("elementwise_out", "setitem", size)] += 1
+                recorder.add("elementwise_out", "setitem", size)
             else:
-                recorder.calls[("scalar_store", "index", 1.0)] += 1
+                recorder.add("scalar_store", "index", 1.0)
         super().__setitem__(index, _plain(value))
 
     def __getitem__(self, index: Any) -> Any:
@@ -279,9 +307,9 @@ class _Census(np.ndarray):
         recorder = _RECORDER
         if recorder is not None and not recorder.active:
             if isinstance(result, np.ndarray):
-                recorder.calls[("view", "index", 0.0)] += 1
+                recorder.add("view", "index", 0.0)
             else:
-                recorder.calls[("scalar_index", "index", 1.0)] += 1
+                recorder.add("scalar_index", "index", 1.0)
         return result
 
 
@@ -301,7 +329,7 @@ def _creator(name: str, original: Callable[..., Any]) -> Callable[..., Any]:
         try:
             result = original(*_plain(args), **_plain(kwargs))
             if recorder is not None and recorder.active == 1 and isinstance(result, np.ndarray):
-                recorder.calls[("create", name, result.size * _itemsize(result))] += 1
+                recorder.add("create", name, result.size * _itemsize(result))
         finally:
             if recorder is not None:
                 recorder.active -= 1
@@ -310,14 +338,20 @@ def _creator(name: str, original: Callable[..., Any]) -> Callable[..., Any]:
     return create
 
 
-def census(fn: Callable[..., Any], args: tuple[Any, ...]) -> dict[Key, int]:
-    """{(kind, operation, float64-equivalent elements per call): calls} of ``fn(*args)``.
+def census(
+    fn: Callable[..., Any], args: tuple[Any, ...], where: set[tuple[str, int]] | None = None
+) -> dict[Key, int]:
+    """{(kind, operation, float64-equivalent elements per call): calls} of ``fn(*args)``;
+    ``where``, when given, gets the (code's qualified name, offset) of each instruction of the
+    user's code that made an operation of a priced kind (not ``other``): the sites whose
+    numpy work the census's rows price.
 
     The arguments' arrays are passed as census views (the kernel may write into them).
     """
     global _RECORDER
     originals = {name: getattr(np, name) for name in CREATORS}
-    recorder = _Recorder()
+    code = getattr(fn, "__code__", None)
+    recorder = _Recorder(code.co_filename if code is not None else "")
     _RECORDER = recorder
     for name, original in originals.items():
         setattr(np, name, _creator(name, original))
@@ -327,4 +361,6 @@ def census(fn: Callable[..., Any], args: tuple[Any, ...]) -> dict[Key, int]:
         for name, original in originals.items():
             setattr(np, name, original)
         _RECORDER = None
+    if where is not None:
+        where |= recorder.where
     return dict(recorder.calls)

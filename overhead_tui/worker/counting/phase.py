@@ -33,6 +33,7 @@ def count_phase(module: ModuleType, task: WorkerTask) -> Counted:
     timing = counted is None and task.model  # the sites of C work, for the model to price
     per_size = []
     censuses = []
+    census_sites: set[tuple[str, int]] = set()  # where the census saw priced numpy work
     dispatch_ns = loop_dispatch_ns() if timing else 0.0
     for size in sizes:
         kernel = counted or module.kernel
@@ -46,7 +47,7 @@ def count_phase(module: ModuleType, task: WorkerTask) -> Counted:
         if counted is None and (
             per_size[-1].numpy_calls or per_size[-1].numpy_scalars or found_numpy
         ):
-            found = _numpy_census(module, size, task)
+            found = _numpy_census(module, size, task, census_sites)
             if found is not None:
                 censuses.append(found)
     reference = reference_samples() if timing else []  # the machine's speed, like the samples'
@@ -72,12 +73,19 @@ def count_phase(module: ModuleType, task: WorkerTask) -> Counted:
                 for k in opcodes
             }
             counted_sizes, sites = sizes, site_costs(sizes, timings, n)
+        complete = len(censuses) == len(sizes)
+        sites = [
+            replace(s, census_priced=complete and (s.code, s.offset) in census_sites)
+            if s.numpy
+            else s
+            for s in sites
+        ]
         per_fma = EventsPerFma(
             **counts,
             n=n,
             counted_sizes=counted_sizes,
             by_opcode=by_opcode,
-            numpy_operations=_operations(sizes, censuses, n) if len(censuses) == len(sizes) else [],
+            numpy_operations=_operations(sizes, censuses, n) if complete else [],
             sites=sites if timing else None,
             site_reference_ns=[*reference, *(reference_samples() if timing else [])] or None,
             python_twin=counted is not None,
@@ -209,13 +217,14 @@ def _c_level(
 
 
 def _numpy_census(
-    module: ModuleType, size: int, task: WorkerTask
+    module: ModuleType, size: int, task: WorkerTask, where: set[tuple[str, int]]
 ) -> dict[tuple[str, str, float], int] | None:
-    """The numpy operations of one call at ``size``; None when the kernel refuses a subclass
-    of ndarray (the rung keeps its bytecode model; the timed run is never touched)."""
+    """The numpy operations of one call at ``size`` (``where`` gets the instructions that
+    made them); None when the kernel refuses a subclass of ndarray (the rung keeps its
+    bytecode model; the timed run is never touched)."""
     from overhead_tui.worker.counting.numpy_census import census
 
     try:
-        return census(module.kernel, _inputs(module, size, task))
+        return census(module.kernel, _inputs(module, size, task), where)
     except Exception:
         return None

@@ -107,7 +107,8 @@ def _library_roots() -> tuple[str, ...]:
     return tuple({paths[k] for k in ("stdlib", "platstdlib", "purelib", "platlib") if k in paths})
 
 
-_LIBRARY_ROOTS = _library_roots()
+LIBRARY_ROOTS = _library_roots()
+"""The standard library's and the installed packages' folders: code there is a library's."""
 
 
 def _describe(value: Any) -> str:
@@ -243,7 +244,7 @@ class SiteRecorder:
         """Code of an installed library or the standard library, not the user's."""
         found = self._library.get(code.co_filename)
         if found is None:
-            found = code.co_filename.startswith(_LIBRARY_ROOTS)
+            found = code.co_filename.startswith(LIBRARY_ROOTS)
             self._library[code.co_filename] = found
         return found
 
