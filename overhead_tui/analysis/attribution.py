@@ -268,7 +268,12 @@ def breakdown(result: ScenarioResult, costs: UnitCosts) -> Breakdown | None:
     scale = own_scale(result, costs)
     if scale is not None:
         costs = costs.scaled(*scale)
-    speed = site_scale(result.reference_dispatch_ns or [], events.site_reference_ns)
+    speed = site_scale(
+        result.reference_dispatch_ns or [],
+        events.site_reference_ns,
+        result.median_s,
+        events.site_kernel_s,
+    )
     rows = interpreted_rows(events, costs, result.build.compiler if result.build else "", speed)
     compiled = compiled_rows(result, costs, measured)
     if compiled is not None:

@@ -61,10 +61,21 @@ def fixed_ns(site: SiteCost) -> float:
     return site.call_ns or 0.0
 
 
-def site_scale(reference_ns: list[float], site_reference_ns: list[float] | None) -> float:
-    """(ns/dispatch beside the rung's samples) / (ns/dispatch beside its sites' timings): the
-    same reference loop, so a site timed while the machine was busier or quieter than during
-    the samples is brought to the samples' speed; 1 without both."""
+def site_scale(
+    reference_ns: list[float],
+    site_reference_ns: list[float] | None,
+    median_s: float | None = None,
+    site_kernel_s: list[float] | None = None,
+) -> float:
+    """How much slower the machine ran the rung's samples than its sites' timings:
+    (the samples' median s/call) / (the kernel's median s/call timed beside the sites), the
+    very code at both moments, where it was timed there; else (ns/dispatch beside the
+    samples) / (ns/dispatch beside the sites), the same reference loop; 1 without either.  A
+    site timed while the machine was busier or quieter than during the samples is so brought
+    to the samples' speed."""
+    beside = [x for x in site_kernel_s or [] if x > 0]
+    if median_s and beside:
+        return median_s / statistics.median(beside)
     now = [x for x in reference_ns if x > 0]
     then = [x for x in site_reference_ns or [] if x > 0]
     return statistics.median(now) / statistics.median(then) if now and then else 1.0

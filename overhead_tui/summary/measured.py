@@ -200,6 +200,11 @@ class EventsPerFma(Counters):
     """ns/dispatch of the dispatch probe's reference loop timed beside the sites (before and
     after them): the machine's speed while they were timed, which the model brings to the
     speed of the rung's samples (``analysis.sites``)."""
+    site_kernel_s: list[float] | None = field(default=None, metadata=OMIT)
+    """Seconds per kernel call at the timed n, timed beside the sites (before and after
+    them) where a call takes at most ``phase.KERNEL_BESIDE_MAX_S``: the machine's speed for
+    this very code while the sites were timed, which the model prefers to the reference loop
+    (a noisy neighbour can slow code-heavy C calls and not the small dispatch loop)."""
     sites: list[SiteCost] | None = field(default=None, metadata=OMIT)
     """The kernel's sites of C work, timed at their own operands (``worker.counting.sites``);
     None in files from before them and for a Python twin."""

@@ -232,6 +232,9 @@ def test_a_site_timed_at_a_busier_moment_is_brought_to_the_samples_speed():
     # the same reference loop: 3 ns/dispatch beside the samples, 6 beside the sites' timings
     assert site_scale([3.0, 3.1, 2.9], [6.0, 6.2]) == pytest.approx(3.0 / 6.1)
     assert site_scale([], [6.0]) == 1.0 and site_scale([3.0], None) == 1.0
+    # the kernel itself timed beside the sites, where it was: its samples' median over that
+    assert site_scale([3.0], [6.0], 0.004, [0.005, 0.0052, 0.0048]) == pytest.approx(0.8)
+    assert site_scale([3.0], [6.0], 0.004, []) == pytest.approx(0.5)  # a slow kernel: the loop
     site = SiteCost(op="CALL", label="len(list[20])", calls_per_fma=0.5, call_ns=40.0)
     (plain,) = site_rows([site])
     (scaled,) = site_rows([site], 0.5)

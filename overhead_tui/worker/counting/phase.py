@@ -51,7 +51,10 @@ def count_phase(module: ModuleType, task: WorkerTask) -> Counted:
             if found is not None:
                 censuses.append(found)
     reference = reference_samples() if timing else []  # the machine's speed, like the samples'
+    beside = _kernel_beside(module, task) if timing else []  # and for this code itself
     timings = time_sites([c.sites for c in per_size], dispatch_ns) if timing else []
+    if beside:
+        beside += _kernel_beside(module, task)
     n = task.n
     fmas = float(n) ** 3
     kernel = counted or module.kernel
@@ -89,6 +92,7 @@ def count_phase(module: ModuleType, task: WorkerTask) -> Counted:
             sites=sites if timing else None,
             site_reference_ns=[*reference, *(reference_samples() if timing else [])] or None,
             python_twin=counted is not None,
+            site_kernel_s=beside or None,
         )
     last, last_fmas = per_size[-1], float(sizes[-1]) ** 3
     bytecode = tuple(
@@ -193,6 +197,33 @@ def _operations(
         )
         for (kind, operation, power, factor), calls in sorted(grouped.items())
     ]
+
+
+KERNEL_BESIDE_MAX_S = 0.05
+"""The longest kernel call timed beside the sites (``EventsPerFma.site_kernel_s``): a slower
+kernel runs mostly bytecode, which the reference loop's speed already follows."""
+KERNEL_BESIDE_BUDGET_S = 0.03
+"""Seconds of kernel calls timed on each side of the sites' timings."""
+
+
+def _kernel_beside(module: ModuleType, task: WorkerTask) -> list[float]:
+    """Seconds per call of the kernel at the timed n, on fresh inputs, one warm-up call first;
+    calls are added until :data:`KERNEL_BESIDE_BUDGET_S` is spent (at most 50); [] when a call
+    takes longer than :data:`KERNEL_BESIDE_MAX_S` or fails."""
+    args = _inputs(module, task.n, task)
+    try:
+        start = time.perf_counter()
+        module.kernel(*args)
+        if time.perf_counter() - start > KERNEL_BESIDE_MAX_S:
+            return []
+        times: list[float] = []
+        while sum(times) < KERNEL_BESIDE_BUDGET_S and len(times) < 50:
+            start = time.perf_counter()
+            module.kernel(*args)
+            times.append(time.perf_counter() - start)
+    except Exception:
+        return []
+    return times
 
 
 def _inputs(module: ModuleType, size: int, task: WorkerTask) -> tuple[Any, ...]:
