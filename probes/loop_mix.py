@@ -137,9 +137,7 @@ def measure(ctx):
     per_dispatch = [t / (REFERENCE_TRIPS * reference_dispatches) * 1e9 for t in reference_times]
     # each loop's time in reference dispatches of its own round: a round the host slowed
     # slows its reference alike; the median over rounds leaves out a round it slowed unevenly
-    relative = [
-        [t / trips * 1e9 / per_dispatch[r] for r, t in enumerate(times)] for times in timed
-    ]
+    relative = [[t / trips * 1e9 / per_dispatch[r] for r, t in enumerate(times)] for times in timed]
     reference_ns = statistics.median(per_dispatch)
     costs, fit_error, left_out = fit(counts, [statistics.median(r) for r in relative])
     dispatch, floats, loads = (c * reference_ns for c in costs)

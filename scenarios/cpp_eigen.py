@@ -23,4 +23,3 @@ extern "C" void matmul(const real_t *a, const real_t *b, real_t *c, int n) {
     C.noalias() = A * B;
 }
 """
-

@@ -141,6 +141,8 @@ def interpreted_rows(
     # floats an array read creates are inside the array read's probe cost
     floats = max(0.0, float(events.floats or 0.0) - array_loads)
     ints = sum(v for k, v in ops.items() if k in INT_RESULT_OPS) if costs.int_ns is not None else 0
+    if events.int_made_share is not None:  # outside the small-int cache only
+        ints *= events.int_made_share
     calls = float(events.python_calls or 0.0)
     resumptions = 0.0
     if costs.generator_item_ns is not None:

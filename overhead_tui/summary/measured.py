@@ -200,6 +200,10 @@ class EventsPerFma(Counters):
     """ns/dispatch of the dispatch probe's reference loop timed beside the sites (before and
     after them): the machine's speed while they were timed, which the model brings to the
     speed of the rung's samples (``analysis.sites``)."""
+    int_made_share: float | None = None
+    """The share of the int-arithmetic results (``INT_RESULT_OPS``) at n that are new objects,
+    outside CPython's small-int cache (``worker.counting.small_ints``); None in older files
+    (each counted as one)."""
     site_kernel_s: list[float] | None = field(default=None, metadata=OMIT)
     """Seconds per kernel call at the timed n, timed beside the sites (before and after
     them) where a call takes at most ``phase.KERNEL_BESIDE_MAX_S``: the machine's speed for

@@ -384,7 +384,8 @@ def test_a_check_function_raises_or_returns_nothing():
         f"{module}.{node.name}": ast.unparse(node.returns) if node.returns else "unannotated"
         for module, path in MODULES.items()
         for node in ast.walk(ast.parse(path.read_text()))
-        if isinstance(node, ast.FunctionDef) and node.name.startswith("check_")
+        if isinstance(node, ast.FunctionDef)
+        and node.name.startswith("check_")
         and not (isinstance(node.returns, ast.Constant) and node.returns.value is None)
     }
     assert not returning, returning

@@ -58,6 +58,7 @@ from types import CodeType, FrameType
 from typing import Any
 
 from overhead_tui.summary.measured import Counters
+from overhead_tui.summary.vocabulary import INT_RESULT_OPS
 from overhead_tui.worker.counting.instructions import (
     FLOAT_PRODUCING,
     RUNTIME_SUPERINSTRUCTIONS,
@@ -70,6 +71,7 @@ from overhead_tui.worker.counting.instructions import (
     super_heads,
 )
 from overhead_tui.worker.counting.sites import PROBE_PRICED, Site, SiteRecorder
+from overhead_tui.worker.counting.small_ints import IntResults
 
 USE_MONITORING = sys.version_info >= (3, 12) and hasattr(sys, "monitoring")
 """Count instructions with ``sys.monitoring`` (3.12+) rather than ``sys.settrace``."""
@@ -105,6 +107,10 @@ class EventCounts(Counters):
     (counted in ``instructions``, not dispatched)."""
     sites: list[tuple[Site, int]] = field(default_factory=list)
     """The sites of C work (``counting.sites``) with their executions, when asked for."""
+    int_results: dict[tuple[str, int], tuple[int, int, int]] = field(default_factory=dict)
+    """(code name, offset) of each specialised int-arithmetic instruction whose expression
+    was evaluated again → (executions, results outside the small-int cache, largest
+    magnitude) (``counting.small_ints``)."""
 
 
 def _c_function_module(fn: Any) -> str:
@@ -132,6 +138,8 @@ class _Sequence:
         self.kinds: dict[tuple[CodeType, int], str] = {}
         """(code, offset) of a generic instruction → what it acted on at its first execution
         (:func:`operand_kind`)."""
+        self.ints = IntResults()
+        """Int arithmetic's results against the small-int cache (``counting.small_ints``)."""
 
     def step(self, code: CodeType, offset: int, frame: FrameType | None = None) -> None:
         key = (code, offset)
@@ -148,6 +156,9 @@ class _Sequence:
                     self.kinds[key] = operand_kind(found[0], found[1], here.f_locals)
                 if self.sites is not None:
                     self.sites.first(code, offset, here)
+            self.ints.first(code, offset)
+        if self.ints.watches(key):
+            self.ints.step(key, frame if frame is not None else sys._getframe(1))
         self.offsets[key] += 1
         if not RUNTIME_SUPERINSTRUCTIONS:
             return
@@ -402,6 +413,11 @@ def _name(sequence: _Sequence, profile: _Profile, own: CodeType | None) -> Event
         python_calls=max(0, python_calls - 1),  # minus the kernel's own call
         c_entries=_entries_from_c(profile, sequence, tally),
         generators=_generators(profile),
+        int_results={
+            (code.co_qualname, offset): (r.count, r.made, r.largest)
+            for (code, offset), r in sequence.ints.results.items()
+            if code is not own and tally.opname(code, offset) in INT_RESULT_OPS
+        },
         builtin_calls=builtin,
         numpy_calls=numpy,
         floats=tally.floats + kinds["array_load"],

@@ -11,6 +11,7 @@ from types import ModuleType
 from typing import Any
 
 from overhead_tui.summary.measured import COUNTERS, BytecodeLine, EventsPerFma, NumpyOperations
+from overhead_tui.summary.vocabulary import INT_RESULT_OPS
 from overhead_tui.worker.protocol import Counted, WorkerTask
 
 
@@ -26,6 +27,7 @@ def count_phase(module: ModuleType, task: WorkerTask) -> Counted:
     from overhead_tui.worker.counting.scaling import COUNT_SIZES, extrapolate
     from overhead_tui.worker.counting.site_costs import site_costs, time_sites
     from overhead_tui.worker.counting.site_timing import loop_dispatch_ns, reference_samples
+    from overhead_tui.worker.counting.small_ints import made_share
 
     sizes = [s for s in COUNT_SIZES if s <= task.max_size]
     # a compiled rung's Python twin (the same source run as bytecode) where it has one
@@ -76,6 +78,14 @@ def count_phase(module: ModuleType, task: WorkerTask) -> Counted:
                 for k in opcodes
             }
             counted_sizes, sites = sizes, site_costs(sizes, timings, n)
+        int_sizes = [n] if exact is not None else sizes
+        int_counts = (
+            [exact[0].int_results] if exact is not None else [c.int_results for c in per_size]
+        )
+        last_ints = (exact[0] if exact is not None else per_size[-1]).by_opcode
+        made = made_share(
+            int_sizes, int_counts, sum(last_ints.get(k, 0) for k in INT_RESULT_OPS), n
+        )
         complete = len(censuses) == len(sizes)
         sites = [
             replace(s, census_priced=complete and (s.code, s.offset) in census_sites)
@@ -93,6 +103,7 @@ def count_phase(module: ModuleType, task: WorkerTask) -> Counted:
             site_reference_ns=[*reference, *(reference_samples() if timing else [])] or None,
             python_twin=counted is not None,
             site_kernel_s=beside or None,
+            int_made_share=made,
         )
     last, last_fmas = per_size[-1], float(sizes[-1]) ** 3
     bytecode = tuple(
