@@ -83,6 +83,7 @@ from overhead_tui.analysis.staleness import probe_doubt
 from overhead_tui.analysis.unit_costs import UnitCosts
 from overhead_tui.analysis.waterfall import waterfall
 from overhead_tui.summary.breakdown import FITTED_MARK, Breakdown, BreakdownRow, Scale
+from overhead_tui.summary.codec import ABSENT
 from overhead_tui.summary.measured import INTERPRETED_DISPATCHES, EventsPerFma
 from overhead_tui.summary.probes import Probes
 from overhead_tui.summary.records import RunSummary, ScenarioResult
@@ -141,7 +142,7 @@ def interpreted_rows(
     # floats an array read creates are inside the array read's probe cost
     floats = max(0.0, float(events.floats or 0.0) - array_loads)
     ints = sum(v for k, v in ops.items() if k in INT_RESULT_OPS) if costs.int_ns is not None else 0
-    if events.int_made_share is not None:  # outside the small-int cache only
+    if events.int_made_share is not ABSENT:  # outside the small-int cache only
         ints *= events.int_made_share
     calls = float(events.python_calls or 0.0)
     resumptions = 0.0

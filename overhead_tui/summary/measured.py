@@ -187,6 +187,7 @@ class EventsPerFma(Counters):
     c_calls: float = ABSENT
     c_floats: float = ABSENT
     c_entries: float = ABSENT
+    generators: float = ABSENT
     n: int = ABSENT
     """The matrix order the counts are per multiply-add at."""
     counted_sizes: list[int] = ABSENT
@@ -200,10 +201,10 @@ class EventsPerFma(Counters):
     """ns/dispatch of the dispatch probe's reference loop timed beside the sites (before and
     after them): the machine's speed while they were timed, which the model brings to the
     speed of the rung's samples (``analysis.sites``)."""
-    int_made_share: float | None = None
+    int_made_share: float = ABSENT
     """The share of the int-arithmetic results (``INT_RESULT_OPS``) at n that are new objects,
-    outside CPython's small-int cache (``worker.counting.small_ints``); None in older files
-    (each counted as one)."""
+    outside CPython's small-int cache (``worker.counting.small_ints``); :data:`ABSENT` in
+    older files (each counted as one)."""
     site_kernel_s: list[float] | None = field(default=None, metadata=OMIT)
     """Seconds per kernel call at the timed n, timed beside the sites (before and after
     them) where a call takes at most ``phase.KERNEL_BESIDE_MAX_S``: the machine's speed for

@@ -43,7 +43,6 @@ Kinds (:data:`KINDS`, what the ``numpy_call`` probe measures one of each of):
 from __future__ import annotations
 
 import math
-import os
 import sys
 from collections import Counter
 from collections.abc import Callable
@@ -85,21 +84,23 @@ class _Recorder:
 
     def _user_instruction(self) -> tuple[str, int] | None:
         """(code's qualified name, instruction offset) of the innermost frame of the user's
-        code (the kernel's own file, or any file outside :data:`_OWN_ROOTS`): the instruction
-        whose numpy work is being recorded, a site's key (``counting.sites``)."""
+        code (the kernel's own file, or any file outside the installed libraries and this
+        package): the instruction whose numpy work is being recorded, a site's key
+        (``counting.sites``)."""
         frame: FrameType | None = sys._getframe(2)
         while frame is not None:
             code = frame.f_code
             name = code.co_filename
-            if name == self.kernel_file or not name.startswith(_OWN_ROOTS):
+            own = name.startswith(LIBRARY_ROOTS) or _ours(frame)
+            if name == self.kernel_file or not own:
                 return code.co_qualname, instruction_at(code, frame.f_lasti)
             frame = frame.f_back
         return None
 
 
-_OWN_ROOTS = (*LIBRARY_ROOTS, os.path.dirname(os.path.dirname(os.path.dirname(__file__))))
-"""Files of no user code: the installed libraries (numpy's own Python), the standard library
-and this package."""
+def _ours(frame: FrameType) -> bool:
+    """A frame of this package's code (the census's own wrappers): no user code."""
+    return str(frame.f_globals.get("__name__", "")).startswith("overhead_tui.")
 
 
 _RECORDER: _Recorder | None = None
