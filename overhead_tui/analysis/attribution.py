@@ -268,7 +268,9 @@ def breakdown(result: ScenarioResult, costs: UnitCosts) -> Breakdown | None:
     fmas = result.flops / 2
     measured_ns = result.median_s / fmas * 1e9
     measured = unc.timing_interval(measured_ns, (result.iqr_s or 0.0) / fmas * 1e9)
-    scale = own_scale(result, costs)
+    # the eval loop's costs at this worker's speed, where its code runs bytecode
+    runs_bytecode = events.dispatches >= INTERPRETED_DISPATCHES or events.python_twin
+    scale = own_scale(result, costs) if runs_bytecode else None
     if scale is not None:
         costs = costs.scaled(*scale)
     speed = site_scale(

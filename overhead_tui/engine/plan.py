@@ -86,8 +86,9 @@ rung's wall time went from about 1.0 to 1.9 s)."""
 
 def compared_with_probes(spec: ScenarioSpec, settings: Settings) -> bool:
     """True when ``spec``'s breakdown compares it with the eval-loop probes: it carries
-    ``interpreter_dispatch`` and the probes run.  Its workers then time the dispatch probe's
-    reference loop beside their samples, and it runs in :data:`EVAL_LOOP_PROCESSES` workers."""
+    ``interpreter_dispatch`` and the probes run: it runs in :data:`EVAL_LOOP_PROCESSES`
+    workers.  (Every rung's workers time the dispatch probe's reference loop beside their
+    samples when the probes run.)"""
     return settings.probes and "interpreter_dispatch" in spec.layers
 
 
@@ -143,7 +144,10 @@ def rung_plan(spec: ScenarioSpec, settings: Settings, n: int) -> RungPlan:
             min_sample_s=settings.min_sample_s,
             max_size=spec.max_size,
             # like with like: the interpreter's speed of the moment, in the rung's own worker
-            reference_dispatch=compared_with_probes(spec, settings),
+            # every rung's workers time the reference loop beside their samples: whether its
+            # code runs bytecode (a Python twin, a kernel that declares no dispatch) is
+            # known only once it is counted, after them
+            reference_dispatch=settings.probes,
             model=settings.probes,
             m=settings.m if rectangular else None,
             k=settings.k if rectangular else None,
