@@ -24,6 +24,7 @@ from overhead_tui.summary.vocabulary import NOT_RUN_YET, rate_unit
 if TYPE_CHECKING:
     from overhead_tui.analysis.paper import PaperRow
     from overhead_tui.analysis.roofline import RooflinePoint
+    from overhead_tui.analysis.span import Step
     from overhead_tui.engine.events import ProbeStarted
     from overhead_tui.machine.reference import ReferenceMachine
 
@@ -108,6 +109,7 @@ LADDER_HEADERS: tuple[str, ...] = (
     "median",
     "GFLOP/s",
     "× dense",
+    "× Python",
     "ns/FMA",
     "status",
 )
@@ -135,9 +137,19 @@ def skipped_for_dtype(summary: RunSummary) -> tuple[list[str], list[str]]:
     return grouped, others
 
 
-def ladder_row(result: ScenarioResult) -> tuple[str, ...]:
-    """One ladder table row; an invalid or failed scenario shows no speed, only its status."""
+def vs_python(result: ScenarioResult, python: Step | None) -> float | None:
+    """``result``'s speed over pure Python's (the run's span, ``analysis.span``): how many
+    times faster than the ladder's pure-Python rung; None without a speed, or across dtypes."""
+    if not result.has_speed or not result.gflops or python is None or not python.rate:
+        return None
+    return result.gflops / python.rate if python.dtype == result.dtype else None
+
+
+def ladder_row(result: ScenarioResult, python: Step | None = None) -> tuple[str, ...]:
+    """One ladder table row; an invalid or failed scenario shows no speed, only its status.
+    ``python``: the run's pure-Python step (``analysis.span``), for the "× Python" column."""
     speed = result.has_speed
+    faster = vs_python(result, python)
     return (
         str(result.rung),
         result.name,
@@ -145,6 +157,7 @@ def ladder_row(result: ScenarioResult) -> tuple[str, ...]:
         fmt_seconds(result.median_s) if speed else "—",
         fmt_gflops(result.gflops) if speed else "—",
         fmt_ratio(result.vs_dense) if speed else "—",
+        fmt_ratio(faster) if faster is not None else "—",
         fmt_number(result.ns_per_fma) if speed else "—",
         status_text(result),
     )

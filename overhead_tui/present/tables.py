@@ -28,7 +28,8 @@ def render_table(summary: RunSummary) -> str:
     headers = ladder_headers(summary.settings.dtype)
     grouped, failed = skipped_for_dtype(summary)
     shown = [r for r in summary.scenarios if r.name not in grouped]
-    lines = aligned_lines([headers, *(ladder_row(r) for r in shown)], {1, 7})
+    python = span(summary).python
+    lines = aligned_lines([headers, *(ladder_row(r, python) for r in shown)], {1, 8})
     lines += [f"  {line}" for line in failed]
     lines += [
         f"  {r.name}: ! {'; '.join(r.warnings)}" for r in shown if r.status == "ok" and r.warnings

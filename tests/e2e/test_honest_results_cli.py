@@ -67,9 +67,9 @@ def test_a_cached_result_is_impossible_and_never_shown_as_a_speed(tmp_path):
     assert summary.dense is not None and summary.dense.name == "numpy_matmul"
     assert summary.machine.peak_gflops["float64"].measured_by == "numpy_matmul"
     (line,) = [x for x in proc.stdout.splitlines() if x.split()[1:2] == ["cached"]]
-    assert line.split()[2:] == ["512", "—", "—", "—", "—", "impossible"]
+    assert line.split()[2:] == ["512", "—", "—", "—", "—", "—", "impossible"]
     assert "cached: impossible — faster than the hardware can compute" in proc.stdout
-    assert "| 111 | cached | 512 | — | — | — | — | impossible |" in (tmp_path / "r.md").read_text()
+    assert "| 111 | cached | 512 | — | — | — | — | — | impossible |" in (tmp_path / "r.md").read_text()
     (row,) = [x for x in (tmp_path / "r.csv").read_text().splitlines() if ",cached," in x]
     assert ",impossible,,,,,,," in row
 

@@ -102,7 +102,7 @@ def test_a_rung_faster_than_the_peak_is_impossible_and_loses_its_speed():
     assert measured_peak("float64", {}, summary) == (100.0, "blas")
     assert all("cached" not in (s.from_, s.to) for s in waterfall(summary))
     row = ladder_row(fast)
-    assert row[3:7] == ("—", "—", "—", "—") and row[7] == "impossible"
+    assert row[3:8] == ("—", "—", "—", "—", "—") and row[8] == "impossible"
     report = render(summary, "markdown")
     assert "| impossible |" in report and "5,000" in report  # the reason, not a speed cell
     assert ",impossible," in render(summary, "csv")
@@ -253,7 +253,7 @@ def test_apply_limits_puts_the_warnings_next_to_the_number(monkeypatch):
     apply_limits(summary, ZEN4)
     (warning,) = summary.scenarios[0].warnings
     assert "AVX-512 machine" in warning and "Prescott" in warning
-    assert ladder_row(summary.scenarios[0])[7] == "ok !"
+    assert ladder_row(summary.scenarios[0])[8] == "ok !"
     report = render(summary, "markdown")
     assert "OPENBLAS_CORETYPE=Prescott is set" in report  # the warning, in the notes
     assert "**Environment** (steers BLAS, OpenMP, numba, MKL): `OPENBLAS_CORETYPE=Prescott`" in (

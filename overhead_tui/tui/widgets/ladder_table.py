@@ -5,6 +5,8 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import DataTable
 
+from overhead_tui.analysis.span import Step, span
+from overhead_tui.present.format import vs_python
 from overhead_tui.present.live import LadderRow, LiveLadder
 from overhead_tui.summary.records import ScenarioResult
 from overhead_tui.summary.units import fmt_gflops, fmt_ratio, fmt_seconds
@@ -27,6 +29,7 @@ COLUMNS: tuple[tuple[str, str, int, frozenset[str]], ...] = (
     ("median", "median", 7, frozenset({"narrow", "normal", "wide"})),
     ("gflops", "GFLOP/s", 7, frozenset({"narrow", "normal", "wide"})),
     ("vs_dense", "× dense", 7, frozenset({"narrow", "normal", "wide"})),
+    ("vs_python", "× Python", 8, frozenset({"wide"})),
 )
 """The ladder's columns and the layouts ("narrow" < 100, "normal", "wide" ≥ 150 columns)."""
 
@@ -91,21 +94,23 @@ class LadderTable(DataTable[Text]):
         title = next((t for t in BAR_TITLES if len(t) <= self.bar_width), "")
         self.add_column(title, key="bar", width=self.bar_width)
         max_ratio = _max_ratio(ladder)
+        python = span(ladder.summary).python
         for row in ladder.ordered():
-            self.add_row(*self._cells(row, max_ratio).values(), key=row.result.name)
+            self.add_row(*self._cells(row, max_ratio, python).values(), key=row.result.name)
         if selected is not None and selected in ladder.rows:
             self.move_cursor(row=self.get_row_index(selected))
 
     def refresh_rows(self, ladder: LiveLadder, names: list[str] | None = None) -> None:
         """Update cells in place (all rows when ``names`` is None: bars rescale)."""
         max_ratio = _max_ratio(ladder)
+        python = span(ladder.summary).python
         for row in ladder.ordered():
             if names is not None and row.result.name not in names:
                 continue
             if row.result.name not in self.rows:
                 self.rebuild(ladder)
                 return
-            for key, value in self._cells(row, max_ratio).items():
+            for key, value in self._cells(row, max_ratio, python).items():
                 self.update_cell(row.result.name, key, value)
 
     @property
@@ -119,9 +124,10 @@ class LadderTable(DataTable[Text]):
             return None
         return str(key.value)
 
-    def _cells(self, row: LadderRow, max_ratio: float) -> dict[str, Text]:
+    def _cells(self, row: LadderRow, max_ratio: float, python: Step | None) -> dict[str, Text]:
         r = row.result
         speed = r.has_speed
+        faster = vs_python(r, python)
         values = {
             "rung": Text(str(r.rung), justify="right"),
             "name": Text(r.name, overflow="ellipsis", no_wrap=True),
@@ -132,6 +138,7 @@ class LadderTable(DataTable[Text]):
             "median": Text(fmt_seconds(r.median_s) if speed else "—", justify="right"),
             "gflops": Text(fmt_gflops(r.gflops) if speed else "—", justify="right"),
             "vs_dense": Text(fmt_ratio(r.vs_dense) if speed else "—", justify="right"),
+            "vs_python": Text(fmt_ratio(faster), justify="right"),
         }
         cells = {k: values[k] for k, _, _, layouts in COLUMNS if self.layout_name in layouts}
         cells["bar"] = self._bar(r, max_ratio)
