@@ -404,7 +404,12 @@ async def test_a_size_sweep_starts_from_the_app_and_opens_its_screen(tmp_path):
             ("fast_python", 16, "ok"),
         }
         assert app.sweep is None
-        assert (tmp_path / next(tmp_path.iterdir()).name / "summary.json").exists()
+        # nothing lost: the sweep's folder holds every point, read back as a record
+        saved = RunSummary.load(tmp_path / next(tmp_path.iterdir()).name / "summary.json")
+        assert saved.sweep is not None and saved.sweep.sizes == [8, 16]
+        assert {(p.scenario, p.n, p.status) for p in saved.sweep.points} == {
+            (p.scenario, p.n, p.status) for p in record.points
+        }
         await pilot.press("escape")  # back to the ladder before the app closes
         await _wait(pilot, lambda: type(app.screen).__name__ == "LadderScreen", "going back")
         assert not str(app.screen.query_one("#current").render()).startswith("size sweep")
