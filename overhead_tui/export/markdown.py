@@ -9,15 +9,17 @@ from overhead_tui.export.base import Exporter
 from overhead_tui.export.report_why import section, why_sections
 from overhead_tui.machine.reference import peak_of, reference_machines, times_below
 from overhead_tui.present.format import (
-    LADDER_HEADERS,
     compiles,
-    dense_reference_note,
-    ladder_headers,
-    ladder_row,
     machine_line,
     markdown_table,
     paper_row,
     roofline_row,
+)
+from overhead_tui.present.ladder_rows import (
+    LADDER_HEADERS,
+    dense_reference_note,
+    ladder_headers,
+    ladder_row,
 )
 from overhead_tui.present.span_text import span_text
 from overhead_tui.present.waterfall_text import NOTE, credits_text, declared_text

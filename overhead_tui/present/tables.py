@@ -9,6 +9,8 @@ from overhead_tui.plugins.scenarios import ScenarioSpec
 from overhead_tui.present.error_text import headline
 from overhead_tui.present.format import (
     aligned_lines,
+)
+from overhead_tui.present.ladder_rows import (
     below_dense_note,
     dense_reference_note,
     ladder_headers,

@@ -21,7 +21,7 @@ from overhead_tui.machine.environment import (
     thread_limit_warnings,
 )
 from overhead_tui.machine.limits import apply_limits, measured_peak, reject_impossible, speed_bound
-from overhead_tui.present.format import ladder_row
+from overhead_tui.present.ladder_rows import ladder_row
 from overhead_tui.summary.codec import to_json
 from overhead_tui.summary.measured import BlasLibrary
 from overhead_tui.summary.probes import probe_records

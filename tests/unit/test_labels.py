@@ -77,7 +77,7 @@ def test_bytecode_counted_at_the_timed_n_needs_no_second_n():
 
 
 def test_a_rung_faster_than_the_dense_kernel_is_explained_not_hidden():
-    from overhead_tui.present.format import below_dense_note
+    from overhead_tui.present.ladder_rows import below_dense_note
 
     summary = fixture_summary(FIXTURES / "recorded_summary.json")
     assert below_dense_note(summary) is None or "below 1 × dense" in below_dense_note(summary)

@@ -100,7 +100,7 @@ def test_planned_summary_fills_numpy_and_blas_from_this_process():
 
 
 def test_dense_reference_note_says_which_reference_the_ratios_use():
-    from overhead_tui.present.format import dense_reference_note
+    from overhead_tui.present.ladder_rows import dense_reference_note
 
     summary = fixture_summary(FIXTURES / "recorded_summary_v3.json")
     assert summary.dense is not None and dense_reference_note(summary) is None

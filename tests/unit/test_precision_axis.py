@@ -72,7 +72,7 @@ def test_the_bounds_per_dtype_on_fixed_inputs():
 
 
 def test_ops_are_the_unit_of_int8_everywhere_a_speed_is_said():
-    from overhead_tui.present.format import ladder_headers
+    from overhead_tui.present.ladder_rows import ladder_headers
 
     assert rate_unit("int8") == "GOP/s" and rate_unit("bfloat16") == "GFLOP/s"
     assert "GOP/s" in ladder_headers("int8") and "GFLOP/s" not in ladder_headers("int8")

@@ -17,10 +17,12 @@ from textual.widgets import DataTable, ProgressBar, Static
 
 from overhead_tui.analysis.span import span as run_span
 from overhead_tui.present.format import (
-    below_dense_note,
-    dense_reference_note,
     machine_line,
     probe_progress,
+)
+from overhead_tui.present.ladder_rows import (
+    below_dense_note,
+    dense_reference_note,
 )
 from overhead_tui.present.live import LiveLadder, doubt_note, run_end_text
 from overhead_tui.present.span_text import span_text

@@ -6,7 +6,7 @@ from rich.text import Text
 from textual.widgets import DataTable
 
 from overhead_tui.analysis.span import Step, span
-from overhead_tui.present.format import vs_python
+from overhead_tui.present.ladder_rows import vs_python
 from overhead_tui.present.live import LadderRow, LiveLadder
 from overhead_tui.summary.records import ScenarioResult
 from overhead_tui.summary.units import fmt_gflops, fmt_ratio, fmt_seconds
