@@ -33,7 +33,6 @@ from overhead_tui.engine.events import RunFinished
 from overhead_tui.engine.run_dir import new_run_dir, resolve_runs_parent
 from overhead_tui.engine.runner import Runner
 from overhead_tui.errors import EXIT_INTERRUPTED, UsageError
-from overhead_tui.export.interpreters import render_table
 from overhead_tui.interpreters.check import MIN_WORKER_PYTHON, verified_python
 from overhead_tui.interpreters.provision import ProvisionError, provision
 from overhead_tui.interpreters.resolve import (
@@ -44,6 +43,7 @@ from overhead_tui.interpreters.resolve import (
     this_python,
 )
 from overhead_tui.plugins.scenarios import discover, select
+from overhead_tui.present.interpreters_text import render_table
 from overhead_tui.summary.interpreters import InterpreterRun, InterpretersSummary, PythonInfo
 from overhead_tui.summary.records import created_now
 

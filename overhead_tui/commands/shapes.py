@@ -17,10 +17,11 @@ from overhead_tui.commands.command import Command
 from overhead_tui.commands.common import add_export_options
 from overhead_tui.commands.export_paths import check_export_paths
 from overhead_tui.errors import UsageError
-from overhead_tui.export.shapes import render_shapes_markdown, render_shapes_table
+from overhead_tui.export.shapes import render_shapes_markdown
 from overhead_tui.machine.caches import read_cache_sizes
 from overhead_tui.machine.host import available_memory_bytes
 from overhead_tui.plugins.scenarios import ScenarioSpec
+from overhead_tui.present.shapes_text import render_shapes_table
 from overhead_tui.summary.product import estimated_bytes
 from overhead_tui.summary.records import RunSummary, Settings
 from overhead_tui.summary.vocabulary import DTYPE_ITEMSIZE

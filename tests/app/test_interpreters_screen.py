@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.widgets import DataTable, Static
 
 from overhead_tui.analysis.interpreters import breakdown_pair, grid
-from overhead_tui.export.interpreters import cell_parts, pair_summary
+from overhead_tui.present.interpreters_text import cell_parts, pair_summary
 from overhead_tui.tui.screens.interpreters import InterpretersScreen
 from overhead_tui.tui.screens.ladder import LadderScreen
 from tests.snapshots.test_interpreters_snapshot import interpreters_app

@@ -177,7 +177,7 @@ def test_breakdown_pair_row_by_row_with_what_each_change_comes_from():
 
 def test_the_table_and_the_screen_share_one_derivation():
     from overhead_tui.analysis.interpreters import breakdown_pair, grid
-    from overhead_tui.export.interpreters import cell_parts, pair_rows, pair_summary
+    from overhead_tui.present.interpreters_text import cell_parts, pair_rows, pair_summary
 
     combined = _pair_summary()
     [(name, cells)] = grid(combined)
@@ -197,7 +197,7 @@ def test_the_table_and_the_screen_share_one_derivation():
 
 def test_a_probe_below_its_resolution_is_not_compared_as_a_cheaper_cost():
     from overhead_tui.analysis.interpreters import BreakdownPair, LayerDiff
-    from overhead_tui.export.interpreters import pair_rows, why
+    from overhead_tui.present.interpreters_text import pair_rows, why
 
     row = LayerDiff("container_access", "ns/load", 4.13, 4.13, 3.34, 0.0, 13.79, 0.0, False, True)
     assert row.unit_change is None

@@ -237,7 +237,7 @@ def test_the_markdown_report_of_a_run_with_shapes_has_the_section():
 
 
 def test_a_point_above_its_roof_says_so_in_its_bound():
-    from overhead_tui.export.shapes import point_rows
+    from overhead_tui.present.shapes_text import point_rows
     from overhead_tui.summary.shapes import ShapePoint, ShapesRecord
 
     def point(m, gflops):

@@ -6,7 +6,7 @@ modelled cost changed most against the baseline); under it, for the rung under t
 breakdowns of two interpreters A and B side by side with the per-row difference and what it
 comes from (fewer events per multiply-add, or each one cheaper).  ``[`` and ``]`` choose A and
 B.  Every figure comes from ``analysis.interpreters`` (``grid``, ``breakdown_pair``), formatted
-by ``export.interpreters`` like the Markdown table; the screen only lays them out.
+by ``present.interpreters_text`` like the Markdown table; the screen only lays them out.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import DataTable, Static
 
 from overhead_tui.analysis.interpreters import breakdown_pair, grid
-from overhead_tui.export.interpreters import (
+from overhead_tui.present.interpreters_text import (
     CELL_LEGEND,
     PAIR_HEADER,
     cell_parts,

@@ -16,7 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from overhead_tui.analysis.shapes import intensity
-from overhead_tui.export.shapes import CROSSING_HEADER, HEADER, crossing_rows, point_rows
+from overhead_tui.present.shapes_text import CROSSING_HEADER, HEADER, crossing_rows, point_rows
 from overhead_tui.summary.records import RunSummary
 from overhead_tui.tui.screens.loglog_screen import Legend, LogLogScreen, legend_of
 from overhead_tui.tui.screens.sweep import size_ticks
