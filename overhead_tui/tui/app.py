@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import copy
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from rich.markup import escape
 from textual import work
@@ -42,6 +42,7 @@ from overhead_tui.summary.profile import ProfileRecord
 from overhead_tui.summary.records import RunSummary, Settings
 from overhead_tui.tui.actions import ACTIONS, Action, bindings, palette, screen_class
 from overhead_tui.tui.app_export import ExportActions
+from overhead_tui.tui.app_state import RunnerFactory, RunSource
 from overhead_tui.tui.app_stop import StopActions
 from overhead_tui.tui.app_sweep import InterpreterActions, SweepActions
 from overhead_tui.tui.app_watch import WatchActions
@@ -56,27 +57,6 @@ from overhead_tui.tui.screens.scenario import ScenarioScreen
 from overhead_tui.tui.screens.shapes import ShapesScreen
 from overhead_tui.tui.screens.sweep import SweepScreen
 from overhead_tui.tui.widgets.ladder_table import LadderTable
-
-
-class RunSource(Protocol):
-    """What the app needs of a run: its events, and a way to stop it (see ``Runner``)."""
-
-    def events(self) -> Iterator[Event]:
-        """The run's events, in order; called once, in a thread worker."""
-        ...
-
-    def cancel(self) -> None:
-        """Stop the run soon (from another thread); ``events`` then ends with RunFinished."""
-        ...
-
-    @property
-    def run_dir(self) -> Path:
-        """The run's folder: its ``summary.json``, ``log.jsonl`` and the workers' logs."""
-        ...
-
-
-RunnerFactory = Callable[[list[ScenarioSpec], Settings, Path], RunSource]
-"""Makes the run of (specs, settings, run directory); the app's default is a real Runner."""
 
 
 def real_runner(specs: list[ScenarioSpec], settings: Settings, run_dir: Path) -> RunSource:
@@ -149,9 +129,8 @@ class OverheadApp(StopActions, SweepActions, InterpreterActions, WatchActions, E
         self.settings_problem = settings_problem or (lambda s: None)
         self.clock = clock
         self.runner_factory = runner_factory
-        self.runner: RunSource | None = None
-        self.sweep: Any = None
-        """The size sweep the app is running (``sweeps.sizes.SizeSweep``), or None."""
+        self.runner = None
+        self.sweep = None
         self._profiling: Cancel | None = None
         self.all_specs: list[ScenarioSpec] = []
         self.discovery_error: str | None = None

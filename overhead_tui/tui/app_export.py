@@ -9,11 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from textual.app import App
-
 from overhead_tui.errors import UsageError
 from overhead_tui.export import export
-from overhead_tui.present.live import LiveLadder
+from overhead_tui.tui.app_state import AppState
 from overhead_tui.tui.screens.modals import ExportScreen
 
 EXPORT_FILES: tuple[tuple[str, str], ...] = (
@@ -24,12 +22,10 @@ EXPORT_FILES: tuple[tuple[str, str], ...] = (
 """Files written by the export action: (file name, format)."""
 
 
-class ExportActions(App[None]):
+class ExportActions(AppState):
     """The app's export (``OverheadApp`` is one: ``ladder`` is what it shows, ``watching``
     its watch and ``watch_kept`` where that keeps its saves)."""
 
-    ladder: LiveLadder
-    watching: object = None
     watch_kept: Callable[[], str]
 
     def action_export(self) -> None:

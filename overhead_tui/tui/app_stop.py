@@ -19,31 +19,22 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from textual.app import App
-
 from overhead_tui.engine.interrupts import STOP_SIGNALS
 from overhead_tui.engine.spawn import Cancel
 from overhead_tui.errors import EXIT_INTERRUPTED
-from overhead_tui.present.live import LiveLadder
+from overhead_tui.tui.app_state import AppState
 
 
-class StopActions(App[None]):
+class StopActions(AppState):
     """The app's ``q`` and Ctrl-C (``OverheadApp`` is one: ``runner``, ``sweep`` and ``others``
     are what it runs, None when nothing)."""
 
-    runner: Any = None
     """The running ladder (``tui.app.RunSource``), or the last one."""
-    sweep: Any = None
-    others: Any = None
-    watching: Any = None
     """The running watch (``engine.watch.WatchSession``), or None."""
-    runs_dir: Path | None
-    ladder: LiveLadder
     stop_interpreters: Callable[[], None]
     _profiling: Cancel | None = None
     _caught: tuple[tuple[signal.Signals, Any], ...] = ()
     """The stop signals the app handles, each with its handler from before the app."""
-    farewell: str | None = None
     """The line to print on stderr after the app exits (what was stopped and where what
     finished is kept), or None: nothing to say."""
 

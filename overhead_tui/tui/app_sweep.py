@@ -15,14 +15,12 @@ from pathlib import Path
 from typing import Any
 
 from textual import work
-from textual.app import App
 from textual.worker import get_current_worker
 
 from overhead_tui.engine.run_dir import new_run_dir
 from overhead_tui.errors import UsageError
-from overhead_tui.plugins.scenarios import ScenarioSpec, select
-from overhead_tui.present.live import LiveLadder
-from overhead_tui.summary.records import Settings
+from overhead_tui.plugins.scenarios import select
+from overhead_tui.tui.app_state import AppState
 from overhead_tui.tui.screens.ladder import LadderScreen
 from overhead_tui.tui.screens.modals import (
     InterpretersDialog,
@@ -33,15 +31,9 @@ from overhead_tui.tui.screens.modals import (
 from overhead_tui.tui.screens.sweep import SweepScreen
 
 
-class SweepActions(App[None]):
+class SweepActions(AppState):
     """The app's size-sweep actions (``OverheadApp`` is one: they use its run settings,
     scenarios and run folder; ``self.sweep`` is the running sweep or None)."""
-
-    sweep: Any = None
-    settings: Settings
-    all_specs: list[ScenarioSpec]
-    runs_dir: Path | None
-    ladder: LiveLadder
 
     def action_start_sweep(self) -> None:
         """Ask for a size sweep's sizes and budget, then run it (``overhead-tui sweep``)."""
@@ -114,17 +106,12 @@ INTERPRETERS_TIMEOUT_S = 4 * 3600.0
 """The longest an interpreters run started from the app may take (venvs, pip, the ladders)."""
 
 
-class InterpreterActions(App[None]):
+class InterpreterActions(AppState):
     """Running the ladder on other Pythons from the app (``I``): ``overhead-tui interpreters``
     in a separate process of the tool (its own process group, through ``engine.spawn``), so
     the app observes nothing while it measures; its combined summary opens on the
     Interpreters screen."""
 
-    settings: Settings
-    runs_dir: Path | None
-    ladder: LiveLadder
-    interpreters: Any
-    others: Any = None
     """The ``spawn.Cancel`` of the running interpreters run, or None."""
 
     def action_run_interpreters(self) -> None:

@@ -10,28 +10,19 @@ stop it (the running worker is killed; every finished save stays in the history 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from textual import work
-from textual.app import App
 
 from overhead_tui.engine.watch import WatchSession, default_watch_runs
-from overhead_tui.present.live import LiveLadder
 from overhead_tui.present.watch_text import save_lines
-from overhead_tui.summary.records import Settings
+from overhead_tui.tui.app_state import AppState
 from overhead_tui.tui.screens.watch import WatchFileDialog, WatchScreen
 
 
-class WatchActions(App[None]):
+class WatchActions(AppState):
     """The app's watch (``OverheadApp`` is one: it uses the run settings and the app's
     ``runner_factory``; ``self.watching`` is the running watch or None)."""
 
-    settings: Settings
-    ladder: LiveLadder
-    sweep: Any = None
-    runner_factory: Any
-    watching: WatchSession | None = None
-    watch_runs: Path | None = None
     """Where each measurement's run folder goes (None: ``engine.watch.default_watch_runs``)."""
 
     def action_watch(self) -> None:

@@ -9,8 +9,8 @@ import time
 from textual.widgets import DataTable, Input, Static, TabbedContent
 
 from overhead_tui.engine.events import ScenarioFinished, ScenarioStarted
-from overhead_tui.present.format import fmt_seconds
 from overhead_tui.summary.records import Settings
+from overhead_tui.summary.units import fmt_seconds
 from overhead_tui.tui.app import OverheadApp
 from overhead_tui.tui.screens.ladder import LadderScreen
 from overhead_tui.tui.screens.scenario import ScenarioScreen

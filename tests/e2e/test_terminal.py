@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from overhead_tui.present.format import fmt_ratio
 from overhead_tui.summary.records import RunSummary
+from overhead_tui.summary.units import fmt_ratio
 from tests.conftest import (
     FAULTY,
     RECORDED_SUMMARY,

@@ -77,7 +77,7 @@ def test_format_from_extension_and_errors(tmp_path):
 
 
 def test_durations_that_round_to_zero_print_as_zero_not_minus_zero():
-    from overhead_tui.present.format import fmt_seconds
+    from overhead_tui.summary.units import fmt_seconds
 
     assert fmt_seconds(-1e-13) == "0 ns" and fmt_seconds(0.0) == "0 ns"
     assert fmt_seconds(-123e-9) == "-123 ns" and fmt_seconds(-0.25) == "-250 ms"

@@ -14,8 +14,8 @@ from overhead_tui.engine.events import (
     ScenarioProgress,
     ScenarioStarted,
 )
-from overhead_tui.present.format import fmt_gflops, fmt_seconds
 from overhead_tui.present.progress import RunProgress
+from overhead_tui.summary.units import fmt_gflops, fmt_seconds
 from tests.conftest import RECORDED_SUMMARY, fixture_summary
 
 
