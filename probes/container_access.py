@@ -18,6 +18,13 @@ and type checks, a reference count up and down) and a `PyFloat_AsDouble` to unbo
 instructions included (a loop without the subscripts compiles to nothing to subtract); absent
 where mypyc (it ships with mypy) or a C compiler is not there, or the build fails (the
 reason is kept as `c_api_missing`).
+
+`list_append_ns`: an item a list comprehension appends (`LIST_APPEND`) to a fresh list of
+`APPENDED` distinct floats, the list's growth and its release (each item's reference
+dropped) included, beyond the comprehension's dispatches (before 3.12 its function object and
+frame, a few ns an item at this length, are in it too).  Each `LIST_APPEND` a rung executes is
+priced at it: 3.11 ran `[a[i][k] * b[k][j] for k in range(n)]` about 20 ns an item slower than
+the same loop summing into a float (2026-12-07, Zen 3).
 """
 
 import random
@@ -51,6 +58,16 @@ def _analogue(reps, a, b):
         for k in range(ORDER):
             s = a[i][k] is b[k][j]
     return s
+
+
+APPENDED = 64
+"""Items of the lists the `list_append_ns` loop builds (a row of the corpus's n = 64)."""
+
+
+def _appended(n, items):
+    for _ in repeat(None, n):
+        x = [v for v in items]  # noqa: C416 (the comprehension's LIST_APPEND is what is timed)
+    return x
 
 
 def _store(n, lst):
@@ -120,6 +137,17 @@ def measure(ctx):
     stores = paired_samples(ctx, _store, ([0.5] * 8,), TRIPS)
     array_loads = paired_samples(ctx, _array_load, (array("d", [0.5] * 8),), TRIPS)
     array_stores = paired_samples(ctx, _store, (array("d", [0.5] * 8),), TRIPS)
+    floats = [rng.random() for _ in range(APPENDED)]
+    appended = (
+        ctx.count(_appended, 4, floats).dispatches - ctx.count(_appended, 2, floats).dispatches
+    ) / 2
+    appends = []
+    lists = TRIPS // APPENDED
+    for t_lists, t_tight in ctx.time_pair(
+        lambda: _appended(lists, floats), lambda: baseline_loop(TRIPS, 1.5, 2.5)
+    ):
+        ns_per_dispatch = t_tight / (TRIPS * tight_per_trip) * 1e9
+        appends.append((t_lists / lists * 1e9 - appended * ns_per_dispatch) / APPENDED)
     c_api, c_api_missing = _c_api_samples(ctx, a, b)
     compiled = (
         {
@@ -133,6 +161,7 @@ def measure(ctx):
         "store_ns": stores.median,
         "array_load_ns": array_loads.median,
         "array_store_ns": array_stores.median,
+        "list_append_ns": sorted(appends)[len(appends) // 2],
         "loads_per_rep": loads,
         "dispatches_per_rep": dispatches,
         **compiled,

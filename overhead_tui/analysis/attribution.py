@@ -155,6 +155,7 @@ def interpreted_rows(
     if costs.c_entry_item_ns is not None:
         entries = min(calls - resumptions - generators, float(events.c_entries or 0.0))
     functions = ops.get("MAKE_FUNCTION", 0.0) if costs.function_ns is not None else 0.0
+    appends = ops.get("LIST_APPEND", 0.0) if costs.list_append_ns is not None else 0.0
     # costs fitted over loops of the rungs' shape (``loop_mix``) where they hold, else
     # each event's own probe
     fitted = costs.mix_dispatch_ns is not None
@@ -172,6 +173,8 @@ def interpreted_rows(
         ("boxing", ints, "int_ns", "ns/int (above the small-int cache)"),
         ("container_access", loads, load_field, load_unit),
         ("container_access", stores, "store_ns", "ns/store"),
+        ("container_access", appends, "list_append_ns",
+         "ns/item a comprehension appends (the list's growth and release)"),
         ("container_access", array_loads, "array_load_ns", "ns/array read (its float included)"),
         ("container_access", array_stores, "array_store_ns", "ns/array write"),
         ("call_overhead", calls - resumptions - entries - generators, "call_ns", "ns/call"),

@@ -48,6 +48,7 @@ INTERPRETER_COSTS = (
     "c_entry_item_ns",
     "function_ns",
     "generator_ns",
+    "list_append_ns",
     "numpy_load_ns",
     "numpy_store_ns",
     "numpy_multiply_ns",
@@ -90,6 +91,7 @@ UNIT_COST_SOURCES: dict[str, tuple[str, str | None]] = {
     "c_entry_item_ns": ("call_overhead", "c_entry_item_ns"),
     "function_ns": ("call_overhead", "function_ns"),
     "generator_ns": ("call_overhead", "generator_ns"),
+    "list_append_ns": ("container_access", "list_append_ns"),
     "numpy_load_ns": ("numpy_call", "scalar_load_ns"),
     "numpy_store_ns": ("numpy_call", "scalar_store_ns"),
     "numpy_multiply_ns": ("numpy_call", "scalar_multiply_ns"),
@@ -151,6 +153,9 @@ class UnitCosts:
     """A generator made, started, finished and freed, beyond its dispatches: its object, its
     frame's first entry and its return (``call_overhead`` detail); priced instead of a Python
     call for each generator started."""
+    list_append_ns: float | None = None
+    """An item a comprehension appends (``LIST_APPEND``), the list's growth and release
+    included, beyond its dispatch (``container_access`` detail)."""
     numpy_load_ns: float | None = None
     """``arr[t]`` with a ready index tuple: creates a numpy scalar (``numpy_call`` detail)."""
     numpy_store_ns: float | None = None
