@@ -118,13 +118,18 @@ def _c_float_row(floats: float, costs: UnitCosts) -> BreakdownRow:
 
 
 def interpreted_rows(
-    events: EventsPerFma, costs: UnitCosts, compiler: str = "", site_speed: float = 1.0
+    events: EventsPerFma,
+    costs: UnitCosts,
+    compiler: str = "",
+    site_speed: float = 1.0,
+    median_s: float | None = None,
 ) -> list[BreakdownRow]:
     """Rows of the interpreted part of the model (ns per FMA each), from what the kernel
     executed alone: its declarations (``LAYERS``, ``REMOVES``) only name and order them.
     ``compiler``: who built a Python twin's rung (``BuildInfo.compiler``), which sets the price
     of its list loads and which of its twin's layers it still pays (``twin.kept_layers``);
-    ``site_speed``: its sites' timings brought to its samples' speed (``sites.site_scale``)."""
+    ``site_speed``: its sites' timings brought to its samples' speed (``sites.site_scale``);
+    ``median_s``: the samples' median, against the kernel timed after each site."""
     ops = events.by_opcode
     sites = events.sites if not events.python_twin else None
     loads = sum(v for k, v in ops.items() if k in LIST_LOADS)
@@ -201,7 +206,8 @@ def interpreted_rows(
             replace(row, unit_interval=(low, high), ns_interval=(low * float_ops, high * float_ops))
         )
     if sites is not None:  # the kernel's C work, timed at its own arguments
-        rows.extend(site_rows(sites, site_speed, unpriced_calls(events.numpy_operations)))
+        unpriced = unpriced_calls(events.numpy_operations)
+        rows.extend(site_rows(sites, site_speed, unpriced, median_s))
         rows.extend(numpy_loop_rows(events.numpy_operations, costs.numpy_rates))
         rows.append(
             _row("library_layers", numpy_calls, costs.numpy_call_ns, "ns/numpy call", costs,
@@ -282,7 +288,8 @@ def breakdown(result: ScenarioResult, costs: UnitCosts) -> Breakdown | None:
         result.median_s,
         events.site_kernel_s,
     )
-    rows = interpreted_rows(events, costs, result.build.compiler if result.build else "", speed)
+    compiler = result.build.compiler if result.build else ""
+    rows = interpreted_rows(events, costs, compiler, speed, result.median_s)
     compiled = compiled_rows(result, costs, measured)
     if compiled is not None:
         rows.extend(compiled[0])

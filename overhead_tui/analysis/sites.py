@@ -96,16 +96,22 @@ def unpriced_calls(operations: list[NumpyOperations]) -> frozenset[str]:
 
 
 def site_rows(
-    sites: list[SiteCost], scale: float = 1.0, unpriced: frozenset[str] = frozenset()
+    sites: list[SiteCost],
+    scale: float = 1.0,
+    unpriced: frozenset[str] = frozenset(),
+    median_s: float | None = None,
 ) -> list[BreakdownRow]:
     """The rows of a kernel's sites (module doc), the busiest first, their costs × ``scale``
-    (:func:`site_scale`); ``unpriced``: numpy functions whose loop the census left unpriced
-    (:func:`unpriced_calls`)."""
+    (:func:`site_scale`), or × (the samples' median ``median_s``) / (the kernel's call timed
+    right after that site, ``SiteCost.kernel_s``) where it was: the speed of the site's own
+    moment, which a noisy host can change within a second; ``unpriced``: numpy functions whose
+    loop the census left unpriced (:func:`unpriced_calls`)."""
     rows: list[BreakdownRow] = []
-    at = f" (×{scale:.2f}: the samples' speed)" if abs(scale - 1.0) > 0.005 else ""
     for site in sorted(sites, key=lambda s: -s.calls_per_fma):
         if site.calls_per_fma <= 0:
             continue
+        own = median_s / site.kernel_s if median_s and site.kernel_s else scale
+        at = f" (×{own:.2f}: the samples' speed)" if abs(own - 1.0) > 0.005 else ""
         if site.call_ns is None:
             if not site.runs_python:
                 unit = f"not timed: {site.label} ({site.note})"
@@ -117,7 +123,7 @@ def site_rows(
             or site.census_priced is False
             or (site.census_priced is None and callee_name(site) in unpriced)
         )
-        fixed = (fixed_ns(site) if not own_loop else site.call_ns) * scale
+        fixed = (fixed_ns(site) if not own_loop else site.call_ns) * own
         rows.append(
             ranged_row(
                 site_layer(site),
@@ -132,9 +138,9 @@ def site_rows(
                 ranged_row(
                     "simd_compute" if site.numpy else "scalar_compute",
                     site.calls_per_fma * site.elements,
-                    site.element_ns * scale,
+                    site.element_ns * own,
                     f"ns/item of {site.label}'s element loop, measured at its own arguments{at}",
-                    (site.element_ns * scale * low, site.element_ns * scale * high),
+                    (site.element_ns * own * low, site.element_ns * own * high),
                 )
             )
     return rows

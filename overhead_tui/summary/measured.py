@@ -166,6 +166,10 @@ class SiteCost:
     the census's rows); False: the census saw none (a method such as ``ndarray.dot``, a
     function run on plain copies such as ``np.outer``) or could not run, so its own timing's
     fit prices its loop; None: a file from before this was recorded."""
+    kernel_s: float | None = None
+    """Seconds of one call of the kernel at the timed n right after this site's timings (a
+    kernel of at most ``phase.KERNEL_BESIDE_MAX_S`` a call): the machine's speed for this code
+    at the site's moment; None: not timed."""
     runs_python: bool = False
     """It ran the user's Python code (a dunder method, a lambda): not timed, its frames and
     bytecodes are counted and priced by the interpreter rows."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import operator
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -361,3 +362,33 @@ def test_the_census_names_the_instructions_whose_numpy_work_it_priced():
     code = _products.__code__
     offsets = {i.opname: i.offset for i in dis.get_instructions(code)}
     assert where == {(code.co_qualname, offsets["BINARY_OP"])}
+
+
+def test_a_site_is_brought_to_the_samples_speed_by_the_kernel_timed_right_after_it():
+    """A noisy host changes speed within a second: each site is scaled by the samples' median
+    over the kernel call timed just after it, where there is one; else the run-wide scale."""
+    from overhead_tui.summary.measured import SiteCost
+
+    slow_moment = SiteCost(op="CALL", label="len(list[20])", calls_per_fma=1.0, call_ns=40.0,
+                           kernel_s=0.010)  # fmt: skip
+    untimed = SiteCost(op="CALL", label="len(list[30])", calls_per_fma=0.5, call_ns=40.0)
+    first, second = site_rows([slow_moment, untimed], 0.5, median_s=0.005)
+    assert first.ns_per_fma == pytest.approx(20.0) and "×0.50" in first.unit  # 5 ms / 10 ms
+    assert second.ns_per_fma == pytest.approx(10.0)  # 40 × 0.5 (the run-wide scale) × 0.5
+    (fast,) = site_rows([replace(slow_moment, kernel_s=0.0025)], 0.5, median_s=0.005)
+    assert fast.ns_per_fma == pytest.approx(80.0) and "×2.00" in fast.unit
+
+
+def test_the_counting_phase_times_the_kernel_after_each_site():
+    """A numpy kernel of a few ms a call: each timed site carries its kernel call."""
+    from overhead_tui.plugins.scenarios import discover
+    from overhead_tui.worker.counting.phase import count_phase
+    from overhead_tui.worker.main import import_scenario
+    from overhead_tui.worker.protocol import worker_task
+
+    spec = next(s for s in discover([]) if s.name == "numpy_row_vectorized")
+    module = import_scenario(str(spec.path), spec.name)
+    task = worker_task("run", spec, n=24, dtype="float64", seed=0, max_size=512, model=True)
+    sites = count_phase(module, task).per_fma.sites or []
+    timed = [s for s in sites if s.call_ns is not None]
+    assert timed and all(s.kernel_s is not None and s.kernel_s > 0 for s in timed)

@@ -54,13 +54,14 @@ def count_phase(module: ModuleType, task: WorkerTask) -> Counted:
                 censuses.append(found)
     reference = reference_samples() if timing else []  # the machine's speed, like the samples'
     beside = _kernel_beside(module, task) if timing else []  # and for this code itself
-    timings = time_sites([c.sites for c in per_size], dispatch_ns) if timing else []
+    call = _kernel_call(module, task) if beside and beside[0] <= SITE_KERNEL_MAX_S else None
+    timings = time_sites([c.sites for c in per_size], dispatch_ns, call) if timing else []
     if beside:
         beside += _kernel_beside(module, task)
     n = task.n
     fmas = float(n) ** 3
     kernel = counted or module.kernel
-    exact = _exact_at_n(module, kernel, task, sizes, per_size, timing, dispatch_ns)
+    exact = _exact_at_n(module, kernel, task, sizes, per_size, timing, dispatch_ns, call)
     per_fma = None
     if exact is not None or len(sizes) >= 4:
         if exact is not None:  # its counts are no cubic of n: counted at n itself
@@ -156,9 +157,11 @@ def _exact_at_n(
     per_size: list[Any],
     sites: bool,
     dispatch_ns: float,
+    call: Callable[[], float | None] | None = None,
 ) -> tuple[Any, list[dict[tuple[str, int], Any]]] | None:
     """(events, timed sites) counted at the timed n, for a kernel whose counts the cubic does
-    not predict at :data:`CHECK_SIZE`; None where the cubic holds (or n is out of reach)."""
+    not predict at :data:`CHECK_SIZE`; None where the cubic holds (or n is out of reach).
+    ``call``: times the kernel once after each site (``site_costs.time_sites``)."""
     from overhead_tui.worker.counting.opcodes import count_events
     from overhead_tui.worker.counting.scaling import extrapolate
     from overhead_tui.worker.counting.site_costs import time_sites
@@ -179,7 +182,7 @@ def _exact_at_n(
     if not sites:
         return events, []
     # timed at the smallest size too: a numpy call's fixed cost is read where its loop is short
-    return events, time_sites([per_size[0].sites, events.sites], dispatch_ns)
+    return events, time_sites([per_size[0].sites, events.sites], dispatch_ns, call)
 
 
 def _operations(
@@ -233,6 +236,27 @@ def _kernel_beside(module: ModuleType, task: WorkerTask) -> list[float]:
     except Exception:
         return []
     return times
+
+
+SITE_KERNEL_MAX_S = 0.05
+"""The longest kernel call timed once after each site (``SiteCost.kernel_s``): a dozen sites
+of a slower kernel would cost the ladder seconds; those keep the scale of the calls around
+all the sites (``site_kernel_s``)."""
+
+
+def _kernel_call(module: ModuleType, task: WorkerTask) -> Callable[[], float | None]:
+    """Times one call of the kernel at the timed n on inputs made once (None when it fails)."""
+    args = _inputs(module, task.n, task)
+
+    def call() -> float | None:
+        try:
+            start = time.perf_counter()
+            module.kernel(*args)
+            return time.perf_counter() - start
+        except Exception:
+            return None
+
+    return call
 
 
 def _inputs(module: ModuleType, size: int, task: WorkerTask) -> tuple[Any, ...]:

@@ -11,7 +11,8 @@ with its calls and its reason, unpriced.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -30,6 +31,9 @@ class SiteTiming:
     """(median, lowest, highest) ns per execution; None: not timed."""
     attempted: bool = True
     """Whether it was timed at this size (:func:`time_sites`)."""
+    kernel_s: float | None = None
+    """Seconds of one call of the kernel at the timed n right after this site's timings (at
+    the largest size's entry), where :func:`time_sites` was given one to time."""
 
 
 def _c_call(site: Site) -> bool:
@@ -46,7 +50,9 @@ def _c_call(site: Site) -> bool:
 
 
 def time_sites(
-    counted: list[list[tuple[Site, int]]], dispatch_ns: float
+    counted: list[list[tuple[Site, int]]],
+    dispatch_ns: float,
+    kernel_call: Callable[[], float | None] | None = None,
 ) -> list[dict[tuple[str, int], SiteTiming]]:
     """The sites of each counted size (``counted``, one list per size) with their executions,
     each timed at its own operands (``site_timing.time_site``) at the smallest and the largest
@@ -57,10 +63,20 @@ def time_sites(
         for sites in counted
     ]
     ends = sorted({0, len(found) - 1}) if found else []
+    beside: list[tuple[tuple[str, int], float]] = []  # in timing order
     for key in {k for i in ends for k in found[i]}:
         for i in ends:
             if (at := found[i].get(key)) is not None:
                 found[i][key] = SiteTiming(at.site, at.calls, time_site(at.site, dispatch_ns))
+        # the machine's speed for the kernel itself at this site's moment (module doc)
+        last = found[ends[-1]].get(key)
+        timed = kernel_call is not None and last is not None and last.ns is not None
+        if timed and kernel_call is not None and (seconds := kernel_call()) is not None:
+            beside.append((key, seconds))
+    # one call is one sample: each site takes the median of its own and its neighbours' calls
+    for index, (key, _) in enumerate(beside):
+        window = sorted(s for _, s in beside[max(0, index - 1) : index + 2])
+        found[ends[-1]][key] = replace(found[ends[-1]][key], kernel_s=window[len(window) // 2])
     return found
 
 
@@ -124,6 +140,7 @@ def site_costs(
                 spread=spread,
                 sizes=[s for s, _ in timed],
                 measured_ns=[float(v) for v in ns],
+                kernel_s=last.kernel_s,
             )
         )
     return out
