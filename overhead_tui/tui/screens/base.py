@@ -8,9 +8,10 @@ from typing import ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.widgets import Footer, Header
+from textual.widgets import Footer
 
 from overhead_tui.summary.records import RunSummary
+from overhead_tui.tui.widgets.header import SafeHeader
 from overhead_tui.tui.widgets.too_small import BREAKPOINTS_HEIGHT, BREAKPOINTS_WIDTH, TooSmall
 
 BASE_TCSS = Path(__file__).with_name("base.tcss")
@@ -36,7 +37,7 @@ class BaseScreen(Screen[None]):
         self.css_path = [BASE_TCSS, *self.css_path]
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield SafeHeader()
         yield from self.compose_body()
         yield Footer()
         yield TooSmall()
