@@ -53,11 +53,13 @@ def count_phase(module: ModuleType, task: WorkerTask) -> Counted:
             if found is not None:
                 censuses.append(found)
     reference = reference_samples() if timing else []  # the machine's speed, like the samples'
-    beside = _kernel_beside(module, task) if timing else []  # and for this code itself
-    call = _kernel_call(module, task) if beside and beside[0] <= SITE_KERNEL_MAX_S else None
+    # and for this code itself, where it has sites to bring to the samples' speed
+    kernel_call = _kernel_call(module, task) if timing and any(c.sites for c in per_size) else None
+    beside = _kernel_beside(kernel_call) if kernel_call is not None else []
+    call = kernel_call if beside and beside[0] <= SITE_KERNEL_MAX_S else None
     timings = time_sites([c.sites for c in per_size], dispatch_ns, call) if timing else []
-    if beside:
-        beside += _kernel_beside(module, task)
+    if beside and kernel_call is not None:
+        beside += _kernel_beside(kernel_call)
     n = task.n
     fmas = float(n) ** 3
     kernel = counted or module.kernel
@@ -220,21 +222,16 @@ KERNEL_BESIDE_BUDGET_S = 0.03
 """Seconds of kernel calls timed on each side of the sites' timings (at least one call)."""
 
 
-def _kernel_beside(module: ModuleType, task: WorkerTask) -> list[float]:
-    """Seconds per call of the kernel at the timed n on fresh inputs (its code is warm from
-    the samples), calls added until :data:`KERNEL_BESIDE_BUDGET_S` is spent (at most 50);
-    [] when a call takes longer than :data:`KERNEL_BESIDE_MAX_S` or fails."""
-    args = _inputs(module, task.n, task)
+def _kernel_beside(call: Callable[[], float | None]) -> list[float]:
+    """Seconds per call of the kernel at the timed n (``call``: :func:`_kernel_call`; its code
+    is warm from the samples), calls added until :data:`KERNEL_BESIDE_BUDGET_S` is spent (at
+    most 50); [] when a call takes longer than :data:`KERNEL_BESIDE_MAX_S` or fails."""
     times: list[float] = []
-    try:
-        while sum(times) < KERNEL_BESIDE_BUDGET_S and len(times) < 50:
-            start = time.perf_counter()
-            module.kernel(*args)
-            times.append(time.perf_counter() - start)
-            if times[0] > KERNEL_BESIDE_MAX_S:
-                return []
-    except Exception:
-        return []
+    while sum(times) < KERNEL_BESIDE_BUDGET_S and len(times) < 50:
+        seconds = call()
+        if seconds is None or seconds > KERNEL_BESIDE_MAX_S:
+            return []
+        times.append(seconds)
     return times
 
 
