@@ -17,6 +17,7 @@ from overhead_tui.api import (
 NAME = "c_amx_tiles"
 TITLE = "C, AMX tiles (tdpbf16ps / tdpbssd)"
 RUNG = 24
+SETS = ('default', 'c')
 LAYERS = ("dense_kernel", "memory")
 DEFAULT_SIZE = 1024
 MAX_SIZE = 8192

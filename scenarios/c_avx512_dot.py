@@ -20,6 +20,7 @@ from overhead_tui.api import (
 NAME = "c_avx512_dot"
 TITLE = "C, AVX-512 BF16 / FP16 / VNNI dot products"
 RUNG = 23
+SETS = ('default', 'c')
 LAYERS = ("simd_compute", "memory")
 DEFAULT_SIZE = 1024
 MAX_SIZE = 8192

@@ -17,6 +17,7 @@ from overhead_tui.api import (
 
 TITLE = "C, packed panels + register micro-kernel (BLIS-style), 1 thread"
 RUNG = 16
+SETS = ('c',)
 LAYERS = ("simd_compute", "memory")
 DEFAULT_SIZE = 1024
 MAX_SIZE = 8192

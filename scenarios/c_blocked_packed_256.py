@@ -17,6 +17,7 @@ from overhead_tui.api import (
 NAME = "c_blocked_packed_256"
 TITLE = "C, packed panels + 256-bit register micro-kernel (BLIS-style), 1 thread"
 RUNG = 15
+SETS = ('c',)
 LAYERS = ("simd_compute", "memory")
 DEFAULT_SIZE = 1024
 MAX_SIZE = 8192

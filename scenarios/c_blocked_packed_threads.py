@@ -12,6 +12,7 @@ from overhead_tui.api import (
 
 TITLE = "C, packed panels + register micro-kernel (BLIS-style), OpenMP threads"
 RUNG = 17
+SETS = ('c',)
 LAYERS = ("simd_compute", "memory", "parallel")
 DEFAULT_SIZE = 1024
 MAX_SIZE = 8192

@@ -5,6 +5,7 @@ C's row is re-read for every k.
 
 TITLE = "C, ikj, -O3 -march=native (auto-vectorised)"
 RUNG = 11
+SETS = ('default', 'c', 'cpp')
 LAYERS = ("simd_compute", "memory")
 REMOVES = ("scalar_compute",)
 DEFAULT_SIZE = 512

@@ -5,6 +5,7 @@ boxing, but every operand is loaded from and stored to memory, as in the paper's
 
 TITLE = "C, ijk triple loop, -O0"
 RUNG = 8
+SETS = ('c',)
 LAYERS = ("scalar_compute", "memory")
 REMOVES = (
     "interpreter_dispatch",

@@ -4,6 +4,7 @@
 
 TITLE = "C, ijk triple loop, -O2"
 RUNG = 9
+SETS = ('default', 'c', 'cpp')
 LAYERS = ("scalar_compute", "memory")
 DEFAULT_SIZE = 384
 MAX_SIZE = 4096

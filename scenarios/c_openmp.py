@@ -7,6 +7,7 @@ from overhead_tui.api import TILED_SIMD_SOURCE
 
 TITLE = "C, tiled SIMD, OpenMP threads over column panels"
 RUNG = 16
+SETS = ('c',)
 LAYERS = ("simd_compute", "memory", "parallel")
 DEFAULT_SIZE = 1024
 MAX_SIZE = 8192

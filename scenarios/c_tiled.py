@@ -5,6 +5,7 @@ the same recursively).
 
 TITLE = "C, cache-blocked 32×32 tiles, -O3 -march=native"
 RUNG = 13
+SETS = ('c',)
 LAYERS = ("simd_compute", "memory")
 DEFAULT_SIZE = 512
 MAX_SIZE = 4096

@@ -7,6 +7,7 @@ from overhead_tui.api import TILED_SIMD_SOURCE
 
 TITLE = "C, tiled + explicit SIMD (AVX2/FMA intrinsics)"
 RUNG = 14
+SETS = ('default', 'c')
 LAYERS = ("simd_compute", "memory")
 REMOVES = ("memory",)
 DEFAULT_SIZE = 768

@@ -6,6 +6,7 @@ and C, ``C.noalias() = A * B``), built as a distribution builds by default: ``-O
 
 TITLE = "C++, Eigen's product, default flags (-O2: SSE2)"
 RUNG = 14
+SETS = ('cpp',)
 LAYERS = ("simd_compute", "memory")
 DEFAULT_SIZE = 1024
 MAX_SIZE = 4096

@@ -5,6 +5,7 @@ distribution's default flags cost, with the source unchanged. One thread.
 
 TITLE = "C++, Eigen's product, -O3 -march=native"
 RUNG = 16
+SETS = ('cpp',)
 LAYERS = ("simd_compute", "memory")
 DEFAULT_SIZE = 1024
 MAX_SIZE = 4096

@@ -8,6 +8,7 @@ its matrices in vectors would already have them.
 
 TITLE = "C++, vector<vector<double>> ijk, -O2"
 RUNG = 9
+SETS = ('cpp',)
 LAYERS = ("scalar_compute", "container_access", "memory")
 DEFAULT_SIZE = 384
 MAX_SIZE = 2048

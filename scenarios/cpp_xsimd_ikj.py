@@ -8,6 +8,7 @@ than one batch runs scalar.
 
 TITLE = "C++, xsimd batches, ikj, -O3 -march=native"
 RUNG = 11
+SETS = ('cpp',)
 LAYERS = ("simd_compute", "memory")
 REMOVES = ("scalar_compute",)
 DEFAULT_SIZE = 512

@@ -13,6 +13,7 @@ from overhead_tui.api import compile_python
 NAME = "cython_typed"
 TITLE = "Cython, ijk over typed memoryviews"
 RUNG = 9
+SETS = ('default', 'compilers')
 LAYERS = ("scalar_compute", "memory")
 DEFAULT_SIZE = 384
 MAX_SIZE = 4096

@@ -10,6 +10,7 @@ new float for the product and the sum.  Cython turns only the loop counters (``r
 
 TITLE = "Cython, python_naive's loop unchanged"
 RUNG = 5
+SETS = ('default', 'compilers')
 LAYERS = (
     "boxing",
     "dynamic_dispatch",

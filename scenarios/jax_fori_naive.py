@@ -22,6 +22,7 @@ from overhead_tui.api import compile_keeping_code, record_build, require_cpu_bac
 NAME = "jax_fori_naive"
 TITLE = "JAX, ijk as three nested lax.fori_loop (jitted)"
 RUNG = 8
+SETS = ('compilers',)
 LAYERS = ("scalar_compute", "memory")
 REMOVES = ("interpreter_dispatch", "boxing")
 DEFAULT_SIZE = 128

@@ -22,6 +22,7 @@ from overhead_tui.api import record_build, require_cpu_backend
 NAME = "jax_matmul"
 TITLE = "JAX jit(jnp.matmul) on the CPU (XLA's dot)"
 RUNG = 20
+SETS = ('libraries', 'compilers')
 LAYERS = ("library_layers", "dense_kernel", "parallel")
 DEFAULT_SIZE = 1024
 MAX_SIZE = 16384

@@ -10,6 +10,7 @@ unbox it and a reference count up and down.
 
 TITLE = "mypyc, python_naive's loop with float annotations"
 RUNG = 5
+SETS = ('compilers',)
 LAYERS = (
     "container_access",
     "scalar_compute",

@@ -10,6 +10,7 @@ from numba import njit
 
 TITLE = "numba @njit(fastmath), ikj vectorised"
 RUNG = 12
+SETS = ('default', 'compilers')
 LAYERS = ("simd_compute", "memory")
 REMOVES = ("scalar_compute",)
 DEFAULT_SIZE = 512

@@ -10,6 +10,7 @@ from numba import njit
 
 TITLE = "numba @njit, ijk scalar loop"
 RUNG = 10
+SETS = ('compilers',)
 LAYERS = ("scalar_compute", "memory")
 REMOVES = ("library_layers",)
 DEFAULT_SIZE = 384

@@ -10,6 +10,7 @@ from numba import njit, prange
 
 TITLE = "numba parallel, prange over rows"
 RUNG = 15
+SETS = ('compilers',)
 LAYERS = ("simd_compute", "memory", "parallel")
 DEFAULT_SIZE = 512
 MAX_SIZE = 4096

@@ -8,6 +8,7 @@ import numpy as np
 
 TITLE = "numpy einsum (own loops, no BLAS)"
 RUNG = 17
+SETS = ('libraries',)
 LAYERS = ("library_layers", "simd_compute", "memory")
 REMOVES = ("parallel",)
 DEFAULT_SIZE = 384

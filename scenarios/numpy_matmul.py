@@ -6,6 +6,7 @@ The thread count is whatever the BLAS library chose (recorded in the summary).
 
 TITLE = "numpy A @ B, all BLAS threads (dense kernel)"
 RUNG = 21
+SETS = ('default', 'python', 'compilers', 'libraries', 'c', 'cpp')
 LAYERS = ("dense_kernel", "parallel")
 DEFAULT_SIZE = 1024
 MAX_SIZE = 16384

@@ -8,6 +8,7 @@ from threadpoolctl import threadpool_limits
 
 TITLE = "numpy A @ B, BLAS on 1 thread"
 RUNG = 19
+SETS = ('default', 'libraries', 'c', 'cpp')
 LAYERS = ("dense_kernel",)
 REMOVES = ("memory", "simd_compute", "parallel")
 DEFAULT_SIZE = 1024

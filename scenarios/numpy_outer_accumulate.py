@@ -9,6 +9,7 @@ import numpy as np
 
 TITLE = "numpy, one loop of outer-product updates"
 RUNG = 7
+SETS = ('libraries',)
 LAYERS = ("library_layers", "simd_compute", "memory")
 REMOVES = ("interpreter_dispatch", "call_overhead")
 DEFAULT_SIZE = 384

@@ -9,6 +9,7 @@ import numpy as np
 
 TITLE = "numpy, Python (i, k) loops, vectorised rows"
 RUNG = 6
+SETS = ('default', 'libraries')
 LAYERS = ("interpreter_dispatch", "call_overhead", "library_layers", "simd_compute", "memory")
 REMOVES = ("boxing", "dynamic_dispatch", "container_access", "scalar_compute")
 DEFAULT_SIZE = 192

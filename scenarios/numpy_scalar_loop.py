@@ -9,6 +9,7 @@ import numpy as np
 
 TITLE = "numpy arrays, element-wise Python loop"
 RUNG = 5
+SETS = ('python', 'libraries')
 LAYERS = (
     "interpreter_dispatch",
     "boxing",

@@ -11,6 +11,7 @@ import numpy as np
 
 TITLE = "array.array storage, hoisted loop"
 RUNG = 4
+SETS = ('python',)
 LAYERS = (
     "interpreter_dispatch",
     "boxing",

@@ -7,6 +7,7 @@ the naive loop.  Every product and sum is still a freshly boxed float.
 
 TITLE = "Pure Python, ikj with hoisted rows"
 RUNG = 2
+SETS = ('python',)
 LAYERS = (
     "interpreter_dispatch",
     "boxing",

@@ -7,6 +7,7 @@ types.  This is the top of the ladder: every layer of interpreter overhead is pr
 
 TITLE = "Pure Python, ijk triple loop"
 RUNG = 1
+SETS = ('default', 'python', 'compilers', 'libraries', 'c', 'cpp')
 LAYERS = (
     "interpreter_dispatch",
     "boxing",

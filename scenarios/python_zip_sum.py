@@ -7,6 +7,7 @@ produced by bytecode in the generator frame.
 
 TITLE = "Pure Python, sum(zip) over transposed B"
 RUNG = 3
+SETS = ('python',)
 LAYERS = ("interpreter_dispatch", "boxing", "dynamic_dispatch", "call_overhead", "scalar_compute")
 REMOVES = ("container_access",)
 DEFAULT_SIZE = 128

@@ -13,6 +13,7 @@ the line), gcc vectorises the j loop at the baseline ISA (SSE2, 128 bits, no
 
 TITLE = "Pythran, ikj over float64 arrays"
 RUNG = 10
+SETS = ('compilers',)
 LAYERS = ("scalar_compute", "memory")
 DEFAULT_SIZE = 384
 MAX_SIZE = 4096

@@ -9,6 +9,7 @@ from scipy.linalg import blas
 
 TITLE = "SciPy BLAS gemm called directly"
 RUNG = 18
+SETS = ('libraries',)
 LAYERS = ("dense_kernel", "parallel")
 REMOVES = ("library_layers",)
 DEFAULT_SIZE = 1024

@@ -11,6 +11,7 @@ import torch
 
 TITLE = "PyTorch torch.mm on the CPU"
 RUNG = 20
+SETS = ('libraries',)
 LAYERS = ("library_layers", "dense_kernel", "parallel")
 DEFAULT_SIZE = 1024
 MAX_SIZE = 16384

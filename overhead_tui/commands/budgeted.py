@@ -23,7 +23,8 @@ from overhead_tui.commands.common import (
 from overhead_tui.engine.run_dir import prepare_run_dir
 from overhead_tui.errors import EXIT_INTERRUPTED, UsageError
 from overhead_tui.interpreters.check import verified_python
-from overhead_tui.plugins.scenarios import ScenarioSpec, discover, select
+from overhead_tui.plugins.scenarios import ScenarioSpec, discover
+from overhead_tui.plugins.selection import select
 from overhead_tui.present.progress import PointProgress
 from overhead_tui.summary.records import RunSummary, Settings
 from overhead_tui.summary.vocabulary import FAILED
@@ -101,7 +102,8 @@ def swept_scenarios(args: argparse.Namespace, defaults: tuple[str, ...]) -> list
     """
     if args.app and not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise UsageError("--app needs a terminal (stdin and stdout are not a TTY); fix: drop --app")
-    return select(discover(list(args.scenarios_dir)), list(args.scenario or defaults))
+    chosen = list(args.scenario) or ([] if args.sets else list(defaults))
+    return select(discover(list(args.scenarios_dir)), chosen, args.sets)
 
 
 def drive(sweep: SizeSweep | ShapesSweep, progress: PointProgress) -> None:

@@ -24,7 +24,8 @@ from overhead_tui.errors import EXIT_USAGE, UsageError
 from overhead_tui.interpreters.check import verified_python
 from overhead_tui.kit.folders import ensure_cache
 from overhead_tui.machine.host import available_memory_bytes
-from overhead_tui.plugins.scenarios import SUPPORTED_DTYPES, ScenarioSpec, discover, select
+from overhead_tui.plugins.scenarios import SUPPORTED_DTYPES, ScenarioSpec, discover
+from overhead_tui.plugins.selection import SETS, select
 from overhead_tui.summary.interpreters import InterpretersSummary
 from overhead_tui.summary.product import estimated_bytes
 from overhead_tui.summary.records import RunSummary, Settings
@@ -35,10 +36,21 @@ if TYPE_CHECKING:
 
 
 def add_scenario_choice(
-    parser: argparse.ArgumentParser, help: str = "run only this scenario (repeatable; default: all)"
+    parser: argparse.ArgumentParser,
+    help: str = "run this scenario (repeatable; default: the default set)",
 ) -> None:
-    """``--scenario NAME`` (repeatable) and ``--scenarios-dir DIR`` (repeatable)."""
+    """``--scenario NAME``, ``--set NAME`` and ``--scenarios-dir DIR`` (each repeatable)."""
     parser.add_argument("--scenario", action="append", default=[], metavar="NAME", help=help)
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="NAME",
+        dest="sets",
+        help="run the scenarios of this named set too (repeatable): "
+        + "; ".join(f"{name}: {what}" for name, what in SETS.items())
+        + " (`overhead-tui list` shows each scenario's sets)",
+    )
     add_scenario_dirs(parser)
 
 
@@ -141,7 +153,12 @@ def settings_from(args: argparse.Namespace, **chosen: Any) -> Settings:
     Raises:
         UsageError: the samples cannot fit in the timeout (:func:`check_samples_fit`).
     """
-    chosen = {"size": getattr(args, "size", None), "scenarios": list(args.scenario), **chosen}
+    chosen = {
+        "size": getattr(args, "size", None),
+        "scenarios": list(args.scenario),
+        "sets": list(getattr(args, "sets", [])),
+        **chosen,
+    }
     settings = Settings(
         dtype=args.dtype,
         repeats=args.repeats,
@@ -167,7 +184,7 @@ def checked_request(args: argparse.Namespace) -> tuple[list[ScenarioSpec], Setti
             ``OVERHEAD_TUI_PEAK_ISA`` this CPU lacks.
     """
     settings = settings_from(args)
-    specs = select(discover(list(args.scenarios_dir)), list(args.scenario))
+    specs = select(discover(list(args.scenarios_dir)), list(args.scenario), args.sets)
     check_request(specs, settings)
     return specs, settings
 
@@ -291,7 +308,8 @@ def stop_on_signals(note: Callable[[str], None], cancel: Callable[[], None]) -> 
 def settings_problem(settings: Settings) -> str | None:
     """Why ``settings`` cannot run (unknown scenario, size out of range), or None."""
     try:
-        specs = select(discover([Path(d) for d in settings.scenarios_dirs]), settings.scenarios)
+        found = discover([Path(d) for d in settings.scenarios_dirs])
+        specs = select(found, settings.scenarios, settings.sets)
         check_sizes(specs, settings)
         check_samples_fit(settings)
     except UsageError as exc:

@@ -42,7 +42,8 @@ from overhead_tui.interpreters.resolve import (
     resolve_python,
     this_python,
 )
-from overhead_tui.plugins.scenarios import discover, select
+from overhead_tui.plugins.scenarios import discover
+from overhead_tui.plugins.selection import select
 from overhead_tui.present.interpreters_text import render_table
 from overhead_tui.summary.interpreters import InterpreterRun, InterpretersSummary, PythonInfo
 from overhead_tui.summary.records import created_now
@@ -95,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
     if args.app and not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise UsageError("--app needs a terminal (stdin and stdout are not a TTY); fix: drop --app")
     check_export_paths({"--json": args.json, "--markdown": args.markdown}, made=args.out)
-    specs = select(discover(list(args.scenarios_dir)), list(args.scenario))
+    specs = select(discover(list(args.scenarios_dir)), list(args.scenario), args.sets)
     args_one = argparse.Namespace(**{**vars(args), "python": None})
     settings = settings_from(args_one)
     check_sizes(specs, settings)

@@ -1,4 +1,4 @@
-"""``overhead-tui list``: the scenarios found, in rung order, with layers and removes."""
+"""``overhead-tui list``: the scenarios found, in rung order, with layers, removes and sets."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ HELP = "list the scenarios (rungs) with their layers"
 DESCRIPTION = (
     "List built-in scenarios and those in --scenarios-dir folders. A scenario "
     "file declares TITLE, RUNG, LAYERS, DEFAULT_SIZE and MAX_SIZE as literals (NAME, REMOVES "
-    "and DTYPES if not the file's name, none and float64 and float32) and defines "
+    "and DTYPES if not the file's name, none and float64 and float32; SETS, the named sets "
+    "it is run in, if not the default set) and defines "
     "kernel(*args) (setup(a, b) and to_numpy(result) if it needs them), or declares SOURCE "
     "and FLAGS (a C rung) or SOURCE and COMPILER (cython, mypyc or pythran)."
 )

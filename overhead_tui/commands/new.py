@@ -9,7 +9,8 @@ from pathlib import Path
 
 from overhead_tui.commands.command import Command
 from overhead_tui.errors import UsageError
-from overhead_tui.plugins.scenarios import DECLARED_DEFAULTS, NAME_PATTERN, discover, select
+from overhead_tui.plugins.scenarios import DECLARED_DEFAULTS, NAME_PATTERN, discover
+from overhead_tui.plugins.selection import select
 
 HELP = "write a scenario file of your own, started from a built-in rung"
 DESCRIPTION = (

@@ -19,7 +19,8 @@ from overhead_tui.engine.plan import size_for
 from overhead_tui.engine.spawn import Cancel
 from overhead_tui.errors import EXIT_INTERRUPTED, UsageError
 from overhead_tui.export.stacks import to_collapsed, to_speedscope
-from overhead_tui.plugins.scenarios import SUPPORTED_DTYPES, discover, select
+from overhead_tui.plugins.scenarios import SUPPORTED_DTYPES, discover
+from overhead_tui.plugins.selection import select
 from overhead_tui.present.profile_text import render
 from overhead_tui.profilers.profile import (
     profile_scenario,

@@ -29,10 +29,11 @@ a compiled-Python rung ``SOURCE`` and ``COMPILER`` (``kit.python_rung``).
 Optional: ``DENSE_KERNEL = True`` (the reference rung), ``REQUIRES = ("numba",)`` (modules
 whose absence skips the scenario instead of failing it), ``SHAPES = True`` (the kernel
 computes rectangular products C (m×n) = A (m×k)·B (k×n); without it a non-square shape is
-skipped with a reason) and ``PROCESSES = 3`` (the worker processes its samples are pooled
-from, as a probe declares them; by default 3 for a rung carrying interpreter dispatch when
-the probes run, else 1: ``engine.plan.rung_plan``).  The module docstring is the
-description.
+skipped with a reason), ``SETS = ("default", "c")`` (the named sets it is run in:
+``plugins.selection``; by default the default set) and ``PROCESSES = 3`` (the worker
+processes its samples are pooled from, as a probe declares them; by default 3 for a rung
+carrying interpreter dispatch when the probes run, else 1: ``engine.plan.rung_plan``).
+The module docstring is the description.
 """
 
 from __future__ import annotations
@@ -63,18 +64,26 @@ _REQUIRED: dict[str, type | tuple[type, ...]] = {
     "DEFAULT_SIZE": int,
     "MAX_SIZE": int,
 }
+DEFAULT_SET = "default"
+"""The named set a run chooses when it names no scenario and no set: the span, one rung per
+layer removed, from pure Python to the dense kernel and the matrix engine (and every scenario
+file of one's own that declares no ``SETS``)."""
 DECLARED_DEFAULTS: dict[str, str | tuple[str, ...]] = {
     "REMOVES": (),
     "DTYPES": ("float64", "float32"),
+    "SETS": (DEFAULT_SET,),
 }
 """Declarations a scenario file may leave out, with the value it then has (``NAME`` is the
-file's name): most rungs remove nothing the rung before carried, and every rung's kernel
-multiplies the float64 and float32 arrays the worker makes."""
+file's name): most rungs remove nothing the rung before carried, every rung's kernel
+multiplies the float64 and float32 arrays the worker makes, and a file of one's own runs in
+the default ladder."""
+
 _TYPES: dict[str, type | tuple[type, ...]] = {
     **_REQUIRED,
     "NAME": str,
     "REMOVES": (tuple, list),
     "DTYPES": (tuple, list),
+    "SETS": (tuple, list),
 }
 NAME_PATTERN = re.compile(r"^[a-z][A-Za-z0-9_]*$")
 """A scenario's NAME: a lower-case letter, then letters, digits and _ (``c_naive_O2``)."""
@@ -108,6 +117,8 @@ class ScenarioSpec:
     """Declares ``SHAPES = True``: the kernel handles m × k times k × n with m, k, n unequal."""
     processes: int = 0
     """Worker processes to pool its samples from (``PROCESSES``; 0: the default rule)."""
+    sets: tuple[str, ...] = (DEFAULT_SET,)
+    """The named sets it belongs to (``SETS``), besides :data:`ALL_SET`."""
 
 
 def builtin_scenarios_dir() -> Path:
@@ -219,6 +230,7 @@ def read_spec(path: Path, fix: str = IN_A_FOLDER) -> ScenarioSpec:
         requires=_string_tuple(values.get("REQUIRES", ()), path, "REQUIRES"),
         shapes=_flag(values.get("SHAPES", False), path, "SHAPES"),
         processes=declared_processes(values.get("PROCESSES", 0), path),
+        sets=tuple(values["SETS"]),
     )
     _check(spec)
     return spec
@@ -392,6 +404,7 @@ def _check(spec: ScenarioSpec) -> None:
         ("REMOVES", spec.removes),
         ("DTYPES", spec.dtypes),
         ("REQUIRES", spec.requires),
+        ("SETS", spec.sets),
     ):
         if not all(isinstance(x, str) for x in items):
             raise ScenarioFileError(f"{where}: {key} must be a tuple of strings")
@@ -403,6 +416,11 @@ def _check(spec: ScenarioSpec) -> None:
                 f"{where}: {key} names unknown layer(s) {', '.join(map(repr, unknown))}; fix: "
                 f"{hint}use the standard names ({', '.join(LAYERS)})"
             )
+    if bad_set := next((x for x in spec.sets if not NAME_PATTERN.match(x)), None):
+        raise ScenarioFileError(
+            f"{where}: SETS names {bad_set!r}, not a set name; fix: letters, digits and _, "
+            f"starting with a lower-case letter (e.g. SETS = {(DEFAULT_SET, 'mine')!r})"
+        )
     if not 1 <= spec.default_size <= spec.max_size:
         raise ScenarioFileError(f"{where}: need 1 <= DEFAULT_SIZE <= MAX_SIZE")
     bad = [d for d in spec.dtypes if d not in SUPPORTED_DTYPES]
@@ -412,26 +430,3 @@ def _check(spec: ScenarioSpec) -> None:
             f"{where}: DTYPES must be a non-empty subset of {', '.join(SUPPORTED_DTYPES)}, each "
             f"once ({got}); fix: e.g. DTYPES = {('float64', 'float32')!r}"
         )
-
-
-def select(specs: list[ScenarioSpec], names: list[str]) -> list[ScenarioSpec]:
-    """Return the specs called ``names`` (all when empty), in rung order.
-
-    Raises:
-        UsageError: a name is not known (the message lists close matches), or more than one
-            chosen scenario declares DENSE_KERNEL.
-    """
-    known = {s.name: s for s in specs}
-    for name in names:
-        if name not in known:
-            close = difflib.get_close_matches(name, known, n=3)
-            hint = f"did you mean {', '.join(close)}?" if close else "see `overhead-tui list`"
-            raise UsageError(f"unknown scenario {name!r}; {hint}")
-    wanted = set(names)
-    chosen = [s for s in specs if s.name in wanted] if names else list(specs)
-    dense = [s.name for s in chosen if s.dense_kernel]
-    if len(dense) > 1:
-        raise UsageError(
-            f"{', '.join(dense)} all declare DENSE_KERNEL = True; fix: keep it on one of them"
-        )
-    return chosen

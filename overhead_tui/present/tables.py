@@ -95,6 +95,7 @@ def scenario_lines(specs: list[ScenarioSpec]) -> list[str]:
             f"     n = {spec.default_size} (max {spec.max_size}), dtypes {', '.join(spec.dtypes)}",
             f"     layers:  {', '.join(spec.layers) or '-'}",
             f"     removes: {', '.join(spec.removes) or '-'}",
+            f"     sets:    {', '.join(spec.sets) or '-'}",
         ]
     return lines
 

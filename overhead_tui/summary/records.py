@@ -169,6 +169,10 @@ class Settings:
     python: str | None = None
     """Interpreter given with ``--python``; ``None`` means the current one."""
     scenarios: list[str] = field(default_factory=list)
+    """Scenarios chosen by name (``--scenario``)."""
+    sets: list[str] = field(default_factory=list)
+    """Named sets chosen (``--set``: ``plugins.scenarios.SETS``); with no scenario and no set
+    chosen, the default set runs."""
     scenarios_dirs: list[str] = field(default_factory=list)
     probes: bool = True
     """Measure (or load cached) probes and compute model breakdowns."""

@@ -32,7 +32,8 @@ from overhead_tui.engine.run_dir import SUMMARY_FILE, new_run_dir
 from overhead_tui.engine.runner import Runner
 from overhead_tui.engine.spawn import Cancel
 from overhead_tui.errors import UsageError
-from overhead_tui.plugins.scenarios import ScenarioSpec, discover, select
+from overhead_tui.plugins.scenarios import ScenarioSpec, discover
+from overhead_tui.plugins.selection import select
 from overhead_tui.present.live import LiveLadder, quiet_events, run_end_text
 from overhead_tui.present.terminal import colour_wanted
 from overhead_tui.profilers.profile import profile_scenario
@@ -169,7 +170,7 @@ class OverheadApp(StopActions, SweepActions, InterpreterActions, WatchActions, E
 
     def _planned(self) -> RunSummary:
         try:
-            specs = select(self.all_specs, self.settings.scenarios)
+            specs = select(self.all_specs, self.settings.scenarios, self.settings.sets)
         except UsageError:
             specs = self.all_specs
         return planned_summary(specs, self.settings)
@@ -190,7 +191,7 @@ class OverheadApp(StopActions, SweepActions, InterpreterActions, WatchActions, E
             self.notify(self.discovery_error, severity="error", timeout=10)
             return
         try:
-            specs = select(self.all_specs, self.settings.scenarios)
+            specs = select(self.all_specs, self.settings.scenarios, self.settings.sets)
             run_dir = new_run_dir(self.runs_dir)
         except (UsageError, OSError) as exc:
             self.notify(str(exc), severity="error", timeout=10)

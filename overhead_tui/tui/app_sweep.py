@@ -19,7 +19,7 @@ from textual.worker import get_current_worker
 
 from overhead_tui.engine.run_dir import new_run_dir
 from overhead_tui.errors import UsageError
-from overhead_tui.plugins.scenarios import select
+from overhead_tui.plugins.selection import select
 from overhead_tui.tui.app_state import AppState
 from overhead_tui.tui.screens.ladder import LadderScreen
 from overhead_tui.tui.screens.modals import (

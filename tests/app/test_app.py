@@ -8,7 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from textual.widgets import DataTable, Input, TabbedContent
+from textual.widgets import DataTable, Input, Select, TabbedContent
 
 from overhead_tui.summary.profile import ProfileRecord
 from overhead_tui.summary.records import RunSummary, Settings
@@ -207,6 +207,28 @@ async def test_help_settings_and_palette_commands(tmp_path):
         assert {"Run the ladder", "Export", "Settings", "Help", "Open scenario fast_python"} <= set(
             titles
         )
+
+
+async def test_the_settings_choose_a_named_set_and_the_run_takes_its_rungs(tmp_path):
+    replay = Replay(fixture_summary(RECORDED_SUMMARY))
+    app = OverheadApp(Settings(), autorun=False, runs_dir=tmp_path, runner_factory=replay)
+    async with app.run_test(size=(120, 40)) as pilot:
+        planned = set(_states(app))  # the default set: the span, before anything runs
+        assert {"python_naive", "numpy_matmul"} <= planned and "python_hoisted" not in planned
+        await pilot.press("o")
+        assert app.screen.query_one("#set", Select).value == "default"
+        app.screen.query_one("#set", Select).value = "python"
+        await pilot.click("#apply")
+        await _wait(pilot, lambda: not isinstance(app.screen, SettingsScreen), "settings applied")
+        await _wait(pilot, lambda: len(replay.runs) == 1, "the run starting")
+        run, settings = replay.runs[0]
+        assert settings.sets == ["python"] and settings.scenarios == []
+        names = set(run.specs)
+        assert {"python_naive", "python_hoisted", "numpy_scalar_loop", "numpy_matmul"} <= names
+        assert "c_naive_O2" not in names
+        await _wait(pilot, lambda: _finished(app), "the replayed run finishing")
+        await pilot.press("o")  # the set chosen is shown again, not the default
+        assert app.screen.query_one("#set", Select).value == "python"
 
 
 @pytest.mark.parametrize("key", ["r"])

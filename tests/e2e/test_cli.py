@@ -86,6 +86,8 @@ def test_full_builtin_ladder_at_a_tiny_size(cli, tmp_path, monkeypatch):
     monkeypatch.setenv("TMPDIR", str(temp))  # the workers inherit it: no rung leaves files
     proc = cli(
         "run",
+        "--set",
+        "all",
         "--size",
         "16",
         "--repeats",
@@ -106,6 +108,7 @@ def test_full_builtin_ladder_at_a_tiny_size(cli, tmp_path, monkeypatch):
     summary = RunSummary.load(out / "s.json")
     statuses = {s.name: s.status for s in summary.scenarios}
     optional = {"torch_matmul"}  # PyTorch is not installed by the project (a multi-GB wheel)
+    assert set(statuses) == {s.name for s in discover()}  # --set all: every scenario
     lower = {s.name for s in discover() if "float64" not in s.dtypes}  # the precision axis
     assert lower and all(statuses[name] == "skipped" for name in lower)
     # a rung that exists for wider vectors than this CPU's says so and is skipped (on AVX2:

@@ -7,7 +7,8 @@ import json
 
 from overhead_tui.engine.events import RunFinished, RunStarted, ScenarioFinished
 from overhead_tui.engine.runner import Runner
-from overhead_tui.plugins.scenarios import discover, select
+from overhead_tui.plugins.scenarios import discover
+from overhead_tui.plugins.selection import select
 from overhead_tui.summary.records import Settings
 
 

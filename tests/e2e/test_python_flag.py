@@ -15,7 +15,8 @@ from overhead_tui.engine import spawn
 from overhead_tui.engine.runner import Runner
 from overhead_tui.errors import UsageError
 from overhead_tui.interpreters.check import verified_python
-from overhead_tui.plugins.scenarios import discover, select
+from overhead_tui.plugins.scenarios import discover
+from overhead_tui.plugins.selection import select
 from overhead_tui.summary.records import RunSummary, Settings
 from tests.conftest import (
     FAST,

@@ -8,7 +8,8 @@ from overhead_tui.engine.events import ScenarioProgress
 from overhead_tui.engine.plan import EVAL_LOOP_PROCESSES, worker_repeats
 from overhead_tui.engine.runner import Runner
 from overhead_tui.export.markdown import MarkdownExporter
-from overhead_tui.plugins.scenarios import discover, select
+from overhead_tui.plugins.scenarios import discover
+from overhead_tui.plugins.selection import select
 from overhead_tui.present.format import samples_label
 from overhead_tui.summary.records import RunSummary, Settings
 from tests.conftest import scenario_declarations

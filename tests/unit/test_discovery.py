@@ -5,7 +5,8 @@ import shutil
 import pytest
 
 from overhead_tui.errors import UsageError
-from overhead_tui.plugins.scenarios import ScenarioFileError, discover, read_spec, select
+from overhead_tui.plugins.scenarios import ScenarioFileError, discover, read_spec
+from overhead_tui.plugins.selection import select
 from overhead_tui.summary.layers import LAYERS
 from tests.conftest import FAULTY, FIXTURES, ROOT
 
@@ -126,6 +127,49 @@ def test_select_unknown_name_suggests_close_matches():
     ]
     with pytest.raises(UsageError, match="did you mean python_naive"):
         select(specs, ["python_naiv"])
+
+
+def test_a_run_naming_nothing_takes_the_default_set_and_sets_add_up(tmp_path):
+    from overhead_tui.plugins.selection import SETS
+
+    specs = discover()
+    default = [s.name for s in select(specs, [])]
+    assert default == [s.name for s in specs if "default" in s.sets]
+    assert "python_naive" in default and "numpy_matmul" in default
+    assert [s.name for s in select(specs, [], ["all"])] == [s.name for s in specs]
+    cpp = {s.name for s in select(specs, [], ["cpp"])}
+    assert {"cpp_eigen", "python_naive", "numpy_matmul"} <= cpp and "cython_typed" not in cpp
+    # a name and a set: both, in rung order, each once
+    both = [s.name for s in select(specs, ["cython_typed"], ["cpp", "c"])]
+    assert "cython_typed" in both and "c_tiled" in both and len(both) == len(set(both))
+    assert both == [s.name for s in specs if s.name in both]
+    # a name alone: only that name, not the default set as well
+    assert [s.name for s in select(specs, ["c_tiled"])] == ["c_tiled"]
+    # every built-in scenario is in some set besides "all", and every set it names is listed
+    assert all(s.sets for s in specs)
+    assert {x for s in specs for x in s.sets} <= set(SETS)
+
+
+def test_an_unknown_set_is_one_line_naming_the_known_ones():
+    with pytest.raises(UsageError, match=r"unknown set 'cp'; fix: did you mean cpp\? choose one"):
+        select(discover(), [], ["cp"])
+
+
+def test_a_file_of_ones_own_runs_in_the_default_set_unless_it_declares_sets(tmp_path):
+    text = (FAULTY / "raises.py").read_text()
+    (tmp_path / "mine.py").write_text(text.replace("RUNG = 101", "RUNG = 101\nNAME = 'mine'"))
+    (tmp_path / "tagged.py").write_text(
+        text.replace("RUNG = 101", "RUNG = 102\nNAME = 'tagged'\nSETS = ('mine_only',)")
+    )
+    specs = discover([tmp_path])
+    assert "mine" in {s.name for s in select(specs, [])}
+    assert "tagged" not in {s.name for s in select(specs, [])}
+    assert [s.name for s in select(specs, [], ["mine_only"])] == ["tagged"]
+    (tmp_path / "tagged.py").write_text(
+        text.replace("RUNG = 101", "RUNG = 101\nSETS = ('Bad Set',)")
+    )
+    with pytest.raises(ScenarioFileError, match="SETS names 'Bad Set', not a set name"):
+        read_spec(tmp_path / "tagged.py")
 
 
 def test_probe_processes_declaration(tmp_path):

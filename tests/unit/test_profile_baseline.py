@@ -13,7 +13,8 @@ import pytest
 
 from overhead_tui.engine.spawn import CommandResult
 from overhead_tui.export.markdown import MarkdownExporter
-from overhead_tui.plugins.scenarios import discover, select
+from overhead_tui.plugins.scenarios import discover
+from overhead_tui.plugins.selection import select
 from overhead_tui.present.profile_text import render
 from overhead_tui.profilers import profile as profile_mod
 from overhead_tui.profilers.capabilities import Capability

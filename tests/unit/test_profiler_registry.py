@@ -15,7 +15,8 @@ def test_every_backend_has_a_check_and_a_runner_and_the_names_follow_the_registr
 
 
 def test_a_backend_added_to_the_registry_is_detected_and_run(monkeypatch):
-    from overhead_tui.plugins.scenarios import discover, select
+    from overhead_tui.plugins.scenarios import discover
+    from overhead_tui.plugins.selection import select
     from overhead_tui.profilers import profile
 
     ran = []

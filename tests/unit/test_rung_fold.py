@@ -80,7 +80,8 @@ def test_a_plan_lists_its_worker_tasks_or_why_it_does_not_run():
 def test_a_rung_skipped_for_its_dtype_says_which_dtype_to_choose():
     """c_amx_tiles in the float64 ladder said only "does not support float64"."""
     from overhead_tui.engine.plan import rung_plan
-    from overhead_tui.plugins.scenarios import discover, select
+    from overhead_tui.plugins.scenarios import discover
+    from overhead_tui.plugins.selection import select
     from overhead_tui.summary.records import Settings
 
     (spec,) = select(discover(), ["c_amx_tiles"])

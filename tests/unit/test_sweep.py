@@ -12,7 +12,8 @@ import pytest
 from overhead_tui.commands.budgeted import parse_sizes
 from overhead_tui.engine.events import ProbeStarted
 from overhead_tui.engine.results import new_result
-from overhead_tui.plugins.scenarios import discover, select
+from overhead_tui.plugins.scenarios import discover
+from overhead_tui.plugins.selection import select
 from overhead_tui.present.sweep_rows import point_cell, sweep_rows
 from overhead_tui.present.tables import render_sweep_table
 from overhead_tui.summary.probes import ProbeResult

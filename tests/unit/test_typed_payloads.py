@@ -142,12 +142,12 @@ def test_a_recorded_combined_summary_round_trips_and_is_typed():
 def test_an_older_combined_summary_keeps_its_values_and_gains_only_newer_settings():
     from overhead_tui.summary.interpreters import InterpretersSummary
 
-    data = _interpreters("interpreters_summary.json")  # before settings had m and k
+    data = _interpreters("interpreters_summary.json")  # before settings had m, k and sets
     saved = InterpretersSummary.from_json(data).to_json()
     assert {k: v for k, v in saved["settings"].items() if k in data["settings"]} == (
         data["settings"]
     )
-    assert set(saved["settings"]) - set(data["settings"]) == {"m", "k"}
+    assert set(saved["settings"]) - set(data["settings"]) == {"m", "k", "sets"}
     assert saved["settings"]["m"] is saved["settings"]["k"] is None
     for old, new in zip(data["interpreters"], saved["interpreters"], strict=True):
         assert {k: new[k] for k in old if k != "scenarios"} == {

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Generic, TypeVar
 
@@ -27,6 +27,7 @@ from textual.widgets._toggle_button import ToggleButton
 from textual.widgets.option_list import OptionDoesNotExist
 
 from overhead_tui.plugins.scenarios import SUPPORTED_DTYPES, ScenarioSpec
+from overhead_tui.plugins.selection import DEFAULT_SET, SETS
 from overhead_tui.summary.records import Settings
 from overhead_tui.tui.actions import help_table
 
@@ -287,7 +288,19 @@ class SettingsScreen(FormDialog[Settings]):
         with Horizontal(classes="row"):
             yield Label("repeats", classes="field")
             yield Input(str(s.repeats), id="repeats", type="integer", compact=True)
-        yield Label("scenarios to run (space ticks; none ticked = all)", classes="list-label")
+        with Horizontal(classes="row"):
+            yield Label("set", classes="field")
+            yield Select(
+                [(name, name) for name in set_choices(self.specs)],
+                value=s.sets[0] if s.sets else (ONLY_TICKED if s.scenarios else DEFAULT_SET),
+                allow_blank=False,
+                id="set",
+                compact=True,
+            )
+        yield Label(
+            "scenarios to run too (space ticks; set none and none ticked: the default set)",
+            classes="list-label",
+        )
         yield MarkedSelectionList(
             *[(f"{sp.rung:>3} {sp.name}", sp.name, sp.name in chosen) for sp in self.specs],
             id="scenarios",
@@ -305,21 +318,27 @@ class SettingsScreen(FormDialog[Settings]):
             return "size and repeats must be at least 1"
         dtype = self.query_one("#dtype", Select).value
         names = list(self.query_one("#scenarios", SelectionList).selected)
-        s = self.settings
-        settings = Settings(
+        chosen_set = str(self.query_one("#set", Select).value)
+        settings = replace(  # --no-probes, --refresh-probes, the seed … survive a change
+            self.settings,
             dtype=str(dtype),
             size=size,
             repeats=repeats,
-            seed=s.seed,
-            timeout_s=s.timeout_s,
-            min_sample_s=s.min_sample_s,
-            python=s.python,
             scenarios=[str(n) for n in names],
-            scenarios_dirs=s.scenarios_dirs,
-            probes=s.probes,  # --no-probes and --refresh-probes survive a change of settings
-            refresh_probes=s.refresh_probes,
+            sets=[] if chosen_set == ONLY_TICKED else [chosen_set],
         )
         return self.check(settings) or settings
+
+
+ONLY_TICKED = "none"
+"""The settings' set choice that runs only the ticked scenarios."""
+
+
+def set_choices(specs: list[ScenarioSpec]) -> list[str]:
+    """The settings' set choice: the built-in sets (:data:`SETS`), those the scenario files
+    declare besides, then :data:`ONLY_TICKED`."""
+    declared = sorted({x for spec in specs for x in spec.sets} - set(SETS))
+    return [*SETS, *declared, ONLY_TICKED]
 
 
 HELP = (
@@ -331,6 +350,8 @@ removes a **layer** of overhead (boxing, bytecode dispatch, scalar execution, li
 layers, threads). Every number is measured in a separate worker process and validated against
 numpy; an invalid result never shows a speed, nor does an `impossible` one (timed faster than
 the hardware's theoretical peak: the product was cached or not computed).
+The ladder runs the **default set**, one rung per layer removed; the settings (`o`) choose
+another named set (`all`: every rung; `python`, `compilers`, `libraries`, `c`, `cpp`).
 
 """
     + help_table()
