@@ -115,6 +115,25 @@ def test_a_row_stride_of_an_even_number_of_lines_is_timed_again_at_an_order_that
     assert b.explained == pytest.approx((0.5 + 0.56) / 1.5)  # chain + conflicts
 
 
+def test_a_kernel_over_python_objects_gets_no_resident_timing_and_one_over_arrays_does():
+    import types
+
+    import numpy as np
+
+    from overhead_tui.worker.compiled_rung import time_resident
+    from overhead_tui.worker.protocol import WorkerTask
+
+    def module(setup):
+        return types.SimpleNamespace(setup=setup, kernel=lambda a, b: a @ b)
+
+    task = WorkerTask("run", "x", "x.py", n=16, dtype="float64", repeats=1, min_sample_s=1e-4)
+    lists = time_resident(module(lambda a, b: (a.tolist(), b.tolist())), task)
+    arrays = time_resident(module(lambda a, b: (a, b)), task)
+    assert lists is None
+    assert arrays is not None and len(arrays.samples_s_per_fma) >= 3
+    assert all(np.isfinite(x) and x > 0 for x in arrays.samples_s_per_fma)
+
+
 def test_an_issue_bound_vector_loop_and_no_memory_row_without_a_resident_timing():
     # the ikj loop: 6 instructions, one 256-bit FMA (4 multiply-adds), nothing carried
     code = GeneratedCode("cc -S", 1, 1, 256, 8.0, True, 6, 8.0, 2, 1, [])
