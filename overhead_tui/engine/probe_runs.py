@@ -46,7 +46,18 @@ PROBE_TIMEOUT_S = 120.0
 
 
 PROCESSES = 3
-"""Worker processes per probe; the value is their median (see :func:`measure_probe`)."""
+"""Worker processes per probe at most; the value is their median (see :func:`measure_probe`)."""
+
+TIGHT = 0.03
+"""A probe stops after :data:`FIRST_PROCESSES` processes whose values agree within this share
+of their median: a third process would move a median of three by at most the range of two
+(3 %, inside the 5 % that the run-to-run checks of ``machine.facts`` accept).  Measured on a
+2-vCPU Zen 3 (2026-12-07): the clock probe's processes agree within 1 %, the interpreted
+probes' within 15–90 % on that shared host, so there the rule saves the clock and the
+compiled peaks a process each and changes nothing else."""
+FIRST_PROCESSES = 2
+"""Processes a probe always runs before :data:`TIGHT` may stop it (one process has no
+run-to-run spread)."""
 
 INTERPRETED_PROBE_LAYERS = (
     "interpreter_dispatch",
@@ -158,7 +169,10 @@ def measure_probe(
     ``numpy_call``, 17 % low once; with ``loop_mix`` and ``precision_peak`` added, 12 ms keeps
     the default ladder's cold start, probes included, near 70 s there).
 
-    ``processes`` defaults to the probe's own ``PROCESSES`` declaration, else :data:`PROCESSES`.
+    ``processes`` defaults to the probe's own ``PROCESSES`` declaration, else :data:`PROCESSES`;
+    without an explicit ``processes``, the probe stops early once its processes agree
+    (:func:`tight`): the ``procs`` column of ``overhead-tui probes`` says how many ran and
+    ``spread`` how far apart they were.
 
     A shared VM runs the same loop at speeds up to 40 % apart from one process to the next,
     so a single process is not a unit cost.  The value is the median of the per-process
@@ -178,7 +192,8 @@ def measure_probe(
     )
     runs: list[Probe] = []
     before, own_before = read_cpu_times(), own_cpu_s(children=True)
-    for _ in range(processes or spec.processes or PROCESSES):
+    wanted = processes or spec.processes or PROCESSES
+    while len(runs) < wanted and not (processes is None and tight(runs)):
         run = _measure_once(spec, python, repeats, min_sample_s, cancel)
         if isinstance(run, str):
             result.error = run
@@ -207,6 +222,16 @@ def measure_probe(
             if v and all(map(_is_number, v)):
                 result.detail_intervals[key] = [min(c) for c in columns] + [max(c) for c in columns]
     return result
+
+
+def tight(runs: list[Probe]) -> bool:
+    """At least :data:`FIRST_PROCESSES` processes whose values are within :data:`TIGHT` of
+    their median: a further process is not needed."""
+    values = sorted(r.value for r in runs if r.value is not None)
+    if len(values) < FIRST_PROCESSES:
+        return False
+    middle = statistics.median(values)
+    return bool(middle) and (values[-1] - values[0]) / abs(middle) <= TIGHT
 
 
 def _measure_once(

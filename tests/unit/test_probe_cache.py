@@ -203,3 +203,22 @@ def test_a_probe_that_timed_the_reference_loop_among_its_own_keeps_that_speed(tm
     result = probe_runs.measure_probe(spec, sys.executable, processes=1, repeats=2)
     assert result.error is None, result.error
     assert result.details["reference_dispatch_ns"] == 123.0
+
+
+@pytest.mark.parametrize(
+    ("values", "processes", "ran"),
+    [
+        ([1.0, 1.02, 9.0], None, 2),  # two agree within 3 %: the third is not run
+        ([1.0, 1.2, 1.1], None, 3),  # 20 % apart: a third decides the median
+        ([1.0, 1.0, 1.0], 3, 3),  # asked for three: three
+        ([1.0, 1.0, 1.0], None, 2),
+    ],
+)
+def test_a_probe_stops_once_its_processes_agree(monkeypatch, values, processes, ran):
+    calls = iter(values)
+    monkeypatch.setattr(probe_runs, "_measure_once", lambda *a: Probe(next(calls), 0.0))
+    spec = type("Spec", (), {"name": "p", "title": "p", "unit": "ns", "layer": "x"})()
+    spec.processes = 0
+    result = probe_runs.measure_probe(spec, "python", processes=processes)
+    assert len(result.samples) == ran
+    assert result.spread == pytest.approx((max(values[:ran]) - min(values[:ran])) / result.value)
