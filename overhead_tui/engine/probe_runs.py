@@ -9,7 +9,6 @@ these changes, or on request (``overhead-tui probes --refresh``).
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
@@ -23,6 +22,7 @@ from typing import IO, Any
 
 from overhead_tui.engine.events import ProbeStarted
 from overhead_tui.engine.package import package_file
+from overhead_tui.engine.probe_costs import read_costs, time_left, write_costs
 from overhead_tui.engine.run_log import log_line
 from overhead_tui.engine.spawn import (
     Cancel,
@@ -386,7 +386,7 @@ def probe_results(
     if cached is not None:
         return cached
     results = {}
-    costs = read_costs()
+    costs = read_costs(costs_path())
     spent: dict[str, float] = {}
     for index, spec in enumerate(specs):
         if cancel.is_set():
@@ -398,41 +398,13 @@ def probe_results(
     if cancel.is_set():  # the last probe was killed: its error is not a measurement
         return None
     write_cache(key, results)
-    write_costs({**costs, **spent})
+    write_costs({**costs, **spent}, costs_path())
     return results
 
 
 def costs_path() -> Path:
     """Where the last measuring of the probes on this machine left each probe's seconds."""
     return cache_path().with_name("probe_costs.json")
-
-
-def read_costs() -> dict[str, float]:
-    """{probe: seconds it took when last measured here}; {} when never measured or unreadable."""
-    try:
-        data = json.loads(costs_path().read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    if not isinstance(data, dict):
-        return {}
-    return {k: float(v) for k, v in data.items() if isinstance(v, int | float) and v > 0}
-
-
-def write_costs(costs: dict[str, float]) -> None:
-    """Keep each probe's seconds for the next estimate (never an error: it is only a guess)."""
-    with contextlib.suppress(OSError):
-        write_atomic(costs_path(), json.dumps(costs, sort_keys=True) + "\n")
-
-
-def time_left(
-    pending: list[ProbeSpec], costs: dict[str, float], spent: dict[str, float]
-) -> float | None:
-    """Seconds the ``pending`` probes will take: each one's time when last measured here
-    (``costs``), else the mean of those measured so far in this run (``spent``); None before
-    anything is known."""
-    mean = sum(spent.values()) / len(spent) if spent else None
-    guesses = [costs.get(p.name, mean) for p in pending]
-    return None if None in guesses else sum(g for g in guesses if g is not None)
 
 
 def _read_cache(path: Path) -> dict[str, Any]:

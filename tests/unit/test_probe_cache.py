@@ -138,13 +138,15 @@ def test_the_headless_table_ends_with_the_machines_warnings():
 def test_the_time_left_comes_from_each_probes_last_cost_here_else_the_mean_so_far():
     from types import SimpleNamespace as Spec
 
-    left = probe_runs.time_left
+    from overhead_tui.engine.probe_costs import read_costs, time_left, write_costs
+
+    left = time_left
     pending = [Spec(name="a"), Spec(name="b")]
     assert left(pending, {}, {}) is None  # nothing known yet: no guess
     assert left(pending, {"a": 3.0, "b": 5.0}, {}) == 8.0  # this machine's last run
     assert left(pending, {"a": 3.0}, {"x": 2.0, "y": 4.0}) == 6.0  # b: the mean so far
-    probe_runs.write_costs({"a": 1.5})
-    assert probe_runs.read_costs() == {"a": 1.5}
+    write_costs({"a": 1.5}, probe_runs.costs_path())
+    assert read_costs(probe_runs.costs_path()) == {"a": 1.5}
 
 
 def test_a_probe_with_a_list_details_range_is_read_back_from_the_cache(tmp_path):
