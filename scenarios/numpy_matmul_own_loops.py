@@ -9,7 +9,7 @@ import numpy as np
 
 TITLE = "numpy A @ B on its own loops (float16, int8)"
 RUNG = 22
-SETS = ('default', 'libraries')
+SETS = ('libraries',)
 LAYERS = ("library_layers", "scalar_compute", "memory")
 DEFAULT_SIZE = 256
 MAX_SIZE = 4096

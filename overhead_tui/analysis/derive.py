@@ -16,10 +16,13 @@ from overhead_tui.summary.records import RunSummary
 
 
 def compute_vs_dense(summary: RunSummary) -> None:
-    """Set ``vs_dense`` of every ok scenario: its time per flop over the dense kernel's."""
+    """Set ``vs_dense`` of every ok scenario: its time per flop over the dense kernel's; None
+    for a rung at another dtype than the dense kernel's (an engine rung at its own precision
+    in a float64 run: ``engine.plan.rung_dtype``)."""
     dense = summary.dense
     for result in summary.scenarios:
-        if dense is None or not result.has_speed or dense.median_s is None:
+        other = dense is not None and result.dtype != dense.dtype
+        if dense is None or not result.has_speed or dense.median_s is None or other:
             result.vs_dense = None
             continue
         assert result.median_s is not None

@@ -188,8 +188,8 @@ def roofline(summary: RunSummary) -> Roofline:
     one_bandwidth = summary.machine.bandwidth_gbs.get("one_core") or bandwidth
     points = []
     for r in sorted(summary.scenarios, key=lambda r: r.rung):
-        if not r.has_speed or not r.gflops:
-            continue
+        if not r.has_speed or not r.gflops or r.dtype != summary.settings.dtype:
+            continue  # (an engine rung at its own precision is on its own dtype's roofline)
         intensity = r.arithmetic_intensity or arithmetic_intensity(r.n, r.dtype)  # older files
         roof, slope, knee = peak, bandwidth, ridge
         if "parallel" not in r.layers and one_peak:

@@ -5,6 +5,9 @@ factor measured on this machine (the question the tool exists for).
   ``INTERPRETED_DISPATCHES`` per multiply-add) and calls no numpy (``python_naive`` in the
   default ladder);
 * the dense kernel: the run's dense kernel, as timed;
+* the lower-precision rung (the engine's, where it runs): the fastest ok rung at a lower
+  precision (bfloat16, float16; int8 only without one), as timed (in a float64 run, at its
+  own precision: ``engine.plan.rung_dtype``);
 * the engine: the fastest floating-point lower-precision family the ``precision_peak`` probe
   measured on one core (AMX BF16 where the CPU has it; int8's GOP/s only without one), in its
   own precision, and the
@@ -40,6 +43,8 @@ class Span:
     python: Step | None
     dense: Step | None
     engine: Step | None
+    engine_rung: Step | None = None
+    """The fastest lower-precision rung as timed (None without one)."""
 
     def factor(self, step: Step | None) -> float | None:
         """``step``'s rate over pure Python's (None without both)."""
@@ -61,6 +66,9 @@ def span(summary: RunSummary) -> Span:
     ok = [r for r in summary.scenarios if r.has_speed and r.gflops]
     python = min((r for r in ok if _pure_python(r)), key=lambda r: (r.rung, r.name), default=None)
     dense = summary.dense
+    lower = [r for r in ok if r.dtype not in ("float64", "float32")]
+    flops = [r for r in lower if r.dtype != "int8"]  # GOP/s of int8 are no FLOP/s
+    fastest = max(flops or lower, key=lambda r: r.gflops or 0.0, default=None)
     engine = None
     families = [f for f in summary.machine.precision_peaks if f.one_core]
     floating = [f for f in families if f.unit == "FLOP"]  # GOP/s of int8 are no FLOP/s
@@ -80,4 +88,7 @@ def span(summary: RunSummary) -> Span:
         if dense is not None and dense.has_speed and dense.gflops
         else None,
         engine,
+        Step(fastest.name, float(fastest.gflops or 0.0), fastest.dtype, "timed")
+        if fastest is not None
+        else None,
     )

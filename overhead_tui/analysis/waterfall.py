@@ -183,7 +183,11 @@ def waterfall(summary: RunSummary) -> list[WaterfallStep]:
     ``change_intervals``, ``noise_layers``, ``noise_s_per_flop``, ``noise_interval``:
     :func:`credit`.
     """
-    rungs = [r for r in sorted(summary.scenarios, key=lambda r: r.rung) if r.has_speed]
+    rungs = [  # an engine rung at its own precision is no step of this dtype's ladder
+        r
+        for r in sorted(summary.scenarios, key=lambda r: r.rung)
+        if r.has_speed and r.dtype == summary.settings.dtype
+    ]
     steps = []
     for before, after in itertools.pairwise(rungs):
         assert before.median_s is not None and after.median_s is not None

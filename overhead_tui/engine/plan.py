@@ -51,7 +51,7 @@ def planned_summary(
         tool=tool_stamp(),
         run_dir=str(run_dir) if run_dir is not None else None,
         scenarios=[
-            new_result(s, size_for(s, settings), settings.dtype, settings.m, settings.k)
+            new_result(s, size_for(s, settings), rung_dtype(s, settings), settings.m, settings.k)
             for s in specs
         ],
     )
@@ -118,9 +118,28 @@ class RungPlan:
     skip: str | None = None
 
 
+FLOAT_DTYPES = ("float64", "float32")
+"""The dtypes every rung but the lower-precision ones computes."""
+
+
+def rung_dtype(spec: ScenarioSpec, settings: Settings) -> str:
+    """The dtype ``spec``'s rung computes in a run: the run's own; in a float64 or float32 run,
+    a rung that computes neither (a matrix-engine rung: ``c_amx_tiles``, ``c_avx512_dot``,
+    ``numpy_matmul_own_loops``) computes its own first dtype beside the others, so one ladder
+    spans pure Python to the matrix engine without a change of dtype.  Its row is marked with
+    its dtype; "× dense" and "× Python" are blank across dtypes (its GFLOP/s is not theirs)."""
+    if settings.dtype in spec.dtypes:
+        return settings.dtype
+    if settings.dtype in FLOAT_DTYPES and not set(spec.dtypes) & set(FLOAT_DTYPES):
+        return spec.dtypes[0]
+    return settings.dtype
+
+
 def rung_plan(spec: ScenarioSpec, settings: Settings, n: int) -> RungPlan:
-    """The plan of ``spec``'s rung at order ``n`` under ``settings``."""
-    if settings.dtype not in spec.dtypes:
+    """The plan of ``spec``'s rung at order ``n`` under ``settings`` (at its own dtype:
+    :func:`rung_dtype`)."""
+    dtype = rung_dtype(spec, settings)
+    if dtype not in spec.dtypes:
         why = (
             f"does not support {settings.dtype} (supports {', '.join(spec.dtypes)}; "
             f"run it with --dtype {spec.dtypes[0]})"
@@ -138,7 +157,7 @@ def rung_plan(spec: ScenarioSpec, settings: Settings, n: int) -> RungPlan:
             "run",
             spec,
             n=n,
-            dtype=settings.dtype,
+            dtype=dtype,
             seed=settings.seed,
             repeats=repeats,
             min_sample_s=settings.min_sample_s,

@@ -79,7 +79,7 @@ class MarkdownExporter(Exporter):
                     name if h in ("scenario", "status") else f"{name}:"
                     for name, h in zip(ladder_headers(s.dtype), LADDER_HEADERS, strict=True)
                 ],
-                [ladder_row(r, span(summary).python) for r in summary.scenarios],
+                [ladder_row(r, span(summary).python, s.dtype) for r in summary.scenarios],
             ),
             *(["", f"**{line}**"] if (line := span_text(span(summary))) else []),
         ]

@@ -197,8 +197,8 @@ def machine_limits(
     }
     cores = min(cpu.physical_cores or cpu.logical_cpus or 1, effective) if cpu else None
     dtypes = ["float64", "float32"]
-    if summary is not None and summary.settings.dtype not in dtypes:
-        dtypes.append(summary.settings.dtype)  # a lower precision's peak, for its run only
+    run = [summary.settings.dtype, *(r.dtype for r in summary.scenarios)] if summary else []
+    dtypes += [d for d in dict.fromkeys(run) if d not in dtypes]  # a lower precision's: its rungs
     peaks = {dtype: _peak_entry(dtype, cpu, cores, clock, probes, summary) for dtype in dtypes}
     checks = fact_checks(cpu, probes, cores)
     lower = precision_peaks(cpu, probes)
@@ -318,7 +318,7 @@ def ceiling_warnings(peaks: dict[str, PeakEntry], summary: RunSummary) -> list[s
     one_thread = {r.name for r in summary.scenarios if "parallel" not in r.layers}
     warnings = []
     for result in summary.scenarios:
-        if not result.has_speed or not result.gflops:
+        if not result.has_speed or not result.gflops or result.dtype != summary.settings.dtype:
             continue
         if "parallel" in result.layers and peak.measured_by in one_thread:
             continue  # an all-cores "peak" that is a one-thread rung's speed bounds nothing
@@ -361,9 +361,9 @@ def apply_limits(summary: RunSummary, cpu: CpuModel | None) -> None:
     environment's warnings (``environment.judge_environment``)."""
     limits = machine_limits(cpu, summary.probes, summary)
     summary.machine.set_limits(limits)
-    peak = (limits.peak_gflops.get(summary.settings.dtype) or PeakEntry()).measured
     bandwidth = roofline_bandwidth(limits.bandwidth_gbs)
-    for result in summary.scenarios:
+    for result in summary.scenarios:  # each at its own dtype's peak (an engine rung's own)
+        peak = (limits.peak_gflops.get(result.dtype) or PeakEntry()).measured
         _roofline(result, peak, bandwidth)
     theoretical = {d: p.theoretical for d, p in limits.peak_gflops.items()}
     judge_environment(summary.scenarios, summary.machine, theoretical)

@@ -58,9 +58,21 @@ def vs_python(result: ScenarioResult, python: Step | None) -> float | None:
     return result.gflops / python.rate if python.dtype == result.dtype else None
 
 
-def ladder_row(result: ScenarioResult, python: Step | None = None) -> tuple[str, ...]:
+def dense_cell(result: ScenarioResult, dtype: str) -> str:
+    """The "× dense" cell: the ratio, "—" without a speed, or the rung's own dtype where it
+    is not the run's ``dtype`` (an engine rung at its own precision: ``engine.plan.rung_dtype``;
+    its speed is in another unit of work than the dense kernel's)."""
+    if not result.has_speed:
+        return "—"
+    return result.dtype if result.dtype != dtype else fmt_ratio(result.vs_dense)
+
+
+def ladder_row(
+    result: ScenarioResult, python: Step | None = None, dtype: str | None = None
+) -> tuple[str, ...]:
     """One ladder table row; an invalid or failed scenario shows no speed, only its status.
-    ``python``: the run's pure-Python step (``analysis.span``), for the "× Python" column."""
+    ``python``: the run's pure-Python step (``analysis.span``), for the "× Python" column;
+    ``dtype``: the run's (default: the rung's own)."""
     speed = result.has_speed
     faster = vs_python(result, python)
     return (
@@ -69,7 +81,7 @@ def ladder_row(result: ScenarioResult, python: Step | None = None) -> tuple[str,
         str(result.n),
         fmt_seconds(result.median_s) if speed else "—",
         fmt_gflops(result.gflops) if speed else "—",
-        fmt_ratio(result.vs_dense) if speed else "—",
+        dense_cell(result, dtype or result.dtype),
         fmt_ratio(faster) if faster is not None else "—",
         fmt_number(result.ns_per_fma) if speed else "—",
         status_text(result),

@@ -31,7 +31,8 @@ def render_table(summary: RunSummary) -> str:
     grouped, failed = skipped_for_dtype(summary)
     shown = [r for r in summary.scenarios if r.name not in grouped]
     python = span(summary).python
-    lines = aligned_lines([headers, *(ladder_row(r, python) for r in shown)], {1, 8})
+    dtype = summary.settings.dtype
+    lines = aligned_lines([headers, *(ladder_row(r, python, dtype) for r in shown)], {1, 8})
     lines += [f"  {line}" for line in failed]
     lines += [
         f"  {r.name}: ! {'; '.join(r.warnings)}" for r in shown if r.status == "ok" and r.warnings

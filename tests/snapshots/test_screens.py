@@ -11,7 +11,13 @@ import pytest
 from textual.widgets import Input
 
 from overhead_tui.tui.app import OverheadApp
-from tests.conftest import RECORDED_SUMMARY, RECORDED_SUMMARY_V3, SUMMARY_V1, fixture_summary
+from tests.conftest import (
+    FIXTURES,
+    RECORDED_SUMMARY,
+    RECORDED_SUMMARY_V3,
+    SUMMARY_V1,
+    fixture_summary,
+)
 
 pytestmark = pytest.mark.snapshot
 
@@ -27,6 +33,18 @@ def _app():
 )
 def test_ladder(snap_compare, size):
     assert snap_compare(_app(), terminal_size=size)
+
+
+@pytest.mark.parametrize(
+    "size", [(80, 24), (120, 40), (160, 45)], ids=["80x24", "120x40", "160x45"]
+)
+def test_ladder_with_a_lower_precision_rung_beside_float64(snap_compare, size):
+    """A real float64 run on a Zen 3 (2026-12-07): numpy_matmul_own_loops at its own float16
+    beside the float64 rungs (its dtype in the × dense cell), c_amx_tiles skipped with this
+    CPU's reason, and the span from python_naive to the peak on the screen's first lines."""
+    summary = fixture_summary(FIXTURES / "lower_precision_beside_float64.summary.json")
+    summary.run_dir = "/tmp/overhead-tui/runs/recorded"
+    assert snap_compare(OverheadApp(summary=summary), terminal_size=size)
 
 
 @pytest.mark.parametrize(

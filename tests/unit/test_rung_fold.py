@@ -78,15 +78,36 @@ def test_a_plan_lists_its_worker_tasks_or_why_it_does_not_run():
 
 
 def test_a_rung_skipped_for_its_dtype_says_which_dtype_to_choose():
-    """c_amx_tiles in the float64 ladder said only "does not support float64"."""
     from overhead_tui.engine.plan import rung_plan
     from overhead_tui.plugins.scenarios import discover
     from overhead_tui.plugins.selection import select
     from overhead_tui.summary.records import Settings
 
-    (spec,) = select(discover(), ["c_amx_tiles"])
-    plan = rung_plan(spec, Settings(dtype="float64"), 64)
+    (spec,) = select(discover(), ["python_naive"])
+    plan = rung_plan(spec, Settings(dtype="bfloat16"), 64)
+    assert plan.workers == ()
     assert (
         plan.skip
-        == "does not support float64 (supports bfloat16, int8; run it with --dtype bfloat16)"
+        == "does not support bfloat16 (supports float64, float32; run it with --dtype float64)"
     )
+
+
+def test_an_engine_rung_runs_at_its_own_precision_in_a_float_ladder():
+    """c_amx_tiles in the float64 ladder said only "does not support float64": the span to
+    the matrix engine needed a second run at another dtype."""
+    from overhead_tui.engine.plan import planned_summary, rung_dtype, rung_plan
+    from overhead_tui.plugins.scenarios import discover
+    from overhead_tui.plugins.selection import select
+    from overhead_tui.summary.records import Settings
+
+    specs = select(discover(), ["python_naive", "c_amx_tiles", "c_avx512_dot"])
+    amx, dot = ({s.name: s for s in specs}[name] for name in ("c_amx_tiles", "c_avx512_dot"))
+    for run in ("float64", "float32"):
+        plan = rung_plan(amx, Settings(dtype=run), 64)
+        assert plan.skip is None and {t.dtype for t in plan.workers} == {"bfloat16"}
+        assert rung_dtype(dot, Settings(dtype=run)) == "bfloat16"
+    assert rung_dtype(dot, Settings(dtype="int8")) == "int8"  # a dtype it computes: that one
+    assert rung_dtype(amx, Settings(dtype="float16")) == "float16"  # not its: skipped
+    assert "does not support float16" in (rung_plan(amx, Settings(dtype="float16"), 64).skip or "")
+    planned = planned_summary(specs, Settings(dtype="float64"))
+    assert [r.dtype for r in planned.scenarios] == ["float64", "bfloat16", "bfloat16"]  # rung order

@@ -22,7 +22,7 @@ def test_the_span_runs_from_the_first_pure_python_rung_to_the_engine():
     assert found.engine is not None and found.engine.what == "amx_bf16"
     assert found.engine.dtype == "bfloat16"
     text = span_text(found)
-    assert text.startswith("span: pure Python python_naive ")
+    assert text.startswith("span (× pure Python): python_naive ")
     assert " → dense kernel numpy_matmul " in text and "AMX BF16" in text and "bfloat16" in text
     factor = found.factor(found.engine)
     assert factor == found.engine.rate / found.python.rate
@@ -52,3 +52,33 @@ def test_a_lower_precision_table_gives_each_rung_its_share_of_its_own_roof():
     assert any(line.startswith("c_amx_tiles: 15.6% of its roof (3,480") for line in lines)
     assert "c_amx_tiles: 15.6% of its roof" in render_table(summary)
     assert peak_lines(fixture_summary(RECORDED_SUMMARY)) == []
+
+
+def test_an_engine_rung_at_its_own_precision_sits_beside_the_float64_ladder():
+    """The Xeon's c_amx_tiles (bfloat16, measured) beside its float64 ladder, as a float64 run
+    now runs it (``engine.plan.rung_dtype``): its speed on the span line, its dtype in the
+    × dense cell, and no ratio, waterfall step or roofline point across dtypes."""
+    from overhead_tui.analysis.derive import compute_vs_dense
+    from overhead_tui.analysis.roofline import roofline
+    from overhead_tui.analysis.waterfall import waterfall
+    from overhead_tui.present.ladder_rows import ladder_row
+    from overhead_tui.present.tables import render_table
+
+    amx = fixture_summary(FIXTURES / "intel-amx-bfloat16.summary.json").scenario("c_amx_tiles")
+    assert amx.has_speed and amx.dtype == "bfloat16"
+    summary = fixture_summary(RECORDED_SUMMARY)
+    summary.scenarios.append(amx)
+    compute_vs_dense(summary)
+    assert amx.vs_dense is None
+    assert all(r.vs_dense is not None for r in summary.scenarios if r.has_speed and r is not amx)
+    found = span(summary)
+    assert found.engine_rung is not None and found.engine_rung.what == "c_amx_tiles"
+    assert found.engine_rung.rate == amx.gflops and found.engine_rung.dtype == "bfloat16"
+    text = span_text(found)
+    assert " → lower precision c_amx_tiles " in text and " GFLOP/s bfloat16 (" in text
+    row = ladder_row(amx, found.python, "float64")
+    assert row[5] == "bfloat16" and row[6] == "—"  # × dense names its dtype; × Python blank
+    assert "bfloat16" in render_table(summary)
+    steps = waterfall(summary)
+    assert steps and all("c_amx_tiles" not in (s.from_, s.to) for s in steps)
+    assert "c_amx_tiles" not in {p.name for p in roofline(summary).points}

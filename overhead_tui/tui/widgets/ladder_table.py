@@ -6,7 +6,7 @@ from rich.text import Text
 from textual.widgets import DataTable
 
 from overhead_tui.analysis.span import Step, span
-from overhead_tui.present.ladder_rows import vs_python
+from overhead_tui.present.ladder_rows import dense_cell, vs_python
 from overhead_tui.present.live import LadderRow, LiveLadder
 from overhead_tui.summary.records import ScenarioResult
 from overhead_tui.summary.units import fmt_gflops, fmt_ratio, fmt_seconds
@@ -24,11 +24,11 @@ COLUMNS: tuple[tuple[str, str, int, frozenset[str]], ...] = (
     ("name", "scenario", 22, frozenset({"narrow", "normal", "wide"})),
     ("title", "title", 40, frozenset({"wide"})),
     ("n", "n", 5, frozenset({"normal", "wide"})),
-    ("dtype", "dtype", 7, frozenset({"normal", "wide"})),
+    ("dtype", "dtype", 8, frozenset({"normal", "wide"})),  # "bfloat16" whole
     ("state", "state", 9, frozenset({"narrow", "normal", "wide"})),
     ("median", "median", 7, frozenset({"narrow", "normal", "wide"})),
     ("gflops", "GFLOP/s", 7, frozenset({"narrow", "normal", "wide"})),
-    ("vs_dense", "× dense", 7, frozenset({"narrow", "normal", "wide"})),
+    ("vs_dense", "× dense", 8, frozenset({"narrow", "normal", "wide"})),  # or a dtype
     ("vs_python", "× Python", 8, frozenset({"wide"})),
 )
 """The ladder's columns and the layouts ("narrow" < 100, "normal", "wide" ≥ 150 columns)."""
@@ -96,7 +96,8 @@ class LadderTable(DataTable[Text]):
         max_ratio = _max_ratio(ladder)
         python = span(ladder.summary).python
         for row in ladder.ordered():
-            self.add_row(*self._cells(row, max_ratio, python).values(), key=row.result.name)
+            cells = self._cells(row, max_ratio, python, ladder.summary.settings.dtype)
+            self.add_row(*cells.values(), key=row.result.name)
         if selected is not None and selected in ladder.rows:
             self.move_cursor(row=self.get_row_index(selected))
 
@@ -110,7 +111,8 @@ class LadderTable(DataTable[Text]):
             if row.result.name not in self.rows:
                 self.rebuild(ladder)
                 return
-            for key, value in self._cells(row, max_ratio, python).items():
+            cells = self._cells(row, max_ratio, python, ladder.summary.settings.dtype)
+            for key, value in cells.items():
                 self.update_cell(row.result.name, key, value)
 
     @property
@@ -124,7 +126,9 @@ class LadderTable(DataTable[Text]):
             return None
         return str(key.value)
 
-    def _cells(self, row: LadderRow, max_ratio: float, python: Step | None) -> dict[str, Text]:
+    def _cells(
+        self, row: LadderRow, max_ratio: float, python: Step | None, dtype: str
+    ) -> dict[str, Text]:
         r = row.result
         speed = r.has_speed
         faster = vs_python(r, python)
@@ -137,7 +141,7 @@ class LadderTable(DataTable[Text]):
             "state": self._state(row),
             "median": Text(fmt_seconds(r.median_s) if speed else "—", justify="right"),
             "gflops": Text(fmt_gflops(r.gflops) if speed else "—", justify="right"),
-            "vs_dense": Text(fmt_ratio(r.vs_dense) if speed else "—", justify="right"),
+            "vs_dense": Text(dense_cell(r, dtype), justify="right"),
             "vs_python": Text(fmt_ratio(faster), justify="right"),
         }
         cells = {k: values[k] for k, _, _, layouts in COLUMNS if self.layout_name in layouts}
