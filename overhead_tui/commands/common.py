@@ -197,9 +197,10 @@ def check_request(specs: list[ScenarioSpec], settings: Settings) -> None:
     Raises:
         UsageError: naming the problem and the fix.
     """
+    from overhead_tui.engine.plan import rung_dtype
     from overhead_tui.engine.probe_runs import check_peak_isa
 
-    if not any(settings.dtype in s.dtypes for s in specs):
+    if not any(rung_dtype(s, settings) in s.dtypes for s in specs):  # an engine rung: its own
         shown = ", ".join(f"{s.name} ({'/'.join(s.dtypes)})" for s in specs[:3])
         raise UsageError(
             f"no chosen scenario computes {settings.dtype}: {shown}"

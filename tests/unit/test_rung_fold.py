@@ -111,3 +111,18 @@ def test_an_engine_rung_runs_at_its_own_precision_in_a_float_ladder():
     assert "does not support float16" in (rung_plan(amx, Settings(dtype="float16"), 64).skip or "")
     planned = planned_summary(specs, Settings(dtype="float64"))
     assert [r.dtype for r in planned.scenarios] == ["float64", "bfloat16", "bfloat16"]  # rung order
+
+
+def test_a_float64_run_of_engine_rungs_alone_is_accepted_and_of_python_in_int8_refused():
+    import pytest
+
+    from overhead_tui.commands.common import check_request
+    from overhead_tui.errors import UsageError
+    from overhead_tui.plugins.scenarios import discover
+    from overhead_tui.plugins.selection import select
+    from overhead_tui.summary.records import Settings
+
+    engine = select(discover(), ["numpy_matmul_own_loops"])
+    check_request(engine, Settings(dtype="float64", probes=False))  # at its own float16
+    with pytest.raises(UsageError, match="no chosen scenario computes int8"):
+        check_request(select(discover(), ["python_naive"]), Settings(dtype="int8", probes=False))
