@@ -11,7 +11,8 @@ factor measured on this machine (the question the tool exists for).
 * the engine: the fastest floating-point lower-precision family the ``precision_peak`` probe
   measured on one core (AMX BF16 where the CPU has it; int8's GOP/s only without one), in its
   own precision, and the
-  float64 peak of one core (``simd_fma``) where no such family was measured.
+  float64 peak of one core (``simd_fma``; float32's in a float32 run) where no such family
+  was measured.
 
 Factors are GFLOP/s over GFLOP/s (GOP/s for int8), so a step that changes precision says so.
 """
@@ -77,9 +78,10 @@ def span(summary: RunSummary) -> Span:
         dtype = FAMILY_DTYPES.get(best.family, "")
         engine = Step(best.family, float(best.one_core or 0.0), dtype, "precision_peak, one core")
     else:
-        float64 = summary.machine.peak_gflops.get("float64")
-        if float64 is not None and float64.one_core:
-            engine = Step("float64 SIMD", float(float64.one_core), "float64", "simd_fma, one core")
+        run = summary.settings.dtype if summary.settings.dtype == "float32" else "float64"
+        peak = summary.machine.peak_gflops.get(run)  # the run's own float peak
+        if peak is not None and peak.one_core:
+            engine = Step(f"{run} SIMD", float(peak.one_core), run, "simd_fma, one core")
     return Span(
         Step(python.name, float(python.gflops or 0.0), python.dtype, "timed")
         if python is not None

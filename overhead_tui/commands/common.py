@@ -47,7 +47,8 @@ def add_scenario_choice(
         default=[],
         metavar="NAME",
         dest="sets",
-        help="run the scenarios of this named set too (repeatable): "
+        help="run the scenarios of this named set instead of the default set (repeatable; "
+        "with --scenario, both): "
         + "; ".join(f"{name}: {what}" for name, what in SETS.items())
         + " (`overhead-tui list` shows each scenario's sets)",
     )

@@ -30,6 +30,8 @@ DECLARATIONS = {
     "DEFAULT_SIZE": "the matrix order n it runs at without --size",
     "MAX_SIZE": "the largest n it may be asked for (a sweep stops there)",
     "DTYPES": "the element types it computes in (default: float64 and float32)",
+    "SETS": "the named sets it runs in (`--set NAME`; default: the default set, run by "
+    "`overhead-tui run` alone)",
     "REQUIRES": "the modules it needs (a missing one skips the rung with the install command)",
     "FLAGS": "the C compiler's flags (a C rung: with SOURCE and no functions it is complete)",
     "LINK_FLAGS": "the linker's flags (libraries the C source needs)",
@@ -125,6 +127,7 @@ def scaffold(name: str, source: str, folder: Path) -> Path:
     text = re.sub(r'(?m)^NAME = "[^"]*"', f'NAME = "{name}"', text, count=1)
     text = re.sub(r'(?m)^TITLE = "', f'TITLE = "{name} (from {source}): ', text, count=1)
     text = re.sub(r"(?m)^DENSE_KERNEL = .*\n", "", text)  # one dense kernel per ladder
+    text = re.sub(r"(?m)^SETS = .*$", 'SETS = ("default",)', text, count=1)  # not the built-in's
     text = _inline_source(text)
     for declaration, meaning in DECLARATIONS.items():
         text = re.sub(

@@ -83,7 +83,7 @@ _TYPES: dict[str, type | tuple[type, ...]] = {
     "NAME": str,
     "REMOVES": (tuple, list),
     "DTYPES": (tuple, list),
-    "SETS": (tuple, list),
+    "SETS": (tuple, list, str),
 }
 NAME_PATTERN = re.compile(r"^[a-z][A-Za-z0-9_]*$")
 """A scenario's NAME: a lower-case letter, then letters, digits and _ (``c_naive_O2``)."""
@@ -230,7 +230,7 @@ def read_spec(path: Path, fix: str = IN_A_FOLDER) -> ScenarioSpec:
         requires=_string_tuple(values.get("REQUIRES", ()), path, "REQUIRES"),
         shapes=_flag(values.get("SHAPES", False), path, "SHAPES"),
         processes=declared_processes(values.get("PROCESSES", 0), path),
-        sets=tuple(values["SETS"]),
+        sets=tuple(dict.fromkeys(_string_tuple(values["SETS"], path, "SETS"))),
     )
     _check(spec)
     return spec
@@ -407,7 +407,10 @@ def _check(spec: ScenarioSpec) -> None:
         ("SETS", spec.sets),
     ):
         if not all(isinstance(x, str) for x in items):
-            raise ScenarioFileError(f"{where}: {key} must be a tuple of strings")
+            raise ScenarioFileError(
+                f"{where}: {key} must be a tuple of strings; fix: quote each item, e.g. "
+                f"{key} = {('a', 'b')!r}"
+            )
     for key, items in (("LAYERS", spec.layers), ("REMOVES", spec.removes)):
         if unknown := [x for x in items if x not in LAYERS]:
             close = difflib.get_close_matches(unknown[0], LAYERS, n=1)
@@ -416,7 +419,7 @@ def _check(spec: ScenarioSpec) -> None:
                 f"{where}: {key} names unknown layer(s) {', '.join(map(repr, unknown))}; fix: "
                 f"{hint}use the standard names ({', '.join(LAYERS)})"
             )
-    if bad_set := next((x for x in spec.sets if not NAME_PATTERN.match(x)), None):
+    if (bad_set := next((x for x in spec.sets if not NAME_PATTERN.match(x)), None)) is not None:
         raise ScenarioFileError(
             f"{where}: SETS names {bad_set!r}, not a set name; fix: letters, digits and _, "
             f"starting with a lower-case letter (e.g. SETS = {(DEFAULT_SET, 'mine')!r})"

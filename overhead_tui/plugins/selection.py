@@ -20,7 +20,8 @@ SETS: dict[str, str] = {
     ALL_SET: "every scenario",
     "python": "pure Python written other ways, and numpy element by element",
     "compilers": "Python compiled or jitted other ways (Cython, mypyc, Pythran, numba, JAX)",
-    "libraries": "numpy, BLAS and frameworks called other ways (per row, einsum, SciPy, JAX)",
+    "libraries": "numpy, BLAS and frameworks called other ways (per row, einsum, SciPy, JAX, "
+    "PyTorch)",
     "c": "C written other ways (unoptimised, tiled, packed, threaded, wider vectors)",
     "cpp": "C++ as C++ programmers write it (containers, Eigen, xsimd)",
 }
@@ -49,7 +50,9 @@ def select(
     members = {ALL_SET, *(x for s in specs for x in s.sets)}
     for named in sets:
         if named not in members:
-            close = difflib.get_close_matches(named, members, n=1)
+            lower = {m.lower(): m for m in members}
+            close = [lower[named.lower()]] if named.lower() in lower else []
+            close = close or difflib.get_close_matches(named, members, n=1)
             hint = f"did you mean {close[0]}? " if close else ""
             raise UsageError(
                 f"unknown set {named!r}; fix: {hint}choose one of {', '.join(sorted(members))} "

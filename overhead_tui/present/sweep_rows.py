@@ -18,6 +18,14 @@ class SweepRow:
     """Point records (:func:`point_record`) by matrix order n."""
     stopped: str | None
     """Reason it stopped before the last size (``budget``, ``max_size``, a status), or None."""
+    dtype: str | None = None
+    """Its points' dtype where it is not the sweep's (a rung at its own precision), else None."""
+
+    @property
+    def label(self) -> str:
+        """Its name, with its dtype where that is not the sweep's: ``numpy_matmul_own_loops
+        (float16)``."""
+        return f"{self.scenario} ({self.dtype})" if self.dtype else self.scenario
 
     def curve(self) -> tuple[list[int], list[float]]:
         """(n, GFLOP/s) of its ok points, by increasing n."""
@@ -38,10 +46,12 @@ def sweep_rows(summary: RunSummary) -> list[SweepRow]:
     names = list(
         dict.fromkeys([*summary.settings.scenarios, *(p.scenario for p in points), *stopped])
     )
-    return [
-        SweepRow(name, {p.n: p for p in points if p.scenario == name}, stopped.get(name))
-        for name in names
-    ]
+    rows = []
+    for name in names:
+        own = {p.n: p for p in points if p.scenario == name}
+        other = next((p.dtype for p in own.values() if p.dtype not in (None, sweep.dtype)), None)
+        rows.append(SweepRow(name, own, stopped.get(name), other))
+    return rows
 
 
 def point_cell(point: SweepPoint | None, unstable: str = " !") -> str:

@@ -65,7 +65,7 @@ def render_sweep_table(summary: RunSummary) -> str:
     table = [header]
     for row in rows:
         cells = [point_cell(row.points.get(n)) for n in sizes]
-        table.append([row.scenario, *cells, row.stopped or ""])
+        table.append([row.label, *cells, row.stopped or ""])
     widths = [max(len(cells[i]) for cells in table) for i in range(len(header))]
     lines = [
         "  ".join(

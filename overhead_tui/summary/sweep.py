@@ -34,6 +34,9 @@ class BudgetedPoint:
     """Why the point has no speed (its status's reason), else None."""
     wall_s: float | None = None
     """Wall time of the point's whole worker run (s)."""
+    dtype: str | None = None
+    """The dtype the point computed: the sweep's, or a lower-precision rung's own
+    (``engine.plan.rung_dtype``); None in files written before it was recorded (the sweep's)."""
     warnings: list[str] = field(default_factory=list)
     """The timing's warnings (noise, CPU contention): an unstable point."""
 
@@ -70,8 +73,12 @@ class BudgetedRecord:
     """The record of one of its points."""
 
     def to_json(self) -> dict[str, Any]:
-        """The sweep's JSON in the summary."""
-        return asdict(self)
+        """The sweep's JSON in the summary (a point's ``dtype`` only where it was recorded)."""
+        data = asdict(self)
+        for point in data.get("points", []):
+            if point.get("dtype") is None:
+                del point["dtype"]
+        return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Self:

@@ -77,6 +77,7 @@ def point_record(result: ScenarioResult) -> SweepPoint:
         error=result.error,
         wall_s=result.wall_s,
         warnings=list(result.warnings) if speed else [],
+        dtype=result.dtype,
     )
 
 

@@ -231,6 +231,19 @@ async def test_the_settings_choose_a_named_set_and_the_run_takes_its_rungs(tmp_p
         assert app.screen.query_one("#set", Select).value == "python"
 
 
+async def test_several_sets_given_on_the_command_line_survive_the_settings_dialog(tmp_path):
+    replay = Replay(fixture_summary(RECORDED_SUMMARY))
+    settings = Settings(sets=["python", "c"])
+    app = OverheadApp(settings, autorun=False, runs_dir=tmp_path, runner_factory=replay)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("o")
+        assert app.screen.query_one("#set", Select).value == "python"  # the first one shown
+        await pilot.click("#apply")  # the set choice untouched: both sets kept
+        await _wait(pilot, lambda: len(replay.runs) == 1, "the run starting")
+        assert replay.runs[0][1].sets == ["python", "c"]
+        assert {"python_hoisted", "c_tiled"} <= set(replay.runs[0][0].specs)
+
+
 @pytest.mark.parametrize("key", ["r"])
 async def test_rerun_makes_a_new_run_directory(tmp_path, key):
     # about the UI: the recorded events are replayed (no worker processes)

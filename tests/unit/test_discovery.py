@@ -153,6 +153,8 @@ def test_a_run_naming_nothing_takes_the_default_set_and_sets_add_up(tmp_path):
 def test_an_unknown_set_is_one_line_naming_the_known_ones():
     with pytest.raises(UsageError, match=r"unknown set 'cp'; fix: did you mean cpp\? choose one"):
         select(discover(), [], ["cp"])
+    with pytest.raises(UsageError, match=r"unknown set 'PYTHON'; fix: did you mean python\?"):
+        select(discover(), [], ["PYTHON"])
 
 
 def test_a_file_of_ones_own_runs_in_the_default_set_unless_it_declares_sets(tmp_path):
@@ -165,11 +167,19 @@ def test_a_file_of_ones_own_runs_in_the_default_set_unless_it_declares_sets(tmp_
     assert "mine" in {s.name for s in select(specs, [])}
     assert "tagged" not in {s.name for s in select(specs, [])}
     assert [s.name for s in select(specs, [], ["mine_only"])] == ["tagged"]
-    (tmp_path / "tagged.py").write_text(
-        text.replace("RUNG = 101", "RUNG = 101\nSETS = ('Bad Set',)")
-    )
-    with pytest.raises(ScenarioFileError, match="SETS names 'Bad Set', not a set name"):
-        read_spec(tmp_path / "tagged.py")
+    for bad, message in [
+        ("('Bad Set',)", "SETS names 'Bad Set', not a set name"),
+        ("('',)", "SETS names '', not a set name"),
+        ("(1,)", r"SETS must be a tuple of strings; fix: quote each item"),
+    ]:
+        (tmp_path / "tagged.py").write_text(text.replace("RUNG = 101", f"RUNG = 101\nSETS = {bad}"))
+        with pytest.raises(ScenarioFileError, match=message):
+            read_spec(tmp_path / "tagged.py")
+    for declared, sets in [("'python'", ("python",)), ("('c', 'c', 'cpp')", ("c", "cpp"))]:
+        (tmp_path / "tagged.py").write_text(
+            text.replace("RUNG = 101", f"RUNG = 101\nSETS = {declared}")
+        )
+        assert read_spec(tmp_path / "tagged.py").sets == sets  # a string is one set; each once
 
 
 def test_probe_processes_declaration(tmp_path):

@@ -14,10 +14,11 @@ def test_the_scaffold_is_a_scenario_of_its_own_name_with_each_declaration_explai
     spec = read_spec(path)
     assert spec.name == "my_loop" and spec.title.startswith("my_loop (from python_naive)")
     text = path.read_text()
-    for declaration in ("NAME", "TITLE", "RUNG", "LAYERS", "DEFAULT_SIZE"):
+    for declaration in ("NAME", "TITLE", "RUNG", "LAYERS", "DEFAULT_SIZE", "SETS"):
         assert f"# {declaration}: {DECLARATIONS[declaration]}\n{declaration} = " in text
+    assert spec.sets == ("default",)  # not python_naive's every set: the user's own rung
     c_rung = read_spec(scaffold("my_tiles", "c_tiled", tmp_path / "mine"))
-    assert c_rung.name == "my_tiles" and c_rung.rung == 13
+    assert c_rung.name == "my_tiles" and c_rung.rung == 13 and c_rung.sets == ("default",)
 
 
 @pytest.mark.parametrize(

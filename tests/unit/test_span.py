@@ -82,3 +82,38 @@ def test_an_engine_rung_at_its_own_precision_sits_beside_the_float64_ladder():
     steps = waterfall(summary)
     assert steps and all("c_amx_tiles" not in (s.from_, s.to) for s in steps)
     assert "c_amx_tiles" not in {p.name for p in roofline(summary).points}
+
+
+def test_a_float32_run_ends_at_the_float32_peak_not_the_float64_one():
+    from dataclasses import replace
+
+    from overhead_tui.summary.limits import PeakEntry
+
+    summary = fixture_summary(RECORDED_SUMMARY)
+    summary.machine.precision_peaks = []
+    summary.settings = replace(summary.settings, dtype="float32")
+    summary.machine.peak_gflops = {
+        "float64": PeakEntry(one_core=50.0),
+        "float32": PeakEntry(one_core=100.0),
+    }
+    engine = span(summary).engine
+    assert engine is not None and (engine.what, engine.rate, engine.dtype) == (
+        "float32 SIMD",
+        100.0,
+        "float32",
+    )
+
+
+def test_a_sweep_row_of_a_rung_at_its_own_precision_names_its_dtype():
+    from overhead_tui.present.sweep_rows import sweep_rows
+    from overhead_tui.summary.sweep import SweepPoint, SweepRecord
+
+    summary = fixture_summary(RECORDED_SUMMARY)
+    points = [
+        SweepPoint(scenario="numpy_matmul", status="ok", gflops=2.5, n=16, dtype="float64"),
+        SweepPoint(scenario="own", status="ok", gflops=0.4, n=16, dtype="float16"),
+        SweepPoint(scenario="old", status="ok", gflops=0.4, n=16),  # a file before dtype
+    ]
+    summary.sweep = SweepRecord(dtype="float64", budget_s=20.0, points=points, sizes=[16])
+    labels = [r.label for r in sweep_rows(summary) if r.scenario in ("numpy_matmul", "own", "old")]
+    assert labels == ["numpy_matmul", "own (float16)", "old"]

@@ -292,19 +292,25 @@ class SettingsScreen(FormDialog[Settings]):
             yield Label("set", classes="field")
             yield Select(
                 [(name, name) for name in set_choices(self.specs)],
-                value=s.sets[0] if s.sets else (ONLY_TICKED if s.scenarios else DEFAULT_SET),
+                value=self._set_shown(),
                 allow_blank=False,
                 id="set",
                 compact=True,
             )
         yield Label(
-            "scenarios to run too (space ticks; set none and none ticked: the default set)",
+            "ticked scenarios run too (none ticked, no set: the default set)",
             classes="list-label",
         )
         yield MarkedSelectionList(
             *[(f"{sp.rung:>3} {sp.name}", sp.name, sp.name in chosen) for sp in self.specs],
             id="scenarios",
         )
+
+    def _set_shown(self) -> str:
+        """The set choice the dialog opens on: the settings' first set (several given with
+        ``--set`` are kept unless the choice changes), else "only the ticked" or default."""
+        s = self.settings
+        return s.sets[0] if s.sets else (ONLY_TICKED if s.scenarios else DEFAULT_SET)
 
     def read(self) -> Settings | str:
         size_text = self.query_one("#size", Input).value.strip()
@@ -319,19 +325,23 @@ class SettingsScreen(FormDialog[Settings]):
         dtype = self.query_one("#dtype", Select).value
         names = list(self.query_one("#scenarios", SelectionList).selected)
         chosen_set = str(self.query_one("#set", Select).value)
+        unchanged = chosen_set == self._set_shown()  # several --set kept as they were
         settings = replace(  # --no-probes, --refresh-probes, the seed … survive a change
             self.settings,
             dtype=str(dtype),
             size=size,
             repeats=repeats,
             scenarios=[str(n) for n in names],
-            sets=[] if chosen_set == ONLY_TICKED else [chosen_set],
+            sets=list(self.settings.sets)
+            if unchanged
+            else ([] if chosen_set == ONLY_TICKED else [chosen_set]),
         )
         return self.check(settings) or settings
 
 
-ONLY_TICKED = "none"
-"""The settings' set choice that runs only the ticked scenarios."""
+ONLY_TICKED = "(only the ticked)"
+"""The settings' set choice that runs only the ticked scenarios (not a set name: a set's name
+is a Python-like name, ``plugins.scenarios.NAME_PATTERN``)."""
 
 
 def set_choices(specs: list[ScenarioSpec]) -> list[str]:

@@ -77,7 +77,7 @@ class SweepScreen(LogLogScreen):
             table.add_column(str(n), justify="right", no_wrap=True)
         for row in rows:
             marker, (_, color) = legend.get(row.scenario, (" ", ("", "default")))
-            name = Text.assemble((marker, f"bold {color}"), " ", row.scenario)
+            name = Text.assemble((marker, f"bold {color}"), " ", row.label)
             table.add_row(name, *(point_cell(row.points.get(n), "!") for n in sizes))
         return table
 
