@@ -22,6 +22,21 @@ from tests.conftest import (
 pytestmark = pytest.mark.snapshot
 
 
+def _pressed_still(*press):
+    """A ``run_before`` that presses ``press``, then stops every text cursor blinking: a
+    loaded machine takes the screenshot more than the blink's 0.5 s after the focus, in the
+    other half of the blink (a dialog's, the machines screen's tile field in a fresh clone's
+    suite, 2026-12-07)."""
+
+    async def run_before(pilot):
+        await pilot.press(*press)
+        await pilot.pause()
+        for field in pilot.app.screen.query(Input):
+            field.cursor_blink = False
+
+    return run_before
+
+
 def _app():
     summary = fixture_summary(RECORDED_SUMMARY)
     summary.run_dir = "/tmp/overhead-tui/runs/recorded"
@@ -74,15 +89,7 @@ def test_scenario(snap_compare, press, size):
     ids=["help", "settings", "export"],
 )
 def test_dialogs(snap_compare, press, size):
-    async def open_still(pilot):
-        """Open the dialog, then stop its text cursor blinking: a loaded machine takes the
-        screenshot more than the blink's 0.5 s after the focus, with the cursor hidden."""
-        await pilot.press(*press)
-        await pilot.pause()
-        for field in pilot.app.screen.query(Input):
-            field.cursor_blink = False
-
-    assert snap_compare(_app(), run_before=open_still, terminal_size=size)
+    assert snap_compare(_app(), run_before=_pressed_still(*press), terminal_size=size)
 
 
 @pytest.mark.parametrize("size", [(120, 40), (80, 24)], ids=["120x40", "80x24"])
@@ -140,16 +147,8 @@ def test_roofline(snap_compare, monkeypatch, size):
     ids=["tile-64", "tile-256"],
 )
 def test_machines(snap_compare, monkeypatch, press, size):
-    async def typed_still(pilot):
-        """Type, then stop the tile field's cursor blinking (as ``test_dialogs``: a loaded
-        machine took the screenshot with the cursor in the other half of its blink, a fresh
-        clone's suite, 2026-12-07)."""
-        await pilot.press(*press)
-        await pilot.pause()
-        for field in pilot.app.screen.query(Input):
-            field.cursor_blink = False
-
-    assert snap_compare(_app_v3(monkeypatch), run_before=typed_still, terminal_size=size)
+    still = _pressed_still(*press)
+    assert snap_compare(_app_v3(monkeypatch), run_before=still, terminal_size=size)
 
 
 def test_watch_screen(snap_compare):
@@ -179,4 +178,4 @@ def test_watch_screen(snap_compare):
 
 
 def test_watch_dialog(snap_compare):
-    assert snap_compare(_app(), press=["W"], terminal_size=(100, 24))
+    assert snap_compare(_app(), run_before=_pressed_still("W"), terminal_size=(100, 24))
