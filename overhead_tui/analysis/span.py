@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from overhead_tui.summary.measured import INTERPRETED_DISPATCHES
 from overhead_tui.summary.records import RunSummary, ScenarioResult
-from overhead_tui.summary.vocabulary import FAMILY_DTYPES
+from overhead_tui.summary.vocabulary import FAMILY_DTYPES, FLOAT_DTYPES
 
 
 @dataclass(frozen=True)
@@ -67,7 +67,7 @@ def span(summary: RunSummary) -> Span:
     ok = [r for r in summary.scenarios if r.has_speed and r.gflops]
     python = min((r for r in ok if _pure_python(r)), key=lambda r: (r.rung, r.name), default=None)
     dense = summary.dense
-    lower = [r for r in ok if r.dtype not in ("float64", "float32")]
+    lower = [r for r in ok if r.dtype not in FLOAT_DTYPES]
     flops = [r for r in lower if r.dtype != "int8"]  # GOP/s of int8 are no FLOP/s
     fastest = max(flops or lower, key=lambda r: r.gflops or 0.0, default=None)
     engine = None

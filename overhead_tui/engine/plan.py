@@ -15,6 +15,7 @@ from overhead_tui.machine.host import (
 )
 from overhead_tui.plugins.scenarios import ScenarioSpec
 from overhead_tui.summary.records import RunSummary, Settings, created_now, tool_stamp
+from overhead_tui.summary.vocabulary import FLOAT_DTYPES
 from overhead_tui.worker.protocol import WorkerTask, worker_task
 
 
@@ -116,10 +117,6 @@ class RungPlan:
     n: int
     workers: tuple[WorkerTask, ...]
     skip: str | None = None
-
-
-FLOAT_DTYPES = ("float64", "float32")
-"""The dtypes every rung but the lower-precision ones computes."""
 
 
 def rung_dtype(spec: ScenarioSpec, settings: Settings) -> str:

@@ -7,9 +7,12 @@ from __future__ import annotations
 import contextlib
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from overhead_tui.summary.codec import write_atomic
+
+if TYPE_CHECKING:
+    from overhead_tui.plugins.probes import ProbeSpec
 
 
 def read_costs(path: Path) -> dict[str, float]:
@@ -31,10 +34,12 @@ def write_costs(costs: dict[str, float], path: Path) -> None:
         write_atomic(path, json.dumps(costs, sort_keys=True) + "\n")
 
 
-def time_left(pending: list[Any], costs: dict[str, float], spent: dict[str, float]) -> float | None:
-    """Seconds the ``pending`` probes (``plugins.probes.ProbeSpec``) will take: each one's
-    time when last measured here (``costs``), else the mean of those measured so far in this
-    run (``spent``); None before anything is known."""
+def time_left(
+    pending: list[ProbeSpec], costs: dict[str, float], spent: dict[str, float]
+) -> float | None:
+    """Seconds the ``pending`` probes will take: each one's time when last measured here
+    (``costs``), else the mean of those measured so far in this run (``spent``); None before
+    anything is known."""
     mean = sum(spent.values()) / len(spent) if spent else None
     guesses = [costs.get(p.name, mean) for p in pending]
     return None if None in guesses else sum(g for g in guesses if g is not None)

@@ -27,6 +27,10 @@ PRECISION_FAMILIES: dict[str, tuple[str, ...]] = {
 FAMILY_DTYPES: dict[str, str] = {f: d for d, fs in PRECISION_FAMILIES.items() for f in fs}
 """The dtype each lower-precision instruction family computes."""
 
+FLOAT_DTYPES: tuple[str, ...] = ("float64", "float32")
+"""The dtypes every rung but the lower-precision ones computes (the others:
+:data:`PRECISION_FAMILIES`)."""
+
 INTEGER_DTYPES = frozenset({"int8"})
 """Dtypes whose operations are integer OPs, not FLOPs (rates in GOP/s)."""
 
