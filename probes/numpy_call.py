@@ -171,7 +171,7 @@ def measure(ctx):
     sizes = np.array(SIZES, dtype=float)
     samples = []
     slopes = []
-    for i in range(ctx.repeats):
+    for i in range(min(map(len, times.values()))):  # rounds every size took (ctx.settle)
         slope, intercept = np.polyfit(sizes, [times[n][i] for n in SIZES], 1)
         samples.append(float(intercept) * 1e6)
         slopes.append(float(slope) * 1e9)

@@ -7,15 +7,22 @@ import sys
 
 from overhead_tui.commands.command import Command
 from overhead_tui.commands.common import prepare_cache
-from overhead_tui.engine.probe_runs import PROCESSES, cache_path, load_probes
+from overhead_tui.engine.probe_runs import (
+    FIRST_PROCESSES,
+    PROCESSES,
+    TIGHT,
+    cache_path,
+    load_probes,
+)
 from overhead_tui.interpreters.check import verified_python
 from overhead_tui.machine.facts import probe_load_warnings
 from overhead_tui.present.probes_text import probe_table
 
 HELP = "print the probes' unit costs (measured once per machine, then cached)"
 DESCRIPTION = (
-    "Each probe isolates one overhead source and measures its unit cost, in "
-    f"{PROCESSES} worker processes. Results are cached in overhead-tui/probes.json under the "
+    "Each probe isolates one overhead source and measures its unit cost, in up to "
+    f"{PROCESSES} worker processes ({FIRST_PROCESSES} when they agree within "
+    f"{TIGHT:.0%}; the procs column says how many ran). Results are cached in overhead-tui/probes.json under the "
     "user cache folder ($XDG_CACHE_HOME, by default ~/.cache) per CPU, interpreter and probe "
     "source; `overhead-tui probes` prints the file's path."
 )

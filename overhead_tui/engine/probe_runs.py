@@ -157,17 +157,21 @@ def measure_probe(
     python: str,
     processes: int | None = None,
     repeats: int = 7,
-    min_sample_s: float = 0.012,
+    min_sample_s: float = 0.004,
     cancel: Cancel | None = None,
 ) -> ProbeResult:
     """Measure one probe in ``processes`` separate worker processes (errors kept).
 
-    Each timing is calibrated to samples of at least ``min_sample_s`` (12 ms: the interleaved
+    Each timing is calibrated to samples of at least ``min_sample_s`` (4 ms: the interleaved
     min-of-pairs estimate of ``probing.paired_samples`` needs many short samples more than long
-    ones.  Measured on a 2-vCPU Xeon, 2026-12-02, the ten probes of then twice each way: 25 ms
-    took 55 s, 12 ms 32 s, with every value inside the 25 ms runs' run-to-run range but
-    ``numpy_call``, 17 % low once; with ``loop_mix`` and ``precision_peak`` added, 12 ms keeps
-    the default ladder's cold start, probes included, near 70 s there).
+    ones, and a compiled kernel's samples stop once they agree, ``probing.SETTLED``).  Measured
+    on a 2-vCPU Xeon, 2026-12-02: 25 ms took 55 s, 12 ms 32 s, every value inside the 25 ms
+    runs' range but ``numpy_call``, 17 % low once.  On a 2-vCPU Zen 3, 2026-12-07, the twelve
+    probes three times each way, alternating: 12 ms took 77–90 s, 4 ms 50–58 s, and every 4 ms
+    value was inside the 12 ms runs' range but ``container_access`` (2.77 against 1.60–2.65
+    ns/load), ``dispatch`` (2.76 against 3.06–3.63 ns) and ``numpy_call`` (1.14 against
+    0.59–0.96 µs): the processes of one setting were up to 267 % apart on that host, so
+    neither length is closer to the truth there.
 
     ``processes`` defaults to the probe's own ``PROCESSES`` declaration, else :data:`PROCESSES`;
     without an explicit ``processes``, the probe stops early once its processes agree

@@ -380,7 +380,7 @@ def run_probe(task: WorkerTask, channel: _Channel) -> int:
     """Measure one probe module and emit a ``probe`` event (or ``error``)."""
     import statistics
 
-    from overhead_tui.kit.probing import ProbeContext, ProbeMeasurement
+    from overhead_tui.kit.probing import SETTLED, ProbeContext, ProbeMeasurement
     from overhead_tui.worker.counting.opcodes import count_events
 
     channel.emit(Started(os.getpid(), task.name))
@@ -388,7 +388,7 @@ def run_probe(task: WorkerTask, channel: _Channel) -> int:
         module = import_scenario(task.path, f"probe_{task.name}", probe=True)
         reference = reference_samples() if task.reference_dispatch else []
         measured = module.measure(
-            ProbeContext(task.repeats, task.min_sample_s, counter=count_events)
+            ProbeContext(task.repeats, task.min_sample_s, counter=count_events, settle=SETTLED)
         )
         reference += reference_samples() if task.reference_dispatch else []
     except ModuleNotFoundError as exc:
