@@ -98,7 +98,14 @@ async def test_a_scenario_screen_catches_up_on_a_change_it_was_not_told_of(tmp_p
         replay.release()
         await _wait(pilot, lambda: not app.ladder.running, "the run finishing")
         assert isinstance(app.screen, ScenarioScreen)
-        assert "status: ok" in str(app.screen.query_one("#status", Static).render())
+        # the finish recomposes the screen: its status is back once the new widgets mount
+        await _wait(pilot, lambda: "status: ok" in (_shown_status(app) or ""), "the status after the finish")
+
+
+def _shown_status(app: OverheadApp) -> str | None:
+    """The scenario screen's status line as rendered, None while it is being recomposed."""
+    found = app.screen.query("#status")
+    return str(found.first(Static).render()) if found else None
 
 
 def _cell(app: OverheadApp, name: str, column: str) -> str:
