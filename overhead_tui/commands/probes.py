@@ -22,9 +22,10 @@ HELP = "print the probes' unit costs (measured once per machine, then cached)"
 DESCRIPTION = (
     "Each probe isolates one overhead source and measures its unit cost, in up to "
     f"{PROCESSES} worker processes ({FIRST_PROCESSES} when they agree within "
-    f"{TIGHT:.0%}; the procs column says how many ran). Results are cached in overhead-tui/probes.json under the "
-    "user cache folder ($XDG_CACHE_HOME, by default ~/.cache) per CPU, interpreter and probe "
-    "source; `overhead-tui probes` prints the file's path."
+    f"{TIGHT:.0%}; the procs column says how many ran). Results are cached in "
+    "overhead-tui/probes.json under the user cache folder ($XDG_CACHE_HOME, by default "
+    "~/.cache) per CPU, interpreter and probe source; `overhead-tui probes` prints the file's "
+    "path."
 )
 
 

@@ -1,12 +1,12 @@
 """A compiled-Python rung: a scenario whose kernel is ``SOURCE`` compiled by ``COMPILER``.
 
 A scenario file that declares ``SOURCE`` (a module defining ``kernel``) and ``COMPILER``
-(``"cython"``, ``"mypyc"`` or ``"pythran"``: ``kit.pybuild.TOOLS``) and defines no ``kernel``
-is a compiled-Python rung by its declarations alone, as a C rung is by ``SOURCE`` and
-``FLAGS`` (``kit.c_rung``): the worker completes it (:func:`complete`).  Its ``setup`` builds
-the module (``kit.pybuild.compile_python``, recorded in ``kit.builds``) and hands the compiled
-``kernel`` the file's own ``setup``'s arguments (``a.tolist(), b.tolist()`` for a loop over
-lists) or, without one, A and B as the worker made them.  Where the compiler reads plain
+(``"cython"``, ``"mypyc"``, ``"pythran"`` or ``"nuitka"``: ``kit.pybuild.TOOLS``) and defines
+no ``kernel`` is a compiled-Python rung by its declarations alone, as a C rung is by ``SOURCE``
+and ``FLAGS`` (``kit.c_rung``): the worker completes it (:func:`complete`). Its ``setup``
+builds the module (``kit.pybuild.compile_python``, recorded in ``kit.builds``) and hands the
+compiled ``kernel`` the file's own ``setup``'s arguments (``a.tolist(), b.tolist()`` for a loop
+over lists) or, without one, A and B as the worker made them. Where the compiler reads plain
 Python (:data:`TWIN_COMPILERS`) and ``SOURCE`` is Python, the counting phase counts ``SOURCE``
 run as bytecode, its Python twin (``counted_kernel``, ``kit.pybuild.python_twin``).
 """
@@ -22,10 +22,11 @@ from typing import Any
 from overhead_tui.kit.builds import errors_in_file
 from overhead_tui.kit.pybuild import compile_python, python_twin
 
-TWIN_COMPILERS = ("cython", "mypyc")
+TWIN_COMPILERS = ("cython", "mypyc", "nuitka")
 """Compilers whose source may be plain Python (Cython's untyped ``.pyx``, mypyc's annotated
-``.py``): its events run as bytecode are what the model prices without the layers the
-compiler removes.  Pythran's source is Python too, but its rung is priced from its assembly."""
+``.py``, Nuitka's unchanged ``.py``): its events run as bytecode are what the model prices
+without the layers the compiler removes.  Pythran's source is Python too, but its rung is
+priced from its assembly."""
 
 
 MISSING_KERNEL = {

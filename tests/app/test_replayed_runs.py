@@ -99,7 +99,8 @@ async def test_a_scenario_screen_catches_up_on_a_change_it_was_not_told_of(tmp_p
         await _wait(pilot, lambda: not app.ladder.running, "the run finishing")
         assert isinstance(app.screen, ScenarioScreen)
         # the finish recomposes the screen: its status is back once the new widgets mount
-        await _wait(pilot, lambda: "status: ok" in (_shown_status(app) or ""), "the status after the finish")
+        shown = lambda: "status: ok" in (_shown_status(app) or "")  # noqa: E731
+        await _wait(pilot, shown, "the status after the finish")
 
 
 def _shown_status(app: OverheadApp) -> str | None:

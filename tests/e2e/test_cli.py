@@ -130,6 +130,9 @@ def test_full_builtin_ladder_at_a_tiny_size(cli, tmp_path, monkeypatch):
     assert all(s.n == 16 and len(s.samples_s) == 3 for s in measured)
     for name in ("c_naive_O0", "c_ikj_O3_native", "c_openmp"):  # built, validated, recorded
         assert summary.scenario(name).build.command
+    nuitka = summary.scenario("nuitka_naive")  # Python unchanged, built by Nuitka's own scons
+    assert nuitka.build.compiler == "Nuitka" and "nuitka" in nuitka.build.compiler_version.lower()
+    assert nuitka.events_per_fma is not None and nuitka.events_per_fma.python_twin
     assert summary.dense.name == "numpy_matmul" and summary.dense.vs_dense == pytest.approx(1)
     assert summary.machine.blas.library and summary.machine.numpy_version
     assert summary.scenario("numba_ikj").compile_s > 0  # JIT time kept apart

@@ -79,7 +79,8 @@ def test_a_missing_cython_skips_the_rung_with_the_pip_fix(cli, tmp_path, monkeyp
 @pytest.mark.parametrize(
     ("module", "tool", "fix"),
     [("Cython", "cython", "pip install Cython"), ("mypyc", "mypyc", "pip install mypy"),
-     ("setuptools", "cython", "setuptools"), ("pythran", "pythran", "pip install pythran")],
+     ("setuptools", "cython", "setuptools"), ("pythran", "pythran", "pip install pythran"),
+     ("nuitka", "nuitka", "pip install nuitka")],
 )  # fmt: skip
 def test_a_missing_tool_is_unavailable_with_its_pip_command(monkeypatch, module, tool, fix):
     monkeypatch.setitem(sys.modules, module, None)  # `import` fails, find_spec finds nothing

@@ -17,6 +17,7 @@ BUILTIN = [
     "python_array_module",
     "cython_untyped",
     "mypyc_naive",
+    "nuitka_naive",
     "numpy_scalar_loop",
     "numpy_row_vectorized",
     "numpy_outer_accumulate",
@@ -325,15 +326,15 @@ def test_every_public_name_of_the_api_resolves():
     assert api.disassemble.__module__ == "overhead_tui.kit.simd"
 
 
-def test_a_rung_that_compiles_python_naives_loop_unchanged_holds_it_character_for_character():
-    """cython_untyped says its SOURCE is python_naive's kernel, character for character: the
-    rung measures the compiler on the same loop only while that holds (the duplicate is on
-    purpose, and pinned here rather than left to drift)."""
+@pytest.mark.parametrize("rung", ["cython_untyped", "nuitka_naive"])
+def test_a_rung_that_compiles_python_naives_loop_unchanged_holds_it_character_for_character(rung):
+    """cython_untyped and nuitka_naive say their SOURCE is python_naive's kernel, character for
+    character: each rung measures its compiler on the same loop only while that holds (the
+    duplicate is on purpose, and pinned here rather than left to drift)."""
     import importlib.util
 
     specs = {s.name: s for s in discover()}
-    path = specs["cython_untyped"].path
-    spec = importlib.util.spec_from_file_location("cython_untyped_source", path)
+    spec = importlib.util.spec_from_file_location(f"{rung}_source", specs[rung].path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     assert module.SOURCE.strip() == specs["python_naive"].kernel_source.strip()
