@@ -6,6 +6,7 @@ Imports inside functions count: a deferred import is still a dependency.
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -58,11 +59,14 @@ WORKER_THIRD_PARTY = {
     "mypyc",
     "pythran",
     "jax",
+    "nuitka",
 }
 """Third-party modules a worker module may import: numpy anywhere, the others only inside the
 function that needs them (a rung or probe that asks for them, with the fix when missing)."""
 MAX_ROOT_MODULES = 5
-MAX_LINES = 450
+MAX_JOB_CHARACTERS = 250
+"""The longest first sentence of a module's docstring: the one job it does, said in a sentence
+(a module is split where it does two, not where it passes a number of lines)."""
 
 
 def _modules() -> dict[str, Path]:
@@ -141,11 +145,31 @@ def test_no_import_cycle():
             assert cycle is None, " -> ".join(cycle)
 
 
-def test_few_modules_at_the_root_and_none_too_long():
+def _job(path: Path) -> str | None:
+    """The first sentence of the module's docstring (its one job), None without one."""
+    doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")))
+    if not doc:
+        return None
+    return re.split(r"(?<=[.:;])\s", " ".join(doc.split()), maxsplit=1)[0]
+
+
+def test_few_modules_at_the_root_and_each_names_its_one_job_first():
     root = sorted(p.name for p in PACKAGE.glob("*.py"))
     assert len(root) <= MAX_ROOT_MODULES, root
-    long = {m: n for m, p in MODULES.items() if (n := len(p.read_text().splitlines())) > MAX_LINES}
-    assert not long, long
+    unsaid = {m: job for m, p in MODULES.items() if not (job := _job(p))}
+    assert not unsaid, unsaid
+    rambling = {m: job for m, p in MODULES.items() if len(_job(p) or "") > MAX_JOB_CHARACTERS}
+    assert not rambling, rambling
+
+
+def test_the_job_rule_can_fail(tmp_path):
+    """A module without a docstring has no job said; a first sentence is cut at its end."""
+    bare = tmp_path / "bare.py"
+    bare.write_text("x = 1\n")
+    assert _job(bare) is None
+    said = tmp_path / "said.py"
+    said.write_text('"""Times one thing. Then\nmore."""\n')
+    assert _job(said) == "Times one thing."
 
 
 def test_version_and_import_of_the_cli_load_neither_numpy_nor_textual():
