@@ -90,6 +90,11 @@ C_API_SOURCE = "from itertools import repeat\n\n\n" + "\n\n".join(
 """``_floats`` and ``_identities`` themselves, as Cython compiles them untyped (a ``.pyx``)."""
 
 
+def prepare():
+    """Build the Cython module ``measure`` times (a run builds it before anything is timed)."""
+    compile_python(NAME, C_API_SOURCE, "cython")
+
+
 def _c_api_float(ctx):
     """ns per float multiply through the generic number protocol (Cython-compiled, the float it
     creates included), paired against the compiled ``is`` loop; {} and why where it cannot be

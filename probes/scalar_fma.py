@@ -47,6 +47,7 @@ Details for ``analysis.compiled`` (each interleaved with the clock chain, ns and
   ``analysis.compiled.ALIASED_HIT``).
 """
 
+import contextlib
 import statistics
 
 from overhead_tui.api import (
@@ -192,13 +193,30 @@ def measure(ctx):
     return ProbeMeasurement(samples, details)
 
 
+def _aliased_library():
+    return build("aliased_loads", ALIAS_SOURCE, ["-O2"], "float64", cdef=ALIAS_CDEF)
+
+
+def _rows_library():
+    return build("loop_entry", ROWS_SOURCE, ["-O3", "-march=native"], "float64", cdef=ROWS_CDEF)
+
+
+def prepare():
+    """Build the chains, the row loop and the aliased loads (a run builds them before anything
+    is timed; a kernel that cannot be built is left to ``measure``, which goes on without)."""
+    chain_library()
+    for library in (_rows_library, _aliased_library):
+        with contextlib.suppress(Exception):
+            library()
+
+
 def _aliased_loads(ctx, clock):
     """``aliased_load_ns`` and ``page_load_ns`` (module docstring); none where pages cannot
     be aliased (not Linux) or the kernel cannot be built."""
     import numpy as np
 
     try:
-        ffi, lib, _ = build("aliased_loads", ALIAS_SOURCE, ["-O2"], "float64", cdef=ALIAS_CDEF)
+        ffi, lib, _ = _aliased_library()
     except Exception:
         return {}
     order = int((ALIAS_PAGES * 4096 // 8) ** 0.5)  # n × n doubles: ALIAS_PAGES pages
@@ -225,8 +243,7 @@ def _loop_entry(ctx, clock):
     import numpy as np
 
     try:
-        ffi, lib, _ = build("loop_entry", ROWS_SOURCE, ["-O3", "-march=native"], "float64",
-                            cdef=ROWS_CDEF)  # fmt: skip
+        ffi, lib, _ = _rows_library()
     except Exception:
         return {}
     a = np.full(ROWS * DEPTH, 1e-3)

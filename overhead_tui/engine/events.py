@@ -53,6 +53,14 @@ class ProbeStarted(StepStarted):
 
 
 @dataclass(frozen=True)
+class BuildStarted(StepStarted):
+    """A module a run compiles is being built, before anything is timed (``engine.prebuild``):
+    ``name`` is the scenario or probe it is for, ``jobs`` how many build at once."""
+
+    jobs: int = 1
+
+
+@dataclass(frozen=True)
 class ScenarioStarted(StepStarted):
     """A worker was started for scenario ``name`` (its first, for a rung of several)."""
 
@@ -102,5 +110,11 @@ class RunFinished:
 
 
 Event = (
-    RunStarted | ProbeStarted | ScenarioStarted | ScenarioProgress | ScenarioFinished | RunFinished
+    RunStarted
+    | BuildStarted
+    | ProbeStarted
+    | ScenarioStarted
+    | ScenarioProgress
+    | ScenarioFinished
+    | RunFinished
 )

@@ -370,6 +370,21 @@ def load_probes(
             progress(started.name)
 
 
+def probes_to_measure(settings: Settings) -> list[ProbeSpec]:
+    """The probes a run will measure: every probe when ``settings.probes`` is on and the
+    cache holds no values for this machine and interpreter (or ``refresh_probes``), else
+    none; none as well where the probe files cannot be read (the probe step says why)."""
+    if not settings.probes:
+        return []
+    try:
+        specs = discover_probes()
+        python = settings.python or sys.executable
+        cached = None if settings.refresh_probes else read_cache(cache_key(specs, python))
+    except (UsageError, OSError):
+        return []
+    return specs if cached is None else []
+
+
 def probe_results(
     python: str, refresh: bool, cancel: Cancel
 ) -> Generator[ProbeStarted, None, dict[str, ProbeResult] | None]:

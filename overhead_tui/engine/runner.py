@@ -38,7 +38,8 @@ from overhead_tui.engine.plan import (
     run_order,
     rung_plan,
 )
-from overhead_tui.engine.probe_runs import load_run_probes
+from overhead_tui.engine.prebuild import builds, prebuild
+from overhead_tui.engine.probe_runs import load_run_probes, probes_to_measure
 from overhead_tui.engine.results import (
     WorkerEnding,
     merge_environment,
@@ -149,6 +150,7 @@ class Runner(RunControl):
             log_line(log, "run_started", created=self.summary.created)
             self.summary.save(self.run_dir / SUMMARY_FILE)
             yield RunStarted(snapshot(self.summary))
+            yield from self._prebuild(log)
             yield from self._load_probes(log)
             total = len(self.specs)
             try:
@@ -177,6 +179,24 @@ class Runner(RunControl):
         """Recompute what depends on several results: × dense, breakdowns, waterfall (after
         rejecting speeds the hardware cannot reach, so none of them uses one)."""
         derive(self.summary, self.cpu)
+
+    def _prebuild(self, log: IO[str]) -> Iterator[Event]:
+        """Build the modules the rungs and the probes to measure compile, several at once,
+        before anything is timed (``engine.prebuild``): only where there are two or more (one
+        builds as fast in the worker that times it, before its timing)."""
+        wanted = builds(self.specs, self.settings, probes_to_measure(self.settings))
+        if len(wanted) < 2 or self.cancelled:
+            return
+        began = self.clock()
+        results = yield from prebuild(
+            wanted, self.settings.python or sys.executable, self.cancellation
+        )
+        log_line(
+            log,
+            "prebuilt",
+            modules={name: r.returncode for name, r in results.items()},
+            wall_s=round(self.clock() - began, 3),
+        )
 
     def _load_probes(self, log: IO[str]) -> Iterator[Event]:
         """Probe unit costs into ``summary.probes`` (see :func:`load_run_probes`)."""

@@ -304,11 +304,15 @@ def build(
                     command, module_name, source, folder, declarations, cc
                 )
                 info["cached"] = False
+                info["compile_s"] = time.perf_counter() - started
+                (folder / f"{module_name}.secs.txt").write_text(f"{info['compile_s']:.3f}")
                 existing = _find(folder, module_name)
     if "cached" not in info:
         info["cached"] = True
         info["command"] = _read(folder, module_name, "cmd") or info["command"]
         info["vectorization"] = _read(folder, module_name, "vec").splitlines()
+        with contextlib.suppress(ValueError):  # an older cache has no .secs.txt
+            info["compile_s"] = float(_read(folder, module_name, "secs"))
     if existing is None:
         raise BuildError(f"{cc} built {module_name} but no extension file was found")
     module = _load(module_name, existing)
@@ -380,7 +384,7 @@ def _failure(cc: str, message: str, command: list[str]) -> Exception:
 
 
 def _read(folder: Path, module_name: str, kind: str) -> str:
-    """A cached build's ``.cmd.txt`` or ``.vec.txt`` ("" where missing)."""
+    """A cached build's ``.cmd.txt``, ``.vec.txt`` or ``.secs.txt`` ("" where missing)."""
     path = folder / f"{module_name}.{kind}.txt"
     return path.read_text().strip() if path.exists() else ""
 

@@ -251,7 +251,7 @@ def build_python(
         with build_lock(folder, module_name):  # another process may be building it
             cached = target.exists()
             if not cached:
-                record = _compile(TOOLS[tool], module_name, source, flags, cc, folder)
+                record = _compile(TOOLS[tool], module_name, source, flags, cc, folder, started)
     if cached:
         record = _read_record(folder, module_name) or _record(
             _shown_command(TOOLS[tool], cc, flags, module_name), flags
@@ -350,11 +350,18 @@ def _record(command: str, flags: list[str]) -> dict[str, Any]:
 
 
 def _compile(
-    spec: Tool, module_name: str, source: str, flags: list[str], cc: str, folder: Path
+    spec: Tool,
+    module_name: str,
+    source: str,
+    flags: list[str],
+    cc: str,
+    folder: Path,
+    started: float,
 ) -> dict[str, Any]:
     """Run the build in a private folder inside ``folder`` and move into ``folder`` its source,
     setup script, generated C, log (``.log.txt``) and record (``.build.json``), the extension
-    last; returns the record (command, the C compile flags as run)."""
+    last; returns the record (command, the C compile flags as run, and ``compile_s``: seconds
+    since ``started``, a ``time.perf_counter()`` taken when the build began)."""
     source_name, script_name = f"{module_name}{spec.suffix}", f"{module_name}.setup.py"
     # -save-temps=obj keeps the assembly gcc made of the module (beside its object file): the
     # compiled-rung model reads the hot loop of the very code that runs, at no extra compile
@@ -381,6 +388,7 @@ def _compile(
             raise _failure(spec, module_name, output)
         shown = _shown_command(spec, cc, flags, module_name)
         record = _record(shown, compile_flags(output, cc) or flags)
+        record["compile_s"] = round(time.perf_counter() - started, 3)
         (work / f"{module_name}.log.txt").write_text(output, encoding="utf-8")
         (work / f"{module_name}.build.json").write_text(json.dumps(record), encoding="utf-8")
         generated = work / spec.generated_c.format(module=module_name)
@@ -421,7 +429,10 @@ def _read_record(folder: Path, module_name: str) -> dict[str, Any] | None:
         return None
     if not isinstance(record, dict) or not isinstance(record.get("command"), str):
         return None
-    return _record(record["command"], [str(f) for f in record.get("flags", [])])
+    found = _record(record["command"], [str(f) for f in record.get("flags", [])])
+    if isinstance(seconds := record.get("compile_s"), int | float):
+        found["compile_s"] = float(seconds)
+    return found
 
 
 def _failure(spec: Tool, module_name: str, output: str) -> Exception:

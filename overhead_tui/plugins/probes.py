@@ -35,6 +35,9 @@ class ProbeSpec:
     requires: tuple[str, ...] = ()
     processes: int = 0
     """Worker processes to measure in (``PROCESSES`` in the probe file; 0: the default)."""
+    builds: bool = False
+    """Defines ``prepare()``: it compiles what ``measure`` runs, which a run with the probes to
+    measure builds before anything is timed (``engine.prebuild``)."""
 
 
 def builtin_probes_dir() -> Path:
@@ -72,6 +75,10 @@ def discover_probes(folder: Path | None = None) -> list[ProbeSpec]:
                 description=(ast.get_docstring(tree) or "").strip(),
                 requires=tuple(values.get("REQUIRES", ())),
                 processes=declared_processes(values.get("PROCESSES", 0), path),
+                builds=any(
+                    isinstance(node, ast.FunctionDef) and node.name == "prepare"
+                    for node in tree.body
+                ),
             )
         )
     return specs

@@ -119,6 +119,9 @@ class ScenarioSpec:
     """Worker processes to pool its samples from (``PROCESSES``; 0: the default rule)."""
     sets: tuple[str, ...] = (DEFAULT_SET,)
     """The named sets it belongs to (``SETS``), besides :data:`ALL_SET`."""
+    builds: bool = False
+    """Declares ``SOURCE``: its ``setup`` compiles a module (C, C++, Cython, mypyc, Pythran,
+    Nuitka) that the run builds before anything is timed (``engine.prebuild``)."""
 
 
 def builtin_scenarios_dir() -> Path:
@@ -231,6 +234,7 @@ def read_spec(path: Path, fix: str = IN_A_FOLDER) -> ScenarioSpec:
         shapes=_flag(values.get("SHAPES", False), path, "SHAPES"),
         processes=declared_processes(values.get("PROCESSES", 0), path),
         sets=tuple(dict.fromkeys(_string_tuple(values["SETS"], path, "SETS"))),
+        builds="SOURCE" in assigned,
     )
     _check(spec)
     return spec

@@ -21,7 +21,7 @@ from overhead_tui.summary.units import (
 if TYPE_CHECKING:
     from overhead_tui.analysis.paper import PaperRow
     from overhead_tui.analysis.roofline import RooflinePoint
-    from overhead_tui.engine.events import ProbeStarted
+    from overhead_tui.engine.events import BuildStarted, ProbeStarted
     from overhead_tui.machine.reference import ReferenceMachine
 
 
@@ -162,6 +162,16 @@ def probe_progress(probe: ProbeStarted) -> str:
     remaining = probe.remaining_s
     left = f", ~{remaining:.0f} s left" if remaining is not None else ""
     return f"probe {probe.index + 1}/{probe.total} {probe.name}{left}"
+
+
+def build_progress(build: BuildStarted) -> str:
+    """What the run does while it builds the modules it compiles, before anything is timed:
+    which, how many, how many at once (short, as :func:`probe_progress`)."""
+    return f"building {build.name} ({build.index + 1}/{build.total}, {build.jobs} at a time)"
+
+
+BUILDING_NOTE = "building the modules the run compiles, once (cached for later runs)"
+"""Why a run builds before it times anything (the CLI's first line of it, the app's note)."""
 
 
 def machine_line(summary_machine: object) -> str:

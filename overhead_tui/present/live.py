@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from overhead_tui.engine.events import (
+    BuildStarted,
     Event,
     ProbeStarted,
     RunFinished,
@@ -54,6 +55,9 @@ class LiveLadder:
         self.rows: dict[str, LadderRow] = {}
         self.probe: ProbeStarted | None = None
         """The probe being measured, while probes are measured before the scenarios."""
+        self.build: BuildStarted | None = None
+        """The module last started building, while the run builds before anything is timed
+        (nothing is timed then: views may repaint)."""
         self.timed_window = False
         """True while a worker times its samples: views must not compete for the CPU."""
         self.started_at: float | None = None
@@ -103,21 +107,24 @@ class LiveLadder:
         if isinstance(event, RunStarted):
             self.reset(event.summary, finished=False)
             self.running, self.cancelled = True, False
-            self.probe, self.timed_window = None, False
+            self.probe, self.build, self.timed_window = None, None, False
+            return None
+        if isinstance(event, BuildStarted):
+            self.build = event
             return None
         if isinstance(event, ProbeStarted):
-            self.probe = event
+            self.probe, self.build = event, None
             return None
         if isinstance(event, RunFinished):
             self._take(event.summary)
             self.running, self.cancelled = False, event.cancelled
-            self.probe, self.timed_window = None, False
+            self.probe, self.build, self.timed_window = None, None, False
             for row in self.rows.values():
                 if row.state == "queued" or row.active:
                     row.state = row.result.status
             return None
         if isinstance(event, ScenarioStarted):
-            self.probe = None  # the probes are done once the first scenario starts
+            self.probe = self.build = None  # both done once the first scenario starts
             row = self.rows[event.name]
             row.state, row.samples_done = "starting", 0
             return event.name

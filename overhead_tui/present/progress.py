@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, TextIO
 
 from overhead_tui.engine.events import (
+    BuildStarted,
     Event,
     ProbeStarted,
     RunFinished,
@@ -16,7 +17,7 @@ from overhead_tui.engine.events import (
     ScenarioStarted,
 )
 from overhead_tui.present.error_text import headline
-from overhead_tui.present.format import probe_progress
+from overhead_tui.present.format import BUILDING_NOTE, build_progress, probe_progress
 from overhead_tui.summary.units import fmt_gflops, fmt_seconds
 from overhead_tui.summary.vocabulary import rate_unit
 from overhead_tui.sweeps.budgeted import PointMeasured, PointStarting, ScenarioStopped
@@ -55,7 +56,11 @@ class RunProgress:
 
     def show(self, event: Event) -> None:
         """Render one runner event."""
-        if isinstance(event, ProbeStarted):
+        if isinstance(event, BuildStarted):
+            if event.index == 0:
+                self.note(f"{BUILDING_NOTE}: {event.total} modules, {event.jobs} at a time")
+            self._live(build_progress(event))
+        elif isinstance(event, ProbeStarted):
             if event.index == 0:
                 self.note(
                     f"measuring {event.total} probes: this machine's unit costs, once per "

@@ -413,6 +413,32 @@ def run_probe(task: WorkerTask, channel: _Channel) -> int:
     return 0
 
 
+BUILD_N = 8
+"""The side of the inputs a build worker hands a rung's ``setup`` (a build depends on the
+dtype, never on the size)."""
+
+
+def run_build(task: WorkerTask, channel: _Channel) -> int:
+    """Build what a scenario's ``setup`` (``build``) or a probe's ``prepare()``
+    (``build_probe``) compiles, into the build cache, and time nothing: the run's timed
+    workers then load it.  A build that fails is reported by the timed worker that needs it,
+    with the fix; here it is only an ``error`` message."""
+    from overhead_tui.worker.inputs import make_inputs
+
+    channel.emit(Started(os.getpid(), task.name))
+    try:
+        if task.mode == "build_probe":
+            import_scenario(task.path, f"probe_{task.name}", probe=True).prepare()
+        else:
+            module = import_scenario(task.path, task.name)
+            module.setup(*make_inputs(BUILD_N, task.dtype, task.seed))
+    except ModuleNotFoundError as exc:
+        return _missing_module(channel, task, exc)
+    except Exception as exc:
+        return _error(channel, "exception", exc)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: ``python -m overhead_tui.worker.main TASK_JSON``."""
     argv = sys.argv[1:] if argv is None else argv
@@ -426,7 +452,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     die_with_parent(task.parent_pid)
     started = time.perf_counter()
-    modes = {"probe": run_probe, "profile": run_profile, "callgrind": run_callgrind}
+    modes = {"probe": run_probe, "profile": run_profile, "callgrind": run_callgrind,
+             "build": run_build, "build_probe": run_build}  # fmt: skip
     code = modes.get(task.mode, run)(task, channel)
     took = time.perf_counter() - started
     if code == 0 and channel.error_cause is None:

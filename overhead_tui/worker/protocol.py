@@ -84,9 +84,9 @@ def _checked(cls: type[R], data: object, where: str) -> R:
 
 # --- the task ---------------------------------------------------------------------------
 
-WorkerMode = Literal["run", "probe", "profile", "callgrind"]
+WorkerMode = Literal["run", "probe", "profile", "callgrind", "build", "build_probe"]
 """What a worker does: time a scenario, measure a probe, run a scenario under a profiler,
-or make one call under callgrind."""
+make one call under callgrind, or build what a scenario or a probe compiles (nothing timed)."""
 MODES: tuple[WorkerMode, ...] = get_args(WorkerMode)
 
 MessageKind = Literal[
@@ -201,7 +201,7 @@ def worker_task(mode: WorkerMode, plugin: PluginFile, **settings: Any) -> Worker
     """The task of a worker that runs ``plugin`` in ``mode`` with ``settings`` (the other
     :class:`WorkerTask` fields).  A run's or probe's worker dies with this process; a profiled
     worker's parent is the profiler, so it is not watched (``parent_pid`` None)."""
-    watched = mode in ("run", "probe")
+    watched = mode in ("run", "probe", "build", "build_probe")
     return WorkerTask(
         mode=mode,
         name=plugin.name,

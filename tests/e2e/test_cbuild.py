@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
 from overhead_tui.kit import cbuild
+from overhead_tui.summary.records import RunSummary
 
 SOURCE = """
 void matmul(const real_t *a, const real_t *b, real_t *c, int n) {
@@ -126,3 +129,26 @@ def test_missing_openmp_is_unavailable(tmp_path, monkeypatch, message, reason):
     monkeypatch.setenv("CC", str(cc))
     with pytest.raises(cbuild.Unavailable, match=reason):
         cbuild.build("t_omp", SOURCE, ["-O2", "-fopenmp"], "float64", ["-fopenmp"])
+
+
+def test_a_cold_run_builds_its_rungs_before_timing_and_keeps_each_compile_time(cli, tmp_path):
+    """An empty build cache: the two C rungs are built by build workers, two at a time,
+    before anything is timed; the timed workers load them from the cache, and each rung's
+    record keeps the seconds its compile took."""
+    out = tmp_path / "run"
+    proc = cli(
+        "run", "--scenario", "c_naive_O2", "--scenario", "c_tiled_simd", "--size", "32",
+        "--repeats", "2", "--min-time", "0.002", "--no-probes", "--out", out,
+        env={"XDG_CACHE_HOME": str(tmp_path / "cold-cache")},
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "building the modules the run compiles" in proc.stderr
+    log = [json.loads(line) for line in (out / "log.jsonl").read_text().splitlines()]
+    kinds = [e["kind"] for e in log]
+    assert kinds.index("prebuilt") < kinds.index("started")
+    (built,) = [e for e in log if e["kind"] == "prebuilt"]
+    assert built["modules"] == {"c_naive_O2": 0, "c_tiled_simd": 0}
+    summary = RunSummary.load(out / "summary.json")
+    for name in ("c_naive_O2", "c_tiled_simd"):
+        build = summary.scenario(name).build
+        assert build.cached is True and build.compile_s is not None and build.compile_s > 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from overhead_tui.engine.events import (
+    BuildStarted,
     ProbeStarted,
     RunFinished,
     RunStarted,
@@ -16,7 +17,7 @@ from overhead_tui.engine.observer import TimedWindow
 from overhead_tui.engine.plan import planned_summary, run_order
 from overhead_tui.engine.stats import OBSERVER_WARN, describe, stability_warnings
 from overhead_tui.plugins.scenarios import discover
-from overhead_tui.present.format import probe_progress
+from overhead_tui.present.format import build_progress, probe_progress
 from overhead_tui.present.live import LiveLadder
 from overhead_tui.summary.records import Settings
 from overhead_tui.worker.cpu_time import own_cpu_s
@@ -65,8 +66,10 @@ def test_live_ladder_is_quiet_while_samples_or_probes_are_timed():
     ladder = LiveLadder(summary)
     ladder.apply(RunStarted(summary))
     assert not ladder.quiet
+    ladder.apply(BuildStarted("cython_typed", 0, 4, jobs=2))  # nothing is timed while it builds
+    assert not ladder.quiet and ladder.build is not None
     ladder.apply(ProbeStarted("dispatch", 0, 3, None))
-    assert ladder.quiet and ladder.probe is not None
+    assert ladder.quiet and ladder.probe is not None and ladder.build is None
     name = specs[0].name
     ladder.apply(ScenarioStarted(name, 0, len(specs)))
     assert not ladder.quiet and ladder.probe is None
@@ -87,6 +90,11 @@ def test_probe_progress_names_the_probe_the_count_and_the_time_left():
         probe_progress(ProbeStarted("dispatch", 2, 11, 41.6)) == "probe 3/11 dispatch, ~42 s left"
     )
     assert probe_progress(ProbeStarted("clock", 0, 11, None)) == "probe 1/11 clock"
+
+
+def test_build_progress_names_the_module_the_count_and_the_jobs():
+    shown = build_progress(BuildStarted("cython_typed", 2, 9, jobs=2))
+    assert shown == "building cython_typed (3/9, 2 at a time)"
 
 
 def test_planned_summary_fills_numpy_and_blas_from_this_process():

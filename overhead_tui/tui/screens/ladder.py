@@ -17,6 +17,8 @@ from textual.widgets import DataTable, ProgressBar, Static
 
 from overhead_tui.analysis.span import span as run_span
 from overhead_tui.present.format import (
+    BUILDING_NOTE,
+    build_progress,
     machine_line,
     probe_progress,
 )
@@ -175,6 +177,8 @@ class LadderScreen(BaseScreen):
             text = f"{current.result.name}: {current.state}"
         elif ladder.running and ladder.probe is not None:
             text = probe_progress(ladder.probe)
+        elif ladder.running and ladder.build is not None:
+            text = build_progress(ladder.build)
         elif ladder.running:
             text = "starting"
         elif ladder.cancelled or ladder.summary.finished:
@@ -226,6 +230,8 @@ def _notes(ladder: LiveLadder) -> str:
     parts = []
     if ladder.running and ladder.probe is not None:
         parts.append("measuring this machine's unit costs once (cached for later runs)")
+    elif ladder.running and ladder.build is not None:
+        parts.append(BUILDING_NOTE)
     if dense is not None:
         parts.append(f"dense kernel: {dense.name}, n={dense.n}")
         if not ladder.running and (faster := below_dense_note(ladder.summary)):

@@ -1,0 +1,91 @@
+"""Build every module a run compiles before anything of it is timed, several at a time.
+
+A cold run compiles its C, C++, Cython, mypyc, Pythran and Nuitka rungs and the probes'
+kernels (a mypyc and a Cython module among them).  Built in the timed workers, one at a time,
+they cost a cold default set about 27 s on a 2-vCPU Zen 3 (2026-12-07: ``cython_typed``
+7.6 s, ``container_access``'s mypyc module about 7 s, ``boxing``'s Cython module about 4 s).
+Here each is built by a worker of its own (``build`` and ``build_probe`` tasks: the
+scenario's ``setup`` on tiny inputs, the probe's ``prepare()``), :func:`usable_cpus` at once,
+before the first probe or rung is timed; nothing is timed while they build, and the timed
+workers then load each from the build cache.  A build that fails here is reported by the
+timed worker that needs it, with its fix (the rung is skipped or fails as without this
+step); a warm cache costs one worker start per module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass
+
+from overhead_tui.engine.events import BuildStarted
+from overhead_tui.engine.plan import rung_dtype
+from overhead_tui.engine.spawn import (
+    Cancel,
+    CommandResult,
+    run_command,
+    worker_command,
+    worker_env,
+)
+from overhead_tui.kit.probing import usable_cpus
+from overhead_tui.plugins.probes import ProbeSpec
+from overhead_tui.plugins.scenarios import ScenarioSpec
+from overhead_tui.summary.records import Settings
+from overhead_tui.worker.protocol import WorkerTask, worker_task
+
+BUILD_TIMEOUT_S = 900.0
+"""Seconds one build worker may take (a cold Nuitka module takes 20–25 s on 2 vCPUs)."""
+
+
+@dataclass(frozen=True)
+class Build:
+    """One module to build: the scenario or probe it is for, and the worker task that builds
+    it."""
+
+    name: str
+    task: WorkerTask
+
+
+def builds(specs: list[ScenarioSpec], settings: Settings, probes: list[ProbeSpec]) -> list[Build]:
+    """What a run builds first: each selected scenario that compiles a module (``builds``),
+    at the dtype it will run at, unless that dtype is not one it supports (it is skipped
+    then), and each probe to be measured that compiles one (``builds``: its ``prepare()``)."""
+    found = [
+        Build(p.name, worker_task("build_probe", p, seed=settings.seed)) for p in probes if p.builds
+    ]
+    for spec in specs:
+        dtype = rung_dtype(spec, settings)
+        if spec.builds and dtype in spec.dtypes:
+            found.append(Build(spec.name, worker_task("build", spec, dtype=dtype,
+                                                      seed=settings.seed)))  # fmt: skip
+    return found
+
+
+def prebuild(
+    wanted: list[Build], python: str, cancel: Cancel, jobs: int | None = None
+) -> Generator[BuildStarted, None, dict[str, CommandResult]]:
+    """Build ``wanted`` with ``python``'s workers, ``jobs`` at once (default: the CPUs this
+    process may run on), yielding ``BuildStarted`` as each starts; returns each worker's
+    result by name (an unfinished one is missing when ``cancel`` was set: it kills them)."""
+    jobs = max(1, jobs or usable_cpus())
+    done: dict[str, CommandResult] = {}
+    if not wanted:
+        return done
+    env = worker_env()
+    queue = list(wanted)
+    running: dict[Future[CommandResult], str] = {}
+    with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="prebuild") as pool:
+        started = 0
+        while queue or running:
+            while queue and len(running) < jobs and not cancel.is_set():
+                build = queue.pop(0)
+                argv = worker_command(python, build.task)
+                running[pool.submit(run_command, argv, BUILD_TIMEOUT_S, env, cancel)] = build.name
+                yield BuildStarted(build.name, started, len(wanted), jobs)
+                started += 1
+            if not running:
+                break
+            finished, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in finished:
+                done[running.pop(future)] = future.result()
+    return done
