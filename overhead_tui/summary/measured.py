@@ -342,11 +342,11 @@ class BuildInfo:
     """Loaded from the per-machine cache (not compiled in this run)."""
     build_s: float | None = None
     """Seconds to build or load it."""
-    compile_s: float | None = None
-    """Seconds its compile took when it was built, in this run or an earlier one (kept in the
-    build cache beside the module: a run that built it before anything was timed,
-    ``engine.prebuild``, loads it cached); None where not recorded."""
     vectorization: list[str] = field(default_factory=list)
     """The compiler's report lines on the loops it vectorised."""
     cache_warning: str | None = field(default=None, metadata=OMIT)
     """Why a private temporary cache was used (an unwritable cache dir)."""
+    compile_s: float | None = field(default=None, metadata=OMIT)
+    """Seconds its compile took when it was built, in this run or an earlier one (kept in the
+    build cache beside the module: a run that built it before anything was timed,
+    ``engine.prebuild``, loads it cached); None where not recorded."""
