@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from overhead_tui.summary.codec import Interval
+from overhead_tui.summary.codec import Interval as Interval  # the analysis' name for it
 
 
 def median_coverage(processes: int) -> float:

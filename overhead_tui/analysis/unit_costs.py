@@ -228,7 +228,7 @@ class UnitCosts:
 
     def interval(self, name: str) -> unc.Interval | None:
         """The interval of the unit cost ``name`` (a field), or the point value twice."""
-        value = getattr(self, name)
+        value: float | None = getattr(self, name)
         if value is None:
             return None
         return self.intervals.get(name, (value, value))

@@ -16,9 +16,9 @@ from overhead_tui.commands.common import (
     run_app,
     settings_problem,
 )
-from overhead_tui.engine.run_dir import SUMMARY_FILE, resolve_runs_parent
+from overhead_tui.engine.run_dir import resolve_runs_parent
 from overhead_tui.summary.interpreters import InterpretersSummary, is_interpreters_summary
-from overhead_tui.summary.records import MAX_SUMMARY_BYTES, RunSummary
+from overhead_tui.summary.records import MAX_SUMMARY_BYTES, SUMMARY_FILE, RunSummary
 
 
 def add_app_options(parser: argparse.ArgumentParser) -> None:

@@ -20,7 +20,7 @@ from overhead_tui.commands.export_paths import check_export_paths
 from overhead_tui.engine.events import (
     RunFinished,
 )
-from overhead_tui.engine.run_dir import SUMMARY_FILE, prepare_run_dir
+from overhead_tui.engine.run_dir import prepare_run_dir
 from overhead_tui.engine.runner import Runner
 from overhead_tui.errors import EXIT_INTERRUPTED, EXIT_USAGE, UsageError
 from overhead_tui.export import export
@@ -30,7 +30,7 @@ from overhead_tui.present.progress import RunProgress
 from overhead_tui.present.tables import render_table
 from overhead_tui.profilers.profile import profile_scenario
 from overhead_tui.profilers.registry import BACKENDS
-from overhead_tui.summary.records import RunSummary
+from overhead_tui.summary.records import SUMMARY_FILE, RunSummary
 
 if TYPE_CHECKING:
     pass

@@ -45,7 +45,7 @@ from overhead_tui.engine.results import (
     merge_environment,
     rung_result,
 )
-from overhead_tui.engine.run_dir import LOG_FILE, LOGS_DIR, SUMMARY_FILE, stderr_log
+from overhead_tui.engine.run_dir import LOG_FILE, LOGS_DIR, stderr_log
 from overhead_tui.engine.run_log import (
     WORKER_END_LINES,
     append_outcome,
@@ -70,7 +70,7 @@ from overhead_tui.machine.host import (
     steal_fraction,
 )
 from overhead_tui.plugins.scenarios import ScenarioSpec
-from overhead_tui.summary.records import ScenarioResult, Settings
+from overhead_tui.summary.records import SUMMARY_FILE, ScenarioResult, Settings
 from overhead_tui.worker.cpu_time import own_cpu_s
 from overhead_tui.worker.protocol import (
     Compiled,

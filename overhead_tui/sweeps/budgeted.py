@@ -29,7 +29,7 @@ from overhead_tui.engine.events import (
     snapshot,
 )
 from overhead_tui.engine.probe_runs import load_run_probes
-from overhead_tui.engine.run_dir import LOG_FILE, POINTS_DIR, SUMMARY_FILE
+from overhead_tui.engine.run_dir import LOG_FILE, POINTS_DIR
 from overhead_tui.engine.run_log import log_line
 from overhead_tui.engine.runner import Runner
 from overhead_tui.engine.spawn import Cancel, RunControl
@@ -37,6 +37,7 @@ from overhead_tui.machine.cpu import read_cpu_model
 from overhead_tui.machine.host import describe_machine
 from overhead_tui.plugins.scenarios import ScenarioSpec
 from overhead_tui.summary.records import (
+    SUMMARY_FILE,
     MachineInfo,
     RunSummary,
     ScenarioResult,

@@ -28,7 +28,7 @@ from overhead_tui.analysis.attribution import attach_profile
 from overhead_tui.analysis.derive import complete_loaded
 from overhead_tui.engine.events import Event, RunFinished
 from overhead_tui.engine.plan import planned_summary
-from overhead_tui.engine.run_dir import SUMMARY_FILE, new_run_dir
+from overhead_tui.engine.run_dir import new_run_dir
 from overhead_tui.engine.runner import Runner
 from overhead_tui.engine.spawn import Cancel
 from overhead_tui.errors import UsageError
@@ -40,7 +40,7 @@ from overhead_tui.profilers.profile import profile_scenario
 from overhead_tui.profilers.registry import detect
 from overhead_tui.summary.interpreters import InterpretersSummary
 from overhead_tui.summary.profile import ProfileRecord
-from overhead_tui.summary.records import RunSummary, Settings
+from overhead_tui.summary.records import SUMMARY_FILE, RunSummary, Settings
 from overhead_tui.tui.actions import ACTIONS, Action, bindings, palette, screen_class
 from overhead_tui.tui.app_export import ExportActions
 from overhead_tui.tui.app_state import RunnerFactory, RunSource
