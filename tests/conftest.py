@@ -270,6 +270,16 @@ def shared_build_cache(cache_home: Path, basetemp: Path) -> None:
     link.symlink_to(shared, target_is_directory=True)
 
 
+def share_session_builds(cache_home: Path) -> None:
+    """Give a test's own cache folder ``cache_home`` (an empty probe cache, a cold start) the
+    session's build cache (:func:`shared_build_cache`), so the modules a cold start builds
+    first are built once a session, not once a test; nothing where the session has none."""
+    shared = Path(os.environ["XDG_CACHE_HOME"]) / "overhead-tui" / "cbuild"
+    if shared.exists():
+        (cache_home / "overhead-tui").mkdir(parents=True, exist_ok=True)
+        (cache_home / "overhead-tui" / "cbuild").symlink_to(shared.resolve())
+
+
 @pytest.fixture(scope="session", autouse=True)
 def private_user_dirs(tmp_path_factory):
     """Point the XDG folders at a temporary folder for the whole session (tests and their

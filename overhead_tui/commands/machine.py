@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
         check_export_paths({"--json": args.json})
     cpu = read_cpu_model()
     probes = load_probes(
-        progress=lambda name: print(f"measuring probe {name} ...", file=sys.stderr, flush=True)
+        progress=lambda step: print(f"{step} (probes) ...", file=sys.stderr, flush=True)
     )
     limits = machine_limits(cpu, probes)
     if to_stdout:  # `--json -`: the JSON alone on stdout, the report on stderr

@@ -38,8 +38,8 @@ def add_options(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """One line per probe (value, unit, spread, layer) and its other figures below it."""
 
-    def progress(name: str) -> None:
-        print(f"measuring {name} ...", file=sys.stderr, flush=True)
+    def progress(step: str) -> None:
+        print(f"{step} ...", file=sys.stderr, flush=True)
 
     prepare_cache()  # an unwritable cache: a temporary one, said before measuring
     python = verified_python(args.python) if args.python else sys.executable

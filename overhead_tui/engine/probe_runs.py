@@ -353,21 +353,31 @@ def load_probes(
     refresh: bool = False,
     progress: Callable[[str], None] | None = None,
 ) -> dict[str, ProbeResult]:
-    """Probe results for this machine and interpreter: from the cache, or measured now.
+    """Probe results for this machine and interpreter: from the cache, or measured now (the
+    probes' modules built first, several at once: ``engine.prebuild``).
 
     Args:
         python: the workers' interpreter (default: this one).
         refresh: measure even when the cache is current.
-        progress: called with each probe's name before it is measured.
+        progress: called with what is done next: "measuring NAME" before each probe is
+            measured, "building NAME" before its modules are built.
     """
-    steps = probe_results(python or sys.executable, refresh, Cancel())
+    from overhead_tui.engine.prebuild import builds, prebuild
+
+    python = python or sys.executable
+    settings = Settings(python=python, refresh_probes=refresh)
+    if len(wanted := builds([], settings, probes_to_measure(settings))) > 1:
+        for build in prebuild(wanted, python, Cancel()):
+            if progress is not None:
+                progress(f"building {build.name}")
+    steps = probe_results(python, refresh, Cancel())
     while True:
         try:
             started = next(steps)
         except StopIteration as done:
             return done.value or {}
         if progress is not None:
-            progress(started.name)
+            progress(f"measuring {started.name}")
 
 
 def probes_to_measure(settings: Settings) -> list[ProbeSpec]:

@@ -5,19 +5,15 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-from pathlib import Path
 
-from tests.conftest import FIXTURES, start_cli
+from tests.conftest import FIXTURES, share_session_builds, start_cli
 
 
 def test_cli_shows_probe_progress_on_a_cold_cache(tmp_path):
     """An empty probe cache: the probes' modules are built first (from the session's shared
     build cache, where another test built them), then the probes are measured, each said."""
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
-    shared = Path(os.environ["XDG_CACHE_HOME"]) / "overhead-tui" / "cbuild"
-    if shared.exists():  # the session's build cache (tests/conftest.py: shared_build_cache)
-        (tmp_path / "cache" / "overhead-tui").mkdir(parents=True)
-        (tmp_path / "cache" / "overhead-tui" / "cbuild").symlink_to(shared.resolve())
+    share_session_builds(tmp_path / "cache")
     process = start_cli(
         "run",
         "--scenarios-dir",

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, share_session_builds
 from tests.e2e.test_cold_start import _children_of
 
 
@@ -30,7 +30,8 @@ def test_ctrl_c_stops_the_command_at_once(argv, first, tmp_path):
     cache = tmp_path / "cache"
     env = {**os.environ, "XDG_CACHE_HOME": str(cache), "XDG_DATA_HOME": str(tmp_path / "d")}
     cached = cache / "overhead-tui" / "probes.json"
-    cached.parent.mkdir(parents=True)
+    share_session_builds(cache)  # the probes' modules, built before they are measured
+    cached.parent.mkdir(parents=True, exist_ok=True)
     cached.write_text("{}")  # an older cache that must survive the interrupted refresh
     process = subprocess.Popen(
         [sys.executable, "-m", "overhead_tui", *argv],
