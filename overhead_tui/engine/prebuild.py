@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Generator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
+from typing import Literal
 
 from overhead_tui.engine.events import BuildStarted
 from overhead_tui.engine.plan import rung_dtype
@@ -31,7 +32,8 @@ from overhead_tui.kit.probing import usable_cpus
 from overhead_tui.plugins.probes import ProbeSpec
 from overhead_tui.plugins.scenarios import ScenarioSpec
 from overhead_tui.summary.records import Settings
-from overhead_tui.worker.protocol import WorkerTask, worker_task
+from overhead_tui.worker.protocol import Build as BuildMessage
+from overhead_tui.worker.protocol import Error, WorkerTask, worker_task
 
 BUILD_TIMEOUT_S = 900.0
 """Seconds one build worker may take (a cold Nuitka module takes 20–25 s on 2 vCPUs)."""
@@ -59,6 +61,27 @@ def builds(specs: list[ScenarioSpec], settings: Settings, probes: list[ProbeSpec
             found.append(Build(spec.name, worker_task("build", spec, dtype=dtype,
                                                       seed=settings.seed)))  # fmt: skip
     return found
+
+
+BuildOutcome = Literal["built", "cached", "prepared", "unavailable", "stopped", "failed"]
+"""What a build worker did (the ``prebuilt`` line of ``log.jsonl``): compiled its rung's
+module, found it in the cache, ran a probe's ``prepare()``, found the rung cannot run here (no
+such CPU feature, a missing tool: the timed worker says so), was stopped (Ctrl-C), or failed
+(the timed worker builds it again and reports why)."""
+
+
+def build_outcome(result: CommandResult) -> BuildOutcome:
+    """What the build worker that gave ``result`` did (:data:`BuildOutcome`)."""
+    if result.returncode == 0:
+        if (built := result.message(BuildMessage)) is None:
+            return "prepared"
+        return "cached" if built.info.cached else "built"
+    error = result.message(Error)
+    if error is not None and error.cause in ("unavailable", "missing_dependency"):
+        return "unavailable"
+    if result.returncode is None or result.returncode < 0:
+        return "stopped"
+    return "failed"
 
 
 def prebuild(

@@ -360,7 +360,7 @@ def load_probes(
         python: the workers' interpreter (default: this one).
         refresh: measure even when the cache is current.
         progress: called with what is done next: "measuring NAME" before each probe is
-            measured, "building NAME" before its modules are built.
+            measured, "preparing NAME" before its modules are built (or found cached).
     """
     from overhead_tui.engine.prebuild import builds, prebuild
 
@@ -369,7 +369,7 @@ def load_probes(
     if len(wanted := builds([], settings, probes_to_measure(settings))) > 1:
         for build in prebuild(wanted, python, Cancel()):
             if progress is not None:
-                progress(f"building {build.name}")
+                progress(f"preparing {build.name}")
     steps = probe_results(python, refresh, Cancel())
     while True:
         try:

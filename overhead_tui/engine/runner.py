@@ -38,7 +38,7 @@ from overhead_tui.engine.plan import (
     run_order,
     rung_plan,
 )
-from overhead_tui.engine.prebuild import builds, prebuild
+from overhead_tui.engine.prebuild import build_outcome, builds, prebuild
 from overhead_tui.engine.probe_runs import load_run_probes, probes_to_measure
 from overhead_tui.engine.results import (
     WorkerEnding,
@@ -70,9 +70,11 @@ from overhead_tui.machine.host import (
     steal_fraction,
 )
 from overhead_tui.plugins.scenarios import ScenarioSpec
+from overhead_tui.summary.measured import BuildInfo
 from overhead_tui.summary.records import SUMMARY_FILE, ScenarioResult, Settings
 from overhead_tui.worker.cpu_time import own_cpu_s
 from overhead_tui.worker.protocol import (
+    Build,
     Compiled,
     Done,
     Environment,
@@ -139,6 +141,8 @@ class Runner(RunControl):
         self._child: Child | None = None
         self.summary = planned_summary(specs, settings, self.run_dir)
         self._environment_seen = False
+        self._built: dict[str, BuildInfo] = {}
+        """The modules this run's build phase compiled (not found cached), by rung."""
         self.cpu = read_cpu_model()
 
     def events(self) -> Iterator[Event]:
@@ -191,10 +195,13 @@ class Runner(RunControl):
         results = yield from prebuild(
             wanted, self.settings.python or sys.executable, self.cancellation
         )
+        for name, result in results.items():
+            if (found := result.message(Build)) is not None and not found.info.cached:
+                self._built[name] = found.info
         log_line(
             log,
             "prebuilt",
-            modules={name: r.returncode for name, r in results.items()},
+            modules={name: build_outcome(r) for name, r in results.items()},
             wall_s=round(self.clock() - began, 3),
         )
 
@@ -245,6 +252,9 @@ class Runner(RunControl):
             settings.timeout_s,
             self.cancelled,
         )
+        if (built := self._built.get(spec.name)) is not None and result.build is not None:
+            # its timed worker loaded what this run's build phase compiled a moment before
+            result.build = replace(result.build, cached=False, build_s=built.build_s)
         if not workers:  # cancelled before its worker could start
             log_line(log, "result", name=spec.name, status=result.status)
             return result

@@ -304,15 +304,15 @@ def build(
                     command, module_name, source, folder, declarations, cc
                 )
                 info["cached"] = False
-                info["compile_s"] = time.perf_counter() - started
-                (folder / f"{module_name}.secs.txt").write_text(f"{info['compile_s']:.3f}")
+                info["cold_build_s"] = time.perf_counter() - started
+                (folder / f"{module_name}.secs.txt").write_text(f"{info['cold_build_s']:.3f}")
                 existing = _find(folder, module_name)
     if "cached" not in info:
         info["cached"] = True
         info["command"] = _read(folder, module_name, "cmd") or info["command"]
         info["vectorization"] = _read(folder, module_name, "vec").splitlines()
         with contextlib.suppress(ValueError):  # an older cache has no .secs.txt
-            info["compile_s"] = float(_read(folder, module_name, "secs"))
+            info["cold_build_s"] = float(_read(folder, module_name, "secs"))
     if existing is None:
         raise BuildError(f"{cc} built {module_name} but no extension file was found")
     module = _load(module_name, existing)

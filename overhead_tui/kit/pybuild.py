@@ -360,7 +360,7 @@ def _compile(
 ) -> dict[str, Any]:
     """Run the build in a private folder inside ``folder`` and move into ``folder`` its source,
     setup script, generated C, log (``.log.txt``) and record (``.build.json``), the extension
-    last; returns the record (command, the C compile flags as run, and ``compile_s``: seconds
+    last; returns the record (command, the C compile flags as run, and ``cold_build_s``: seconds
     since ``started``, a ``time.perf_counter()`` taken when the build began)."""
     source_name, script_name = f"{module_name}{spec.suffix}", f"{module_name}.setup.py"
     # -save-temps=obj keeps the assembly gcc made of the module (beside its object file): the
@@ -388,7 +388,7 @@ def _compile(
             raise _failure(spec, module_name, output)
         shown = _shown_command(spec, cc, flags, module_name)
         record = _record(shown, compile_flags(output, cc) or flags)
-        record["compile_s"] = round(time.perf_counter() - started, 3)
+        record["cold_build_s"] = round(time.perf_counter() - started, 3)
         (work / f"{module_name}.log.txt").write_text(output, encoding="utf-8")
         (work / f"{module_name}.build.json").write_text(json.dumps(record), encoding="utf-8")
         generated = work / spec.generated_c.format(module=module_name)
@@ -430,8 +430,8 @@ def _read_record(folder: Path, module_name: str) -> dict[str, Any] | None:
     if not isinstance(record, dict) or not isinstance(record.get("command"), str):
         return None
     found = _record(record["command"], [str(f) for f in record.get("flags", [])])
-    if isinstance(seconds := record.get("compile_s"), int | float):
-        found["compile_s"] = float(seconds)
+    if isinstance(seconds := record.get("cold_build_s"), int | float):
+        found["cold_build_s"] = float(seconds)
     return found
 
 

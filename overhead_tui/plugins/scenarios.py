@@ -113,6 +113,8 @@ class ScenarioSpec:
     lines): views number the kernel as the file and the profilers do."""
     dense_kernel: bool = False
     requires: tuple[str, ...] = ()
+    """Modules its worker needs beyond numpy (``REQUIRES``; a C rung, which declares ``SOURCE``
+    and ``FLAGS``, needs cffi besides): a missing one skips the rung with the pip fix."""
     shapes: bool = False
     """Declares ``SHAPES = True``: the kernel handles m × k times k × n with m, k, n unequal."""
     processes: int = 0
@@ -230,7 +232,7 @@ def read_spec(path: Path, fix: str = IN_A_FOLDER) -> ScenarioSpec:
         kernel_source=_kernel_source(source, tree)[0],
         kernel_lines=_kernel_source(source, tree)[1],
         dense_kernel=bool(values.get("DENSE_KERNEL", False)),
-        requires=_string_tuple(values.get("REQUIRES", ()), path, "REQUIRES"),
+        requires=_requires(values, assigned, path),
         shapes=_flag(values.get("SHAPES", False), path, "SHAPES"),
         processes=declared_processes(values.get("PROCESSES", 0), path),
         sets=tuple(dict.fromkeys(_string_tuple(values["SETS"], path, "SETS"))),
@@ -284,6 +286,14 @@ def _check_kernel(path: Path, assigned: set[str], values: dict[str, Any], kernel
         f"{path}: missing function kernel(); fix: define it (a C rung may instead declare "
         "SOURCE and FLAGS, a compiled-Python rung SOURCE and COMPILER)"
     )
+
+
+def _requires(values: dict[str, Any], assigned: set[str], path: Path) -> tuple[str, ...]:
+    """``REQUIRES``, with cffi for a C rung (it declares ``SOURCE`` and ``FLAGS``: cffi builds
+    and loads it), so a worker's interpreter without cffi skips it with the fix."""
+    declared = _string_tuple(values.get("REQUIRES", ()), path, "REQUIRES")
+    c_rung = {"SOURCE", "FLAGS"} <= assigned and "cffi" not in declared
+    return (*declared, "cffi") if c_rung else declared
 
 
 def _assigned(tree: ast.Module) -> set[str]:

@@ -167,11 +167,15 @@ def probe_progress(probe: ProbeStarted) -> str:
 def build_progress(build: BuildStarted) -> str:
     """What the run does while it builds the modules it compiles, before anything is timed:
     which, how many, how many at once (short, as :func:`probe_progress`)."""
-    return f"building {build.name} ({build.index + 1}/{build.total}, {build.jobs} at a time)"
+    return f"preparing {build.name} ({build.index + 1}/{build.total}, {build.jobs} at a time)"
 
 
-BUILDING_NOTE = "building the modules the run compiles, once (cached for later runs)"
-"""Why a run builds before it times anything (the CLI's first line of it, the app's note)."""
+BUILDING_NOTE = (
+    "preparing the modules the run compiles (each built once per machine, then loaded from "
+    "the cache)"
+)
+"""What a run does before it times anything (the CLI's first line of it, the app's note): a
+warm run finds every module cached, a cold one builds them."""
 
 
 def machine_line(summary_machine: object) -> str:

@@ -41,7 +41,8 @@ def render_table(summary: RunSummary) -> str:
         lines.append(f"  ({faster})")
     if grouped:
         lines.append(
-            f"  {len(grouped)} rungs skipped: they do not support {summary.settings.dtype} "
+            f"  {len(grouped)} {'rung' if len(grouped) == 1 else 'rungs'} skipped: "
+            f"{'it does' if len(grouped) == 1 else 'they do'} not support {summary.settings.dtype} "
             f"(see `overhead-tui list` for each rung's dtypes)"
         )
     note = dense_reference_note(summary)

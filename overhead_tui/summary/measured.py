@@ -346,7 +346,7 @@ class BuildInfo:
     """The compiler's report lines on the loops it vectorised."""
     cache_warning: str | None = field(default=None, metadata=OMIT)
     """Why a private temporary cache was used (an unwritable cache dir)."""
-    compile_s: float | None = field(default=None, metadata=OMIT)
-    """Seconds its compile took when it was built, in this run or an earlier one (kept in the
-    build cache beside the module: a run that built it before anything was timed,
-    ``engine.prebuild``, loads it cached); None where not recorded."""
+    cold_build_s: float | None = field(default=None, metadata=OMIT)
+    """Seconds it took to build from source, in this run or an earlier one (kept in the build
+    cache beside the module), so a warm run still says what a cold one costs; None where not
+    recorded (a cache written before it was kept)."""

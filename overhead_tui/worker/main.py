@@ -432,10 +432,15 @@ def run_build(task: WorkerTask, channel: _Channel) -> int:
         else:
             module = import_scenario(task.path, task.name)
             module.setup(*make_inputs(BUILD_N, task.dtype, task.seed))
+            from overhead_tui.worker.compiled_rung import rung_build
+
+            if (built := rung_build(module, task.name)) is not None:
+                channel.emit(Build(built))  # built now, or found in the cache
     except ModuleNotFoundError as exc:
         return _missing_module(channel, task, exc)
     except Exception as exc:
-        return _error(channel, "exception", exc)
+        failed: ErrorCause = "unavailable" if type(exc).__name__ == "Unavailable" else "setup"
+        return _error(channel, failed, exc)
     return 0
 
 

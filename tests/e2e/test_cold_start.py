@@ -30,8 +30,8 @@ def test_cli_shows_probe_progress_on_a_cold_cache(tmp_path):
     try:
         assert process.stderr is not None
         first = process.stderr.readline()  # blocks until the first line (or the end)
-        assert first.startswith("building the modules the run compiles"), first
-        while (line := process.stderr.readline()).startswith("building "):
+        assert first.startswith("preparing the modules the run compiles"), first
+        while (line := process.stderr.readline()).startswith("preparing "):
             pass  # one line per module (\r-separated on a terminal, here lines)
         assert line.startswith("measuring ") and "once per machine and interpreter" in line
         assert process.stderr.readline().startswith("probe 1/")  # while the first is measured

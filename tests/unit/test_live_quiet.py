@@ -94,7 +94,7 @@ def test_probe_progress_names_the_probe_the_count_and_the_time_left():
 
 def test_build_progress_names_the_module_the_count_and_the_jobs():
     shown = build_progress(BuildStarted("cython_typed", 2, 9, jobs=2))
-    assert shown == "building cython_typed (3/9, 2 at a time)"
+    assert shown == "preparing cython_typed (3/9, 2 at a time)"
 
 
 def test_planned_summary_fills_numpy_and_blas_from_this_process():

@@ -87,3 +87,30 @@ def test_a_failed_build_is_left_to_the_timed_worker(tmp_path):
     except StopIteration as stop:
         (result,) = stop.value.values()
     assert result.returncode != 0 and "no compiler today" in result.stdout + result.stderr
+
+
+def test_each_build_workers_outcome_is_named():
+    """The ``prebuilt`` log line names what each build worker did, from its exit and its
+    messages: a rung that cannot run here is not a failed build."""
+    from overhead_tui.engine.prebuild import build_outcome
+    from overhead_tui.engine.spawn import CommandResult
+    from overhead_tui.summary.measured import BuildInfo
+    from overhead_tui.worker.protocol import Build, Error
+
+    def ended(code, *messages):
+        return CommandResult(code, False, "", "", list(messages))
+
+    assert build_outcome(ended(0, Build(BuildInfo(cached=False)))) == "built"
+    assert build_outcome(ended(0, Build(BuildInfo(cached=True)))) == "cached"
+    assert build_outcome(ended(0)) == "prepared"  # a probe's prepare(): no build record
+    assert build_outcome(ended(3, Error(cause="unavailable", message="no AMX"))) == "unavailable"
+    assert build_outcome(ended(3, Error(cause="setup", message="syntax error"))) == "failed"
+    assert build_outcome(ended(-9)) == "stopped"
+
+
+def test_a_c_rung_requires_cffi_so_a_worker_without_it_skips_it_with_the_fix(tmp_path):
+    declared = tmp_path / "declared_c.py"
+    declared.write_text(HEADER.replace("SOURCE", "REQUIRES = ('numpy',)\nSOURCE"))
+    assert read_spec(declared).requires == ("numpy", "cffi")
+    specs = {s.name: s for s in discover()}
+    assert "cffi" in specs["c_naive_O2"].requires and "cffi" not in specs["python_naive"].requires
