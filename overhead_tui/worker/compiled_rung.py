@@ -92,7 +92,8 @@ def _with_spread(module: Any, task: WorkerTask, timing: ResidentTiming) -> Resid
 def _timed_with(
     module: Any, task: WorkerTask, inputs: tuple[Any, Any], order: int | None = None
 ) -> list[float] | None:
-    """Seconds per multiply-add of ``RESIDENT_SAMPLES`` samples of the rung's kernel set up on
+    """Seconds per multiply-add of up to ``RESIDENT_SAMPLES`` samples (three once they agree
+    within 1 %: ``kit.probing.settled``, as a probe's timings stop) of the rung's kernel set up on
     ``inputs`` (A, B, of ``order``: the run's n by default) instead of the run's; None when its
     set-up or kernel fails with them, or its set-up makes lists or tuples of them (a kernel
     over Python objects reads the objects the allocator placed, never the pages of ``inputs``:
@@ -100,6 +101,7 @@ def _timed_with(
     copies in one run and 3 % slower in the next, a timing of nothing the copies control)."""
     import numpy as np
 
+    from overhead_tui.kit.probing import settled
     from overhead_tui.kit.timing import RESIDENT_SAMPLES, calibrate, time_calls
 
     try:
@@ -114,9 +116,9 @@ def _timed_with(
                 args[index] = waiting.pop(0)
         warm_s, _ = time_calls(module.kernel, tuple(args), 1)
         loops, _ = calibrate(module.kernel, tuple(args), warm_s, task.min_sample_s)
-        samples = [
-            time_calls(module.kernel, tuple(args), loops)[0] for _ in range(RESIDENT_SAMPLES)
-        ]
+        samples: list[float] = []
+        while len(samples) < RESIDENT_SAMPLES and not settled(samples):
+            samples.append(time_calls(module.kernel, tuple(args), loops)[0])
     except Exception:
         return None
     return [s / (order or task.n) ** 3 for s in samples]

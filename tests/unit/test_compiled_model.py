@@ -382,12 +382,14 @@ def test_the_resident_inputs_are_one_physical_page_and_the_kernel_runs_on_them()
     rung = types.SimpleNamespace(setup=lambda x, y: (x.copy(), y.copy()), kernel=np.matmul)
     spec = WorkerTask("run", "x", "x.py", n=64, min_sample_s=0.001)
     timing = time_resident(rung, spec)
-    assert timing is not None and timing.n == 64 and len(timing.samples_s_per_fma) == 5
+    # up to five samples, three when they agree within 1 % (kit.probing.settled)
+    assert timing is not None and timing.n == 64 and 3 <= len(timing.samples_s_per_fma) <= 5
     assert time_resident(rung, WorkerTask("run", "x", "x.py", n=64, dtype="int8")) is None
     placed = time_resident(rung, spec, np.ones((64, 64)), np.ones((64, 64)))
     assert placed is not None
     # timed on fresh copies where huge pages were granted, and only then
-    assert len(placed.huge_page_samples_s_per_fma) == (5 if placed.huge_page_share else 0)
+    huge = len(placed.huge_page_samples_s_per_fma)
+    assert (3 <= huge <= 5) if placed.huge_page_share else huge == 0
 
 
 def test_py_spy_and_scalene_lines_disagree_with_the_reason_on_the_recorded_loop():
