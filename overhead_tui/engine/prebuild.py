@@ -40,7 +40,7 @@ BUILD_TIMEOUT_S = 900.0
 
 
 @dataclass(frozen=True)
-class Build:
+class BuildJob:
     """One module to build: the scenario or probe it is for, and the worker task that builds
     it."""
 
@@ -48,17 +48,21 @@ class Build:
     task: WorkerTask
 
 
-def builds(specs: list[ScenarioSpec], settings: Settings, probes: list[ProbeSpec]) -> list[Build]:
+def builds(
+    specs: list[ScenarioSpec], settings: Settings, probes: list[ProbeSpec]
+) -> list[BuildJob]:
     """What a run builds first: each selected scenario that compiles a module (``builds``),
     at the dtype it will run at, unless that dtype is not one it supports (it is skipped
     then), and each probe to be measured that compiles one (``builds``: its ``prepare()``)."""
     found = [
-        Build(p.name, worker_task("build_probe", p, seed=settings.seed)) for p in probes if p.builds
+        BuildJob(p.name, worker_task("build_probe", p, seed=settings.seed))
+        for p in probes
+        if p.builds
     ]
     for spec in specs:
         dtype = rung_dtype(spec, settings)
         if spec.builds and dtype in spec.dtypes:
-            found.append(Build(spec.name, worker_task("build", spec, dtype=dtype,
+            found.append(BuildJob(spec.name, worker_task("build", spec, dtype=dtype,
                                                       seed=settings.seed)))  # fmt: skip
     return found
 
@@ -85,7 +89,7 @@ def build_outcome(result: CommandResult) -> BuildOutcome:
 
 
 def prebuild(
-    wanted: list[Build], python: str, cancel: Cancel, jobs: int | None = None
+    wanted: list[BuildJob], python: str, cancel: Cancel, jobs: int | None = None
 ) -> Generator[BuildStarted, None, dict[str, CommandResult]]:
     """Build ``wanted`` with ``python``'s workers, ``jobs`` at once (default: the CPUs this
     process may run on), yielding ``BuildStarted`` as each starts; returns each worker's
