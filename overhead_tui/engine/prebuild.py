@@ -35,8 +35,9 @@ from overhead_tui.summary.records import Settings
 from overhead_tui.worker.protocol import Build as BuildMessage
 from overhead_tui.worker.protocol import Error, WorkerTask, worker_task
 
-BUILD_TIMEOUT_S = 900.0
-"""Seconds one build worker may take (a cold Nuitka module takes 20–25 s on 2 vCPUs)."""
+BUILD_TIMEOUT_S = 120.0
+"""Seconds one build worker may take by default, as a timed worker (a run passes its own
+``--timeout``; a cold Nuitka module takes 20–25 s on 2 vCPUs)."""
 
 
 @dataclass(frozen=True)
@@ -67,11 +68,13 @@ def builds(
     return found
 
 
-BuildOutcome = Literal["built", "cached", "prepared", "unavailable", "stopped", "failed"]
+BuildOutcome = Literal[
+    "built", "cached", "prepared", "unavailable", "timed_out", "stopped", "failed"
+]
 """What a build worker did (the ``prebuilt`` line of ``log.jsonl``): compiled its rung's
 module, found it in the cache, ran a probe's ``prepare()``, found the rung cannot run here (no
-such CPU feature, a missing tool: the timed worker says so), was stopped (Ctrl-C), or failed
-(the timed worker builds it again and reports why)."""
+such CPU feature, a missing tool: the timed worker says so), ran past the run's ``--timeout``,
+was stopped (Ctrl-C), or failed (the timed worker builds it again and reports why)."""
 
 
 def build_outcome(result: CommandResult) -> BuildOutcome:
@@ -83,17 +86,24 @@ def build_outcome(result: CommandResult) -> BuildOutcome:
     error = result.message(Error)
     if error is not None and error.cause in ("unavailable", "missing_dependency"):
         return "unavailable"
+    if result.timed_out:
+        return "timed_out"
     if result.returncode is None or result.returncode < 0:
         return "stopped"
     return "failed"
 
 
 def prebuild(
-    wanted: list[BuildJob], python: str, cancel: Cancel, jobs: int | None = None
+    wanted: list[BuildJob],
+    python: str,
+    cancel: Cancel,
+    jobs: int | None = None,
+    timeout_s: float = BUILD_TIMEOUT_S,
 ) -> Generator[BuildStarted, None, dict[str, CommandResult]]:
     """Build ``wanted`` with ``python``'s workers, ``jobs`` at once (default: the CPUs this
-    process may run on), yielding ``BuildStarted`` as each starts; returns each worker's
-    result by name (an unfinished one is missing when ``cancel`` was set: it kills them)."""
+    process may run on), each killed after ``timeout_s``, yielding ``BuildStarted`` as each
+    starts; returns each worker's result by name (an unfinished one is missing when
+    ``cancel`` was set: it kills them)."""
     jobs = max(1, jobs or usable_cpus())
     done: dict[str, CommandResult] = {}
     if not wanted:
@@ -107,7 +117,7 @@ def prebuild(
             while queue and len(running) < jobs and not cancel.is_set():
                 build = queue.pop(0)
                 argv = worker_command(python, build.task)
-                running[pool.submit(run_command, argv, BUILD_TIMEOUT_S, env, cancel)] = build.name
+                running[pool.submit(run_command, argv, timeout_s, env, cancel)] = build.name
                 yield BuildStarted(build.name, started, len(wanted), jobs)
                 started += 1
             if not running:

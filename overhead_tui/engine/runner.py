@@ -192,8 +192,9 @@ class Runner(RunControl):
         if len(wanted) < 2 or self.cancelled:
             return
         began = self.clock()
+        python = self.settings.python or sys.executable
         results = yield from prebuild(
-            wanted, self.settings.python or sys.executable, self.cancellation
+            wanted, python, self.cancellation, timeout_s=self.settings.timeout_s
         )
         for name, result in results.items():
             if (found := result.message(Build)) is not None and not found.info.cached:

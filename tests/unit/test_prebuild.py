@@ -106,6 +106,25 @@ def test_each_build_workers_outcome_is_named():
     assert build_outcome(ended(3, Error(cause="unavailable", message="no AMX"))) == "unavailable"
     assert build_outcome(ended(3, Error(cause="setup", message="syntax error"))) == "failed"
     assert build_outcome(ended(-9)) == "stopped"
+    assert build_outcome(CommandResult(-9, True, "", "")) == "timed_out"
+
+
+def test_a_build_that_hangs_is_killed_after_the_runs_timeout(tmp_path):
+    scenario = tmp_path / "hangs_building.py"
+    scenario.write_text(
+        HEADER + "def setup(a, b):\n    import time\n    time.sleep(60)\n"
+        "def kernel(a, b):\n    return a @ b\n"
+    )
+    from overhead_tui.engine.prebuild import build_outcome
+
+    generator = prebuild(builds([read_spec(scenario)], Settings(), []), sys.executable, Cancel(),
+                         timeout_s=1.0)  # fmt: skip
+    try:
+        while True:
+            next(generator)
+    except StopIteration as stop:
+        (result,) = stop.value.values()
+    assert build_outcome(result) == "timed_out"
 
 
 def test_a_c_rung_requires_cffi_so_a_worker_without_it_skips_it_with_the_fix(tmp_path):
