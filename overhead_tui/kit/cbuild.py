@@ -167,17 +167,23 @@ def build_key(
 
 def usable_cache_dir() -> tuple[Path, str | None]:
     """Where built C rungs are kept, created: (user cache dir / cbuild, None), or a private
-    temporary one when that is not writable: (folder, a warning naming it and the fix).
+    temporary one when that is not writable: (folder, a warning naming it and the fix); the
+    parent's warning where it moved the cache itself before starting this worker.
 
     Raises:
         Unavailable: no writable folder at all.
     """
-    from overhead_tui.kit.folders import private_temp_cache, user_cache_dir, writable_problem
+    from overhead_tui.kit.folders import (
+        CACHE_WARNING_ENV,
+        private_temp_cache,
+        user_cache_dir,
+        writable_problem,
+    )
 
     path = user_cache_dir() / "cbuild"
     problem = writable_problem(path)
-    if problem is None:
-        return path, None
+    if problem is None:  # the parent's own fallback, if it moved the cache (folders.ensure_cache)
+        return path, os.environ.get(CACHE_WARNING_ENV) or None
     fix = "fix: set XDG_CACHE_HOME to a writable folder"
     fallback = private_temp_cache()
     if fallback is None or writable_problem(fallback / "overhead-tui" / "cbuild") is not None:

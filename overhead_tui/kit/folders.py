@@ -25,6 +25,11 @@ CACHE_ENV = "XDG_CACHE_HOME"
 WORKER_CACHE_ENV = "OVERHEAD_TUI_CACHE_DIR"
 """The variable that hands the parent's user cache dir to its workers."""
 
+CACHE_WARNING_ENV = "OVERHEAD_TUI_CACHE_WARNING"
+"""The variable that hands the parent's warning to its workers when it moved the cache to a
+temporary folder (:func:`ensure_cache`): each build they record carries it (``BuildInfo.
+cache_warning``), since the workers themselves only see a writable cache."""
+
 
 def writable_problem(folder: Path) -> str | None:
     """Why files cannot be written in ``folder`` (created when missing), or None if they can.
@@ -95,10 +100,12 @@ def ensure_cache() -> str | None:
             f"folder {tempfile.gettempdir()}; {fix}"
         )
     os.environ[CACHE_ENV] = str(fallback)
-    return (
-        f"warning: the cache folder {folder} is not writable ({problem}); using {fallback} "
-        f"for now (probes are measured again, C rungs rebuilt); {fix}"
+    said = (
+        f"the cache folder {folder} is not writable ({problem}); using {fallback} for now "
+        f"(probes are measured again, C rungs rebuilt); {fix}"
     )
+    os.environ[CACHE_WARNING_ENV] = said
+    return f"warning: {said}"
 
 
 STALE_BUILD_S = 3600.0

@@ -14,6 +14,7 @@ import pytest
 from overhead_tui.engine.run_dir import prepare_run_dir, unlock_run_dir
 from overhead_tui.errors import UsageError
 from overhead_tui.kit import cbuild, folders
+from overhead_tui.summary.records import RunSummary
 from tests.conftest import FAST, FAULTY, FIXTURES, start_cli
 
 
@@ -146,6 +147,9 @@ def test_an_unwritable_cache_falls_back_with_a_warning_and_c_rungs_run(tmp_path)
     assert f"{cache}/overhead-tui" in warning and "XDG_CACHE_HOME" in warning
     assert str(temp) in warning  # the temporary cache in use
     assert "Traceback" not in proc.stderr
+    # and the rung's build record says where it was built (the workers saw a writable cache)
+    build = RunSummary.load(tmp_path / "run" / "summary.json").scenario("c_naive_O2").build
+    assert build.cache_warning is not None and str(temp) in build.cache_warning
 
 
 def test_build_cache_falls_back_to_a_private_temporary_folder(tmp_path, monkeypatch):
