@@ -31,6 +31,7 @@ from overhead_tui.engine.spawn import (
     worker_env,
 )
 from overhead_tui.errors import UsageError
+from overhead_tui.kit.probing import settled
 from overhead_tui.kit.simd import PEAK_ISA_VARIABLE, best_isa, chosen_isa
 from overhead_tui.machine.cgroup import cpus_seen
 from overhead_tui.machine.host import cpu_model, other_cpu_fraction, read_cpu_times
@@ -231,11 +232,7 @@ def measure_probe(
 def tight(runs: list[Probe]) -> bool:
     """At least :data:`FIRST_PROCESSES` processes whose values are within :data:`TIGHT` of
     their median: a further process is not needed."""
-    values = sorted(r.value for r in runs if r.value is not None)
-    if len(values) < FIRST_PROCESSES:
-        return False
-    middle = statistics.median(values)
-    return bool(middle) and (values[-1] - values[0]) / abs(middle) <= TIGHT
+    return settled([r.value for r in runs if r.value is not None], TIGHT, FIRST_PROCESSES)
 
 
 def _measure_once(

@@ -12,6 +12,7 @@ Probes import from the package only through this module; the SIMD helpers of
 
 from __future__ import annotations
 
+import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -64,14 +65,13 @@ SETTLED_ROUNDS = 3
 """Rounds a timing always takes before :data:`SETTLED` may stop it."""
 
 
-def settled(samples: list[float], share: float = SETTLED) -> bool:
-    """At least :data:`SETTLED_ROUNDS` samples whose range is within ``share`` of their
-    median (positive samples only: a probe's per-call seconds)."""
-    if len(samples) < SETTLED_ROUNDS:
+def settled(samples: list[float], share: float = SETTLED, least: int = SETTLED_ROUNDS) -> bool:
+    """At least ``least`` samples whose range is within ``share`` of their median (a timing's
+    samples here; a probe's processes in ``engine.probe_runs.tight``)."""
+    if len(samples) < least:
         return False
-    ordered = sorted(samples)
-    middle = ordered[len(ordered) // 2]
-    return middle > 0 and (ordered[-1] - ordered[0]) / middle <= share
+    middle = statistics.median(samples)
+    return bool(middle) and (max(samples) - min(samples)) / abs(middle) <= share
 
 
 class ProbeContext:

@@ -125,6 +125,10 @@ class Tool:
     first ``.s`` file found (the build makes one)."""
     setuptools: bool = True
     """Whether it builds through setuptools (Nuitka does not)."""
+    real_cc: bool = False
+    """Whether ``CC`` is handed as its real file: Nuitka tells compilers apart by the file's
+    name, and took ``/usr/bin/cc`` (a link to gcc) for an unknown one and built the module as
+    C++, which failed."""
 
 
 TOOLS = {
@@ -132,7 +136,8 @@ TOOLS = {
     "mypyc": Tool("mypyc", "mypy", ".py", MYPYC_SCRIPT, "build/__native.c"),
     "pythran": Tool("Pythran", "pythran", ".py", PYTHRAN_SCRIPT, "{module}.cpp", "C++"),
     "nuitka": Tool("Nuitka", "nuitka", ".py", NUITKA_SCRIPT, "{module}.build/module.{module}.c",
-                   assembly="{module}.build/module.{module}.s", setuptools=False),
+                   assembly="{module}.build/module.{module}.s", setuptools=False,
+                   real_cc=True),
 }  # fmt: skip
 """The tools :func:`build_python` drives, by the name a rung passes."""
 RECIPE = "setuptools build_ext --inplace, CC and CFLAGS (Python's, -g0), -save-temps=obj (5)"
@@ -331,8 +336,8 @@ def _environment(spec: Tool, cc: str, flags: list[str]) -> dict[str, str]:
     ``CXXFLAGS`` as well (newer setuptools compile C++ with them, older ones with ``CC`` and
     ``CFLAGS``)."""
     cflags = shlex.join([*python_cflags(), NO_DEBUG_INFO, *flags])
-    if not spec.setuptools and os.path.isabs(cc):  # Nuitka knows gcc by its file's name:
-        cc = os.path.realpath(cc)  # /usr/bin/cc (unknown to it) built the module as C++
+    if spec.real_cc and os.path.isabs(cc):
+        cc = os.path.realpath(cc)
     cxx = {"CXX": cc, "CXXFLAGS": cflags} if spec.language == "C++" else {}
     return {"CC": cc, "CFLAGS": cflags, **cxx}
 

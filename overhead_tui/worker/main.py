@@ -176,6 +176,13 @@ def _missing_module(channel: _Channel, task: WorkerTask, exc: ModuleNotFoundErro
     return _error(channel, kind, exc)
 
 
+def _setup_error(channel: _Channel, exc: BaseException) -> int:
+    """A scenario's set-up (its build among it) failed: ``unavailable`` where it raised the
+    kit's ``Unavailable`` (the rung cannot run here), else ``setup``."""
+    failed: ErrorCause = "unavailable" if type(exc).__name__ == "Unavailable" else "setup"
+    return _error(channel, failed, exc)
+
+
 def _error(channel: _Channel, kind: ErrorCause, exc: BaseException) -> int:
     tb = "".join(traceback.format_exception(exc)[-6:])
     message = f"{type(exc).__name__}: {exc}".strip()
@@ -216,8 +223,7 @@ def run(task: WorkerTask, channel: _Channel) -> int:
     except MemoryError as exc:
         return _error(channel, "memory", exc)
     except Exception as exc:
-        failed: ErrorCause = "unavailable" if type(exc).__name__ == "Unavailable" else "setup"
-        return _error(channel, failed, exc)
+        return _setup_error(channel, exc)
     from overhead_tui.worker.compiled_rung import rung_build
 
     if (built := rung_build(module, task.name)) is not None:
@@ -439,8 +445,7 @@ def run_build(task: WorkerTask, channel: _Channel) -> int:
     except ModuleNotFoundError as exc:
         return _missing_module(channel, task, exc)
     except Exception as exc:
-        failed: ErrorCause = "unavailable" if type(exc).__name__ == "Unavailable" else "setup"
-        return _error(channel, failed, exc)
+        return _setup_error(channel, exc)
     return 0
 
 

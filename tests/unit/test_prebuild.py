@@ -16,6 +16,16 @@ HEADER = (
 """A scenario that declares SOURCE (so a run builds it first) and defines its own kernel."""
 
 
+def _drained(generator):
+    """(the events a generator yielded, the value it returned)."""
+    events = []
+    try:
+        while True:
+            events.append(next(generator))
+    except StopIteration as stop:
+        return events, stop.value
+
+
 def test_the_rungs_that_compile_and_the_probes_that_prepare_are_built_first():
     specs = {s.name: s for s in discover()}
     chosen = [specs[n] for n in ("python_naive", "c_naive_O2", "cython_typed", "c_amx_tiles")]
@@ -62,13 +72,7 @@ def test_build_workers_run_a_probes_prepare_and_a_rungs_setup_at_once(tmp_path):
     (probe_spec,) = found_in(tmp_path / "probes")
     assert probe_spec.builds
     wanted = builds([spec], Settings(), [probe_spec])
-    events = []
-    generator = prebuild(wanted, sys.executable, Cancel(), jobs=2)
-    try:
-        while True:
-            events.append(next(generator))
-    except StopIteration as stop:
-        results = stop.value
+    events, results = _drained(prebuild(wanted, sys.executable, Cancel(), jobs=2))
     assert [e.name for e in events] == ["marks", "marked"] and events[0].jobs == 2
     assert {name: r.returncode for name, r in results.items()} == {"marks": 0, "marked": 0}
     assert mark.read_text() == "built" and set_up.read_text() == "(8, 8)"
@@ -80,12 +84,9 @@ def test_a_failed_build_is_left_to_the_timed_worker(tmp_path):
         HEADER + "def setup(a, b):\n    raise ValueError('no compiler today')\n"
         "def kernel(a, b):\n    return a @ b\n"
     )
-    generator = prebuild(builds([read_spec(scenario)], Settings(), []), sys.executable, Cancel())
-    try:
-        while True:
-            next(generator)
-    except StopIteration as stop:
-        (result,) = stop.value.values()
+    _, found = _drained(prebuild(builds([read_spec(scenario)], Settings(), []), sys.executable,
+                                 Cancel()))  # fmt: skip
+    (result,) = found.values()
     assert result.returncode != 0 and "no compiler today" in result.stdout + result.stderr
 
 
@@ -117,13 +118,9 @@ def test_a_build_that_hangs_is_killed_after_the_runs_timeout(tmp_path):
     )
     from overhead_tui.engine.prebuild import build_outcome
 
-    generator = prebuild(builds([read_spec(scenario)], Settings(), []), sys.executable, Cancel(),
-                         timeout_s=1.0)  # fmt: skip
-    try:
-        while True:
-            next(generator)
-    except StopIteration as stop:
-        (result,) = stop.value.values()
+    _, found = _drained(prebuild(builds([read_spec(scenario)], Settings(), []), sys.executable,
+                                 Cancel(), timeout_s=1.0))  # fmt: skip
+    (result,) = found.values()
     assert build_outcome(result) == "timed_out"
 
 
