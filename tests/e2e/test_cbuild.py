@@ -151,6 +151,7 @@ def test_a_cold_run_builds_its_rungs_before_timing_and_keeps_each_compile_time(c
     summary = RunSummary.load(out / "summary.json")
     for name in ("c_naive_O2", "c_tiled_simd"):
         build = summary.scenario(name).build
-        # built by the build phase of this very run: not cached, its build's seconds kept
-        assert build.cached is False and build.build_s is not None and build.build_s > 0.01
-        assert build.cold_build_s is not None and build.cold_build_s > 0
+        # built by the build phase of this very run: not cached, and its seconds are that
+        # build's (its compile, then the load), not the timed worker's load from the cache
+        assert build.cached is False and build.cold_build_s is not None
+        assert build.build_s is not None and build.build_s >= build.cold_build_s > 0
