@@ -115,9 +115,20 @@ def _kinds():
     return kinds
 
 
+RATE_SAMPLE_S = 0.002
+"""Seconds of each of the three samples per kind and size (120 timings; the probe's own
+samples are the caller's ``min_sample_s``).  On a 2-vCPU Zen 3, 2026-12-07, two passes at
+each: 4 ms took 3.0–3.5 s a process, 2 ms 1.6 s, 1 ms 1.1 s.  The 4 ms passes themselves
+differed by up to 62 % in a kind's fixed cost (``reduce``: 1,164 and 1,883 ns); of the 2 ms
+passes' 20 fixed costs, 17 were inside the 4 ms range or within 10 % of it (the rest:
+``elementwise`` 382 ns against 469–650, ``broadcast`` 1,755 against 1,041–1,191, ``einsum``
+2,754 against 3,172–4,264), and the 4-million-element rates within 14 %; at 1 ms one pass was
+36 % high at 4 million elements, so not shorter."""
+
+
 def _rates(ctx):
     """{detail: value}: each kind's fixed cost per call and per-element rate at each size."""
-    quick = ProbeContext(repeats=3, min_sample_s=0.004, timer=ctx.timer)
+    quick = ProbeContext(repeats=3, min_sample_s=RATE_SAMPLE_S, timer=ctx.timer)
     details = {}
     for kind, calls in _kinds().items():
         times = [(e, _median(quick.time(fn, *args)) * 1e9) for e, fn, args in calls]
