@@ -6,7 +6,7 @@ alone do not change the loop's order.
 """
 
 TITLE = "C++, flat vector + index helper, ijk, -O3 -march=native"
-RUNG = 9
+RUNG = 10
 SETS = ('cpp',)
 LAYERS = ("scalar_compute", "memory")
 REMOVES = ("container_access",)
