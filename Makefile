@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-fast compile lint docs screenshots benchmark system-deps torch clean
+.PHONY: run test test-fast compile lint docs screenshots benchmark system-deps torch mojo clean
 
 $(STAMP): pyproject.toml
 	@# a venv without pip (0.2 s, against 6 s for ensurepip's copy): uv is installed into it by
@@ -53,6 +53,15 @@ torch: $(STAMP)
 	  echo "no local CPU wheel of torch $(TORCH): trying PyTorch's CPU index"; \
 	  $(BIN)/python -m pip install --quiet 'torch==$(TORCH)' \
 	    --index-url https://download.pytorch.org/whl/cpu; }
+
+# optional: Mojo for mojo_naive and mojo_tiled_simd (--set compilers), pinned: its syntax moves
+# between releases (about 770 MB: the compiler, its libraries and its LLDB)
+MOJO_VERSION ?= 1.2.0
+mojo: $(STAMP)
+	@echo "installing mojo $(MOJO_VERSION)"
+	$(BIN)/uv pip install --quiet --python $(BIN)/python 'mojo==$(MOJO_VERSION)' || { \
+	  $(BIN)/python -m ensurepip --default-pip >/dev/null 2>&1; \
+	  $(BIN)/python -m pip install --quiet 'mojo==$(MOJO_VERSION)'; }
 
 # three test processes on two cores: a third keeps the CPUs busy while a test waits on a
 # timeout or a child; worksteal moves queued tests to whichever process runs out first

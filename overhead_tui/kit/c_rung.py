@@ -1,6 +1,8 @@
 """A C rung: a scenario whose kernel is C ``SOURCE`` built with ``FLAGS`` (and ``LINK_FLAGS``);
-a C++ rung is one that declares ``LANGUAGE = "C++"`` besides (its ``matmul`` ``extern "C"``), and
-a rung that includes a library's headers declares them (``HEADERS``: :func:`missing_headers`).
+a C++ rung is one that declares ``LANGUAGE = "C++"`` besides (its ``matmul`` ``extern "C"``), a
+Mojo rung ``LANGUAGE = "Mojo"`` (its ``matmul`` exported with ``abi("C")``, built by
+``kit.mojobuild``), and a rung that includes a library's headers declares them (``HEADERS``:
+:func:`missing_headers`).
 
 A scenario file that declares ``SOURCE`` and ``FLAGS`` and defines no ``kernel`` is a C rung
 by its declarations alone: the worker completes it (:func:`complete`) with the ``setup``
@@ -20,7 +22,8 @@ from types import ModuleType
 from typing import Any
 
 from overhead_tui.kit.builds import errors_in_file, record_build, split_legacy
-from overhead_tui.kit.cbuild import Unavailable, build, pointers
+from overhead_tui.kit.cbuild import CDEF, Unavailable, build, pointers
+from overhead_tui.kit.mojobuild import build as build_mojo
 
 PAGE = 4096
 """Bytes of the page C is placed in like A (x86-64 and most aarch64 kernels' base page)."""
@@ -35,9 +38,13 @@ def prepare(*args: Any, language: str = "C") -> tuple[Any, ...]:
     import numpy as np
 
     legacy, (name, source, flags, link_flags, a, b) = split_legacy(args)
-    ffi, lib, info = build(
-        name, source, list(flags), str(a.dtype), list(link_flags), language=language
-    )
+    if language == "Mojo":  # mojo build, not a C compiler
+        declarations = CDEF.format(real="double" if a.dtype.itemsize == 8 else "float")
+        ffi, lib, info = build_mojo(name, source, list(flags), str(a.dtype), declarations)
+    else:
+        ffi, lib, info = build(
+            name, source, list(flags), str(a.dtype), list(link_flags), language=language
+        )
     record_build(name, info)
     legacy.update(info)
     # C at A's offset within a page: its alignment follows the inputs' (numpy's arrays lie 16

@@ -265,7 +265,8 @@ def build(
         cdef: the C declarations the module exports (``{real}`` is the element type);
             :data:`CDEF` (``matmul``) for a rung, a probe's own functions for a probe.
         language: ``C`` or ``C++`` (:data:`COMPILERS`): a C++ rung's source defines
-            ``extern "C" void matmul(...)`` and is built with the C++ compiler.
+            ``extern "C" void matmul(...)`` and is built with the C++ compiler (a Mojo rung
+            is built by ``kit.mojobuild``).
 
     Returns:
         (ffi, lib, info) where info records the compiler, its version, the flags, the exact

@@ -14,7 +14,7 @@ import shutil
 import stat
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from overhead_tui.errors import UsageError
@@ -121,6 +121,20 @@ def private_build_folder(folder: Path, prefix: str) -> tempfile.TemporaryDirecto
             if time.time() - stale.stat().st_mtime > STALE_BUILD_S:
                 shutil.rmtree(stale, ignore_errors=True)
     return tempfile.TemporaryDirectory(prefix=prefix, dir=folder)
+
+
+def build_once(folder: Path, module_name: str, target: Path, make: Callable[[], None]) -> bool:
+    """Run ``make`` (which leaves ``target``) unless ``target`` is there, holding
+    :func:`build_lock` while it runs and looking again once it is held (another process may
+    have built it meanwhile); True when ``target`` was there (cached), False when ``make``
+    ran."""
+    if target.exists():
+        return True
+    with build_lock(folder, module_name):
+        if target.exists():
+            return True
+        make()
+        return False
 
 
 @contextlib.contextmanager

@@ -63,7 +63,7 @@ from overhead_tui.kit.cbuild import (
     cpu_signature,
     usable_cache_dir,
 )
-from overhead_tui.kit.folders import build_lock, private_build_folder
+from overhead_tui.kit.folders import build_once, private_build_folder
 
 CYTHON_SCRIPT = """\
 from Cython.Build import cythonize
@@ -251,16 +251,14 @@ def build_python(
     folder, cache_warning = usable_cache_dir()
     target = folder / f"{module_name}{_suffix()}"
     started = time.perf_counter()
-    cached = target.exists()
-    if not cached:
-        with build_lock(folder, module_name):  # another process may be building it
-            cached = target.exists()
-            if not cached:
-                record = _compile(TOOLS[tool], module_name, source, flags, cc, folder, started)
-    if cached:
-        record = _read_record(folder, module_name) or _record(
-            _shown_command(TOOLS[tool], cc, flags, module_name), flags
-        )
+    made: list[dict[str, Any]] = []
+    cached = build_once(folder, module_name, target,
+                        lambda: made.append(_compile(TOOLS[tool], module_name, source, flags,
+                                                     cc, folder, started)))  # fmt: skip
+    record = made[0] if made else (
+        _read_record(folder, module_name)
+        or _record(_shown_command(TOOLS[tool], cc, flags, module_name), flags)
+    )
     module = _load(module_name, target)
     info: dict[str, Any] = {
         "compiler": TOOLS[tool].label,

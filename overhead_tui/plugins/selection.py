@@ -19,7 +19,8 @@ SETS: dict[str, str] = {
     DEFAULT_SET: "the span: one rung per layer removed, pure Python to the matrix engine",
     ALL_SET: "every scenario",
     "python": "pure Python written other ways, and numpy element by element",
-    "compilers": "Python compiled or jitted other ways (Cython, mypyc, Pythran, numba, JAX)",
+    "compilers": "Python compiled or jitted other ways (Cython, mypyc, Pythran, Nuitka, numba, "
+    "JAX), and Mojo",
     "libraries": "numpy, BLAS and frameworks called other ways (per row, einsum, SciPy, JAX, "
     "PyTorch)",
     "c": "C written other ways (unoptimised, tiled, packed, threaded, wider vectors)",

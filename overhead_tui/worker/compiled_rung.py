@@ -201,10 +201,11 @@ PYTHON_COMPILERS = ("Cython", "mypyc", "Pythran")
 def generated_code(module: Any, dtype: str, n: int | None = None) -> GeneratedCode | None:
     """One iteration of a compiled rung's hot loop (``worker.hotloop.hot_loop``), before
     its samples: a C rung's ``SOURCE`` compiled with its ``FLAGS`` to assembly (``cc -S``,
-    cached), or the assembly of the numba functions its kernel compiled.  None for other
+    cached; a Mojo rung's, ``mojo build --emit asm``, kept by its build), or the assembly of
+    the numba functions its kernel compiled.  None for other
     rungs, for code that is not x86, or when the assembly cannot be had (never an error).
     With ``n`` (a square run), a C rung's loop nest is counted at it too
-    (``worker.loop_nest``)."""
+    (``worker.loop_nest``; not a Mojo rung's: that count compiles C)."""
     from overhead_tui.kit.cbuild import built_assembly
     from overhead_tui.worker.hotloop import hot_loop
 
@@ -228,13 +229,15 @@ def generated_code(module: Any, dtype: str, n: int | None = None) -> GeneratedCo
             # -g: the .loc lines name the hot loop's source line (the same code: gcc's debug
             # information does not change what it generates)
             language = str(getattr(module, "LANGUAGE", "C"))
-            cc = "c++" if language == "C++" else "cc"
+            cc = {"C++": "c++", "Mojo": "mojo"}.get(language, "cc")
             if kept is not None:  # the assembly its own build kept (cbuild.KEEP_ASSEMBLY)
                 asm, method = kept, f"{cc}'s assembly of the rung's build"
+            elif language == "Mojo":  # its build keeps it (kit.mojobuild); no C to compile
+                return None
             else:
                 asm = assembly(module.SOURCE, [*module.FLAGS, "-g"], dtype, language)
                 method = f"{cc} -S of the rung's source with its flags"
-            if n is not None:
+            if n is not None and language != "Mojo":  # the nest is counted in C (loop_nest)
                 from overhead_tui.worker.loop_nest import count_loops
 
                 link = list(getattr(module, "LINK_FLAGS", []))
