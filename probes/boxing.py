@@ -14,6 +14,14 @@ multiply and creates the float.  Its excess over ``value`` is what the generic n
 costs beyond the interpreter's inlined float op; absent (the reason in ``c_api_missing``)
 without Cython or a C compiler.
 
+``c_api_subscript_ns``, from the same Cython module: a list subscript whose index is an object
+(`y = x[i]`, nothing declared), which Cython compiles to the mapping protocol (list's
+``mp_subscript``: the index checked and converted with ``PyNumber_AsSsize_t``, the item's
+reference taken) where the interpreter's BINARY_SUBSCR_LIST_INT reads the item inline.  It is
+how Nuitka reads every subscript of unchanged Python (its ``LOOKUP_SUBSCRIPT`` calls the same
+slot: ``nuitka/build/include/nuitka/helper/subscripts.h``); timed against the compiled ``is``
+loop, eight a trip.
+
 The details give ``int_ns``, the same for an int: `y = x + z` on ints above the small-int cache
 (256) specialises to BINARY_OP_ADD_INT and allocates its result, as index arithmetic such as
 `i * n + k` does in a loop over a flat array.
@@ -71,6 +79,20 @@ def _ints(n, x, z):
     return y
 
 
+def _subscripts(n, x, i):
+    # eight list subscripts per trip, the index an object: the mapping protocol once compiled
+    for _ in repeat(None, n):
+        y = x[i]
+        y = x[i]
+        y = x[i]
+        y = x[i]
+        y = x[i]
+        y = x[i]
+        y = x[i]
+        y = x[i]
+    return y
+
+
 def _identities(n, x, z):
     for _ in repeat(None, n):
         y = x is z
@@ -85,9 +107,12 @@ def _identities(n, x, z):
 
 
 C_API_SOURCE = "from itertools import repeat\n\n\n" + "\n\n".join(
-    inspect.getsource(f) for f in (_floats, _identities)
+    inspect.getsource(f) for f in (_floats, _subscripts, _identities)
 )
-"""``_floats`` and ``_identities`` themselves, as Cython compiles them untyped (a ``.pyx``)."""
+"""``_floats``, ``_subscripts`` and ``_identities`` themselves, as Cython compiles them untyped (a
+``.pyx``)."""
+SUBSCRIPTED = [float(k) for k in range(64)]
+"""The list ``_subscripts`` reads (its item 3, an index object made once)."""
 
 
 def prepare():
@@ -95,10 +120,10 @@ def prepare():
     compile_python(NAME, C_API_SOURCE, "cython")
 
 
-def _c_api_float(ctx):
-    """ns per float multiply through the generic number protocol (Cython-compiled, the float it
-    creates included), paired against the compiled ``is`` loop; {} and why where it cannot be
-    built."""
+def _c_api(ctx):
+    """ns per float multiply through the generic number protocol (the float it creates
+    included) and per list subscript through the mapping protocol, Cython-compiled, each paired
+    against the compiled ``is`` loop; the reason instead where the module cannot be built."""
     try:
         compiled = compile_python(NAME, C_API_SOURCE, "cython")
     except (Unavailable, BuildError) as exc:  # the probe's other figures stand without it
@@ -106,7 +131,10 @@ def _c_api_float(ctx):
     floats = paired_samples(
         ctx, compiled._floats, (1.5, 2.5), TRIPS, 8, baseline=compiled._identities
     )
-    return {"c_api_float_ns": floats.median}
+    subscripts = paired_samples(
+        ctx, compiled._subscripts, (SUBSCRIPTED, 3), TRIPS, 8, baseline=compiled._identities
+    )
+    return {"c_api_float_ns": floats.median, "c_api_subscript_ns": subscripts.median}
 
 
 def measure(ctx):
@@ -117,6 +145,6 @@ def measure(ctx):
         "floats_per_trip": floats_per_trip,
         "int_ns": ints.median,
         **floats.details,
-        **_c_api_float(ctx),
+        **_c_api(ctx),
     }
     return ProbeMeasurement(floats.samples, details, floats.estimate)

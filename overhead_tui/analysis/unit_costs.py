@@ -58,6 +58,7 @@ INTERPRETER_COSTS = (
     "mix_load_ns",
     "c_api_load_ns",
     "c_api_float_ns",
+    "c_api_subscript_ns",
 )
 """Unit costs of CPython's own C code (the eval loop, and its C API called from compiled
 modules): scaled by the rung's own reference dispatch timing."""
@@ -82,6 +83,7 @@ UNIT_COST_SOURCES: dict[str, tuple[str, str | None]] = {
     "array_store_ns": ("container_access", "array_store_ns"),
     "c_api_load_ns": ("container_access", "c_api_load_ns"),
     "c_api_float_ns": ("boxing", "c_api_float_ns"),
+    "c_api_subscript_ns": ("boxing", "c_api_subscript_ns"),
     "call_ns": ("call_overhead", None),
     "builtin_ns": ("call_overhead", "builtin_ns"),
     "numpy_scalar_ns": ("numpy_call", "scalar_op_ns"),
@@ -136,6 +138,10 @@ class UnitCosts:
     c_api_float_ns: float | None = None
     """A float multiply through the generic number protocol in Cython-compiled untyped code,
     the float it creates included (``boxing`` detail; absent without Cython)."""
+    c_api_subscript_ns: float | None = None
+    """A list subscript with an object index through the mapping protocol (list's
+    ``mp_subscript``) in Cython-compiled untyped code: how Nuitka reads every subscript
+    (``boxing`` detail; absent without Cython)."""
     int_ns: float | None = None
     """An int result above the small-int cache (``boxing`` probe detail)."""
     generator_item_ns: float | None = None

@@ -641,6 +641,8 @@ def test_probes_give_positive_plausible_unit_costs(tmp_path):
     # the same multiply compiled untyped by Cython (the test extra has it): the generic number
     # protocol's price, or the reason it is missing
     assert "c_api_float_ns" in boxing.details, boxing.details.get("c_api_missing")
+    # and a list subscript with an object index through the mapping protocol (Nuitka's path)
+    assert math.isfinite(boxing.details["c_api_subscript_ns"])
     for probe in (dispatch, boxing):  # the other processes' load while it was measured
         assert probe.other_cpu_fraction is None or 0.0 <= probe.other_cpu_fraction <= 1.0
 

@@ -153,6 +153,40 @@ def test_a_cython_twins_float_ops_pay_the_generic_number_protocol():
     assert breakdown(cython, older).predicted_ns_per_fma == pytest.approx(14.5)
 
 
+def test_a_nuitka_twins_loads_go_through_the_mapping_protocol_and_its_float_ops_too():
+    """Nuitka reads every subscript of unchanged Python through the type's mapping slot and
+    calls the operands' number slots for ``*`` and ``+=``: a twin it built has its list loads at
+    the boxing probe's Cython-compiled subscript of that kind (``c_api_subscript_ns``) and its
+    float ops through the number protocol; Cython's loads keep the interpreter's price, and
+    without the probe detail Nuitka's fall back to it."""
+    from overhead_tui.summary.measured import BuildInfo
+
+    n, fmas = 10, 1000
+    ops = {"BINARY_OP_MULTIPLY_FLOAT": 1.0, "BINARY_OP_ADD_FLOAT": 1.0}
+    twin = {**PYTHON_EVENTS, "python_twin": True,
+            "by_opcode": {**PYTHON_EVENTS["by_opcode"], **ops}}  # fmt: skip
+    details = {"c_api_float_ns": 8.0, "c_api_subscript_ns": 6.0}
+    probes = {**PROBES, "boxing": {"value": 5.0, "details": details}}
+    costs = UnitCosts.from_probes(probe_records(probes))
+    assert costs.c_api_subscript_ns == 6.0
+    layers = ["boxing", "dynamic_dispatch", "container_access"]
+    nuitka = _result("n", 5, layers, [], n, 60e-9 * fmas, twin)
+    nuitka.build = BuildInfo(compiler="Nuitka")
+    b = breakdown(nuitka, costs)
+    cython = _result("c", 5, layers, [], n, 60e-9 * fmas, twin)
+    cython.build = BuildInfo(compiler="Cython")
+    # the same rows as Cython's but each of the 4 loads at 6 ns instead of the interpreter's
+    load_ns = UnitCosts.from_probes(probe_records(PROBES)).load_ns
+    assert load_ns is not None
+    as_cython = breakdown(cython, costs).predicted_ns_per_fma
+    assert b.predicted_ns_per_fma == pytest.approx(as_cython + 4 * (6.0 - load_ns))
+    assert any("mapping protocol (Nuitka)" in r.unit for r in b.rows)
+    assert "dynamic_dispatch" in b.layers  # its float ops through the number protocol
+    older = UnitCosts.from_probes(probe_records({**PROBES, "boxing": {"value": 5.0,
+                                                 "details": {"c_api_float_ns": 8.0}}}))  # fmt: skip
+    assert not any("mapping protocol" in r.unit for r in breakdown(nuitka, older).rows)
+
+
 def test_over_explained_rung_reports_negative_other():
     result = _result(
         "py", 1, ["interpreter_dispatch", "boxing"], [], 10, 30e-9 * 1000, PYTHON_EVENTS
