@@ -75,3 +75,30 @@ def test_a_compile_error_names_the_line_of_source():
         "mojo build failed: SOURCE:11:27: error: use of unknown declaration 'undefined_name'"
     )
     assert "deprecated" not in said
+
+
+MOJO_CORPUS = Path(__file__).resolve().parents[2] / "examples" / "corpus_mojo"
+"""Five Mojo kernels written by a helper who had not read the model (its README says how)."""
+
+
+def test_the_blind_mojo_corpus_is_discovered_as_mojo_rungs():
+    from overhead_tui.plugins.scenarios import discover
+
+    files = sorted(MOJO_CORPUS.glob("m_*.py"))
+    found = {s.name: s for s in discover([MOJO_CORPUS], include_builtin=False)}
+    assert len(files) >= 5 and set(found) == {f.stem for f in files}
+    assert all(spec.builds for spec in found.values())  # each declares the SOURCE it compiles
+
+
+@pytest.mark.skipif(not HAS_MOJO, reason="make mojo installs it")
+@pytest.mark.parametrize("path", sorted(MOJO_CORPUS.glob("m_*.py")), ids=lambda p: p.stem)
+def test_each_blind_mojo_kernel_multiplies(path):
+    import numpy as np
+
+    from overhead_tui.worker.main import import_scenario
+
+    module = import_scenario(str(path), path.stem)
+    rng = np.random.default_rng(1)
+    a, b = rng.random((7, 7)), rng.random((7, 7))  # 7: every kernel's leftover path runs
+    product = module.to_numpy(module.kernel(*module.setup(a.copy(), b.copy())))
+    assert np.allclose(product, a @ b, rtol=1e-9, atol=1e-12)
