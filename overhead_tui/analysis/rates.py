@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass, replace
 
 from overhead_tui.analysis import uncertainty as unc
-from overhead_tui.summary.probes import Probes, probe_value
+from overhead_tui.summary.probes import Probes, probe_details, probe_value
 from overhead_tui.summary.vocabulary import NUMPY_SWEPT_KINDS, PRECISION_FAMILIES
 
 
@@ -21,7 +21,7 @@ def fp_issue_rates(probes: Probes) -> dict[str, float]:
     """{fp_issue_one, fp_issue_all}: FP instructions per ns from the ``simd_fma`` probe (its
     GFLOP/s over the flops each of its instructions does); empty without the probe's lanes."""
     probe = probes.get("simd_fma")
-    details = (probe.details or {}) if probe is not None else {}
+    details = probe_details(probes, "simd_fma")
     lanes = details.get("lanes")
     if not isinstance(lanes, int | float) or lanes <= 0:
         return {}
@@ -38,8 +38,7 @@ def fp_issue_rates(probes: Probes) -> dict[str, float]:
 def l1_rates(probes: Probes) -> dict[str, dict[int, float]]:
     """{"loads" | "stores" | "mixed": {width bits: per ns}}: the L1 accesses one core sustains
     at each width (``scalar_fma`` details ``l1_KIND_per_ns_W``); a kind without any: absent."""
-    probe = probes.get("scalar_fma")
-    details = (probe.details or {}) if probe is not None else {}
+    details = probe_details(probes, "scalar_fma")
     rates: dict[str, dict[int, float]] = {}
     for key, v in details.items():
         kind, _, width = key.removeprefix("l1_").partition("_per_ns_")
@@ -51,8 +50,7 @@ def l1_rates(probes: Probes) -> dict[str, dict[int, float]]:
 def fma_rates(probes: Probes) -> dict[int, float]:
     """{width bits: FMA instructions per ns} one core retires at each vector width
     (``scalar_fma`` details ``fma_per_ns_W``); empty from probes before them."""
-    probe = probes.get("scalar_fma")
-    details = (probe.details or {}) if probe is not None else {}
+    details = probe_details(probes, "scalar_fma")
     rates = {}
     for key, v in details.items():
         width = key.removeprefix("fma_per_ns_")
@@ -76,8 +74,7 @@ def shuffle_rates(probes: Probes) -> dict[int, tuple[float, float]]:
     ``max(t_f, t_s)``, on the same ports ``t_f + t_s``.  The share is
     ``(t_mix − max) / min``, within [0, 1]: 1 where they share every port (Intel's 512-bit
     FMA on port 5), 0 where they share none."""
-    probe = probes.get("scalar_fma")
-    details = (probe.details or {}) if probe is not None else {}
+    details = probe_details(probes, "scalar_fma")
     fmas = fma_rates(probes)
     found: dict[int, tuple[float, float]] = {}
     for width, fma in fmas.items():
@@ -179,7 +176,7 @@ def numpy_rates(probes: Probes) -> dict[str, NumpyRate]:
     probe = probes.get("numpy_call")
     if probe is None:
         return {}
-    details = probe.details or {}
+    details = probe_details(probes, "numpy_call")
     stored = probe.detail_intervals or {}
     rates: dict[str, NumpyRate] = {}
 

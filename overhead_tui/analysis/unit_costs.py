@@ -28,7 +28,7 @@ from overhead_tui.analysis.rates import (
     numpy_rates,
     shuffle_rates,
 )
-from overhead_tui.summary.probes import Probes
+from overhead_tui.summary.probes import Probes, probe_detail
 from overhead_tui.summary.records import RunSummary
 
 INTERPRETER_COSTS = (
@@ -275,8 +275,7 @@ class UnitCosts:
         def normalisation(name: str) -> float:
             """The dispatch probe's ns/dispatch over the reference loop's in probe ``name``'s
             own worker (``reference_dispatch_ns``): its costs at the dispatch probe's speed."""
-            probe = probes.get(name)
-            reference = (probe.details or {}).get("reference_dispatch_ns") if probe else None
+            reference = probe_detail(probes, name, "reference_dispatch_ns")
             if name == "dispatch" or dispatch is None or not isinstance(reference, int | float):
                 return 1.0
             if reference <= 0:
@@ -302,7 +301,7 @@ class UnitCosts:
 
         def detail(name: str, key: str, field_name: str | None = None) -> float | None:
             probe = probes.get(name)
-            v = (probe.details or {}).get(key) if probe is not None else None
+            v = probe_detail(probes, name, key)
             if probe is None or not isinstance(v, int | float):
                 return None
             v = float(v)
@@ -314,8 +313,7 @@ class UnitCosts:
                 interval = unc.relative_interval(v, found[0], found[1]) if found else (v, v)
             return keep(field_name, v, interval, name)
 
-        mix = probes.get("loop_mix")
-        error = (mix.details or {}).get("fit_error") if mix is not None else None
+        error = probe_detail(probes, "loop_mix", "fit_error")
         mix_fit_error = float(error) if isinstance(error, int | float) else None
         carries = mix_fit_error is not None and mix_fit_error <= MIX_TRUSTED
         fitted = (

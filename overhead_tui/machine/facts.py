@@ -26,7 +26,7 @@ from __future__ import annotations
 from overhead_tui.machine.cpu import CpuModel
 from overhead_tui.machine.load import OTHERS_WARN
 from overhead_tui.summary.limits import FactCheck
-from overhead_tui.summary.probes import Probes, probe_value
+from overhead_tui.summary.probes import Probes, probe_detail, probe_details, probe_value
 from overhead_tui.summary.records import RunSummary
 
 CLOCK_AGREE = 0.05
@@ -40,11 +40,6 @@ PARALLEL_AGREE = 0.8
 shared host costs up to about 15 % here)."""
 PARALLEL_ABOVE = 1.15
 """Above 1.15 × the counted cores the measurement is impossible: its one-core run was slowed."""
-
-
-def _detail(probes: Probes, name: str, key: str) -> object:
-    probe = probes.get(name)
-    return (probe.details or {}).get(key) if probe is not None else None
 
 
 def clock_check(probes: Probes) -> FactCheck | None:
@@ -102,7 +97,7 @@ def fma_check(cpu: CpuModel | None, probes: Probes, clock: float | None) -> Fact
     if cpu is None or one is None:
         return None
     width = probe_value(probes, "simd_fma", "simd_width_bits") or cpu.fma_width_bits
-    isa = _detail(probes, "simd_fma", "isa") or "?"
+    isa = probe_detail(probes, "simd_fma", "isa") or "?"
     expected = expected_flop_per_cycle(cpu, int(width))
     table = f"table: {cpu.microarchitecture}, {cpu.fma_units} × {cpu.fma_width_bits}-bit FMA"
     same_moment = probe_value(probes, "simd_fma", "flop_per_cycle")
@@ -259,9 +254,8 @@ def all_below_one(probes: Probes) -> list[tuple[str, float, float]]:
     for name, one_key in (("simd_fma", "one_core_gflops"), ("dense_peak", "one_thread_gflops")):
         probe = probes.get(name)
         if probe is not None:
-            pairs.append((name, (probe.details or {}).get(one_key), probe.value))
-    precision = probes.get("precision_peak")
-    details = (precision.details or {}) if precision is not None else {}
+            pairs.append((name, probe_detail(probes, name, one_key), probe.value))
+    details = probe_details(probes, "precision_peak")
     for key, one in details.items():
         if key.endswith("_one_core"):
             family = key.removesuffix("_one_core")

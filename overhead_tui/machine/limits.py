@@ -42,7 +42,7 @@ from overhead_tui.machine.facts import (
 from overhead_tui.machine.precision import precision_peaks, precision_warnings
 from overhead_tui.summary.codec import from_json
 from overhead_tui.summary.limits import MachineLimits, PeakEntry
-from overhead_tui.summary.probes import Probes, probe_value
+from overhead_tui.summary.probes import Probes, probe_details, probe_value
 from overhead_tui.summary.records import RunSummary, ScenarioResult
 from overhead_tui.summary.units import fmt_gflops
 from overhead_tui.summary.vocabulary import DTYPE_ITEMSIZE, PRECISION_FAMILIES
@@ -258,8 +258,7 @@ def simd_peak_warnings(probes: Probes, cpu: CpuModel | None = None) -> list[str]
     """Doubts about the ``simd_fma`` probe per dtype: all cores below one core, and compiled
     code that cannot reach the peak (its ``asm_warning``, or vectors narrower than the FMAs:
     then what the narrower code reached of its own peak)."""
-    simd = probes.get("simd_fma")
-    details = (simd.details or {}) if simd is not None else {}
+    details = probe_details(probes, "simd_fma")
     warnings = []
     for dtype, prefix in DTYPE_PREFIX.items():
         every = probe_value(probes, *MEASURED_PEAK_SOURCES[dtype][0])

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from overhead_tui.machine.cpu import CpuModel
 from overhead_tui.summary.limits import PrecisionPeak
-from overhead_tui.summary.probes import Probes, probe_value
+from overhead_tui.summary.probes import Probes, probe_detail, probe_value
 from overhead_tui.summary.units import fmt_number
 
 MANUAL = "Intel 64 and IA-32 Architectures Optimization Reference Manual, Intel AMX chapter"
@@ -51,8 +51,7 @@ def expected_per_cycle(cpu: CpuModel | None, family: str) -> tuple[float | None,
 
 def precision_peaks(cpu: CpuModel | None, probes: Probes) -> list[PrecisionPeak]:
     """One record per family the ``precision_peak`` probe measured (none without it)."""
-    probe = probes.get("precision_peak")
-    families = str((probe.details or {}).get("families") or "") if probe is not None else ""
+    families = str(probe_detail(probes, "precision_peak", "families") or "")
     vector = probe_value(probes, "simd_fma", "vector_clock_ghz")
     peaks = []
     for family in filter(None, families.split(",")):

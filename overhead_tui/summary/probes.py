@@ -57,12 +57,26 @@ Probes = Mapping[str, ProbeResult]
 """A summary's ``probes``: {name: result} (read-only)."""
 
 
+def probe_details(probes: Probes, name: str) -> Mapping[str, object]:
+    """Probe ``name``'s ``details`` ({} without the probe or any): what a reader that scans them
+    (rates by width, the families measured) takes; one positive figure is
+    :func:`probe_value`.  With it, the one way analysis and machine read a probe."""
+    probe = probes.get(name)
+    return (probe.details or {}) if probe is not None else {}
+
+
+def probe_detail(probes: Probes, name: str, key: str) -> object:
+    """One of probe ``name``'s ``details`` as stored (a number of any sign, a list, a string),
+    None where it is missing (:func:`probe_details`)."""
+    return probe_details(probes, name).get(key)
+
+
 def probe_value(probes: Probes, name: str, detail: str | None = None) -> float | None:
     """A probe's positive value (or one of its ``details``) from a summary's ``probes``."""
     probe = probes.get(name)
     if probe is None:
         return None
-    value = (probe.details or {}).get(detail) if detail else probe.value
+    value = probe_detail(probes, name, detail) if detail else probe.value
     return float(value) if isinstance(value, (int, float)) and value > 0 else None
 
 

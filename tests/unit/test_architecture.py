@@ -276,6 +276,41 @@ def test_the_run_directory_rule_can_fail(tmp_path):
     assert _run_dir_knowledge(stray) == {"import fcntl", "'log.jsonl'"}
 
 
+PROBE_READER = "overhead_tui.summary.probes"
+"""The one reader of a probe's values (``probe_value``, ``probe_details``, ``probe_detail``)."""
+
+
+def _reads_details(path: Path) -> list[int]:
+    """Lines of ``path`` that read a probe record's ``.details`` themselves."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return sorted(
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute)
+        and node.attr == "details"
+        and isinstance(node.ctx, ast.Load)
+    )
+
+
+def test_analysis_and_machine_read_probes_through_the_one_reader():
+    """What a probe measured reaches the model and the machine facts through
+    ``summary.probes`` only: a module of analysis/ or machine/ that reads ``.details`` itself
+    would read it its own way (missing probe, missing key, its sign)."""
+    found = {
+        module: lines
+        for module, path in MODULES.items()
+        if _part(module) in ("analysis", "machine") and (lines := _reads_details(path))
+    }
+    assert not found, found
+    assert _reads_details(MODULES[PROBE_READER])  # the reader itself does
+
+
+def test_the_one_reader_rule_can_fail(tmp_path):
+    stray = tmp_path / "stray.py"
+    stray.write_text("def peak(probe):\n    return (probe.details or {}).get('lanes')\n")
+    assert _reads_details(stray) == [2]
+
+
 MAX_TYPE_IGNORES = 5
 """``# type: ignore`` comments the package may hold (each a place mypy cannot follow)."""
 
