@@ -65,6 +65,7 @@ no core does), or more — is *unexplained*: ``other`` in the breakdown, its own
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import NamedTuple
 
 from overhead_tui.analysis import uncertainty as unc
 from overhead_tui.analysis.cores import (
@@ -154,6 +155,21 @@ def _shuffle_ns(code: GeneratedCode, costs: UnitCosts, fp_rate: float) -> float 
     return max(fp_ns, shuffle_ns) + share * min(fp_ns, shuffle_ns)
 
 
+class InCoreBound(NamedTuple):
+    """One bound of a compiled rung's hot loop (``in_core_rows``): what its row prices."""
+
+    ns_per_fma: float
+    events_per_fma: float
+    """The events per multiply-add its row counts (instructions, FP instructions, chain steps,
+    L1 accesses, FP instructions and shuffles)."""
+    unit: str
+
+    @property
+    def ns_per_event(self) -> float:
+        """Its row's price of one event (0 for a bound of no events)."""
+        return self.ns_per_fma / self.events_per_fma if self.events_per_fma else 0.0
+
+
 def in_core_rows(
     result: ScenarioResult, costs: UnitCosts
 ) -> tuple[list[BreakdownRow], CompiledQuantities] | None:
@@ -179,54 +195,33 @@ def in_core_rows(
     per_fma = code.per_fma
     instructions = per_fma(code.instructions) or 0.0
     fp_instructions = per_fma(code.fp_instructions) or 0.0
+    width = f"{code.width_bits}-bit" if code.width_bits else "scalar"
+    per_iteration = code.fmas_per_iteration * cores  # a bound per iteration → ns per FMA
+    # each bound of the hot loop: its ns per FMA, the events per FMA its row counts, the unit
+    found = {
+        "issue": InCoreBound(instructions / (costs.issue_per_ns * cores), instructions,
+                             f"ns/instruction, issue bound ({width})"),
+        "fp": InCoreBound(fp_instructions / fp_rate, fp_instructions,
+                          f"ns/FP instruction at its FP rate ({width})"),
+    }  # fmt: skip
     chain = _chain_ns(code, costs)
-    bounds = {
-        "issue": instructions / (costs.issue_per_ns * cores),
-        "fp": fp_instructions / fp_rate,
-    }
     if chain is not None:
-        bounds["chain"] = chain[0] / code.fmas_per_iteration / cores
+        found["chain"] = InCoreBound(chain[0] / per_iteration, chain[1] / code.fmas_per_iteration,
+                                     "ns/step of its loop-carried chain")  # fmt: skip
     l1 = _l1_ns(code, costs)
     if l1 is not None:
-        bounds["l1"] = l1[0] / code.fmas_per_iteration / cores
+        unit = f"ns/{L1_UNITS[l1[1]]} at its measured rate ({width})"
+        found["l1"] = InCoreBound(l1[0] / per_iteration, l1[2] / code.fmas_per_iteration, unit)
     shuffled = _shuffle_ns(code, costs, fp_rate / cores)
     if shuffled is not None:
-        bounds["shuffle"] = shuffled / code.fmas_per_iteration / cores
+        ops = (code.fp_instructions + code.shuffles) / code.fmas_per_iteration
+        unit = f"ns/FP instruction or shuffle, their ports shared as measured ({width})"
+        found["shuffle"] = InCoreBound(shuffled / per_iteration, ops, unit)
+    bounds = {name: b.ns_per_fma for name, b in found.items()}
     bound = max(bounds, key=lambda k: bounds[k])
     layer = "simd_compute" if code.width_bits else "scalar_compute"
-    width = f"{code.width_bits}-bit" if code.width_bits else "scalar"
-    if bound == "issue":
-        row = ranged_row(
-            layer,
-            instructions,
-            1.0 / (costs.issue_per_ns * cores),
-            f"ns/instruction, issue bound ({width})",
-        )
-    elif bound == "fp":
-        row = ranged_row(
-            layer, fp_instructions, 1.0 / fp_rate, f"ns/FP instruction at its FP rate ({width})"
-        )
-    elif bound == "shuffle":
-        ops = (code.fp_instructions + code.shuffles) / code.fmas_per_iteration
-        row = ranged_row(
-            layer,
-            ops,
-            bounds["shuffle"] / ops,
-            f"ns/FP instruction or shuffle, their ports shared as measured ({width})",
-        )
-    elif bound == "l1":
-        assert l1 is not None
-        accesses = l1[2] / code.fmas_per_iteration
-        row = ranged_row(
-            layer,
-            accesses,
-            bounds["l1"] / accesses,
-            f"ns/{L1_UNITS[l1[1]]} at its measured rate ({width})",
-        )
-    else:
-        assert chain is not None
-        steps = chain[1] / code.fmas_per_iteration
-        row = ranged_row(layer, steps, bounds["chain"] / steps, "ns/step of its loop-carried chain")
+    chosen = found[bound]
+    row = ranged_row(layer, chosen.events_per_fma, chosen.ns_per_event, chosen.unit)
     if "parallel" in result.layers and costs.fp_issue_one and costs.fp_issue_all:
         machine = max(1.0, costs.fp_issue_all / costs.fp_issue_one)
         got = timed_cores(result)
