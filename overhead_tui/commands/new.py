@@ -33,13 +33,15 @@ DECLARATIONS = {
     "SETS": "the named sets it runs in (`--set NAME`; default: the default set, run by "
     "`overhead-tui run` alone)",
     "REQUIRES": "the modules it needs (a missing one skips the rung with the install command)",
-    "FLAGS": "the C compiler's flags (a C rung: with SOURCE and no functions it is complete)",
+    "FLAGS": "the compiler's flags (a C, C++ or Mojo rung: with SOURCE and no functions it is "
+    "complete)",
     "LINK_FLAGS": "the linker's flags (libraries the C source needs)",
     "SHAPES": "True: its kernel multiplies A (m×k) by B (k×n) of any shape, not only square",
     "COMPILER": "what builds SOURCE into its kernel (cython, mypyc or pythran: compiled Python)",
     "BLAS_THREADS": "the threads numpy's BLAS may use while this rung runs (its own team runs)",
-    "SOURCE": "what is compiled: with FLAGS C's matmul(a, b, c, n), with COMPILER a module "
-    "defining kernel",
+    "SOURCE": "what is compiled: with FLAGS a matmul(a, b, c, n) of C ABI (in its LANGUAGE), with "
+    "COMPILER a module defining kernel",
+    "LANGUAGE": "what SOURCE is written in: C (the default), C++ or Mojo",
 }
 """What each declaration of a scenario file means: the comment ``new`` writes before it."""
 

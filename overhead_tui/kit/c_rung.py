@@ -25,6 +25,9 @@ from overhead_tui.kit.builds import errors_in_file, record_build, split_legacy
 from overhead_tui.kit.cbuild import CDEF, Unavailable, build, pointers
 from overhead_tui.kit.mojobuild import build as build_mojo
 
+LANGUAGES = ("C", "C++", "Mojo")
+"""What a declared rung's ``SOURCE`` may be written in (``LANGUAGE``, C by default): C and C++
+are built by ``kit.cbuild``, Mojo by ``kit.mojobuild``."""
 PAGE = 4096
 """Bytes of the page C is placed in like A (x86-64 and most aarch64 kernels' base page)."""
 
@@ -67,6 +70,11 @@ SYSTEM_INCLUDES = (Path("/usr/local/include"), Path("/usr/include"))
 them; Debian installs xsimd's headers in ``/usr/include/xsimd``)."""
 
 
+SYSTEM_DEPS_PACKAGES = frozenset({"libeigen3-dev", "libxsimd-dev"})
+"""The header packages ``scripts/system-deps.sh`` (``make test``) installs: the built-in C++
+rungs'; a file of one's own may name any other (its fix is then apt-get alone)."""
+
+
 def missing_headers(headers: dict[str, str], flags: list[str]) -> None:
     """Raise ``Unavailable`` with the install line when a header a rung declares
     (``HEADERS = {"Eigen/Dense": "libeigen3-dev"}``: header → the Debian package that installs
@@ -76,10 +84,9 @@ def missing_headers(headers: dict[str, str], flags: list[str]) -> None:
     for header, package in headers.items():
         if not any((folder / header).is_file() for folder in folders):
             where = ", ".join(map(str, folders)) or "no -I folder"
-            raise Unavailable(
-                f"{header} is not in {where} (fix: apt-get install {package}; "
-                "make test installs it)"
-            )
+            by_make = "; make test installs it" if package in SYSTEM_DEPS_PACKAGES else ""
+            fix = f"apt-get install {package}{by_make}"
+            raise Unavailable(f"{header} is not in {where} (fix: {fix})")
 
 
 def is_declared(module: ModuleType) -> bool:

@@ -71,7 +71,16 @@ def mojo_compiler() -> str:
     found = shutil.which("mojo")
     if found:
         return found
-    raise Unavailable(f"no Mojo compiler beside {sys.executable} or on PATH (fix: {INSTALL})")
+    raise Unavailable(
+        f"no Mojo compiler beside {sys.executable} or on PATH (fix: {INSTALL}; for another "
+        f"interpreter: {sys.executable} -m pip install mojo=={MOJO_VERSION}, or set MOJO to a mojo)"
+    )
+
+
+def _fix_for(mojo: str) -> str:
+    """The fix of a ``mojo`` that does not work: the variable that chose it, else the install."""
+    chosen = os.environ.get("MOJO")
+    return f"unset MOJO or point it at mojo (now {chosen})" if chosen else INSTALL
 
 
 def mojo_version(mojo: str) -> str:
@@ -84,10 +93,14 @@ def mojo_version(mojo: str) -> str:
             [mojo, "--version"], capture_output=True, text=True, check=False, timeout=120
         )
     except OSError as exc:
-        raise Unavailable(f"{mojo} does not run ({exc}; fix: {INSTALL})") from None
+        raise Unavailable(f"{mojo} does not run ({exc}; fix: {_fix_for(mojo)})") from None
     first = (proc.stdout.strip().splitlines() or [""])[0]
-    if proc.returncode != 0 or not first:
-        raise Unavailable(f"{mojo} --version failed (fix: {INSTALL})")
+    if proc.returncode != 0 or not first.startswith("Mojo "):
+        said = f"said {first!r}" if first else "said nothing"
+        raise Unavailable(
+            f"{mojo} is not a working Mojo compiler ({mojo} --version {said}, exit "
+            f"{proc.returncode}; fix: {_fix_for(mojo)})"
+        )
     return first
 
 
@@ -135,7 +148,8 @@ def build(
     text = f"comptime real = {DTYPES[dtype]}\n{source}"
     steps = (built, assembled)
     cached = build_once(folder, module_name, library,
-                        lambda: _compile(module_name, text, folder, steps, started))  # fmt: skip
+                        lambda: _compile(module_name, text, folder, steps, started,
+                                         version))  # fmt: skip
     seconds = folder / f"{module_name}.secs.txt"
     if seconds.exists():  # written by the build that made it
         info["cold_build_s"] = float(seconds.read_text())
@@ -143,6 +157,12 @@ def build(
     ffi = FFI()
     ffi.cdef(declarations)
     lib = ffi.dlopen(str(library))
+    for symbol in re.findall(r"(\w+)\s*\(", declarations):  # each one the kit will call
+        if not hasattr(lib, symbol):
+            raise BuildError(
+                f"the Mojo source exports no {symbol}; fix: export it as C's {symbol}: "
+                f"`@export` and `abi(\"C\")` on `def {symbol}(...)` (see mojo_naive.py)"
+            )
     info["build_s"] = time.perf_counter() - started
     return ffi, lib, info
 
@@ -157,6 +177,7 @@ def _compile(
     folder: Path,
     steps: tuple[list[str], list[str]],
     started: float,
+    version: str,
 ) -> None:
     """Run both builds of ``source`` in a private folder, then move the source, the assembly
     and the seconds since ``started`` (``.secs.txt``) into ``folder``, the library last (the
@@ -174,7 +195,16 @@ def _compile(
                 took = f"mojo build of {module_name} took over {BUILD_TIMEOUT_S} s"
                 raise BuildError(took) from None
             if proc.returncode != 0:
-                raise BuildError(failure(f"{proc.stdout}\n{proc.stderr}", module_name))
+                said = failure(f"{proc.stdout}\n{proc.stderr}", module_name)
+                if not version.startswith(f"Mojo {MOJO_VERSION} "):
+                    said += f" (the rungs are written for Mojo {MOJO_VERSION}; this is {version})"
+                raise BuildError(said)
+            made = work / step[step.index("-o") + 1]
+            if not made.is_file():
+                raise BuildError(
+                    f"{step[0]} {' '.join(step[1:4])} exited 0 but wrote no {made.name}: not "
+                    f"the Mojo compiler? (fix: {_fix_for(step[0])})"
+                )
         (work / f"{module_name}.secs.txt").write_text(f"{time.perf_counter() - started:.3f}")
         for kept in (f"{module_name}.mojo", f"{module_name}.s", f"{module_name}.secs.txt"):
             os.replace(work / kept, folder / kept)

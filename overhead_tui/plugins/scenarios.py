@@ -249,8 +249,16 @@ def _check_kernel(path: Path, assigned: set[str], values: dict[str, Any], kernel
     Raises:
         ScenarioFileError: neither, SOURCE alone, or a COMPILER the kit does not drive.
     """
+    from overhead_tui.kit.c_rung import LANGUAGES
     from overhead_tui.kit.pybuild import TOOLS
 
+    language = values.get("LANGUAGE", "C")
+    if "LANGUAGE" in assigned and language not in LANGUAGES:
+        raise ScenarioFileError(
+            f"{path}: LANGUAGE must be one of {', '.join(map(repr, LANGUAGES))}, got "
+            f"{language!r}; fix: name the language of its SOURCE as one of these (C is the "
+            "default)"
+        )
     compiler = values.get("COMPILER")
     if "COMPILER" in assigned and compiler not in TOOLS:
         raise ScenarioFileError(
@@ -283,8 +291,8 @@ def _check_kernel(path: Path, assigned: set[str], values: dict[str, Any], kernel
             "Python) or define kernel()"
         )
     raise ScenarioFileError(
-        f"{path}: missing function kernel(); fix: define it (a C rung may instead declare "
-        "SOURCE and FLAGS, a compiled-Python rung SOURCE and COMPILER)"
+        f"{path}: missing function kernel(); fix: define it (a C, C++ or Mojo rung may instead "
+        "declare SOURCE and FLAGS, a compiled-Python rung SOURCE and COMPILER)"
     )
 
 

@@ -102,3 +102,31 @@ def test_each_blind_mojo_kernel_multiplies(path):
     a, b = rng.random((7, 7)), rng.random((7, 7))  # 7: every kernel's leftover path runs
     product = module.to_numpy(module.kernel(*module.setup(a.copy(), b.copy())))
     assert np.allclose(product, a @ b, rtol=1e-9, atol=1e-12)
+
+
+def test_a_mojo_that_is_not_mojo_is_refused_with_the_variable_to_fix(tmp_path, monkeypatch):
+    """``$MOJO`` naming another program: its ``--version`` is not Mojo's (skipped, naming the
+    variable); one that says it is Mojo but builds nothing: an error saying so, never a
+    missing-file traceback."""
+    monkeypatch.setenv("MOJO", "/bin/true")
+    with pytest.raises(Unavailable, match=r"not a working Mojo compiler.*unset MOJO"):
+        mojobuild.mojo_version(mojobuild.mojo_compiler())
+    fake = tmp_path / "mojo"
+    fake.write_text('#!/bin/sh\necho "Mojo 1.2.0 (fake)"\n')
+    fake.chmod(0o755)
+    monkeypatch.setenv("MOJO", str(fake))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    from overhead_tui.kit.cbuild import CDEF, BuildError
+
+    with pytest.raises(BuildError, match=r"exited 0 but wrote no .*\.mojo\.so.*unset MOJO"):
+        mojobuild.build("fake", "x", [], "float64", CDEF.format(real="double"))
+
+
+@pytest.mark.skipif(not HAS_MOJO, reason="make mojo installs it")
+def test_a_mojo_source_that_exports_no_matmul_says_how_to_export_it(tmp_path, monkeypatch):
+    from overhead_tui.kit.cbuild import CDEF, BuildError
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    source = "def matmul(n: Int32):\n    pass\n"  # compiles; nothing exported
+    with pytest.raises(BuildError, match=r"exports no matmul; fix: .*@export.*abi"):
+        mojobuild.build("noexport", source, [], "float64", CDEF.format(real="double"))

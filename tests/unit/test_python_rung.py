@@ -109,6 +109,10 @@ def test_the_loader_takes_a_declared_rung_and_refuses_an_unknown_compiler(tmp_pa
             'COMPILER = "cython"\nSOURCE = "x"\n\ndef kernel(a, b):\n    return a @ b\n',
             "declares COMPILER but defines kernel() too",
         ),
+        (  # a language no kit builds, or one misspelt, before any worker takes it for C
+            'LANGUAGE = "mojo"\nFLAGS = []\nSOURCE = "x"\n',
+            "LANGUAGE must be one of 'C', 'C++', 'Mojo', got 'mojo'",
+        ),
     ],
 )
 def test_a_half_or_double_declaration_is_refused_with_the_fix(tmp_path, declarations, message):
