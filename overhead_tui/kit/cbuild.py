@@ -25,6 +25,7 @@ import importlib.util
 import io
 import os
 import platform
+import re
 import shlex
 import shutil
 import subprocess
@@ -322,7 +323,16 @@ def build(
             info["cold_build_s"] = float(_read(folder, module_name, "secs"))
     if existing is None:
         raise BuildError(f"{cc} built {module_name} but no extension file was found")
-    module = _load(module_name, existing)
+    try:
+        module = _load(module_name, existing)
+    except ImportError as exc:  # built, but it does not load (CXX=gcc: no C++ runtime linked)
+        said = str(exc).splitlines()[0][:300]
+        hint = (
+            f"{cc} linked C++ without its runtime: point CXX at g++ or c++"
+            if re.search(r"undefined symbol: (_Z|__gxx_|__cxa_)", said)  # C++'s own symbols
+            else _compiler_fix(cc)
+        )
+        raise BuildError(f"the module {cc} built does not load ({said}); fix: {hint}") from None
     info["build_s"] = time.perf_counter() - started
     return module.ffi, module.lib, info
 
@@ -368,6 +378,10 @@ def _compile(
         os.replace(c_file, folder / c_name)
         if assembly := sorted(Path(tmp).glob("*.s")):  # -save-temps=obj: the module's own
             os.replace(assembly[0], folder / f"{module_name}.s")
+        if not (Path(tmp) / target).is_file():  # a "compiler" that does nothing (CC=/bin/true)
+            raise BuildError(
+                f"{cc} exited 0 but wrote no {target}: not a compiler? (fix: {_compiler_fix(cc)})"
+            )
         os.replace(Path(tmp) / target, folder / target)  # last: the cache holds it from now
     return shlex.join(command), report
 
@@ -378,8 +392,20 @@ def _run(command: list[str], folder: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+def _compiler_fix(cc: str) -> str:
+    """The fix when ``cc`` is not a working compiler: the variable that chose it, if one did."""
+    chosen = [name for name, (env, _, _) in COMPILERS.items() if os.environ.get(env) == cc]
+    if chosen:
+        variable = COMPILERS[chosen[0]][0]
+        return f"point {variable} at a {chosen[0]} compiler, or unset it (now {cc})"
+    return f"install a C and a C++ compiler ({', '.join(c[2] for c in COMPILERS.values())})"
+
+
 def _failure(cc: str, message: str, command: list[str]) -> Exception:
     """The exception for a failed compiler ``command``: OpenMP missing is :class:`Unavailable`."""
+    if not message.strip():  # a "compiler" that fails without a word (CC=/bin/false)
+        fix = _compiler_fix(cc)
+        return BuildError(f"{cc} failed and said nothing: not a compiler? (fix: {fix})")
     last = (message.splitlines() or ["?"])[-1][:200]
     if "-fopenmp" in command and "omp" in message.lower():
         if any(m in message for m in ("collect2", "cannot find -l", "undefined reference")):

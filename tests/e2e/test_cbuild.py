@@ -155,3 +155,41 @@ def test_a_cold_run_builds_its_rungs_before_timing_and_keeps_each_compile_time(c
         # build's (its compile, then the load), not the timed worker's load from the cache
         assert build.cached is False and build.cold_build_s is not None
         assert build.build_s is not None and build.build_s >= build.cold_build_s > 0
+
+
+@pytest.mark.parametrize(
+    ("variable", "program", "said"),
+    [
+        ("CC", "/bin/true", "exited 0 but wrote no"),
+        ("CC", "/bin/false", "failed and said nothing"),
+    ],
+)
+def test_a_compiler_variable_naming_no_compiler_is_one_line_with_its_fix(
+    monkeypatch, variable, program, said
+):
+    """A ``$CC`` that is no compiler: one line naming it and the variable to fix, never a
+    missing-file error or an empty reason."""
+    monkeypatch.setenv(variable, program)
+    with pytest.raises(cbuild.BuildError) as raised:
+        cbuild.build("not_cc", SOURCE, ["-O2"], "float64")
+    assert said in str(raised.value)
+    assert f"point {variable} at a C compiler, or unset it (now {program})" in str(raised.value)
+
+
+def test_a_cxx_that_links_no_cpp_runtime_says_to_use_the_cpp_driver(monkeypatch):
+    """``CXX=gcc`` compiles C++ but links without libstdc++: the module does not load, and the
+    fix names the C++ driver instead of an undefined-symbol ImportError."""
+    import shutil
+
+    if shutil.which("gcc") is None or shutil.which("g++") is None:
+        pytest.skip("gcc and g++ are what this checks")
+    source = """
+#include <vector>
+extern "C" void matmul(const real_t *a, const real_t *b, real_t *c, int n) {
+    std::vector<real_t> row(n);
+    for (int i = 0; i < n * n; i++) c[i] = a[i] * b[i] + row.size();
+}
+"""
+    monkeypatch.setenv("CXX", "gcc")
+    with pytest.raises(cbuild.BuildError, match="point CXX at g\\+\\+ or c\\+\\+"):
+        cbuild.build("cxx_is_gcc", source, ["-O2"], "float64", language="C++")
