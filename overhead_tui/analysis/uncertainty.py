@@ -6,9 +6,9 @@ Method (documented in the README and used everywhere an interval is shown):
   process gives one value, the median of its own samples).  For n independent processes this
   is a distribution-free confidence interval for the median process value with coverage
   1 − 2 · 0.5ⁿ (75 % for 3 processes, 97 % for 6, 98 % for 7: :func:`median_coverage`).  A
-  figure the probe reports only from its median process (a detail such as ``store_ns``) gets
-  the per-process range of that detail when the probe recorded it (``detail_intervals``), else
-  the main value's relative interval.
+  detail (such as ``store_ns``), the median of its own per-process values, gets the
+  per-process range of that detail when the probe recorded it (``detail_intervals``), else the
+  main value's relative interval.
 * **A rung's time** per multiply-add is the median ± half its IQR (the middle half of its
   samples): ``[median − IQR/2, median + IQR/2]``.
 * **Propagation** is interval arithmetic (bounds, not a standard error): a row's time is

@@ -36,7 +36,8 @@ class ProbeResult:
     samples: list[float] = field(default_factory=list)
     """The value measured in each worker process."""
     details: dict[str, ProbeDetail] = field(default_factory=dict)
-    """The median process's details, plus ``within_process_spread``."""
+    """Each numeric detail's median over the processes (each position's, for a list of them),
+    the others the median process's, plus ``within_process_spread``."""
     error: str | None = None
     interval: list[float] | None = ABSENT
     """[min, max] of the per-process values: a distribution-free interval for the median

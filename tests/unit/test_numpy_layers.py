@@ -206,8 +206,32 @@ def test_a_list_detail_gets_its_range_position_by_position(monkeypatch):
 
     spec = next(s for s in discover_probes() if s.name == "numpy_call")
     result = probe_runs.measure_probe(spec, "python3")
-    assert result.details["r"] == [3.0, 4.0]  # the median process's
+    assert result.details["r"] == [2.0, 5.0]  # each position's own median, not one process's
     assert result.detail_intervals["r"] == [1.0, 4.0, 3.0, 6.0]
+
+
+def test_a_numeric_detail_is_its_own_median_over_the_processes(monkeypatch):
+    """A detail is measured in each process as the value is: the process whose value is the
+    median is not the one whose detail is (here the detail's top), so the detail takes its own
+    median; a string detail stays the median process's, a whole count stays an int."""
+    from overhead_tui.engine import probe_runs
+    from overhead_tui.plugins.probes import discover_probes
+    from overhead_tui.worker.protocol import Probe
+
+    runs = iter(
+        [
+            Probe(value=1.0, spread=0.0, samples=[1.0], details={"x": 3.2, "n": 4, "s": "a"}),
+            Probe(value=2.0, spread=0.0, samples=[2.0], details={"x": 6.0, "n": 4, "s": "b"}),
+            Probe(value=3.0, spread=0.0, samples=[3.0], details={"x": 3.4, "n": 4, "s": "c"}),
+        ]
+    )
+    monkeypatch.setattr(probe_runs, "_measure_once", lambda *a, **k: next(runs))
+    spec = next(s for s in discover_probes() if s.name == "container_access")
+    result = probe_runs.measure_probe(spec, "python3", processes=3)
+    assert result.value == 2.0
+    assert result.details["x"] == 3.4 and result.detail_intervals["x"] == [3.2, 6.0]
+    assert result.details["n"] == 4 and isinstance(result.details["n"], int)
+    assert result.details["s"] == "b"
 
 
 def test_the_counting_phase_records_numpy_operations_and_survives_a_kernel_refusing_them():
