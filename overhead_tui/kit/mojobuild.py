@@ -20,6 +20,7 @@ Mojo rung took 7–8 s on a 2-vCPU Zen 3 (2026-12-07: 3.5 s for each of the two 
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shlex
@@ -45,8 +46,6 @@ INSTALL = f"make mojo (pip install mojo=={MOJO_VERSION} into the virtualenv, abo
 """The install line a missing compiler's message gives."""
 RECIPE = "mojo build --emit shared-lib, then --emit asm; cffi dlopen (1)"
 """How a Mojo module is built: part of the cache key."""
-SOURCE_NAME = "rung.mojo"
-"""The file name a compiler message gives the rung's own source (its line numbers)."""
 BUILD_TIMEOUT_S = 300
 """Seconds one ``mojo build`` may take."""
 DTYPES = {"float64": "DType.float64", "float32": "DType.float32"}
@@ -83,8 +82,11 @@ def _fix_for(mojo: str) -> str:
     return f"unset MOJO or point it at mojo (now {chosen})" if chosen else INSTALL
 
 
+@functools.cache
 def mojo_version(mojo: str) -> str:
-    """The first line ``mojo --version`` prints (``Mojo 1.2.0 (2016d0cd)``).
+    """The first line ``mojo --version`` prints (``Mojo 1.2.0 (2016d0cd)``), asked once per
+    process and compiler (80 ms each: a rung's worker sets it up again for its resident
+    timings and its counting).
 
     Raises:
         Unavailable: it does not run."""
