@@ -283,7 +283,7 @@ def breakdown(result: ScenarioResult, costs: UnitCosts) -> Breakdown | None:
     if scale is not None:
         costs = costs.scaled(*scale)
     speed = site_scale(
-        result.reference_dispatch_ns or [],
+        result.reference_dispatch_ns,
         events.site_reference_ns,
         result.median_s,
         events.site_kernel_s,

@@ -26,6 +26,7 @@ site's timing windows' range at the largest counted size.
 from __future__ import annotations
 
 import statistics
+from collections.abc import Sequence
 
 from overhead_tui.analysis.rows import ranged_row
 from overhead_tui.summary.breakdown import BreakdownRow
@@ -62,7 +63,7 @@ def fixed_ns(site: SiteCost) -> float:
 
 
 def site_scale(
-    reference_ns: list[float],
+    reference_ns: Sequence[float],
     site_reference_ns: list[float] | None,
     median_s: float | None = None,
     site_kernel_s: list[float] | None = None,

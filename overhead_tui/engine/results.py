@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 import signal
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 
 from overhead_tui.engine.stats import describe, stability_warnings
 from overhead_tui.plugins.scenarios import ScenarioSpec
@@ -84,16 +84,22 @@ def rung_result(
     repeats: int,
     timeout_s: float,
     cancelled: bool = False,
+    prebuilt_s: float | None = None,
 ) -> ScenarioResult:
     """The result of a rung's plan: a new result folded from ``planned`` (left unchanged;
     it carries what the runner measured around the workers: ``wall_s``, ``steal_fraction``,
     ``other_cpu_fraction``, ``observer_*``), every message of its ``workers`` in order, and
     the last worker's ending.  Samples are pooled over the workers; how the last one ended
     decides the status; a rung cut short by a cancel (``cancelled``) has fewer samples than
-    ``repeats`` and is no result.  No worker (cancelled before it started): skipped."""
+    ``repeats`` and is no result.  No worker (cancelled before it started): skipped.
+    ``prebuilt_s``: the run's build phase compiled the rung's module a moment before its timed
+    worker loaded it, in that many seconds (its build is then no cached one).
+
+    The result is sealed (:meth:`ScenarioResult.seal`): what was measured is fixed."""
     result = copy.deepcopy(planned)
     if not workers:
         result.status, result.error = "skipped", "cancelled before it ran"
+        result.seal()
         return result
     result.error = None
     for worker in workers:
@@ -104,10 +110,13 @@ def rung_result(
     finish(
         result, list(last.messages), last.returncode, last.timed_out, timeout_s, last.stderr_tail
     )
+    if prebuilt_s is not None and result.build is not None:
+        result.build = replace(result.build, cached=False, build_s=prebuilt_s)
     short = len(result.samples_s) < repeats
     if cancelled and (result.status != "ok" or short):
         result.status, result.error = "skipped", "cancelled while running"
         result.clear_speed()
+    result.seal()
     return result
 
 
@@ -125,15 +134,15 @@ def apply_message(result: ScenarioResult, message: Message) -> None:
         case Calibrated():
             result.loops = message.loops
         case Warmup():
-            result.warmups_s.append(message.value_s)
+            result.warmups_s += (message.value_s,)
         case Sample():
-            result.samples_s.append(message.value_s)
+            result.samples_s += (message.value_s,)
             if message.cores is not None:
-                result.sample_cores.append(message.cores)
+                result.sample_cores += (message.cores,)
             if message.thread_cores is not None:
-                result.sample_thread_cores.append(message.thread_cores)
+                result.sample_thread_cores += (message.thread_cores,)
         case Reference():
-            result.reference_dispatch_ns.extend(message.dispatch_ns)
+            result.reference_dispatch_ns += tuple(message.dispatch_ns)
         case Environment():
             result.blas_threads = message.blas.threads if message.blas else None
             result.numba_threads = message.numba_threads
@@ -141,7 +150,7 @@ def apply_message(result: ScenarioResult, message: Message) -> None:
         case Counted():
             counted = message.per_fma  # an older line's empty object: none (under four sizes)
             result.events_per_fma = counted if counted != EventsPerFma() else None
-            result.bytecode = list(message.bytecode)
+            result.bytecode = tuple(message.bytecode)
             result.bytecode_n = message.bytecode_n
         case Done():
             if message.blas is not None:
@@ -180,18 +189,18 @@ def error_text(error: Error) -> str:
     return message
 
 
-def _blas_libraries(blas: BlasReport | None) -> list[BlasLibrary]:
+def _blas_libraries(blas: BlasReport | None) -> tuple[BlasLibrary, ...]:
     """Every BLAS a worker reported (``libraries``); older workers sent numpy's alone (the
     fields it sent: the others stay out of the summary)."""
     if blas is None:
-        return []
+        return ()
     if blas.libraries is not None:
-        return list(blas.libraries)
+        return tuple(blas.libraries)
     sent = {
         f.name: ABSENT if getattr(blas, f.name, None) is None else getattr(blas, f.name)
         for f in fields(BlasLibrary)
     }
-    return [BlasLibrary(**sent)] if blas.library else []
+    return (BlasLibrary(**sent),) if blas.library else ()
 
 
 def machine_blas(blas: Blas, source: str) -> BlasInfo:

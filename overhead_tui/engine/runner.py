@@ -252,10 +252,8 @@ class Runner(RunControl):
             settings.repeats,
             settings.timeout_s,
             self.cancelled,
+            prebuilt_s=built.build_s if (built := self._built.get(spec.name)) else None,
         )
-        if (built := self._built.get(spec.name)) is not None and result.build is not None:
-            # its timed worker loaded what this run's build phase compiled a moment before
-            result.build = replace(result.build, cached=False, build_s=built.build_s)
         if not workers:  # cancelled before its worker could start
             log_line(log, "result", name=spec.name, status=result.status)
             return result

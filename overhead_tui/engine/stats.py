@@ -8,6 +8,7 @@ than 1 ms make a result unstable.  Warnings are stored with the result and shown
 from __future__ import annotations
 
 import statistics
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from overhead_tui.machine.load import OTHERS_WARN
@@ -49,7 +50,7 @@ class SampleStats:
     cv: float
 
 
-def describe(samples_s: list[float]) -> SampleStats:
+def describe(samples_s: Sequence[float]) -> SampleStats:
     """Compute min, median, IQR (Q3 − Q1, inclusive quartiles), stdev, mean, max and CV.
 
     Args:

@@ -163,7 +163,7 @@ def build(
         if not hasattr(lib, symbol):
             raise BuildError(
                 f"the Mojo source exports no {symbol}; fix: export it as C's {symbol}: "
-                f"`@export` and `abi(\"C\")` on `def {symbol}(...)` (see mojo_naive.py)"
+                f'`@export` and `abi("C")` on `def {symbol}(...)` (see mojo_naive.py)'
             )
     info["build_s"] = time.perf_counter() - started
     return ffi, lib, info

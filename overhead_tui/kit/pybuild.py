@@ -255,9 +255,13 @@ def build_python(
     cached = build_once(folder, module_name, target,
                         lambda: made.append(_compile(TOOLS[tool], module_name, source, flags,
                                                      cc, folder, started)))  # fmt: skip
-    record = made[0] if made else (
-        _read_record(folder, module_name)
-        or _record(_shown_command(TOOLS[tool], cc, flags, module_name), flags)
+    record = (
+        made[0]
+        if made
+        else (
+            _read_record(folder, module_name)
+            or _record(_shown_command(TOOLS[tool], cc, flags, module_name), flags)
+        )
     )
     module = _load(module_name, target)
     info: dict[str, Any] = {

@@ -184,13 +184,38 @@ class Settings:
     """Columns of A, rows of B for a rectangular product (``None``: n)."""
 
 
+MEASURED_FIELDS = frozenset(
+    {
+        # what the scenario declared, and the product it ran
+        *("name", "title", "rung", "layers", "removes", "n", "m", "k", "dtype", "flops"),
+        *("description", "kernel_source", "kernel_lines", "dense_kernel"),
+        # what its workers measured and reported
+        *("max_abs_error", "tolerance", "first_call_s", "loops", "warmups_s", "samples_s"),
+        *("sample_cores", "sample_thread_cores", "reference_dispatch_ns", "worker_processes"),
+        *("blas_threads", "numba_threads", "blas", "events_per_fma", "bytecode", "bytecode_n"),
+        *("build", "generated_code", "resident"),
+        # what the runner saw around them
+        *("wall_s", "steal_fraction", "other_cpu_fraction", "observer", "observer_cpu_s"),
+        *("observer_fraction", "observer_switches"),
+    }
+)
+"""The fields of a :class:`ScenarioResult` that record what was declared and measured.  Once
+the result is sealed (:meth:`ScenarioResult.seal`, when ``engine.results.rung_result`` has
+folded its workers' messages) none of them can be assigned again; their sequences are tuples
+and their nested records frozen.  The rest is the verdict and what is derived from it: the
+status and its reason, the statistics of the samples and their warnings (``engine.results``),
+the ``impossible`` verdict (``machine.limits.reject_impossible``), × dense, the breakdown, the
+roofline (``analysis.derive``) and a profile made later."""
+
+
 @dataclass
 class ScenarioResult:
     """The measured outcome of one scenario (one rung).
 
     Times are in seconds per kernel call (one C = A·B of order ``n``).  Statistics are ``None``
     unless the status is ``ok``; an ``invalid`` or ``impossible`` scenario keeps its error (and
-    its raw samples) but never a speed.
+    its raw samples) but never a speed.  The fields in :data:`MEASURED_FIELDS` are fixed once
+    the result is sealed; the others are its verdict and derived figures.
     """
 
     name: str
@@ -219,12 +244,12 @@ class ScenarioResult:
     first_call_s: float | None = None
     loops: int | None = None
     """Kernel calls per timed sample (calibrated so a sample lasts ≥ ``min_sample_s``)."""
-    warmups_s: list[float] = field(default_factory=list)
-    samples_s: list[float] = field(default_factory=list)
-    sample_cores: list[float] = field(default_factory=list, metadata=OMIT)
+    warmups_s: tuple[float, ...] = field(default=())
+    samples_s: tuple[float, ...] = field(default=())
+    sample_cores: tuple[float, ...] = field(default=(), metadata=OMIT)
     """Each sample's CPU time over its wall time (the worker's threads together): the cores
     the kernel got while timed (``worker.protocol.Sample.cores``)."""
-    sample_thread_cores: list[float] = field(default_factory=list, metadata=OMIT)
+    sample_thread_cores: tuple[float, ...] = field(default=(), metadata=OMIT)
     """Each sample's busy threads × the smallest share of its runnable time one of them spent
     on a CPU (``worker.cpu_time.straggler_cores``): the cores an evenly split kernel got,
     spinning at barriers not counted as work."""
@@ -255,12 +280,12 @@ class ScenarioResult:
     """The observing process's context switches inside the timed windows (its wake-ups)."""
     blas_threads: int | None = None
     numba_threads: int | None = None
-    blas: list[measured.BlasLibrary] = field(default_factory=list)
+    blas: tuple[measured.BlasLibrary, ...] = field(default=())
     """Every BLAS library loaded in this rung's worker when it finished (threadpoolctl), numpy's
     first (its ``architecture``: the kernel, e.g. ``Haswell``)."""
     events_per_fma: measured.EventsPerFma | None = None
     """Exact events per multiply-add at ``n`` (``counting``)."""
-    bytecode: list[measured.BytecodeLine] = field(default_factory=list)
+    bytecode: tuple[measured.BytecodeLine, ...] = field(default=())
     """Executed instructions at a small size."""
     bytecode_n: int | None = None
     """The matrix order at which ``bytecode`` was counted (per_fma is at that n)."""
@@ -280,7 +305,7 @@ class ScenarioResult:
     """Profiler results (``profilers.profile``; JSON: ``ProfileRecord.to_json``)."""
     breakdown: Breakdown | None = None
     """Model breakdown (``analysis.attribution``)."""
-    reference_dispatch_ns: list[float] = field(default_factory=list)
+    reference_dispatch_ns: tuple[float, ...] = field(default=())
     """ns per dispatch of the probes' reference loop, timed in this rung's worker right before
     and after its samples (rungs carrying ``interpreter_dispatch``; empty otherwise)."""
     worker_processes: int | None = field(default=None, metadata=OMIT)
@@ -290,6 +315,23 @@ class ScenarioResult:
     """Rows of A and C of a rectangular product C (m×n) = A (m×k)·B (k×n); None: square, n."""
     k: int | None = None
     """Columns of A, rows of B of a rectangular product; None: square, n."""
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if name in MEASURED_FIELDS and self.__dict__.get("_sealed"):
+            raise dataclasses.FrozenInstanceError(
+                f"{self.name}: {name} was measured and is sealed; derive new figures instead"
+            )
+        super().__setattr__(name, value)
+
+    def seal(self) -> None:
+        """Fix the measured fields (:data:`MEASURED_FIELDS`): assigning one raises
+        ``dataclasses.FrozenInstanceError`` from now on (a copy stays sealed)."""
+        object.__setattr__(self, "_sealed", True)
+
+    @property
+    def sealed(self) -> bool:
+        """Whether :meth:`seal` was called: the measured fields can no longer change."""
+        return bool(self.__dict__.get("_sealed"))
 
     def clear_speed(self) -> None:
         """Drop every speed figure: an invalid, impossible or failed scenario never carries

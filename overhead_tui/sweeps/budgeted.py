@@ -26,6 +26,7 @@ from overhead_tui.engine.events import (
     RunFinished,
     RunStarted,
     ScenarioProgress,
+    result_copy,
     snapshot,
 )
 from overhead_tui.engine.probe_runs import load_run_probes
@@ -341,7 +342,7 @@ class BudgetedSweep(RunControl):
             self._keep(result)
             self._save()
             log_line(log, "point", **self.axis.log_fields(point))
-            yield PointMeasured(point, result)
+            yield PointMeasured(point, result_copy(result))
             if result.status != "ok" or result.median_s is None:
                 yield self._stop(spec.name, result.status, result.error or result.status, log)
                 return

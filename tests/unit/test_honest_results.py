@@ -148,7 +148,7 @@ def test_a_summary_with_an_impossible_rung_round_trips_and_older_ones_still_load
     assert loaded.machine.environment == {"OPENBLAS_NUM_THREADS": "1"}
     for name in ("summary_v1.json", "recorded_summary.json", "recorded_summary_v3.json"):
         old = RunSummary.load(FIXTURES / name)
-        assert old.machine.environment == {} and all(s.blas == [] for s in old.scenarios)
+        assert old.machine.environment == {} and all(s.blas == () for s in old.scenarios)
 
 
 # -- the environment ----------------------------------------------------------------------------

@@ -52,7 +52,7 @@ def test_good_run_gets_stats_flops_and_compile_time():
     assert r.gflops == pytest.approx(2000 / 0.1 / 1e9)
     assert r.ns_per_fma == pytest.approx(0.1 / 1000 * 1e9)
     assert r.compile_s == pytest.approx(0.8)
-    assert r.warmups_s == [0.11] and len(r.samples_s) == 3
+    assert r.warmups_s == (0.11,) and len(r.samples_s) == 3
     assert r.blas_threads == 1
 
 

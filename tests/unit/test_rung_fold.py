@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 from dataclasses import replace
 
 import pytest
@@ -11,9 +12,12 @@ import pytest
 from overhead_tui.engine.plan import rung_plan
 from overhead_tui.engine.results import WorkerEnding, new_result, rung_result
 from overhead_tui.plugins.scenarios import discover
-from overhead_tui.summary.records import Settings
+from overhead_tui.analysis.derive import derive
+from overhead_tui.engine.events import snapshot
+from overhead_tui.summary.records import MEASURED_FIELDS, RunSummary, ScenarioResult, Settings
 from overhead_tui.worker.protocol import from_dict
 
+from .test_honest_results import CLOCK_3GHZ, ZEN4
 from .test_results import GOOD
 
 
@@ -39,9 +43,48 @@ def test_the_fold_pools_samples_and_leaves_the_planned_result_alone():
     before = copy.deepcopy(planned)
     result = _fold([_worker([0.1, 0.1]), _worker([0.3, 0.3]), _worker([0.2, 0.2])], planned=planned)
     assert planned == before and result is not planned
-    assert result.status == "ok" and result.samples_s == [0.1, 0.1, 0.3, 0.3, 0.2, 0.2]
+    assert result.status == "ok" and result.samples_s == (0.1, 0.1, 0.3, 0.3, 0.2, 0.2)
     assert result.median_s == pytest.approx(0.2) and result.worker_processes == 3
     assert result.wall_s == 2.0 and result.steal_fraction == 0.0
+
+
+def test_what_was_measured_is_sealed_once_the_fold_is_done():
+    """No measured field of a folded result can be assigned again, nor its samples grown;
+    the verdict and the derived figures still can; a copy stays sealed."""
+    result = _fold([_worker([0.1, 0.1]), _worker([0.2, 0.2])])
+    assert result.sealed and isinstance(result.samples_s, tuple)
+    for name in ("samples_s", "build", "wall_s", "bytecode"):
+        with pytest.raises(dataclasses.FrozenInstanceError, match=f"{name} was measured"):
+            setattr(result, name, getattr(result, name))
+    with pytest.raises(AttributeError):
+        result.samples_s.append(9.0)  # type: ignore[attr-defined]
+    result.vs_dense = 2.0  # a derived figure
+    assert copy.copy(result).sealed and copy.deepcopy(result).sealed
+    # every field is either measured or derived, and the measured ones are real fields
+    names = {f.name for f in dataclasses.fields(ScenarioResult)}
+    assert MEASURED_FIELDS < names and "samples_s" in MEASURED_FIELDS
+    assert not {"status", "median_s", "gflops", "vs_dense", "breakdown"} & MEASURED_FIELDS
+
+
+def test_the_impossible_verdict_keeps_what_was_measured():
+    """A rung faster than the hardware is judged impossible by derive: its speed goes, its
+    samples and everything measured stay as the fold left them."""
+    result = _fold([_worker([1e-9, 1e-9, 1e-9])])
+    measured = {name: getattr(result, name) for name in MEASURED_FIELDS}
+    derive(RunSummary(scenarios=[result], probes=dict(CLOCK_3GHZ)), ZEN4)
+    assert result.status == "impossible" and result.gflops is None
+    assert {name: getattr(result, name) for name in MEASURED_FIELDS} == measured
+
+
+def test_a_snapshot_is_untouched_by_later_derives_without_a_deep_copy():
+    result = _fold([_worker([0.1, 0.1])])
+    summary = RunSummary(scenarios=[result])
+    held = snapshot(summary)
+    assert held.scenarios[0] is not result and held.scenarios[0].samples_s is result.samples_s
+    result.vs_dense, result.warnings = 3.0, ["a later derive"]
+    summary.waterfall.append(None)  # type: ignore[arg-type]
+    assert held.scenarios[0].vs_dense is None and held.scenarios[0].warnings == []
+    assert held.waterfall == []
 
 
 def test_the_last_worker_decides_how_the_rung_ended():

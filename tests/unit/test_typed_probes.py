@@ -39,7 +39,7 @@ def test_recorded_probes_and_worker_parts_are_records_and_write_back_unchanged(p
     for old, new, result in scenarios:
         for key, record in PARTS.items():
             value = getattr(result, key)
-            for item in value if isinstance(value, list) else [value]:
+            for item in value if isinstance(value, list | tuple) else [value]:
                 assert item is None or isinstance(item, record), key
             assert new.get(key) == old.get(key, new.get(key)), key
 
@@ -121,7 +121,7 @@ def test_a_rung_keeps_its_counted_events_bytecode_and_build_as_records():
         "counted_sizes": [4, 6, 8, 10],
         "by_opcode": {"X": 1.0},
     }
-    assert result.bytecode == [BytecodeLine("kernel", 12, "LOAD_FAST", "a", 2.0)]
+    assert result.bytecode == (BytecodeLine("kernel", 12, "LOAD_FAST", "a", 2.0),)
     assert result.build is not None and result.build.cached and result.build.flags == ["-O2"]
     apply_message(result, from_dict({"kind": "counted", "per_fma": {}}))  # under four sizes
     assert result.events_per_fma is None
