@@ -9,11 +9,11 @@ from dataclasses import replace
 
 import pytest
 
+from overhead_tui.analysis.derive import derive
+from overhead_tui.engine.events import snapshot
 from overhead_tui.engine.plan import rung_plan
 from overhead_tui.engine.results import WorkerEnding, new_result, rung_result
 from overhead_tui.plugins.scenarios import discover
-from overhead_tui.analysis.derive import derive
-from overhead_tui.engine.events import snapshot
 from overhead_tui.summary.records import MEASURED_FIELDS, RunSummary, ScenarioResult, Settings
 from overhead_tui.worker.protocol import from_dict
 
@@ -62,7 +62,7 @@ def test_what_was_measured_is_sealed_once_the_fold_is_done():
     assert copy.copy(result).sealed and copy.deepcopy(result).sealed
     # every field is either measured or derived, and the measured ones are real fields
     names = {f.name for f in dataclasses.fields(ScenarioResult)}
-    assert MEASURED_FIELDS < names and "samples_s" in MEASURED_FIELDS
+    assert names > MEASURED_FIELDS and "samples_s" in MEASURED_FIELDS
     assert not {"status", "median_s", "gflops", "vs_dense", "breakdown"} & MEASURED_FIELDS
 
 
