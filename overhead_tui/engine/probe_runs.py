@@ -340,7 +340,7 @@ def write_cache(key: str, results: dict[str, ProbeResult], cache: Path | None = 
     data = _read_cache(cache)
     entries = _cache_entries(data)
     stored = data.get("order")
-    listed: list[Any] = stored if isinstance(stored, list) else []
+    listed: list[object] = stored if isinstance(stored, list) else []
     order = [k for k in listed if k in entries] + [k for k in entries if k not in listed]
     order = [k for k in order if k != key] + [key]
     order = order[-CACHE_ENTRIES:]

@@ -63,7 +63,7 @@ def in_file(message: str, path: str | None) -> str:
 
 
 @contextmanager
-def errors_in_file(module: Any) -> Iterator[None]:
+def errors_in_file(module: object) -> Iterator[None]:
     """A :class:`BuildError` raised inside, its places in SOURCE as ``module``'s file's lines
     (:func:`in_file`): a rung completed by its declarations builds in the kit's ``setup``."""
     try:

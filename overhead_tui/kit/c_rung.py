@@ -108,9 +108,9 @@ def complete(module: ModuleType) -> None:
     language = str(getattr(module, "LANGUAGE", "C"))
     headers = dict(getattr(module, "HEADERS", {}))
     blas_threads = getattr(module, "BLAS_THREADS", None)
-    limits: list[Any] = []  # the threadpoolctl limit, kept for the worker's life
+    limits: list[object] = []  # the threadpoolctl limit, kept for the worker's life
 
-    def setup(a: Any, b: Any) -> tuple[Any, ...]:
+    def setup(a: object, b: object) -> tuple[object, ...]:
         if blas_threads is not None:
             from threadpoolctl import threadpool_limits
 

@@ -300,7 +300,7 @@ def architecture() -> str:
     return {"amd64": "x86_64", "arm64": "aarch64"}.get(machine, machine)
 
 
-def chain_library() -> Any:
+def chain_library() -> object:
     """The built chains (cffi ``lib``: ``imul_chain``, ``add_xor_chain``, ``fp_chain``).
 
     Raises:

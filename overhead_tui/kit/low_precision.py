@@ -25,7 +25,7 @@ LOW_PRECISION_BLOCK = 64
 """Every dimension is padded with zeros to a multiple of this (the AMX tiles' 64-byte rows)."""
 
 
-def bfloat16_bits(x: Any) -> Any:
+def bfloat16_bits(x: object) -> object:
     """The bfloat16 bit patterns (uint16 array) of a float32 array holding bfloat16 values
     (``worker.inputs.to_bfloat16``)."""
     import numpy as np

@@ -93,7 +93,7 @@ class ProbeContext:
         repeats: int = 7,
         min_sample_s: float = 0.05,
         timer: Timer = time.perf_counter_ns,
-        counter: Callable[[Callable[..., Any], tuple[Any, ...]], Any] | None = None,
+        counter: Callable[[Callable[..., object], tuple[object, ...]], Any] | None = None,
         settle: float | None = None,
     ) -> None:
         self.repeats = repeats
@@ -102,7 +102,7 @@ class ProbeContext:
         self.counter = counter
         self.settle = settle
 
-    def time(self, fn: Callable[..., Any], *args: Any) -> list[float]:
+    def time(self, fn: Callable[..., object], *args: object) -> list[float]:
         """Per-call times (s) of ``fn(*args)``: a warm call, calibration, then up to
         ``repeats`` samples (fewer once they agree: ``settle``)."""
         return self.time_many([fn], *args)[0]
@@ -110,18 +110,18 @@ class ProbeContext:
     def _settled(self, times: list[list[float]]) -> bool:
         return self.settle is not None and all(settled(t, self.settle) for t in times)
 
-    def _loops(self, fn: Callable[..., Any], args: tuple[Any, ...]) -> int:
+    def _loops(self, fn: Callable[..., object], args: tuple[object, ...]) -> int:
         warm, _ = time_calls(fn, args, 1, self.timer)
         return calibrate(fn, args, warm, self.min_sample_s, self.timer)[0]
 
     def time_pair(
-        self, fn_a: Callable[..., Any], fn_b: Callable[..., Any], *args: Any
+        self, fn_a: Callable[..., object], fn_b: Callable[..., object], *args: object
     ) -> list[tuple[float, float]]:
         """Interleaved per-call times of two variants, so drift hits both alike (s, s)."""
         a, b = self.time_many([fn_a, fn_b], *args)
         return list(zip(a, b, strict=True))
 
-    def time_many(self, fns: list[Callable[..., Any]], *args: Any) -> list[list[float]]:
+    def time_many(self, fns: list[Callable[..., object]], *args: object) -> list[list[float]]:
         """Per-call times (s) of each of ``fns(*args)``, up to ``repeats`` each (fewer once
         every function's samples agree: ``settle``), taken round-robin
         (one sample of every function, then the next round): a shared machine's drift hits
@@ -180,7 +180,7 @@ class ProbeMeasurement:
         return cls([float(x) for x in measured["samples"]], details, estimate)
 
 
-def baseline_loop(n: int, x: Any, z: Any) -> Any:
+def baseline_loop(n: int, x: object, z: object) -> object:
     """The reference loop: ``y = x is z`` per trip, typical cheap instructions, no allocation.
 
     Probes compare a loop doing one costly thing per trip (``y = x * z`` on floats, ``y =
@@ -211,11 +211,11 @@ def dispatch_samples(ctx: ProbeContext, trips: int = 200_000) -> tuple[list[floa
 
 def paired_samples(
     ctx: ProbeContext,
-    loop: Callable[..., Any],
-    args: tuple[Any, ...],
+    loop: Callable[..., object],
+    args: tuple[object, ...],
     trips: int,
     events_per_trip: float = 1.0,
-    baseline: Callable[..., Any] | None = None,
+    baseline: Callable[..., object] | None = None,
 ) -> ProbeMeasurement:
     """ns per event that ``loop(trips, *args)`` costs beyond a baseline loop.
 

@@ -17,7 +17,6 @@ import ast
 import re
 from collections.abc import Callable
 from types import ModuleType
-from typing import Any
 
 from overhead_tui.kit.builds import errors_in_file
 from overhead_tui.kit.pybuild import compile_python, python_twin
@@ -52,9 +51,9 @@ def complete(module: ModuleType) -> None:
     if not is_declared(module):
         return
     name, source, compiler = module.NAME, module.SOURCE, module.COMPILER
-    own_setup: Callable[..., Any] | None = getattr(module, "setup", None)
+    own_setup: Callable[..., object] | None = getattr(module, "setup", None)
 
-    def setup(a: Any, b: Any) -> tuple[Any, ...]:
+    def setup(a: object, b: object) -> tuple[object, ...]:
         with errors_in_file(module):
             compiled = compile_python(name, source, compiler)
         if not callable(getattr(compiled, "kernel", None)):
@@ -65,10 +64,10 @@ def complete(module: ModuleType) -> None:
         # one argument, or several as a tuple, as the worker passes any scenario's
         return (compiled.kernel, *(arguments if isinstance(arguments, tuple) else (arguments,)))
 
-    def kernel(compiled_kernel: Callable[..., Any], *arguments: Any) -> Any:
+    def kernel(compiled_kernel: Callable[..., object], *arguments: object) -> object:
         return compiled_kernel(*arguments)
 
-    def counted_kernel(compiled_kernel: Callable[..., Any], *arguments: Any) -> Any:
+    def counted_kernel(compiled_kernel: Callable[..., object], *arguments: object) -> object:
         return python_twin(name, source).kernel(*arguments)
 
     setattr(module, "setup", setup)  # noqa: B010 (a module's attribute, set at run time)
@@ -77,7 +76,7 @@ def complete(module: ModuleType) -> None:
         setattr(module, "counted_kernel", counted_kernel)  # noqa: B010
 
 
-def _unexported_dtype(source: str, a: Any) -> str | None:
+def _unexported_dtype(source: str, a: object) -> str | None:
     """Why Pythran's ``kernel`` cannot take ``a``'s dtype (its ``#pythran export kernel(...)``
     line names others), with the fix; None when the line names it or cannot be read."""
     line = next((x for x in source.splitlines() if "#pythran export kernel(" in x), None)

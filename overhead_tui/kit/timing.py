@@ -32,8 +32,8 @@ def calibrate_loops(call_s: float, min_sample_s: float) -> int:
 
 
 def time_calls(
-    fn: Callable[..., Any],
-    args: tuple[Any, ...],
+    fn: Callable[..., object],
+    args: tuple[object, ...],
     loops: int,
     timer: Timer = time.perf_counter_ns,
 ) -> tuple[float, Any]:
@@ -55,8 +55,8 @@ MAX_CALIBRATION_ROUNDS = 8
 
 
 def calibrate(
-    fn: Callable[..., Any],
-    args: tuple[Any, ...],
+    fn: Callable[..., object],
+    args: tuple[object, ...],
     first_s: float,
     min_sample_s: float,
     timer: Timer = time.perf_counter_ns,
@@ -95,7 +95,7 @@ seven calls.  3.12 quickens every code object when it is created."""
 
 
 def quicken(
-    fn: Callable[..., Any], args: tuple[Any, ...], timer: Timer = time.perf_counter_ns
+    fn: Callable[..., object], args: tuple[object, ...], timer: Timer = time.perf_counter_ns
 ) -> list[float]:
     """Call a Python kernel until CPython 3.11 has quickened its code (at most
     :data:`QUICKEN_CALLS` calls), so the samples time the specialised instructions the

@@ -315,7 +315,7 @@ def _assigned(tree: ast.Module) -> set[str]:
     return names
 
 
-def declared_processes(value: Any, path: Path) -> int:
+def declared_processes(value: object, path: Path) -> int:
     """A scenario's or probe's ``PROCESSES``: 1 to 31 worker processes, 0 for the default."""
     if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 31:
         raise ScenarioFileError(
@@ -403,14 +403,14 @@ def reflow(text: str) -> str:
     return "\n\n".join(p for p in paragraphs if p)
 
 
-def _flag(value: Any, path: Path, key: str) -> bool:
+def _flag(value: object, path: Path, key: str) -> bool:
     """A declared ``True``/``False``."""
     if not isinstance(value, bool):
         raise ScenarioFileError(f"{path}: {key} must be True or False, got {value!r}")
     return value
 
 
-def _string_tuple(value: Any, path: Path, key: str) -> tuple[str, ...]:
+def _string_tuple(value: object, path: Path, key: str) -> tuple[str, ...]:
     """A declared sequence of names; a single string means one name."""
     if isinstance(value, str):
         return (value,)

@@ -20,7 +20,7 @@ from overhead_tui.worker.protocol import WorkerTask
 
 
 def time_resident(
-    module: Any, task: WorkerTask, a: Any = None, b: Any = None
+    module: object, task: WorkerTask, a: object = None, b: object = None
 ) -> ResidentTiming | None:
     """The rung's kernel timed at its own n with A and B resident in L1
     (:func:`resident_inputs`), after its samples and in the same worker: the same code, loops
@@ -73,7 +73,7 @@ def spreading_order(n: int, itemsize: int) -> int | None:
     return m
 
 
-def _with_spread(module: Any, task: WorkerTask, timing: ResidentTiming) -> ResidentTiming:
+def _with_spread(module: object, task: WorkerTask, timing: ResidentTiming) -> ResidentTiming:
     """``timing`` with the kernel timed at :func:`spreading_order` on fresh inputs of that
     order (None of it where the rung's rows already spread, or its set-up refuses the order)."""
     import numpy as np

@@ -151,12 +151,12 @@ def import_scenario(path: str, name: str, probe: bool = False) -> ModuleType:
     return module
 
 
-def _as_given(a: Any, b: Any) -> tuple[Any, Any]:
+def _as_given(a: object, b: object) -> tuple[Any, Any]:
     """A scenario's default ``setup``: A and B as numpy arrays, as the worker made them."""
     return a, b
 
 
-def _as_it_is(result: Any) -> Any:
+def _as_it_is(result: object) -> object:
     """A scenario's default ``to_numpy``: its result as it is (``validate`` converts it)."""
     return result
 
@@ -294,7 +294,7 @@ def _validated(phase: Literal["first", "last"], check: Any) -> Validated:
     return Validated(phase, check.ok, error, check.tolerance, check.reason)
 
 
-def _prepare(task: WorkerTask, channel: _Channel) -> tuple[ModuleType, tuple[Any, ...]] | int:
+def _prepare(task: WorkerTask, channel: _Channel) -> tuple[ModuleType, tuple[object, ...]] | int:
     """Import a scenario and build its arguments at ``task.n``; an exit code on failure."""
     from overhead_tui.worker.inputs import make_inputs
 

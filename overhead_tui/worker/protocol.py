@@ -222,7 +222,7 @@ class Message:
 
     kind: ClassVar[MessageKind]
 
-    def __init_subclass__(cls, kind: MessageKind | None = None, **options: Any) -> None:
+    def __init_subclass__(cls, kind: MessageKind | None = None, **options: object) -> None:
         super().__init_subclass__(**options)
         if kind is not None:
             cls.kind = kind

@@ -10,7 +10,7 @@ import dis
 import inspect
 import sys
 from collections import Counter
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from overhead_tui.worker.counting.instructions import base_opname, instruction_at
 from overhead_tui.worker.counting.sites import Site, SiteRecorder
@@ -36,7 +36,7 @@ class Tally(Protocol):
 _IGNORED_C_CALLS = frozenset({"setprofile", "settrace", "set_events", "set_local_events"})
 
 
-def _c_function_module(fn: Any) -> str:
+def _c_function_module(fn: object) -> str:
     module = getattr(fn, "__module__", None)
     if module is None:
         owner = getattr(fn, "__self__", None)
@@ -77,7 +77,7 @@ class Profile:
         self._c_running: list[FrameType] = []
         self._kernel_seen = False
 
-    def __call__(self, frame: FrameType, event: str, arg: Any) -> None:
+    def __call__(self, frame: FrameType, event: str, arg: object) -> None:
         sites = self.sites
         if event == "call":
             self.python_calls += 1

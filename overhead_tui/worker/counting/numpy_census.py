@@ -178,7 +178,7 @@ def _product_kind(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[str, int]:
 
 
 def _ufunc_kind(
-    ufunc: np.ufunc, method: str, inputs: tuple[Any, ...], kwargs: dict[str, Any]
+    ufunc: np.ufunc, method: str, inputs: tuple[object, ...], kwargs: dict[str, Any]
 ) -> tuple[str, int]:
     shapes = [_shape(x) for x in inputs]
     if ufunc.__name__ == "matmul":
@@ -201,7 +201,7 @@ def _ufunc_kind(
     return "other", _size(shapes[0]) if shapes else 0
 
 
-def _inner_loops(ufunc_method: str, inputs: tuple[Any, ...], kwargs: dict[str, Any]) -> int:
+def _inner_loops(ufunc_method: str, inputs: tuple[object, ...], kwargs: dict[str, Any]) -> int:
     """How many times numpy starts its inner loop in one ufunc call: the elements over the
     length of the loop its iterator runs innermost (``np.nditer``'s external loop over the
     array operands: a broadcast ``A[:, :, None] * B[None]`` runs rows of n, a contiguous
@@ -314,7 +314,7 @@ class _Census(np.ndarray):
         return result
 
 
-def _looked_through(func: Any) -> bool:
+def _looked_through(func: object) -> bool:
     """A numpy function the census looks into (its Python implementation, NEP 18's
     ``_implementation``) rather than counting it as ``other``: one of no kind of its own (not
     einsum, a product or a creator)."""

@@ -163,7 +163,7 @@ class _Sequence:
 
 
 def count_events(
-    fn: Callable[..., Any], args: tuple[Any, ...], warmups: int = 2, sites: bool = False
+    fn: Callable[..., object], args: tuple[object, ...], warmups: int = 2, sites: bool = False
 ) -> EventCounts:
     """Call ``fn(*args)`` ``warmups`` times uncounted, then once counted; return its events.
 
@@ -204,7 +204,7 @@ def _count_settrace(
     return _name(sequence, profile, own=None)
 
 
-def _copy(fn: Callable[..., Any]) -> Callable[..., Any]:
+def _copy(fn: Callable[..., object]) -> Callable[..., object]:
     """A copy of a Python function with its own code object (else ``fn`` itself)."""
     if not isinstance(fn, types.FunctionType):
         return fn
@@ -217,7 +217,7 @@ def _copy(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _count_monitoring(
-    fn: Callable[..., Any], args: tuple[Any, ...], warmups: int, recorder: SiteRecorder | None
+    fn: Callable[..., object], args: tuple[object, ...], warmups: int, recorder: SiteRecorder | None
 ) -> EventCounts:
     monitoring = getattr(sys, "monitoring")  # noqa: B009 - 3.12+: absent from 3.11's stubs
     fn = _copy(fn)

@@ -256,7 +256,7 @@ def _kernel_call(module: ModuleType, task: WorkerTask) -> Callable[[], float | N
     return call
 
 
-def _inputs(module: ModuleType, size: int, task: WorkerTask) -> tuple[Any, ...]:
+def _inputs(module: ModuleType, size: int, task: WorkerTask) -> tuple[object, ...]:
     """Fresh arguments of the kernel at ``size`` (a counting pass may write into them)."""
     from overhead_tui.worker.inputs import make_inputs
 
@@ -265,7 +265,7 @@ def _inputs(module: ModuleType, size: int, task: WorkerTask) -> tuple[Any, ...]:
 
 
 def _c_level(
-    module: ModuleType, kernel: Callable[..., Any], size: int, task: WorkerTask
+    module: ModuleType, kernel: Callable[..., object], size: int, task: WorkerTask
 ) -> tuple[int, int]:
     """(builtins called from C, floats they made) of one call at ``size``; (0, 0) when the
     kernel fails under the recording ``map`` (its events were counted without it)."""

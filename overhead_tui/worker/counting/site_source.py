@@ -66,7 +66,7 @@ class Operand:
     operands, built again for each timed call)."""
 
     value: Any = None
-    maker: Any = None
+    maker: object = None
     """The C iterator type (``map``) when the operand is built per call, else None."""
     parts: list[Operand] = field(default_factory=list)
     keyword: str | None = None

@@ -55,7 +55,7 @@ def _loop(body: str, count: int) -> Callable[..., None]:
     return timed
 
 
-def _body_dispatches(function: Callable[..., Any]) -> int:
+def _body_dispatches(function: Callable[..., object]) -> int:
     """Dispatches of one trip of the loop body beyond the empty loop's (its instructions
     between ``FOR_ITER``'s target store and the jump back, ``CACHE`` entries excluded)."""
     instructions = [i for i in dis.get_instructions(function) if i.opname != "CACHE"]
@@ -65,7 +65,7 @@ def _body_dispatches(function: Callable[..., Any]) -> int:
     return sum(1 for n in names[start:end] if n not in ("NOP", "EXTENDED_ARG", "PRECALL"))
 
 
-def _window(function: Callable[..., None], values: list[Any], reps: int) -> float:
+def _window(function: Callable[..., None], values: list[object], reps: int) -> float:
     trips = range(reps)
     start = time.perf_counter_ns()
     function(*values, trips)

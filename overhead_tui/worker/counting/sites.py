@@ -166,12 +166,12 @@ def _flat(operands: list[Operand]) -> list[Any]:
     return out
 
 
-def _float_array(value: Any) -> bool:
+def _float_array(value: object) -> bool:
     """An ``array.array`` of floats (its reads and writes have a probe of their own)."""
     return type(value).__name__ == "array" and getattr(value, "typecode", "") in ("d", "f")
 
 
-def _is_numpy(value: Any) -> bool:
+def _is_numpy(value: object) -> bool:
     module = type(value).__module__ or ""
     if module.split(".")[0] == "numpy":
         return True
@@ -315,7 +315,7 @@ def operand_text(operand: Operand, leaf: Callable[[Any], str]) -> str:
 def _label(op: str, argrepr: str, operands: list[Operand]) -> str:
     """What runs, its operands named by type and size (``numpy.dot(ndarray[20] float64, …)``)."""
 
-    def leaf(value: Any) -> str:
+    def leaf(value: object) -> str:
         return value.__name__ if isinstance(value, type) else _describe(value)
 
     parts = [operand_text(o, leaf) for o in operands]

@@ -28,7 +28,6 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from types import CodeType, FrameType
-from typing import Any
 
 from overhead_tui.worker.counting.site_source import pure, site_node
 
@@ -89,7 +88,7 @@ class IntResults:
         if expression is None:
             return
         try:
-            value: Any = eval(expression, frame.f_globals, frame.f_locals)
+            value: object = eval(expression, frame.f_globals, frame.f_locals)
         except Exception:
             value = None
         if type(value) is not int:  # floats, arrays, or not evaluable after all: not counted
