@@ -11,12 +11,15 @@ from __future__ import annotations
 
 from dataclasses import replace
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from overhead_tui.kit.pages import resident_inputs
 from overhead_tui.summary.measured import BuildInfo, GeneratedCode, ResidentTiming
 from overhead_tui.summary.vocabulary import PRECISION_FAMILIES
 from overhead_tui.worker.protocol import WorkerTask
+
+if TYPE_CHECKING:
+    import mmap
 
 
 def time_resident(
@@ -158,7 +161,7 @@ def huge_page_inputs(a: Any, b: Any) -> tuple[tuple[Any, Any], float] | None:
     return ((copies[0], copies[1]), share) if share >= 0.5 else None
 
 
-def _address(region: Any) -> int:
+def _address(region: mmap.mmap) -> int:
     """The address of an ``mmap`` object's first byte."""
     import ctypes
 

@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:  # numpy.typing only for the checker: any numpy imports this module
+    from numpy.typing import NDArray
+
+    Matrix = NDArray[np.generic]
+    """An input or result matrix of the run's dtype (which is known only at run time)."""
 
 
 def make_inputs(
     n: int, dtype: str, seed: int, m: int | None = None, k: int | None = None
-) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+) -> tuple[Matrix, Matrix]:
     """Return A (``m × k``) and B (``k × n``), C-contiguous arrays of ``dtype``, uniform in
     [-1, 1); ``m`` and ``k`` default to ``n`` (the square product of the ladder).
 
@@ -32,7 +39,7 @@ def make_inputs(
     return np.ascontiguousarray(a, dtype=dtype), np.ascontiguousarray(b, dtype=dtype)
 
 
-def to_bfloat16(x: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+def to_bfloat16(x: Matrix) -> Matrix:
     """``x`` rounded to bfloat16 (round to nearest, ties to even, as ``vcvtneps2bf16`` does),
     as a C-contiguous float32 array whose low 16 bits are zero."""
     bits = np.ascontiguousarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
@@ -45,7 +52,8 @@ BFLOAT16 = np.dtype(np.float32, metadata={"dtype": "bfloat16"})
 (:func:`dtype_name`), so a rung's ``setup`` can tell a bfloat16 run from a float32 one."""
 
 
-def dtype_name(x: np.ndarray[Any, Any]) -> str:
+def dtype_name(x: Matrix) -> str:
     """The run's dtype of an input array: ``bfloat16`` for :data:`BFLOAT16` arrays, else
     numpy's name (``float64``, ``float32``, ``float16``, ``int8``)."""
-    return str((x.dtype.metadata or {}).get("dtype", x.dtype.name))
+    metadata: Mapping[str, object] = x.dtype.metadata or {}
+    return str(metadata.get("dtype", x.dtype.name))

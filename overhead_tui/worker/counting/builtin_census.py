@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 
-def _calls(function: Any, iterables: tuple[Any, ...]) -> tuple[int, int]:
+def _calls(function: object, iterables: tuple[Any, ...]) -> tuple[int, int]:
     """(C calls, floats made) of ``map(function, *iterables)``; (0, 0) where unknown."""
     if not isinstance(function, types.BuiltinFunctionType) or not iterables:
         return 0, 0
@@ -38,7 +38,7 @@ def _calls(function: Any, iterables: tuple[Any, ...]) -> tuple[int, int]:
     return items, items if creates else 0
 
 
-def c_level_calls(fn: Callable[..., Any], args: tuple[Any, ...]) -> tuple[int, int]:
+def c_level_calls(fn: Callable[..., object], args: tuple[object, ...]) -> tuple[int, int]:
     """(builtin functions called from C by ``map``, floats they made) in ``fn(*args)``."""
     real_map = builtins.map
     counts = [0, 0]

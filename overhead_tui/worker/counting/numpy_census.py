@@ -106,7 +106,7 @@ def _ours(frame: FrameType) -> bool:
 _RECORDER: _Recorder | None = None
 
 
-def _itemsize(*arrays: Any) -> float:
+def _itemsize(*arrays: object) -> float:
     """Bytes per element over 8: elements are counted as float64-equivalent."""
     sizes = [a.dtype.itemsize for a in arrays if isinstance(a, np.ndarray | np.generic)]
     return max(sizes, default=8) / 8
@@ -116,7 +116,7 @@ def _size(shape: tuple[int, ...]) -> int:
     return math.prod(shape)
 
 
-def _shape(value: Any) -> tuple[int, ...]:
+def _shape(value: object) -> tuple[int, ...]:
     """The shape of an array, scalar or nested sequence (without numpy's dispatch: a census
     array's ``np.shape`` would be recorded)."""
     shape = getattr(value, "shape", None)
@@ -145,7 +145,7 @@ def _traced(value: Any) -> Any:
     return value
 
 
-def _einsum_work(subscripts: Any, operands: tuple[Any, ...]) -> float:
+def _einsum_work(subscripts: object, operands: tuple[object, ...]) -> float:
     """Multiply-adds of an einsum: the product of the sizes of every label (explicit form)."""
     if not isinstance(subscripts, str):
         return float(sum(_size(_shape(o)) for o in operands))
@@ -157,7 +157,7 @@ def _einsum_work(subscripts: Any, operands: tuple[Any, ...]) -> float:
     return float(math.prod(sizes.values()))
 
 
-def _has_out(kwargs: dict[str, Any]) -> bool:
+def _has_out(kwargs: dict[str, object]) -> bool:
     """A ufunc call given an output array (``out=``, or an in-place operator)."""
     out = kwargs.get("out")
     if isinstance(out, tuple):
@@ -178,7 +178,7 @@ def _product_kind(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[str, int]:
 
 
 def _ufunc_kind(
-    ufunc: np.ufunc, method: str, inputs: tuple[object, ...], kwargs: dict[str, Any]
+    ufunc: np.ufunc, method: str, inputs: tuple[object, ...], kwargs: dict[str, object]
 ) -> tuple[str, int]:
     shapes = [_shape(x) for x in inputs]
     if ufunc.__name__ == "matmul":
@@ -201,7 +201,7 @@ def _ufunc_kind(
     return "other", _size(shapes[0]) if shapes else 0
 
 
-def _inner_loops(ufunc_method: str, inputs: tuple[object, ...], kwargs: dict[str, Any]) -> int:
+def _inner_loops(ufunc_method: str, inputs: tuple[object, ...], kwargs: dict[str, object]) -> int:
     """How many times numpy starts its inner loop in one ufunc call: the elements over the
     length of the loop its iterator runs innermost (``np.nditer``'s external loop over the
     array operands: a broadcast ``A[:, :, None] * B[None]`` runs rows of n, a contiguous
@@ -280,7 +280,7 @@ class _Census(np.ndarray):
         return _traced(result)
 
     @staticmethod
-    def _record_function(recorder: _Recorder, name: str, args: Any) -> None:
+    def _record_function(recorder: _Recorder, name: str, args: tuple[Any, ...]) -> None:
         if name == "einsum":
             recorder.add("einsum", name, _einsum_work(args[0], args[1:]) * _itemsize(*args))
         elif name in BLAS_FUNCTIONS:
@@ -322,7 +322,7 @@ def _looked_through(func: object) -> bool:
     return not (name == "einsum" or name in BLAS_FUNCTIONS or name in CREATORS)
 
 
-def _creator(name: str, original: Callable[..., Any]) -> Callable[..., Any]:
+def _creator(name: str, original: Callable[..., object]) -> Callable[..., object]:
     def create(*args: Any, **kwargs: Any) -> Any:
         recorder = _RECORDER
         if recorder is not None:
@@ -340,7 +340,7 @@ def _creator(name: str, original: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def census(
-    fn: Callable[..., Any], args: tuple[Any, ...], where: set[tuple[str, int]] | None = None
+    fn: Callable[..., object], args: tuple[object, ...], where: set[tuple[str, int]] | None = None
 ) -> dict[Key, int]:
     """{(kind, operation, float64-equivalent elements per call): calls} of ``fn(*args)``;
     ``where``, when given, gets the (code's qualified name, offset) of each instruction of the
