@@ -17,12 +17,16 @@ import asyncio
 import signal
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from types import FrameType
 
 from overhead_tui.engine.interrupts import STOP_SIGNALS
 from overhead_tui.engine.spawn import Cancel
 from overhead_tui.errors import EXIT_INTERRUPTED
 from overhead_tui.tui.app_state import AppState
+
+SignalHandler = Callable[[int, FrameType | None], object] | int | signal.Handlers | None
+"""What ``signal.getsignal`` returns: a function, ``SIG_DFL``/``SIG_IGN``, or None (a handler
+not installed from Python)."""
 
 
 class StopActions(AppState):
@@ -33,7 +37,7 @@ class StopActions(AppState):
     """The running watch (``engine.watch.WatchSession``), or None."""
     stop_interpreters: Callable[[], None]
     _profiling: Cancel | None = None
-    _caught: tuple[tuple[signal.Signals, Any], ...] = ()
+    _caught: tuple[tuple[signal.Signals, SignalHandler], ...] = ()
     """The stop signals the app handles, each with its handler from before the app."""
     """The line to print on stderr after the app exits (what was stopped and where what
     finished is kept), or None: nothing to say."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from textual import work
 from textual.worker import get_current_worker
@@ -29,6 +29,10 @@ from overhead_tui.tui.screens.modals import (
     SweepSettingsScreen,
 )
 from overhead_tui.tui.screens.sweep import SweepScreen
+
+if TYPE_CHECKING:
+    from overhead_tui.engine.spawn import Cancel, CommandResult
+    from overhead_tui.sweeps.sizes import SizeSweep
 
 
 class SweepActions(AppState):
@@ -68,7 +72,7 @@ class SweepActions(AppState):
         self._drive_sweep(self.sweep)
 
     @work(thread=True, exclusive=True, group="run", exit_on_error=False)
-    def _drive_sweep(self, sweep: Any) -> None:
+    def _drive_sweep(self, sweep: SizeSweep) -> None:
         """Run the sweep; each measured point is announced between workers (never inside a
         timed window), the Sweep screen opens on the result."""
         from overhead_tui.sweeps.budgeted import PointMeasured
@@ -94,7 +98,7 @@ class SweepActions(AppState):
             if isinstance(screen, LadderScreen):
                 screen.show_activity(text)
 
-    def _swept(self, sweep: Any) -> None:
+    def _swept(self, sweep: SizeSweep) -> None:
         self.sweep = None
         self._show_activity(None)
         if sweep.cancelled:
@@ -147,13 +151,13 @@ class InterpreterActions(AppState):
         self._drive_interpreters(argv, out, self.others)
 
     @work(thread=True, exclusive=True, group="run", exit_on_error=False)
-    def _drive_interpreters(self, argv: list[str], out: Path, cancel: Any) -> None:
+    def _drive_interpreters(self, argv: list[str], out: Path, cancel: Cancel) -> None:
         from overhead_tui.engine.spawn import run_command
 
         result = run_command(argv, INTERPRETERS_TIMEOUT_S, cancel=cancel)
         self.call_from_thread(self._ran_interpreters, result, out)
 
-    def _ran_interpreters(self, result: Any, out: Path) -> None:
+    def _ran_interpreters(self, result: CommandResult, out: Path) -> None:
         from overhead_tui.summary.interpreters import InterpretersSummary
         from overhead_tui.summary.validation import SummaryError
         from overhead_tui.tui.screens.interpreters import InterpretersScreen

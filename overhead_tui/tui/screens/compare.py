@@ -5,7 +5,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -20,7 +20,7 @@ from overhead_tui.present.compare_text import (
     facts_lines,
     run_notes,
 )
-from overhead_tui.summary.records import RunSummary
+from overhead_tui.summary.records import RunSummary, Settings
 from overhead_tui.tui.screens.base import DrillScreen
 
 if TYPE_CHECKING:
@@ -94,7 +94,7 @@ class CompareScreen(DrillScreen):
 def compare_app(
     comparison: Comparison,
     summary: RunSummary,
-    settings_problem: Callable[[Any], str | None] | None = None,
+    settings_problem: Callable[[Settings], str | None] | None = None,
 ) -> OverheadApp:
     """The app on run ``summary`` (not running it) with a :class:`CompareScreen` on top.
 
