@@ -38,7 +38,9 @@ class Command:
     options: tuple[OptionGroup, ...] = ()
     parser_options: Mapping[str, Any] = field(default_factory=dict)
 
-    def register(self, subparsers: Any) -> argparse.ArgumentParser:
+    def register(
+        self, subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
+    ) -> argparse.ArgumentParser:
         """Add its parser to ``subparsers`` (argparse's ``add_subparsers()``); the parser."""
         parser: argparse.ArgumentParser = subparsers.add_parser(
             self.name, help=self.help, description=self.description, **self.parser_options

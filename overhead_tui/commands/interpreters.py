@@ -13,7 +13,7 @@ import argparse
 import dataclasses
 import sys
 import time
-from typing import Any
+from collections.abc import Callable
 
 from overhead_tui.commands.arguments import positive_int
 from overhead_tui.commands.command import Command
@@ -181,7 +181,9 @@ def _refuse_too_old(python: str, requested: str) -> None:
         )
 
 
-def _prepare(python: str | None, requested: str, no_provision: bool, note: Any) -> InterpreterRun:
+def _prepare(
+    python: str | None, requested: str, no_provision: bool, note: Callable[[str], None]
+) -> InterpreterRun:
     """Describe (and provision) one interpreter; ``error`` says why it cannot run."""
     if python is None:
         return InterpreterRun(python=this_python())
@@ -201,7 +203,9 @@ def _prepare(python: str | None, requested: str, no_provision: bool, note: Any) 
     return InterpreterRun(python=info, provision=env)
 
 
-def _write(combined: InterpretersSummary, args: argparse.Namespace, note: Any) -> None:
+def _write(
+    combined: InterpretersSummary, args: argparse.Namespace, note: Callable[[str], None]
+) -> None:
     if args.json is not None:
         combined.save(args.json)
         note(f"wrote {args.json}")

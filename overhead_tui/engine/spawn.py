@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, TypeVar, cast
+from typing import IO, TypeVar, cast
 
 from overhead_tui.engine.interrupts import recording_start
 from overhead_tui.engine.package import package_dir
@@ -77,7 +77,7 @@ WAIT_POLL_S = 0.01
 """Seconds between checks while waiting for a process to exit without reaping it."""
 
 
-def wait_exited(process: subprocess.Popen[Any], seconds: float) -> bool:
+def wait_exited(process: subprocess.Popen[bytes] | subprocess.Popen[str], seconds: float) -> bool:
     """Wait up to ``seconds`` for ``process`` to exit, *without reaping it*.
 
     An exited but unreaped process is a zombie: its pid, and so the id of the process group it

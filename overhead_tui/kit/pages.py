@@ -7,13 +7,17 @@ Standard library and numpy only (the worker's import rule).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
 
 RESIDENT_VALUE = 1e-3
 """The value every element of the resident inputs holds (sums of n products stay normal)."""
 
 
-def resident_inputs(n: int, dtype: str) -> tuple[Any, Any] | None:
+def resident_inputs(n: int, dtype: str) -> tuple[NDArray[np.generic], NDArray[np.generic]] | None:
     """A and B (n × n, ``dtype``) whose every page is the same physical page: the kernel walks
     the addresses of its own n, with every load an L1 hit (the L1 is indexed by the address's
     page offset and tagged by its physical page).  None where the pages cannot be aliased

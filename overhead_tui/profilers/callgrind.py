@@ -21,7 +21,6 @@ import re
 import shutil
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from overhead_tui.engine.spawn import Cancel, worker_command, worker_env
 from overhead_tui.profilers.capabilities import BackendJob, Capability, tool_version
@@ -113,7 +112,7 @@ def summarize(
     matrix order ``n``)."""
     total = profile.total or sum(profile.self_cost.values()) or 1
     layers: dict[str, float] = {}
-    rows: list[Any] = []
+    rows: list[SymbolRow] = []
     for (fn, ob), cost in sorted(profile.self_cost.items(), key=lambda kv: -kv[1]):
         layer = classify(fn, ob)
         layer = compiled_as if layer == "compiled" else layer

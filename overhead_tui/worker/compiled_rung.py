@@ -21,9 +21,11 @@ from overhead_tui.worker.protocol import WorkerTask
 if TYPE_CHECKING:
     import mmap
 
+    from overhead_tui.worker.inputs import Matrix
+
 
 def time_resident(
-    module: object, task: WorkerTask, a: object = None, b: object = None
+    module: object, task: WorkerTask, a: Matrix | None = None, b: Matrix | None = None
 ) -> ResidentTiming | None:
     """The rung's kernel timed at its own n with A and B resident in L1
     (:func:`resident_inputs`), after its samples and in the same worker: the same code, loops
@@ -131,7 +133,7 @@ HUGE_PAGE = 2 * 1024 * 1024
 """Bytes of an x86-64 transparent huge page (a PMD mapping; Linux ``HPAGE_PMD_SIZE``)."""
 
 
-def huge_page_inputs(a: Any, b: Any) -> tuple[tuple[Any, Any], float] | None:
+def huge_page_inputs(a: Matrix, b: Matrix) -> tuple[tuple[Matrix, Matrix], float] | None:
     """Copies of A and B in anonymous memory aligned to 2 MiB and advised ``MADV_HUGEPAGE``,
     and the share of their bytes the kernel really put on huge pages: ``AnonHugePages`` of
     their mappings in ``/proc/self/smaps`` (the second method: advice is not a guarantee).

@@ -21,9 +21,9 @@ import platform
 import sys
 import time
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from types import ModuleType
-from typing import IO, Any, Literal
+from typing import IO, TYPE_CHECKING, Any, Literal
 
 from overhead_tui.summary.measured import BlasLibrary
 from overhead_tui.worker.counting.site_timing import reference_samples
@@ -55,6 +55,9 @@ from overhead_tui.worker.protocol import (
     WorkerTask,
     encode,
 )
+
+if TYPE_CHECKING:
+    from overhead_tui.worker.validate import Validation
 
 SETTLE_S = 0.05
 """Seconds the worker waits between announcing its timed window and its first sample: the
@@ -288,7 +291,7 @@ def _reference(task: WorkerTask, channel: _Channel, phase: Literal["before", "af
     channel.emit(Reference(tuple(reference_samples()), phase))
 
 
-def _validated(phase: Literal["first", "last"], check: Any) -> Validated:
+def _validated(phase: Literal["first", "last"], check: Validation) -> Validated:
     """The ``validated`` message of a ``validate.Validation`` (an infinite error: None)."""
     error = check.max_abs_error if check.max_abs_error != float("inf") else None
     return Validated(phase, check.ok, error, check.tolerance, check.reason)
@@ -310,7 +313,7 @@ def _prepare(task: WorkerTask, channel: _Channel) -> tuple[ModuleType, tuple[obj
     return module, args if isinstance(args, tuple) else (args,)
 
 
-def profile_loop(kernel: Any, args: tuple[Any, ...], duration_s: float) -> int:
+def profile_loop(kernel: Callable[..., object], args: tuple[object, ...], duration_s: float) -> int:
     """Call the kernel until ``duration_s`` has passed; the frame profilers filter on.
 
     py-spy stacks are kept only when they pass through this function, so imports, set-up and

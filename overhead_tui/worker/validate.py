@@ -18,9 +18,12 @@ exact in binary32 (8 × 8 significand bits), and every bf16 instruction (``vdpbf
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from overhead_tui.worker.inputs import Matrix
 
 UNIT_ROUNDOFF = {"float64": 2.0**-53, "float32": 2.0**-24, "float16": 2.0**-11,
                  "bfloat16": 2.0**-24}  # fmt: skip
@@ -42,9 +45,7 @@ class Validation:
     reason: str = ""
 
 
-def validate(
-    result: Any, a: np.ndarray[Any, Any], b: np.ndarray[Any, Any], dtype: str
-) -> Validation:
+def validate(result: Any, a: Matrix, b: Matrix, dtype: str) -> Validation:
     """Compare ``result`` with ``a @ b`` computed in float64.
 
     Args:
