@@ -10,6 +10,7 @@ a minute measuring).
 from __future__ import annotations
 
 import copy
+import dataclasses
 import functools
 import io
 import json
@@ -56,6 +57,15 @@ def fixture_summary(path: Path = RECORDED_SUMMARY):
     ``RunSummary.load``.
     """
     return copy.deepcopy(_read_fixture(Path(path)))
+
+
+def remeasured(summary, name: str, **fields: Any):
+    """Put in ``summary`` a copy of scenario ``name``'s record with these measured ``fields``
+    (a test's made-up measurement) and return it: a loaded record is sealed
+    (``ScenarioResult.seal``), so a test replaces it as a new run would."""
+    at = next(i for i, s in enumerate(summary.scenarios) if s.name == name)
+    summary.scenarios[at] = dataclasses.replace(summary.scenarios[at], **fields)
+    return summary.scenarios[at]
 
 
 def scenario_result(

@@ -402,7 +402,7 @@ class RunSummary:
         validate_summary(data)
         machine = dict(data["machine"])
         machine.update(machine.pop("limits", None) or {})  # version 2 kept them in "limits"
-        return from_json(
+        summary = from_json(
             cls,
             {
                 "finished": True,  # before "finished" existed, a summary was a finished run
@@ -411,6 +411,9 @@ class RunSummary:
                 "schema_version": SCHEMA_VERSION,  # older versions: their new keys start empty
             },
         )
+        for result in summary.scenarios:  # what a file says was measured stays so
+            result.seal()
+        return summary
 
     def save(self, path: Path) -> None:
         """Write the summary atomically (``codec.write_atomic``)."""

@@ -46,8 +46,9 @@ def test_nuitkas_subscript_helper_calls_the_types_mapping_slot():
     helpers = Path(nuitka.origin).parent / "build" / "include" / "nuitka" / "helper"
     header = helpers / "subscripts.h"
     text = header.read_text(encoding="utf-8")
-    helper = re.search(r"static PyObject \*LOOKUP_SUBSCRIPT\(PyThreadState.*?\{(.*?)\n\}", text,
-                       re.S)
+    helper = re.search(
+        r"static PyObject \*LOOKUP_SUBSCRIPT\(PyThreadState.*?\{(.*?)\n\}", text, re.S
+    )
     assert helper is not None
     code = helper[1].split("#else", 1)[-1]  # past the experimental PyObject_GetItem switch
     first = code.strip().splitlines()[:6]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import subprocess
 import sys
 from dataclasses import replace
@@ -18,7 +17,7 @@ from overhead_tui.present.compare_text import (
     run_notes,
 )
 from overhead_tui.summary.records import RunSummary
-from tests.conftest import RECORDED_SUMMARY, SWEEP_SUMMARY, fixture_summary
+from tests.conftest import RECORDED_SUMMARY, SWEEP_SUMMARY, fixture_summary, remeasured
 
 SEPARATED_A = [1.0, 1.1, 1.2, 1.3, 1.4]
 SEPARATED_B = [2.0, 2.1, 2.2, 2.3, 2.4]
@@ -33,11 +32,8 @@ def recorded_run() -> RunSummary:
 
 def set_samples(run: RunSummary, name: str, samples: list[float], n: int | None = None) -> None:
     """Give scenario ``name`` these samples (s), their median and, optionally, another n."""
-    result = run.scenario(name)
-    assert result is not None
-    if n is not None:
-        result.n, result.flops = n, 2 * n**3
-    result.samples_s = list(samples)
+    sizes = {} if n is None else {"n": n, "flops": 2 * n**3}
+    result = remeasured(run, name, samples_s=tuple(samples), **sizes)
     result.median_s = sorted(samples)[len(samples) // 2]
 
 
@@ -61,8 +57,9 @@ def changed_run() -> RunSummary:
     numba = run.scenario("numba_naive")
     set_samples(run, "numba_naive", numba.samples_s[:2])
     run.scenarios = [s for s in run.scenarios if s.name != "numpy_einsum"]
-    extra = copy.deepcopy(run.scenario("numpy_matmul"))
-    extra.name, extra.rung, extra.dense_kernel = "numpy_matmul_float32", 22, False
+    extra = replace(
+        run.scenario("numpy_matmul"), name="numpy_matmul_float32", rung=22, dense_kernel=False
+    )
     run.scenarios.append(extra)
     return run
 

@@ -8,7 +8,7 @@ import pytest
 from overhead_tui.errors import UsageError
 from overhead_tui.export import EXPORTERS, export, exporter_for
 from overhead_tui.summary.records import RunSummary
-from tests.conftest import RECORDED_SUMMARY, fixture_summary
+from tests.conftest import RECORDED_SUMMARY, fixture_summary, remeasured
 
 
 @pytest.fixture
@@ -61,7 +61,7 @@ def test_csv_rows(summary):
 
 
 def test_csv_says_how_many_worker_processes_took_the_samples(summary):
-    summary.scenarios[0].worker_processes = 3
+    remeasured(summary, summary.scenarios[0].name, worker_processes=3)
     rows = list(csv.DictReader(io.StringIO(EXPORTERS["csv"]().render(summary))))
     assert rows[0]["worker_processes"] == "3"
 

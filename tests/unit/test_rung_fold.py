@@ -16,6 +16,7 @@ from overhead_tui.engine.results import WorkerEnding, new_result, rung_result
 from overhead_tui.plugins.scenarios import discover
 from overhead_tui.summary.records import MEASURED_FIELDS, RunSummary, ScenarioResult, Settings
 from overhead_tui.worker.protocol import from_dict
+from tests.conftest import FIXTURES, remeasured
 
 from .test_honest_results import CLOCK_3GHZ, ZEN4
 from .test_results import GOOD
@@ -169,3 +170,17 @@ def test_a_float64_run_of_engine_rungs_alone_is_accepted_and_of_python_in_int8_r
     check_request(engine, Settings(dtype="float64", probes=False))  # at its own float16
     with pytest.raises(UsageError, match="no chosen scenario computes int8"):
         check_request(select(discover(), ["python_naive"]), Settings(dtype="int8", probes=False))
+
+
+def test_a_loaded_summary_keeps_what_it_says_was_measured():
+    """A saved run read back is sealed too: a view or a later derive may replace its verdict
+    and derived figures, never its samples; a test that wants other samples replaces the
+    record (``tests.conftest.remeasured``)."""
+    summary = RunSummary.load(FIXTURES / "recorded_summary_v3.json")
+    result = summary.scenario("python_naive")
+    assert all(s.sealed for s in summary.scenarios)
+    with pytest.raises(dataclasses.FrozenInstanceError, match="samples_s was measured"):
+        result.samples_s = ()
+    result.vs_dense = 1.0
+    again = remeasured(summary, "python_naive", samples_s=(1.0,))
+    assert again.samples_s == (1.0,) and summary.scenario("python_naive") is again

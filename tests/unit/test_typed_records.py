@@ -18,7 +18,7 @@ from overhead_tui.summary.limits import MachineLimits, PeakEntry
 from overhead_tui.summary.probes import probe_records
 from overhead_tui.summary.profile import ProfileRecord
 from overhead_tui.summary.records import RunSummary
-from tests.conftest import FIXTURES, fixture_summary
+from tests.conftest import FIXTURES, fixture_summary, remeasured
 
 RECORDED = ["recorded_summary.json", "recorded_summary_v3.json", "sweep_summary.json"]
 
@@ -56,8 +56,7 @@ def test_an_old_breakdown_has_no_scale_and_writes_none():
 
 def test_a_fresh_breakdown_round_trips_through_json_with_every_key():
     summary = fixture_summary(FIXTURES / "recorded_summary_v3.json")
-    naive = summary.scenario("python_naive")
-    naive.reference_dispatch_ns = [9.0, 10.0, 11.0]  # the rung's own timing: a scale
+    naive = remeasured(summary, "python_naive", reference_dispatch_ns=(9.0, 10.0, 11.0))
     naive.profile = ProfileRecord.from_json(
         {"backends": {"perf": {"status": "ok", "samples": "1000", "layers": {"boxing": 0.2}}}}
     )

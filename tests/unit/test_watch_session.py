@@ -4,8 +4,8 @@ kept (the session's own)."""
 
 from __future__ import annotations
 
-import copy
 import json
+from dataclasses import replace
 
 from overhead_tui.commands.new import scaffold
 from overhead_tui.engine.events import RunFinished
@@ -26,8 +26,7 @@ class RecordedRun:
         RecordedRun.made.append(run_dir)
 
     def events(self):
-        result = copy.deepcopy(RECORDED.scenario("python_naive"))
-        result.name = self.name
+        result = replace(RECORDED.scenario("python_naive"), name=self.name)
         yield RunFinished(RunSummary(settings=Settings(), scenarios=[result]), cancelled=False)
 
     def cancel(self):
