@@ -19,11 +19,15 @@ from __future__ import annotations
 
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from overhead_tui.kit.builds import errors_in_file, record_build, split_legacy
-from overhead_tui.kit.cbuild import CDEF, Unavailable, build, pointers
+from overhead_tui.kit.cbuild import CDEF, MatmulLibrary, Unavailable, build, pointers
 from overhead_tui.kit.mojobuild import build as build_mojo
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
 
 LANGUAGES = ("C", "C++", "Mojo")
 """What a declared rung's ``SOURCE`` may be written in (``LANGUAGE``, C by default): C and C++
@@ -59,7 +63,9 @@ def prepare(*args: Any, language: str = "C") -> tuple[Any, ...]:
     return lib, pa, pb, pc, c, a.shape[0]
 
 
-def matmul(lib: Any, pa: Any, pb: Any, pc: Any, c: Any, n: int) -> Any:
+def matmul(
+    lib: MatmulLibrary, pa: object, pb: object, pc: object, c: NDArray[np.generic], n: int
+) -> NDArray[np.generic]:
     """A C rung's ``kernel``: one call of the compiled ``matmul``; returns C (numpy)."""
     lib.matmul(pa, pb, pc, n)
     return c

@@ -34,16 +34,27 @@ import sysconfig
 import time
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from overhead_tui.kit.folders import build_lock, private_build_folder
 
 if TYPE_CHECKING:
+    import numpy as np
+    from cffi import FFI
+    from numpy.typing import NDArray
+
     from overhead_tui.summary.measured import BuildInfo
 
 CDEF = "void matmul(const {real} *a, const {real} *b, {real} *c, int n);"
 """The C signature every rung exports: row-major n × n matrices, C = A·B; the sources use
 ``real_t`` for the element type, defined on the command line per dtype."""
+
+
+class MatmulLibrary(Protocol):
+    """A rung's library as cffi calls it (:data:`CDEF`): the pointers are cffi's views of
+    numpy arrays (:func:`pointers`)."""
+
+    def matmul(self, a: object, b: object, c: object, n: int, /) -> None: ...
 
 
 class Unavailable(Exception):
@@ -437,7 +448,7 @@ def _load(module_name: str, path: Path) -> ModuleType:
     return module
 
 
-def pointers(ffi: Any, *arrays: Any) -> list[Any]:
+def pointers(ffi: FFI, *arrays: NDArray[np.generic]) -> list[object]:
     """cffi views of the data of C-contiguous numpy arrays (no copy).
 
     Typed ``from_buffer`` views keep their array alive; a ``cast`` would not.

@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import platform
 from collections.abc import Callable
-from typing import Any
+from typing import Protocol
 
 UNROLL = 8
 """Chain steps per loop iteration (the loop counter runs beside the chain)."""
@@ -300,6 +300,14 @@ def architecture() -> str:
     return {"amd64": "x86_64", "arm64": "aarch64"}.get(machine, machine)
 
 
+class ChainLibrary(Protocol):
+    """The chains' library as cffi calls it (:data:`CDEF`; the clock's chains here)."""
+
+    def imul_chain(self, iterations: int, x: int, m: int, /) -> int: ...
+
+    def add_xor_chain(self, iterations: int, x: int, m: int, a: int, /) -> int: ...
+
+
 def chain_library() -> object:
     """The built chains (cffi ``lib``: ``imul_chain``, ``add_xor_chain``, ``fp_chain``).
 
@@ -324,13 +332,14 @@ def chain_instructions() -> dict[str, int]:
     return {chain: sum(1 for w in lines if w[:1] == [m]) for chain, m in mnemonics.items()}
 
 
-def chain_call(lib: Any, chain: str, iterations: int) -> Callable[[], int]:
+def chain_call(lib: ChainLibrary, chain: str, iterations: int) -> Callable[[], int]:
     """A call of one chain (``imul`` or ``add_xor``) over ``iterations``, with the start
     values of :data:`IMUL_ARGS` / :data:`ADD_XOR_ARGS`, to time (then :func:`chain_ghz`)."""
-    run, args = {
+    runs: dict[str, tuple[Callable[..., int], tuple[int, ...]]] = {
         "imul": (lib.imul_chain, IMUL_ARGS),
         "add_xor": (lib.add_xor_chain, ADD_XOR_ARGS),
-    }[chain]
+    }
+    run, args = runs[chain]  # bound here, not looked up in each timed call
     return lambda: run(iterations, *args)
 
 

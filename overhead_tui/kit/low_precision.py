@@ -5,10 +5,14 @@ instruction's packed layout.  Built with :func:`overhead_tui.kit.cbuild.build`.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from overhead_tui.kit.builds import record_build, split_legacy
 from overhead_tui.kit.cbuild import Unavailable, build
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
 
 LOW_PRECISION = {"bfloat16": 0, "float16": 1, "int8": 2}
 """The dtype code a lower-precision C rung's ``matmul_lowp`` takes."""
@@ -78,10 +82,19 @@ def prepare_low_precision(*args: Any) -> tuple[Any, ...]:
     return lib, LOW_PRECISION[dtype], *views, c, (m, n), (big_m, big_k, big_n), (pa, pb, work)
 
 
+class LowPrecisionLibrary(Protocol):
+    """A lower-precision rung's library as cffi calls it (:data:`LOW_PRECISION_CDEF`)."""
+
+    def matmul_lowp(
+        self, dtype: int, a: object, b: object, c: object, work: object, m: int, k: int, n: int, /
+    ) -> int: ...
+
+
 def low_precision_matmul(
-    lib: Any, code: int, pa: Any, pb: Any, pc: Any, pw: Any, c: Any, shape: Any, big: Any,
-    keep: Any,
-) -> Any:  # fmt: skip
+    lib: LowPrecisionLibrary, code: int, pa: object, pb: object, pc: object, pw: object,
+    c: NDArray[np.generic], shape: tuple[int, int], big: tuple[int, int, int],
+    keep: tuple[NDArray[np.generic], ...],
+) -> NDArray[np.generic]:  # fmt: skip
     """A lower-precision C rung's ``kernel``: one call; returns the m × n corner of the
     padded C (a view: no copy)."""
     if lib.matmul_lowp(code, pa, pb, pc, pw, *big) != 0:
