@@ -242,7 +242,7 @@ def read_spec(path: Path, fix: str = IN_A_FOLDER) -> ScenarioSpec:
     return spec
 
 
-def _check_kernel(path: Path, assigned: set[str], values: dict[str, Any], kernel: bool) -> None:
+def _check_kernel(path: Path, assigned: set[str], values: dict[str, object], kernel: bool) -> None:
     """The file defines ``kernel`` or declares what completes one: ``SOURCE`` with ``FLAGS``
     (a C rung, ``kit.c_rung``) or with ``COMPILER`` (compiled Python, ``kit.python_rung``).
 
@@ -296,7 +296,7 @@ def _check_kernel(path: Path, assigned: set[str], values: dict[str, Any], kernel
     )
 
 
-def _requires(values: dict[str, Any], assigned: set[str], path: Path) -> tuple[str, ...]:
+def _requires(values: dict[str, object], assigned: set[str], path: Path) -> tuple[str, ...]:
     """``REQUIRES``, with cffi for a C rung (it declares ``SOURCE`` and ``FLAGS``: cffi builds
     and loads it), so a worker's interpreter without cffi skips it with the fix."""
     declared = _string_tuple(values.get("REQUIRES", ()), path, "REQUIRES")

@@ -89,10 +89,10 @@ class SweepAxis:
     setting: str
     kind: str
     record: BudgetedRecord
-    started: dict[str, Any]
+    started: dict[str, object]
     predict_s: Callable[[PointCost, int, int, float], float]
     point: Callable[[ScenarioResult, int], BudgetedPoint]
-    log_fields: Callable[[BudgetedPoint], dict[str, Any]]
+    log_fields: Callable[[BudgetedPoint], dict[str, object]]
     folder_prefix: str = ""
     max_size_ends: bool = False
     sort_scenarios: bool = True

@@ -30,7 +30,7 @@ _BUILT_NODES = (
 )  # fmt: skip
 
 
-def built_value(node: ast.AST, names: dict[str, Any]) -> bool:
+def built_value(node: ast.AST, names: dict[str, object]) -> bool:
     """Whether ``node`` is a list, set or dict comprehension with no side effects: over
     pure expressions, calling only :data:`PURE_BUILTINS` and :data:`ITERATOR_TYPES` that are
     the builtins themselves (``names``: what each name means in the frame).  Its value is a
@@ -150,7 +150,9 @@ NUMPY_PURE_METHODS = frozenset(
 ``put``, ``resize`` change their array: not among them)."""
 
 
-def _numpy_value(node: ast.expr, scope: dict[str, Any], globals_: dict[str, Any]) -> Operand | None:
+def _numpy_value(
+    node: ast.expr, scope: dict[str, object], globals_: dict[str, object]
+) -> Operand | None:
     """A numpy call's value, evaluated once, when its operand is one: a numpy function or
     ufunc (not ``numpy.random``'s, no ``out=``), or a pure array method
     (:data:`NUMPY_PURE_METHODS`), on pure arguments.  These return a new array and change
@@ -178,7 +180,9 @@ def _numpy_value(node: ast.expr, scope: dict[str, Any], globals_: dict[str, Any]
     return Operand(value=value)
 
 
-def evaluate(node: ast.expr, scope: dict[str, Any], globals_: dict[str, Any]) -> Operand | None:
+def evaluate(
+    node: ast.expr, scope: dict[str, object], globals_: dict[str, object]
+) -> Operand | None:
     """An operand evaluated again (module doc, step 2); None where that is not safe."""
     if pure(node):
         try:
