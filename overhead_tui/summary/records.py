@@ -41,6 +41,7 @@ from overhead_tui.summary.sweep import SweepRecord
 from overhead_tui.summary.validation import (
     NonFiniteNumber,
     SummaryError,
+    check_consistent,
     refuse_non_finite,
     validate_summary,
 )
@@ -400,6 +401,7 @@ class RunSummary:
             SummaryError: the data is not a valid summary of a version this tool reads.
         """
         validate_summary(data)
+        check_consistent(data)
         machine = dict(data["machine"])
         machine.update(machine.pop("limits", None) or {})  # version 2 kept them in "limits"
         summary = from_json(

@@ -60,6 +60,44 @@ def validate_summary(data: Any) -> None:
         raise SummaryError(f"invalid summary at {where}: {error.message}")
 
 
+def check_consistent(data: dict[str, Any]) -> None:
+    """Check what the schema cannot say of a summary's scenario records: each scenario once,
+    sizes and flop counts of at least 1, a dtype this tool knows, and an ``ok`` record's
+    median positive and within its own samples (a hand-edited file that contradicts itself
+    is no measurement).
+
+    Raises:
+        SummaryError: naming the record and the field, e.g. ``scenarios.0.median_s``.
+    """
+    from overhead_tui.summary.vocabulary import DTYPE_ITEMSIZE
+
+    seen: set[str] = set()
+    for i, record in enumerate(data.get("scenarios") or []):
+        where = f"scenarios.{i}"
+        name = record.get("name")
+        if name in seen:
+            raise SummaryError(f"invalid summary at {where}: a second record of {name}")
+        seen.add(name)
+        for key in ("n", "m", "k", "flops"):
+            value = record.get(key)
+            if value is not None and value < 1:
+                raise SummaryError(f"invalid summary at {where}.{key}: {value} is below 1")
+        if (dtype := record.get("dtype")) not in DTYPE_ITEMSIZE:
+            known = ", ".join(DTYPE_ITEMSIZE)
+            raise SummaryError(f"invalid summary at {where}.dtype: {dtype!r} is not one of {known}")
+        if record.get("status") != "ok":
+            continue
+        median, samples = record.get("median_s"), record.get("samples_s") or []
+        if median is None or median <= 0:
+            raise SummaryError(f"invalid summary at {where}.median_s: status ok without a speed")
+        low, high = (min(samples), max(samples)) if samples else (median, median)
+        if not low * (1 - 1e-9) <= median <= high * (1 + 1e-9):
+            raise SummaryError(
+                f"invalid summary at {where}.median_s: {median:g} s is outside its samples "
+                f"({low:g}–{high:g} s)"
+            )
+
+
 CONDENSE_ABOVE = 16
 """Lists of numbers longer than this are condensed for validation (see :func:`condensed`)."""
 
