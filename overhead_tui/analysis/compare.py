@@ -117,6 +117,8 @@ class RungComparison:
     """Mann-Whitney U of A's samples against B's (None when not tested)."""
     per_flop: bool = False
     """True when n differs and the ratio and the test use time per flop."""
+    reachable: bool = True
+    """The rank test could give p < alpha with these sample counts (:func:`smallest_p`)."""
     sample_count_a: int = 0
     """Timed samples of run A (the rank test's first group)."""
     sample_count_b: int = 0
@@ -132,7 +134,7 @@ class RungComparison:
         ``too few samples`` or ``not compared`` (a side without a speed)."""
         if self.ratio is None:
             return "not compared"
-        if self.p_value is None:
+        if self.p_value is None or not self.reachable:
             return "too few samples"
         if not self.significant:
             return "not significant"
@@ -235,15 +237,38 @@ def compare_rung(a: ScenarioResult, b: ScenarioResult, alpha: float) -> RungComp
         u_statistic, p_value = None, None
     else:
         u_statistic, p_value = test
+        counts = (len(a.samples_s), len(b.samples_s))
+        if (floor := smallest_p(*counts)) >= alpha:
+            notes.append(
+                f"{counts[0]} and {counts[1]} samples: the rank test cannot reach p < {alpha:g} "
+                f"(its smallest p is {floor:.2g}); --repeats {samples_to_reach(alpha)} or more"
+            )
+    reachable = p_value is not None and smallest_p(len(a.samples_s), len(b.samples_s)) < alpha
     return RungComparison(
         **base,
         ratio=ratio,
         p_value=p_value,
+        reachable=reachable,
         significant=p_value is not None and p_value < alpha,
         note="; ".join(notes),
         u_statistic=u_statistic,
         per_flop=per_flop,
     )
+
+
+def smallest_p(n_a: int, n_b: int) -> float:
+    """The smallest two-sided p-value the rank test (Mann-Whitney U, exact, no ties) can give
+    two sets of ``n_a`` and ``n_b`` samples: 2 / C(n_a + n_b, n_a) (3 and 3: 0.1)."""
+    return min(1.0, 2 / math.comb(n_a + n_b, n_a))
+
+
+def samples_to_reach(alpha: float) -> int:
+    """The fewest samples on each side with which the rank test can give p < ``alpha``
+    (0.05: 4; 0.01: 5)."""
+    count = MIN_SAMPLES
+    while smallest_p(count, count) >= alpha:
+        count += 1
+    return count
 
 
 def rank_test(samples_a: list[float], samples_b: list[float]) -> tuple[float, float] | None:

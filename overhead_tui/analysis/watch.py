@@ -4,11 +4,10 @@ breakdown; its place on a saved ladder; the last versions as a sparkline.  Textu
 
 from __future__ import annotations
 
-import math
 import statistics
 from dataclasses import dataclass, field
 
-from overhead_tui.analysis.compare import rank_test
+from overhead_tui.analysis.compare import rank_test, smallest_p
 from overhead_tui.summary.records import RunSummary, ScenarioResult
 
 ALPHA = 0.01
@@ -104,12 +103,6 @@ def change(before: Version, after: Version) -> str:
         else (f"slower ({factor:.3g}× the last's time)")
     )
     return f"{said}, p {'< 0.001' if p < 0.001 else f'= {p:.2g}'}"
-
-
-def smallest_p(n_a: int, n_b: int) -> float:
-    """The smallest two-sided p-value the rank test (Mann-Whitney U, exact, no ties) can give
-    two sets of ``n_a`` and ``n_b`` samples: 2 / C(n_a + n_b, n_a) (3 and 3: 0.1)."""
-    return min(1.0, 2 / math.comb(n_a + n_b, n_a))
 
 
 def layer_changes(before: Version, after: Version) -> list[str]:

@@ -3,7 +3,7 @@ spread over its processes, layer), its other figures below it."""
 
 from __future__ import annotations
 
-from overhead_tui.summary.probes import ProbeResult
+from overhead_tui.summary.probes import UNAVAILABLE_PREFIX, ProbeResult
 from overhead_tui.summary.units import fmt_number
 
 PROBE_SPREAD_WARN = 0.10
@@ -11,16 +11,21 @@ PROBE_SPREAD_WARN = 0.10
 
 
 def probe_table(results: dict[str, ProbeResult]) -> tuple[list[str], int]:
-    """(the table's lines, how many probes failed)."""
+    """(the table's lines, how many probes failed); a probe that cannot run on this machine
+    (``ProbeResult.unavailable``) is listed as such and is no failure."""
     lines: list[str] = []
     lines.append(f"{'probe':<18} {'value':>10}  {'unit':<12} {'spread':>8} {'procs':>5}  layer")
     failed = 0
     for result in results.values():
         if result.value is None:
-            failed += 1
+            failed += not result.unavailable
+            said = (
+                f"not on this machine: {(result.error or '').removeprefix(UNAVAILABLE_PREFIX)}"
+                if result.unavailable
+                else f"failed: {result.error}"
+            )
             lines.append(
-                f"{result.name:<18} {'—':>10}  {result.unit:<12} {'':>8}  {result.layer}: "
-                f"failed: {result.error}"
+                f"{result.name:<18} {'—':>10}  {result.unit:<12} {'':>8}  {result.layer}: {said}"
             )
             continue
         spread = "—" if result.spread is None else f"{result.spread * 100:.0f} %"

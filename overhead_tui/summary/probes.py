@@ -53,6 +53,16 @@ class ProbeResult:
     """Unix time (s) its last worker process finished: how old a cached value is
     (``analysis.staleness``); absent from files written before it existed."""
 
+    @property
+    def unavailable(self) -> bool:
+        """It cannot be measured on this machine (its worker raised the kit's
+        ``Unavailable``: a CPU without the instructions it measures), which is no failure."""
+        return self.value is None and (self.error or "").startswith(UNAVAILABLE_PREFIX)
+
+
+UNAVAILABLE_PREFIX = "Unavailable: "
+"""How a probe's error begins when it cannot run here (``worker.main``: the exception's type
+name, then its message)."""
 
 Probes = Mapping[str, ProbeResult]
 """A summary's ``probes``: {name: result} (read-only)."""

@@ -88,7 +88,9 @@ def test_alpha_changes_what_is_significant(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "significant when p < 1e-09" in out
     verdicts = {row[5] for row in table_rows(out).values()}
-    assert verdicts == {"not significant", "not compared", "too few samples"}
+    # no rank test of 7 and 7 samples can reach 1e-9: none is called "not significant"
+    assert verdicts == {"not compared", "too few samples"}
+    assert "the rank test cannot reach p < 1e-09" in out and "--repeats 17 or more" in out
 
 
 def test_a_corrupt_summary_is_one_line_and_exit_2(tmp_path, cli):

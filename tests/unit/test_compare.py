@@ -299,3 +299,25 @@ def test_a_sweep_against_a_run_at_default_sizes_lists_the_size():
     assert a.settings.size is None and b.settings.size is None
     sizes = [d for d in compare_runs(a, b).differences if d[0] == "settings.size"]
     assert sizes == [("settings.size", None, "swept")]
+
+
+def test_three_samples_against_three_cannot_be_significant_and_say_so():
+    """The exact rank test's smallest p for 3 and 3 samples is 0.1: at α 0.05 a tenfold
+    slowdown is "too few samples" with how many repeats could tell, never "not significant";
+    with 4 and 4 the same slowdown is significant."""
+    from overhead_tui.analysis.compare import samples_to_reach, smallest_p
+
+    assert smallest_p(3, 3) == pytest.approx(0.1) and samples_to_reach(0.05) == 4
+    for count, verdict in ((3, "too few samples"), (4, "slower")):
+        a, b = recorded_run(), recorded_run()
+        samples = [0.01 * (1 + i / 100) for i in range(count)]
+        set_samples(a, "python_naive", samples)
+        set_samples(b, "python_naive", [s * 10 for s in samples])
+        row = row_named(compare_runs(a, b), "python_naive")
+        assert row.verdict == verdict, (count, row.note)
+    a, b = recorded_run(), recorded_run()
+    set_samples(a, "python_naive", [0.01, 0.0101, 0.0102])
+    set_samples(b, "python_naive", [0.1, 0.101, 0.102])
+    row = row_named(compare_runs(a, b), "python_naive")
+    assert "3 and 3 samples: the rank test cannot reach p < 0.05" in row.note
+    assert "--repeats 4 or more" in row.note
