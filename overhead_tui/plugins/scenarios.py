@@ -447,7 +447,11 @@ def _check(spec: ScenarioSpec) -> None:
             f"starting with a lower-case letter (e.g. SETS = {(DEFAULT_SET, 'mine')!r})"
         )
     if not 1 <= spec.default_size <= spec.max_size:
-        raise ScenarioFileError(f"{where}: need 1 <= DEFAULT_SIZE <= MAX_SIZE")
+        raise ScenarioFileError(
+            f"{where}: DEFAULT_SIZE = {spec.default_size} is not within 1 … MAX_SIZE = "
+            f"{spec.max_size}; fix: a DEFAULT_SIZE from 1 to {max(spec.max_size, 1)}, or a "
+            "larger MAX_SIZE"
+        )
     bad = [d for d in spec.dtypes if d not in SUPPORTED_DTYPES]
     if bad or not spec.dtypes or len(set(spec.dtypes)) < len(spec.dtypes):
         got = f"{', '.join(map(repr, bad))} is not one" if bad else f"got {spec.dtypes!r}"

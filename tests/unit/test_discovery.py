@@ -233,6 +233,12 @@ def test_probe_processes_declaration(tmp_path):
             'DTYPES = ("float64", "float64")\nRUNG = 101',
             "each once (got ('float64', 'float64'))",
         ),
+        (
+            "RUNG = 101",
+            "DEFAULT_SIZE = 9000\nMAX_SIZE = 64\nRUNG = 101",
+            "DEFAULT_SIZE = 9000 is not within 1 … MAX_SIZE = 64; fix: a DEFAULT_SIZE from 1 "
+            "to 64, or a larger MAX_SIZE",
+        ),
     ],
 )
 def test_a_declaration_of_the_wrong_type_names_the_fix(tmp_path, old, new, message):
