@@ -137,7 +137,7 @@ class ProbeContext:
                 break
         return times
 
-    def count(self, fn: Callable[..., Any], *args: Any) -> Any:
+    def count(self, fn: Callable[..., object], *args: object) -> Any:
         """Exact events of one call of ``fn(*args)`` (the worker's ``EventCounts``: see
         ``worker.counting.opcodes``).
 
@@ -194,7 +194,7 @@ def baseline_loop(n: int, x: object, z: object) -> object:
 
 
 def _dispatches_per_trip(
-    ctx: ProbeContext, loop: Callable[..., Any], args: tuple[Any, ...]
+    ctx: ProbeContext, loop: Callable[..., object], args: tuple[object, ...]
 ) -> float:
     """Exact dispatches per loop trip: counted at 2,000 and 1,000 trips, differenced."""
     return (

@@ -11,7 +11,6 @@ import math
 import sys
 import time
 from collections.abc import Callable
-from typing import Any
 
 Timer = Callable[[], int]
 """A monotonic clock returning integer nanoseconds (``time.perf_counter_ns``)."""
@@ -36,7 +35,7 @@ def time_calls(
     args: tuple[object, ...],
     loops: int,
     timer: Timer = time.perf_counter_ns,
-) -> tuple[float, Any]:
+) -> tuple[float, object]:
     """Call ``fn(*args)`` ``loops`` times back to back.
 
     Returns:

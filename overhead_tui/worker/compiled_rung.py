@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from overhead_tui.kit.pages import resident_inputs
 from overhead_tui.summary.measured import BuildInfo, GeneratedCode, ResidentTiming
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 
 def time_resident(
-    module: object, task: WorkerTask, a: Matrix | None = None, b: Matrix | None = None
+    module: ModuleType, task: WorkerTask, a: Matrix | None = None, b: Matrix | None = None
 ) -> ResidentTiming | None:
     """The rung's kernel timed at its own n with A and B resident in L1
     (:func:`resident_inputs`), after its samples and in the same worker: the same code, loops
@@ -78,7 +78,7 @@ def spreading_order(n: int, itemsize: int) -> int | None:
     return m
 
 
-def _with_spread(module: object, task: WorkerTask, timing: ResidentTiming) -> ResidentTiming:
+def _with_spread(module: ModuleType, task: WorkerTask, timing: ResidentTiming) -> ResidentTiming:
     """``timing`` with the kernel timed at :func:`spreading_order` on fresh inputs of that
     order (None of it where the rung's rows already spread, or its set-up refuses the order)."""
     import numpy as np
@@ -95,7 +95,7 @@ def _with_spread(module: object, task: WorkerTask, timing: ResidentTiming) -> Re
 
 
 def _timed_with(
-    module: Any, task: WorkerTask, inputs: tuple[Any, Any], order: int | None = None
+    module: ModuleType, task: WorkerTask, inputs: tuple[Matrix, Matrix], order: int | None = None
 ) -> list[float] | None:
     """Seconds per multiply-add of up to ``RESIDENT_SAMPLES`` samples (three once they agree
     within 1 %: ``kit.probing.settled``, as a probe's timings stop) of the rung's kernel set up on
@@ -203,7 +203,7 @@ PYTHON_COMPILERS = ("Cython", "mypyc", "Pythran")
 """The ``compiler`` of a build by ``kit.pybuild``: its module's assembly is read, not made."""
 
 
-def generated_code(module: Any, dtype: str, n: int | None = None) -> GeneratedCode | None:
+def generated_code(module: ModuleType, dtype: str, n: int | None = None) -> GeneratedCode | None:
     """One iteration of a compiled rung's hot loop (``worker.hotloop.hot_loop``), before
     its samples: a C rung's ``SOURCE`` compiled with its ``FLAGS`` to assembly (``cc -S``,
     cached; a Mojo rung's, ``mojo build --emit asm``, kept by its build), or the assembly of

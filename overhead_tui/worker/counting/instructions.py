@@ -10,8 +10,8 @@ import dis
 import functools
 import opcode as _opcode
 import sys
+from collections.abc import Mapping
 from types import CodeType
-from typing import Any
 
 FLOAT_PRODUCING = frozenset(
     {
@@ -249,7 +249,7 @@ def operand_names(code: CodeType) -> dict[int, tuple[str, list[str | None]]]:
     return found
 
 
-def operand_kind(opname: str, names: list[str | None], local_vars: Any) -> str:
+def operand_kind(opname: str, names: list[str | None], local_vars: Mapping[str, object]) -> str:
     """What an unspecialised instruction acts on: array_load, array_store, numpy or other."""
     import array
 

@@ -125,7 +125,7 @@ def _shape(value: object) -> tuple[int, ...]:
     return np.asarray(_plain(value)).shape
 
 
-def _plain(value: Any) -> Any:
+def _plain(value: object) -> Any:
     """Census arrays (in tuples, lists, dicts too) as plain ndarrays."""
     if isinstance(value, _Census):
         return value.view(np.ndarray)
@@ -136,7 +136,7 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _traced(value: Any) -> Any:
+def _traced(value: object) -> Any:
     """ndarrays (in tuples and lists too) as census arrays."""
     if isinstance(value, np.ndarray) and not isinstance(value, _Census):
         return value.view(_Census)
@@ -230,7 +230,9 @@ def _inner_loops(ufunc_method: str, inputs: tuple[object, ...], kwargs: dict[str
 class _Census(np.ndarray):
     """An ndarray view that records the numpy operations made on it (module docstring)."""
 
-    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
+    def __array_ufunc__(
+        self, ufunc: np.ufunc, method: str, *inputs: object, **kwargs: object
+    ) -> object:
         recorder = _RECORDER
         if recorder is not None:
             recorder.active += 1  # numpy calls made here are not the kernel's
@@ -256,7 +258,7 @@ class _Census(np.ndarray):
 
     def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
         recorder = _RECORDER
-        inner: Callable[..., Any] | None = getattr(func, "_implementation", None)
+        inner: Callable[..., object] | None = getattr(func, "_implementation", None)
         if recorder is not None and recorder.active == 0 and inner and _looked_through(func):
             # a numpy function of no kind of its own (np.sum, np.outer): its own code runs on
             # the census arrays, and the operations it makes are counted; where it made none
@@ -323,7 +325,7 @@ def _looked_through(func: object) -> bool:
 
 
 def _creator(name: str, original: Callable[..., object]) -> Callable[..., object]:
-    def create(*args: Any, **kwargs: Any) -> Any:
+    def create(*args: object, **kwargs: object) -> object:
         recorder = _RECORDER
         if recorder is not None:
             recorder.active += 1

@@ -179,14 +179,14 @@ def count_events(
 
 
 def _count_settrace(
-    fn: Callable[..., Any], args: tuple[Any, ...], warmups: int, recorder: SiteRecorder | None
+    fn: Callable[..., object], args: tuple[object, ...], warmups: int, recorder: SiteRecorder | None
 ) -> EventCounts:
     for _ in range(warmups):
         fn(*args)
     sequence = _Sequence(recorder)
     profile = Profile(recorder)
 
-    def tracer(frame: FrameType, event: str, arg: Any) -> Any:
+    def tracer(frame: FrameType, event: str, arg: object) -> Any:
         if event == "call":
             frame.f_trace_opcodes = True
             frame.f_trace_lines = False

@@ -8,11 +8,15 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING
 
 from overhead_tui.summary.measured import COUNTERS, BytecodeLine, EventsPerFma, NumpyOperations
 from overhead_tui.summary.vocabulary import INT_RESULT_OPS
 from overhead_tui.worker.protocol import Counted, WorkerTask
+
+if TYPE_CHECKING:
+    from overhead_tui.worker.counting.opcodes import EventCounts
+    from overhead_tui.worker.counting.site_costs import SiteTiming
 
 
 def count_phase(module: ModuleType, task: WorkerTask) -> Counted:
@@ -153,14 +157,14 @@ default timeout."""
 
 def _exact_at_n(
     module: ModuleType,
-    kernel: Callable[..., Any],
+    kernel: Callable[..., object],
     task: WorkerTask,
     sizes: list[int],
-    per_size: list[Any],
+    per_size: list[EventCounts],
     sites: bool,
     dispatch_ns: float,
     call: Callable[[], float | None] | None = None,
-) -> tuple[Any, list[dict[tuple[str, int], Any]]] | None:
+) -> tuple[EventCounts, list[dict[tuple[str, int], SiteTiming]]] | None:
     """(events, timed sites) counted at the timed n, for a kernel whose counts the cubic does
     not predict at :data:`CHECK_SIZE`; None where the cubic holds (or n is out of reach).
     ``call``: times the kernel once after each site (``site_costs.time_sites``)."""
