@@ -13,22 +13,21 @@ import ast
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-from overhead_tui.kit.cbuild import BuildError
+from overhead_tui.kit.cbuild import BuildError, BuildFields
+from overhead_tui.summary.codec import from_json
 from overhead_tui.summary.measured import BuildInfo
 
 _BUILDS: dict[str, BuildInfo] = {}
 
 
-def record_build(name: str, info: BuildInfo | dict[str, Any]) -> BuildInfo:
+def record_build(name: str, info: BuildInfo | BuildFields) -> BuildInfo:
     """Record rung ``name``'s build (a :class:`BuildInfo`, or its fields as a dict: the kit's
     build functions' form); the record."""
-    if isinstance(info, dict):
-        known = {f.name for f in fields(BuildInfo)}
-        info = BuildInfo(**{k: v for k, v in info.items() if k in known})
+    if isinstance(info, dict):  # by the codec, as the worker's build message is read
+        info = from_json(BuildInfo, info)
     _BUILDS[name] = info
     return info
 

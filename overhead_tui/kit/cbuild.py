@@ -50,6 +50,12 @@ CDEF = "void matmul(const {real} *a, const {real} *b, {real} *c, int n);"
 ``real_t`` for the element type, defined on the command line per dtype."""
 
 
+BuildFields = dict[str, object]
+"""A build's record as the kit's build functions make it: :class:`BuildInfo`'s fields by name
+(``compiler``, ``flags``, ``command``, ``cached``, ``cold_build_s`` …), plus any a legacy
+``BUILD_INFO`` dict of a scenario file carries (``kit.builds.record_build`` keeps the known)."""
+
+
 class MatmulLibrary(Protocol):
     """A rung's library as cffi calls it (:data:`CDEF`): the pointers are cffi's views of
     numpy arrays (:func:`pointers`)."""
@@ -265,7 +271,7 @@ def build(
     link_flags: list[str] | None = None,
     cdef: str = CDEF,
     language: str = "C",
-) -> tuple[Any, Any, dict[str, Any]]:
+) -> tuple[Any, Any, BuildFields]:
     """Build (or load from the cache) the extension of a C (or C++) rung.
 
     Args:
@@ -303,7 +309,7 @@ def build(
     folder, cache_warning = usable_cache_dir()
     c_name, target = f"{module_name}.c", f"{module_name}{_suffix()}"
     command = compile_command(cc, c_name, target, [*flags, *defines], link, report=True)
-    info: dict[str, Any] = {
+    info: BuildFields = {
         "compiler": cc,
         "compiler_version": version,
         "flags": flags,

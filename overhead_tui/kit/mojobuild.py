@@ -33,6 +33,7 @@ from typing import Any
 
 from overhead_tui.kit.cbuild import (
     BuildError,
+    BuildFields,
     Unavailable,
     build_key,
     cpu_signature,
@@ -116,7 +117,7 @@ def commands(mojo: str, module_name: str, flags: list[str]) -> tuple[list[str], 
 
 def build(
     name: str, source: str, flags: list[str], dtype: str, declarations: str
-) -> tuple[Any, Any, dict[str, Any]]:
+) -> tuple[Any, Any, BuildFields]:
     """Build (or load from the cache) a Mojo rung: (ffi, lib, info) as ``cbuild.build`` gives
     for a C one; ``declarations`` are the C declarations of what it exports.
 
@@ -135,7 +136,7 @@ def build(
     folder, cache_warning = usable_cache_dir()
     library = folder / _library(module_name)
     built, assembled = commands(mojo, module_name, flags)
-    info: dict[str, Any] = {
+    info: BuildFields = {
         "compiler": mojo,
         "compiler_version": version,
         "flags": flags,

@@ -54,6 +54,7 @@ from overhead_tui.kit.builds import record_build, split_legacy
 from overhead_tui.kit.cbuild import (
     SAVE_ASSEMBLY,
     BuildError,
+    BuildFields,
     Unavailable,
     _load,
     _suffix,
@@ -145,7 +146,7 @@ RECIPE = "setuptools build_ext --inplace, CC and CFLAGS (Python's, -g0), -save-t
 BUILD_TIMEOUT_S = 600
 """Seconds one build may take (mypyc type-checks first: a few seconds when cold)."""
 
-_loaded: dict[tuple[str, str, str, tuple[str, ...]], tuple[ModuleType, dict[str, Any]]] = {}
+_loaded: dict[tuple[str, str, str, tuple[str, ...]], tuple[ModuleType, BuildFields]] = {}
 """Modules built or loaded by this process, by (name, source, tool, flags)."""
 
 
@@ -218,7 +219,7 @@ def python_build_key(source: str, versions: str, flags: list[str]) -> str:
 
 def build_python(
     name: str, source: str, tool: str, flags: list[str] | None = None
-) -> tuple[ModuleType, dict[str, Any]]:
+) -> tuple[ModuleType, BuildFields]:
     """Build (or load from the cache) ``source`` as an extension module compiled by ``tool``.
 
     Args:
@@ -251,7 +252,7 @@ def build_python(
     folder, cache_warning = usable_cache_dir()
     target = folder / f"{module_name}{_suffix()}"
     started = time.perf_counter()
-    made: list[dict[str, Any]] = []
+    made: list[BuildFields] = []
     cached = build_once(folder, module_name, target,
                         lambda: made.append(_compile(TOOLS[tool], module_name, source, flags,
                                                      cc, folder, started)))  # fmt: skip
@@ -264,7 +265,7 @@ def build_python(
         )
     )
     module = _load(module_name, target)
-    info: dict[str, Any] = {
+    info: BuildFields = {
         "compiler": TOOLS[tool].label,
         "compiler_version": f"{version}; C: {cc_version}",
         **record,
@@ -364,7 +365,7 @@ def _compile(
     cc: str,
     folder: Path,
     started: float,
-) -> dict[str, Any]:
+) -> BuildFields:
     """Run the build in a private folder inside ``folder`` and move into ``folder`` its source,
     setup script, generated C, log (``.log.txt``) and record (``.build.json``), the extension
     last; returns the record (command, the C compile flags as run, and ``cold_build_s``: seconds

@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from textual_plotext import PlotextPlot
 
@@ -150,7 +149,7 @@ def merge_labels(
     columns, rows = grid
     x_span = (x_limits[1] - x_limits[0]) or 1.0
     y_span = (y_limits[1] - y_limits[0]) or 1.0
-    placed: list[list[Any]] = []  # [text, lx, ly, column, row]
+    placed: list[_Placed] = []
     for label in labels:
         if label.x <= 0 or label.y <= 0:
             continue
@@ -159,12 +158,23 @@ def merge_labels(
         row = round((ly - y_limits[0]) / y_span * (rows - 1))
         for other in placed:
             if (
-                other[4] == row
-                and other[3] <= column + len(label.text)
-                and (column <= other[3] + len(other[0]))
+                other.row == row
+                and other.column <= column + len(label.text)
+                and (column <= other.column + len(other.text))
             ):
-                other[0] = f"{other[0]},{label.text}"
+                other.text = f"{other.text},{label.text}"
                 break
         else:
-            placed.append([label.text, lx, ly, column, row])
-    return [(text, lx, ly) for text, lx, ly, _, _ in placed]
+            placed.append(_Placed(label.text, lx, ly, column, row))
+    return [(p.text, p.lx, p.ly) for p in placed]
+
+
+@dataclass
+class _Placed:
+    """A label placed on the plot's character grid (its text grows as others join it)."""
+
+    text: str
+    lx: float
+    ly: float
+    column: int
+    row: int

@@ -25,12 +25,12 @@ MAX_REPS = 200_000
 """The most executions one window runs."""
 
 
-def _source(site: Site) -> tuple[str, list[Any]] | None:
+def _source(site: Site) -> tuple[str, list[object]] | None:
     """(the body of the timing loop, the values its names ``o0``, ``o1`` … hold)."""
     assert site.operands is not None
-    values: list[Any] = []
+    values: list[object] = []
 
-    def name(value: Any) -> str:
+    def name(value: object) -> str:
         values.append(value)
         return f"o{len(values) - 1}"
 

@@ -140,7 +140,7 @@ def _items(value: Any) -> int:
     return 0
 
 
-def _touched(op: str, operands: list[Operand], values: list[Any]) -> int:
+def _touched(op: str, operands: list[Operand], values: list[object]) -> int:
     """Items the operation touches, which its element loop (if any) scales with: a subscript
     touches the items it reads or writes (none for one element, or a view of a numpy array:
     it copies nothing), any other operation the items of all its operands."""
@@ -302,7 +302,7 @@ def expression(
     return f"{parts[0]} {symbol} {parts[1]}"
 
 
-def operand_text(operand: Operand, leaf: Callable[[Any], str]) -> str:
+def operand_text(operand: Operand, leaf: Callable[[object], str]) -> str:
     """An operand as source: ``leaf(value)`` for a value, a rebuilt iterator as its call (a
     keyword argument as ``name=…``)."""
     named = f"{operand.keyword}=" if operand.keyword else ""
