@@ -325,6 +325,59 @@ def test_few_type_ignores():
     assert len(found) <= MAX_TYPE_IGNORES, found
 
 
+MAX_ANY = 60
+"""Uses of ``typing.Any`` the package may hold outside its JSON edges (each a value whose type
+is truly open: a numpy protocol hook, a user's operand, cffi's objects, ``**kwargs`` passed on)."""
+JSON_EDGE_MODULES = {"overhead_tui.summary.codec", "overhead_tui.summary.validation"}
+"""Modules whose job is reading and writing JSON: ``Any`` is their data's type."""
+JSON_EDGE_FUNCTIONS = {
+    *("to_json", "from_json", "record_json", "to_dict", "from_dict", "_load", "schema"),
+    *("validate", "load_table", "parse_profile", "to_speedscope", "_log_fields"),
+    *("backend_from_json", "_read_cache", "_cache_entries", "_read_record", "_record"),
+    "_read_stamp",
+}
+"""Functions that read or write one JSON shape (a record's, a cache file's, a tool's output)."""
+
+
+def _any_uses(path: Path, in_edge_module: bool) -> list[int]:
+    """Lines of ``path`` using the name ``Any`` outside the JSON edges."""
+    if in_edge_module:
+        return []
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    edges = [
+        (node.lineno, node.end_lineno or node.lineno)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.name in JSON_EDGE_FUNCTIONS
+    ]
+    return [
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Name)
+        and node.id == "Any"
+        and not any(low <= node.lineno <= high for low, high in edges)
+    ]
+
+
+def test_any_is_rare_outside_the_json_edges():
+    found = [
+        f"{module}:{line}"
+        for module, path in MODULES.items()
+        for line in _any_uses(path, module in JSON_EDGE_MODULES)
+    ]
+    assert len(found) <= MAX_ANY, (len(found), found)
+
+
+def test_the_any_count_can_fail(tmp_path):
+    sample = tmp_path / "sample.py"
+    sample.write_text(
+        "from typing import Any\n"
+        "def to_json(x: Any) -> Any:\n    return x\n"
+        "def kernel(x: Any) -> Any:\n    return x\n"
+    )
+    assert _any_uses(sample, False) == [4, 4] and _any_uses(sample, True) == []
+
+
 def _kit_modules() -> set[str]:
     """The worker modules ``overhead_tui.api`` hands to scenario and probe files (its map of
     names to modules, read from its source)."""
