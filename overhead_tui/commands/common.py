@@ -218,14 +218,17 @@ def check_request(specs: list[ScenarioSpec], settings: Settings) -> None:
 
 def prepare_cache(note: Callable[[str], None] | None = None) -> None:
     """Check the user cache dir before measuring; if it is unwritable, ``note`` the warning
-    (a temporary cache is used instead, see :func:`folders.ensure_cache`).
+    (a temporary cache is used instead, see :func:`folders.ensure_cache`), and if its probe
+    cache file cannot be read, that it is measured again (``probe_runs.unreadable_cache``).
 
     Raises:
         UsageError: no writable cache folder at all.
     """
-    warning = ensure_cache()
-    if warning is not None:
-        (note or _print_err)(f"overhead-tui: {warning}")
+    from overhead_tui.engine.probe_runs import unreadable_cache
+
+    for warning in (ensure_cache(), unreadable_cache()):
+        if warning is not None:
+            (note or _print_err)(f"overhead-tui: {warning}")
 
 
 def _print_err(text: str) -> None:

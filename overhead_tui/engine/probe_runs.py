@@ -449,6 +449,24 @@ def costs_path() -> Path:
     return cache_path().with_name("probe_costs.json")
 
 
+def unreadable_cache(path: Path | None = None) -> str | None:
+    """Why the probe cache file (default: :func:`cache_path`) that exists cannot be read
+    (not UTF-8, not JSON, not an object), or None: readable or absent.  Such a file is read
+    as empty (the probes are measured again and it is rewritten); this says so first."""
+    path = path or cache_path()
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        return f"cannot read the probe cache {path} ({exc}); the probes are measured again"
+    except json.JSONDecodeError as exc:
+        return f"the probe cache {path} is not JSON ({exc}); the probes are measured again"
+    if not isinstance(data, dict):
+        return f"the probe cache {path} is not a cache file; the probes are measured again"
+    return None
+
+
 def _read_cache(path: Path) -> dict[str, Any]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
