@@ -275,6 +275,17 @@ probes' per-process spread is 5–20 % on a quiet shared VM), a neighbour's load
 (AMX int8 all cores below one core beside a busy core, 2026-12-07)."""
 
 
+CODE_ERRORS = tuple(
+    f"{name}: "
+    for name in (
+        *("NameError", "AttributeError", "TypeError", "KeyError", "IndexError"),
+        *("AssertionError", "ZeroDivisionError", "UnboundLocalError", "SyntaxError"),
+    )
+)
+"""How a probe's error begins when its own code is wrong (the worker writes the exception's
+type, then its message), not the machine: nothing the user can fix but report it."""
+
+
 def probe_load_warnings(probes: Probes) -> list[str]:
     """Doubts about the conditions the probes ran in: one warning naming the probes measured
     while other processes used more than :data:`OTHERS_WARN` of the CPUs (their
@@ -297,9 +308,14 @@ def probe_load_warnings(probes: Probes) -> list[str]:
         )
     failed = {n: p.error for n, p in probes.items() if p.error and n in MACHINE_PROBES}
     for name, error in sorted(failed.items()):
+        fix = (
+            "an error in the probe's own code: please report it with this line"
+            if error.startswith(CODE_ERRORS)
+            else "fix what it says"
+        )
         warnings.append(
             f"the {name} probe failed ({error.splitlines()[0][:160]}): {MACHINE_PROBES[name]} "
-            "are not measured; fix what it says, then `overhead-tui probes --refresh`"
+            f"are not measured; {fix}, then `overhead-tui probes --refresh`"
         )
     slowed = sorted(all_below_one(probes))
     if slowed:

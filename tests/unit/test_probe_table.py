@@ -24,3 +24,15 @@ def test_a_probe_this_cpu_cannot_run_is_no_failure_but_a_failed_one_is():
     assert failed == 1 and any("failed: NameError" in line for line in lines)
     measured = ProbeResult("clock", unit="GHz", layer="clock", value=3.1, samples=[3.1])
     assert not measured.unavailable and probe_table({"clock": measured})[1] == 0
+
+
+def test_a_machine_probe_broken_in_its_own_code_asks_for_a_report_not_a_fix():
+    from overhead_tui.machine.facts import probe_load_warnings
+
+    bug = ProbeResult("clock", error="NameError: name 'Protocol' is not defined")
+    (said,) = probe_load_warnings({"clock": bug})
+    assert "an error in the probe's own code: please report it" in said
+    assert "fix what it says" not in said
+    missing = ProbeResult("clock", error="Unavailable: no C compiler (cc); fix: install gcc")
+    (said,) = probe_load_warnings({"clock": missing})
+    assert "fix what it says" in said
