@@ -232,18 +232,20 @@ def compare_rung(a: ScenarioResult, b: ScenarioResult, alpha: float) -> RungComp
     ratio = _time_per_unit(b, per_flop) / _time_per_unit(a, per_flop)
     notes = [f"n differs: {a.n} vs {b.n}, compared per flop"] if per_flop else []
     test = rank_test(_samples(a, per_flop), _samples(b, per_flop))
+    reachable = False
     if test is None:
         notes.append(_too_few_note(a, b))
         u_statistic, p_value = None, None
     else:
         u_statistic, p_value = test
         counts = (len(a.samples_s), len(b.samples_s))
-        if (floor := smallest_p(*counts)) >= alpha:
+        floor = smallest_p(*counts)
+        reachable = floor < alpha
+        if not reachable:
             notes.append(
                 f"{counts[0]} and {counts[1]} samples: the rank test cannot reach p < {alpha:g} "
                 f"(its smallest p is {floor:.2g}); --repeats {samples_to_reach(alpha)} or more"
             )
-    reachable = p_value is not None and smallest_p(len(a.samples_s), len(b.samples_s)) < alpha
     return RungComparison(
         **base,
         ratio=ratio,

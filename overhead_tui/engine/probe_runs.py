@@ -453,26 +453,27 @@ def unreadable_cache(path: Path | None = None) -> str | None:
     """Why the probe cache file (default: :func:`cache_path`) that exists cannot be read
     (not UTF-8, not JSON, not an object), or None: readable or absent.  Such a file is read
     as empty (the probes are measured again and it is rewritten); this says so first."""
-    path = path or cache_path()
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return None
-    except (OSError, UnicodeDecodeError) as exc:
-        return f"cannot read the probe cache {path} ({exc}); the probes are measured again"
-    except json.JSONDecodeError as exc:
-        return f"the probe cache {path} is not JSON ({exc}); the probes are measured again"
-    if not isinstance(data, dict):
-        return f"the probe cache {path} is not a cache file; the probes are measured again"
-    return None
+    return _load_cache(path or cache_path())[1]
 
 
 def _read_cache(path: Path) -> dict[str, Any]:
+    return _load_cache(path)[0]
+
+
+def _load_cache(path: Path) -> tuple[dict[str, Any], str | None]:
+    """The cache file's data ({} when absent or unreadable) and why it could not be read."""
+    again = "the probes are measured again"
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError, UnicodeDecodeError):
-        return {}
-    return data if isinstance(data, dict) else {}
+    except FileNotFoundError:
+        return {}, None
+    except (OSError, UnicodeDecodeError) as exc:
+        return {}, f"cannot read the probe cache {path} ({exc}); {again}"
+    except json.JSONDecodeError as exc:
+        return {}, f"the probe cache {path} is not JSON ({exc}); {again}"
+    if not isinstance(data, dict):
+        return {}, f"the probe cache {path} is not a cache file; {again}"
+    return data, None
 
 
 def median(values: list[float]) -> float | None:

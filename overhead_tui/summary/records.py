@@ -203,10 +203,12 @@ MEASURED_FIELDS = frozenset(
 """The fields of a :class:`ScenarioResult` that record what was declared and measured.  Once
 the result is sealed (:meth:`ScenarioResult.seal`, when ``engine.results.rung_result`` has
 folded its workers' messages) none of them can be assigned again; their sequences are tuples
-and their nested records frozen.  The rest is the verdict and what is derived from it: the
-status and its reason, the statistics of the samples and their warnings (``engine.results``),
-the ``impossible`` verdict (``machine.limits.reject_impossible``), × dense, the breakdown, the
-roofline (``analysis.derive``) and a profile made later."""
+and their nested records frozen dataclasses, but ``events_per_fma`` (``EventsPerFma``, a
+``Counters`` as the worker's mutable ``EventCounts`` is, which nothing edits).  The rest is
+the verdict and what is derived from it: the status and its reason, the statistics of the
+samples and their warnings (``engine.results``), the ``impossible`` verdict
+(``machine.limits.reject_impossible``), × dense, the breakdown, the roofline
+(``analysis.derive``) and a profile made later."""
 
 
 @dataclass
